@@ -1,0 +1,327 @@
+"""Jitted draw kernels: plain arrays and scalars in, an outcome index out.
+
+Every kernel draws one outcome ``i`` with probability ``w_i / sum(w)`` and
+returns -1 when no weight is positive. They are the building blocks of the
+Python API in :mod:`autodup.draw` and of the game kernel, which calls them
+without returning to the interpreter. The dealer is chosen by an integer code
+(``ENGINE_*``) so one compiled table kernel serves every dealer.
+
+Engines
+-------
+plain, stream
+    Inverse CDF on one uniform per race. ``plain`` reads its uniforms at
+    ``(seed, PLAIN_STREAM, n)``, ``stream`` at ``(seed, SEQUENCE_STREAM, n)``;
+    both consume them in order. Mechanically the same; at a table they differ
+    by which seed is shared (``stream`` shares a seat's seed across tables and
+    falls out of step as soon as tables consume different numbers of draws).
+    O(n) per draw over n outcomes, one random value per race.
+haystack
+    The seed article's general system, kept as absolute arrival times: needle
+    ``i`` of a race group arrives at ``time[i] = clock + e_i / w_i`` where
+    ``e_i`` is its normalized position (Exp(1) at ``(seed, i, k)`` for its k-th
+    occurrence). The earliest needle wins; the clock moves to it; only the
+    winner draws a fresh value. A weight change rescales one needle,
+    ``time = clock + (time - clock) * w_old / w_new``, which is the article's
+    re-normalization written in absolute time. A needle whose weight drops to
+    zero is parked as its residual ``(time - clock) * w_old`` and untouched
+    until its weight is positive again. Outcomes that never had a positive
+    weight are never created (lazy). O(n) per draw (one scan, comparisons
+    only), O(1) random values per draw, one division per changed weight.
+keyed
+    A memoryless exponential race on fresh values addressed by a key:
+    ``argmin_i Exp(seed, KEYED_DOMAIN + i, key) / w_i``. O(n) random values
+    per draw.
+
+Haystack state
+--------------
+``needle_time`` float64 (n,), ``needle_rate`` float64 (n,), ``needle_count``
+int64 (n,) and ``clocks`` float64 (groups,). Outcomes are split into race
+groups, each with its own clock: a flat draw uses one group (clock 0); a
+hierarchical draw over ``T`` tiers uses group ``t`` for the outcomes of tier
+``t`` and group ``T`` for the tier needles, whose ids are ``n_outcomes + t``.
+Separate clocks are what keep a group's needles untouched while other groups
+race, as the article requires of outcomes that are not in a race.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .rng import KEYED_DOMAIN, PLAIN_STREAM, SEQUENCE_STREAM, random_exponential, random_uniform
+
+ENGINE_PLAIN = 0
+ENGINE_STREAM = 1
+ENGINE_HAYSTACK = 2
+ENGINE_KEYED = 3
+
+# Re-base a group's absolute times once its clock passes this, so that
+# differences of times keep their precision however long a haystack lives.
+REBASE_CLOCK = 2.0**16
+
+_KEYED_DOMAIN = np.uint64(KEYED_DOMAIN)
+_STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
+
+
+# --------------------------------------------------------------------------
+# plain / stream: inverse CDF
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def positive_total(weights, lo, hi):
+    """Sum of the positive entries of ``weights[lo:hi]`` (float64)."""
+    total = 0.0
+    for i in range(lo, hi):
+        if weights[i] > 0.0:
+            total += weights[i]
+    return total
+
+
+@njit(cache=True)
+def inverse_cdf_index(weights, lo, hi, total, u):
+    """Index in ``[lo, hi)`` where the cumulative weight first exceeds ``u * total``.
+
+    Parameters
+    ----------
+    weights : float64 array (n,)
+    lo, hi : int
+        The slice to draw from.
+    total : float
+        ``positive_total(weights, lo, hi)``, > 0.
+    u : float
+        A uniform in [0, 1).
+
+    Returns
+    -------
+    int
+        An index with positive weight.
+    """
+    target = u * total
+    cumulative = 0.0
+    last = -1
+    for i in range(lo, hi):
+        w = weights[i]
+        if w > 0.0:
+            cumulative += w
+            last = i
+            if target < cumulative:
+                return i
+    # Only reachable when u * total rounds up to total.
+    return last
+
+
+@njit(cache=True)
+def sequence_draw(seed, stream, counter, weights, lo, hi):
+    """Inverse-CDF draw from ``weights[lo:hi]`` on the next uniform of a stream.
+
+    ``counter`` is an int64 array (1,) holding the next counter; it advances
+    only when a draw is made.
+    """
+    total = positive_total(weights, lo, hi)
+    if not total > 0.0:
+        return -1
+    u = random_uniform(seed, stream, np.uint64(counter[0]))
+    counter[0] += 1
+    return inverse_cdf_index(weights, lo, hi, total, u)
+
+
+# --------------------------------------------------------------------------
+# haystack: the general system in absolute arrival times
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def haystack_update(seed, needle_time, needle_rate, needle_count, clock, weights, lo, hi, id_offset):
+    """Bring the needles of ``weights[lo:hi]`` up to date; return the earliest.
+
+    Needle ``i + id_offset`` follows ``weights[i]``. Rescales needles whose
+    weight changed, parks those whose weight fell to zero, wakes parked ones,
+    and creates needles whose weight is positive for the first time.
+
+    Returns
+    -------
+    (int, float)
+        Index into ``weights`` of the earliest needle (-1 if none is positive)
+        and its arrival time.
+    """
+    best = -1
+    best_time = np.inf
+    for i in range(lo, hi):
+        w = weights[i]
+        s = i + id_offset
+        old = needle_rate[s]
+        if w != old:
+            if needle_count[s] == 0:
+                if w > 0.0:
+                    needle_time[s] = clock + random_exponential(seed, np.uint64(s), np.uint64(0)) / w
+                    needle_count[s] = 1
+            elif old == 0.0:
+                needle_time[s] = clock + needle_time[s] / w
+            elif w > 0.0:
+                needle_time[s] = clock + (needle_time[s] - clock) * (old / w)
+            else:
+                needle_time[s] = (needle_time[s] - clock) * old
+            needle_rate[s] = w
+        if w > 0.0 and needle_time[s] < best_time:
+            best_time = needle_time[s]
+            best = i
+    return best, best_time
+
+
+@njit(cache=True)
+def haystack_rebase(needle_time, needle_rate, clocks, group, first_id, end_id):
+    """Subtract the clock of ``group`` from its active needles' times, and zero it."""
+    clock = clocks[group]
+    for s in range(first_id, end_id):
+        if needle_rate[s] > 0.0:
+            needle_time[s] -= clock
+    clocks[group] = 0.0
+
+
+@njit(cache=True)
+def haystack_consume(seed, needle_time, needle_rate, needle_count, clocks, group, winner, first_id, end_id):
+    """Move the group's clock to needle ``winner`` and give it its next occurrence.
+
+    ``first_id`` and ``end_id`` bound the needle ids of ``group`` (for re-basing).
+    """
+    now = needle_time[winner]
+    clocks[group] = now
+    k = needle_count[winner]
+    needle_time[winner] = now + random_exponential(seed, np.uint64(winner), np.uint64(k)) / needle_rate[winner]
+    needle_count[winner] = k + 1
+    if now > REBASE_CLOCK:
+        haystack_rebase(needle_time, needle_rate, clocks, group, first_id, end_id)
+
+
+@njit(cache=True)
+def haystack_advance(needle_time, needle_rate, clocks, group, gap, first_id, end_id):
+    """Advance a losing haystack's clock by ``gap`` after a race across haystacks."""
+    clocks[group] += gap
+    if clocks[group] > REBASE_CLOCK:
+        haystack_rebase(needle_time, needle_rate, clocks, group, first_id, end_id)
+
+
+@njit(cache=True)
+def haystack_race(seed, needle_time, needle_rate, needle_count, clocks, group, weights, lo, hi, id_offset):
+    """One race of group ``group`` over ``weights[lo:hi]`` (needle ids offset by ``id_offset``).
+
+    Returns the winning index into ``weights`` or -1.
+    """
+    best, _ = haystack_update(seed, needle_time, needle_rate, needle_count, clocks[group], weights, lo, hi, id_offset)
+    if best >= 0:
+        haystack_consume(seed, needle_time, needle_rate, needle_count, clocks, group, best + id_offset,
+                         lo + id_offset, hi + id_offset)
+    return best
+
+
+# --------------------------------------------------------------------------
+# keyed: memoryless exponential race on addressed values
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def keyed_race(seed, key, weights, lo, hi, id_offset):
+    """``argmin_i Exp(seed, KEYED_DOMAIN + i + id_offset, key) / weights[i]`` over ``[lo, hi)``."""
+    best = -1
+    best_value = np.inf
+    k = np.uint64(key)
+    for i in range(lo, hi):
+        w = weights[i]
+        if w > 0.0:
+            value = random_exponential(seed, _KEYED_DOMAIN + np.uint64(i + id_offset), k) / w
+            if value < best_value:
+                best_value = value
+                best = i
+    return best
+
+
+# --------------------------------------------------------------------------
+# dispatch by engine code
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def engine_draw(engine, seed, counter, needle_time, needle_rate, needle_count, clocks, weights):
+    """One flat draw from ``weights`` (float64 (n,)) with the engine ``engine``.
+
+    ``counter`` (int64 (1,)) is the plain/stream value counter or the keyed
+    draw key; the needle arrays and ``clocks`` (float64 (1,)) hold a haystack
+    and are ignored by the other engines. Returns an index or -1.
+    """
+    n = weights.shape[0]
+    if engine == ENGINE_HAYSTACK:
+        return haystack_race(seed, needle_time, needle_rate, needle_count, clocks, 0, weights, 0, n, 0)
+    if engine == ENGINE_KEYED:
+        result = keyed_race(seed, counter[0], weights, 0, n, 0)
+        counter[0] += 1
+        return result
+    return sequence_draw(seed, _STREAM_OF_ENGINE[engine], counter, weights, 0, n)
+
+
+@njit(cache=True)
+def engine_draw_hierarchical(engine, seed, counter, needle_time, needle_rate, needle_count, clocks,
+                             tier_weights, outcome_weights, tier_start):
+    """Tier race on ``tier_weights``, then outcome race inside the chosen tier.
+
+    Parameters
+    ----------
+    tier_weights : float64 (T,)
+        Weight of each tier (shop odds; the caller zeroes tiers it skips).
+    outcome_weights : float64 (N,)
+        Weight of each outcome (copies left).
+    tier_start : int64 (T + 1,)
+        Outcomes of tier ``t`` are ``tier_start[t]:tier_start[t+1]``;
+        ``tier_start[T] == N``.
+
+    Returns
+    -------
+    int
+        The outcome, or -1 if no tier has positive weight or the chosen tier
+        has no outcome with positive weight.
+
+    Notes
+    -----
+    Haystack state has N + T needles (tier ``t`` is needle ``N + t``) and
+    T + 1 clocks. A keyed draw uses the same key for both races.
+    """
+    n_tiers = tier_weights.shape[0]
+    n_outcomes = tier_start[n_tiers]
+    if engine == ENGINE_HAYSTACK:
+        tier = haystack_race(seed, needle_time, needle_rate, needle_count, clocks, n_tiers,
+                             tier_weights, 0, n_tiers, n_outcomes)
+        if tier < 0:
+            return -1
+        return haystack_race(seed, needle_time, needle_rate, needle_count, clocks, tier,
+                             outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
+    if engine == ENGINE_KEYED:
+        key = counter[0]
+        counter[0] += 1
+        tier = keyed_race(seed, key, tier_weights, 0, n_tiers, n_outcomes)
+        if tier < 0:
+            return -1
+        return keyed_race(seed, key, outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
+    stream = _STREAM_OF_ENGINE[engine]
+    tier = sequence_draw(seed, stream, counter, tier_weights, 0, n_tiers)
+    if tier < 0:
+        return -1
+    return sequence_draw(seed, stream, counter, outcome_weights, tier_start[tier], tier_start[tier + 1])
+
+
+@njit(cache=True)
+def engine_draw_many(engine, seed, counter, needle_time, needle_rate, needle_count, clocks,
+                     weights, n, replace, out):
+    """``n`` successive :func:`engine_draw` calls into ``out`` (int64 (n,)).
+
+    Without replacement, the drawn entry of ``weights`` is decremented by one
+    after each draw. Returns how many draws were made (fewer than ``n`` when
+    no weight is positive any more).
+    """
+    for d in range(n):
+        j = engine_draw(engine, seed, counter, needle_time, needle_rate, needle_count, clocks, weights)
+        if j < 0:
+            return d
+        out[d] = j
+        if not replace:
+            weights[j] -= 1.0
+    return n

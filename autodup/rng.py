@@ -1,0 +1,225 @@
+"""Counter-based random numbers: any value computed from its address alone.
+
+Algorithm
+---------
+Philox4x32-10 (Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as
+1, 2, 3", SC 2011), the reference counter-based generator of Random123. It is a
+keyed bijection of a 128-bit counter; ten rounds, each two 32x32->64-bit
+multiplications, with a Weyl key schedule. The implementation is pinned by the
+known-answer vectors of Random123's ``tests/kat_vectors`` (see
+``tests/test_rng.py``).
+
+Addressing
+----------
+A random value has a three-part address ``(seed, stream, counter)``, each an
+unsigned 64-bit integer::
+
+    key     = (seed & 0xffffffff, seed >> 32)
+    counter = (counter & 0xffffffff, counter >> 32, stream & 0xffffffff, stream >> 32)
+    x0, x1, x2, x3 = philox4x32_10(counter, key)
+    bits    = x0 | (x1 << 32)                      # 64 bits
+    uniform = (bits >> 11) * 2**-53                # 53 bits, in [0, 1)
+    exponential = -log1p(-uniform)                 # Exp(1), in [0, 36.8]
+
+Because nothing is sequential, every process, thread or resumed run computes
+the same value for the same address, in any order.
+
+Streams are partitioned by their top bits so that the users of this module can
+never collide:
+
+=====================  ==========================================  ==========
+stream range           used by                                     counter
+=====================  ==========================================  ==========
+``0 .. 2**32-1``       haystack needles, stream = outcome id       occurrence
+``KEYED_DOMAIN + i``   keyed race, outcome ``i``                   draw key
+``PLAIN_STREAM``       plain sampler                               draw index
+``SEQUENCE_STREAM``    stream sampler                              value index
+``DERIVE_DOMAIN + l``  seed tree, label ``l``                      child index
+``TOY_DOMAIN + l``     the seed article's toy example              trial data
+=====================  ==========================================  ==========
+
+Seed tree
+---------
+``derive_seed(parent, label, index)`` is the 64-bit value at address
+``(parent, DERIVE_DOMAIN + label, index)``. DESIGN.md's tree::
+
+    tournament seed -> board_seed(t, b)            = derive(t, BOARD, b)
+    board seed g_b  -> seat_seed(g_b, s)           = derive(g_b, SEAT, s)
+                    -> event_seed(g_b, kind)       = derive(g_b, EVENTS, kind)
+    independent control: table_seed(g_b, table)    = derive(g_b, TABLE, table),
+                    then seat_seed / event_seed of that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Philox4x32 constants (Random123, philox.h).
+_PHILOX_M0 = np.uint64(0xD2511F53)
+_PHILOX_M1 = np.uint64(0xCD9E8D57)
+_PHILOX_W0 = np.uint64(0x9E3779B9)
+_PHILOX_W1 = np.uint64(0xBB67AE85)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_SHIFT32 = np.uint64(32)
+_SHIFT11 = np.uint64(11)
+_TWO_POW_MINUS_53 = 2.0**-53
+
+UINT64_LIMIT = 2**64
+
+# Stream domains (top bits), see the module docstring.
+KEYED_DOMAIN = 1 << 62
+PLAIN_STREAM = (1 << 62) + (1 << 61)
+SEQUENCE_STREAM = (1 << 62) + (1 << 61) + 1
+DERIVE_DOMAIN = 1 << 63
+TOY_DOMAIN = (1 << 63) + (1 << 62)
+
+# Seed-tree labels.
+LABEL_BOARD = 1
+LABEL_SEAT = 2
+LABEL_EVENTS = 3
+LABEL_TABLE = 4
+LABEL_TRIAL = 5
+
+
+@njit(cache=True, inline="always")
+def _multiply_high_low(multiplier, value):
+    product = multiplier * value
+    return product >> _SHIFT32, product & _MASK32
+
+
+@njit(cache=True)
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+    """Philox4x32 with 10 rounds, on 32-bit words held in uint64.
+
+    Parameters
+    ----------
+    c0, c1, c2, c3 : uint64
+        Counter words (each < 2**32), least significant first.
+    k0, k1 : uint64
+        Key words (each < 2**32).
+
+    Returns
+    -------
+    tuple of 4 uint64
+        The output words (each < 2**32).
+    """
+    for _ in range(10):
+        hi0, lo0 = _multiply_high_low(_PHILOX_M0, c0)
+        hi1, lo1 = _multiply_high_low(_PHILOX_M1, c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+        k0 = (k0 + _PHILOX_W0) & _MASK32
+        k1 = (k1 + _PHILOX_W1) & _MASK32
+    return c0, c1, c2, c3
+
+
+@njit(cache=True)
+def random_bits(seed, stream, counter):
+    """64 random bits at address ``(seed, stream, counter)`` (all uint64)."""
+    seed = np.uint64(seed)
+    stream = np.uint64(stream)
+    counter = np.uint64(counter)
+    x0, x1, _, _ = philox4x32_10(
+        counter & _MASK32, counter >> _SHIFT32, stream & _MASK32, stream >> _SHIFT32,
+        seed & _MASK32, seed >> _SHIFT32,
+    )
+    return x0 | (x1 << _SHIFT32)
+
+
+@njit(cache=True)
+def random_uniform(seed, stream, counter):
+    """A 53-bit uniform in [0, 1) at address ``(seed, stream, counter)``."""
+    return np.float64(random_bits(seed, stream, counter) >> _SHIFT11) * _TWO_POW_MINUS_53
+
+
+@njit(cache=True)
+def random_exponential(seed, stream, counter):
+    """An Exp(1) value ``-log1p(-u)`` at address ``(seed, stream, counter)``."""
+    return -np.log1p(-random_uniform(seed, stream, counter))
+
+
+@njit(cache=True)
+def derive_seed_kernel(parent, label, index):
+    """Child seed ``(parent, DERIVE_DOMAIN + label, index)`` as uint64."""
+    return random_bits(parent, np.uint64(DERIVE_DOMAIN) + np.uint64(label), index)
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """Validate a user seed: an integer in ``[0, 2**64)``; returns it as int.
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` is not an integer or is out of range.
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in [0, 2**64), got {seed!r}")
+    seed = int(seed)
+    if not 0 <= seed < UINT64_LIMIT:
+        raise ValueError(f"{name} must be an integer in [0, 2**64), got {seed}")
+    return seed
+
+
+def derive_seed(parent: int, label: int, index: int) -> int:
+    """The child of ``parent`` at ``(label, index)`` in the seed tree.
+
+    Parameters
+    ----------
+    parent : int
+        Parent seed, in ``[0, 2**64)``.
+    label : int
+        What the child is for (``LABEL_BOARD``, ``LABEL_SEAT``, ...), in ``[0, 2**62)``.
+    index : int
+        Which child, in ``[0, 2**64)``.
+
+    Returns
+    -------
+    int
+        The child seed, in ``[0, 2**64)``.
+    """
+    parent = check_seed(parent, "parent seed")
+    index = check_seed(index, "index")
+    if not 0 <= int(label) < 2**62:
+        raise ValueError(f"label must be in [0, 2**62), got {label}")
+    return int(derive_seed_kernel(np.uint64(parent), np.uint64(label), np.uint64(index)))
+
+
+def board_seed(tournament_seed: int, board: int) -> int:
+    """Grandparent seed ``g_b`` of board ``board``; shared by every table of that board."""
+    return derive_seed(tournament_seed, LABEL_BOARD, board)
+
+
+def seat_seed(grandparent: int, seat: int) -> int:
+    """Parent seed of seat ``seat`` under a board (or, for the control, table) seed."""
+    return derive_seed(grandparent, LABEL_SEAT, seat)
+
+
+def event_seed(grandparent: int, kind: int) -> int:
+    """Seed of the table-wide events of kind ``kind`` (matchmaking, combat, order, loot)."""
+    return derive_seed(grandparent, LABEL_EVENTS, kind)
+
+
+def table_seed(grandparent: int, table: int) -> int:
+    """Seed of one table for the ``independent`` control: the table index is mixed in."""
+    return derive_seed(grandparent, LABEL_TABLE, table)
+
+
+def uniforms(seed: int, stream: int, start: int, count: int) -> np.ndarray:
+    """Uniforms at counters ``start .. start+count-1`` of one stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (count,).
+    """
+    seed = check_seed(seed)
+    stream = check_seed(stream, "stream")
+    return _uniform_block(np.uint64(seed), np.uint64(stream), np.uint64(start), int(count))
+
+
+@njit(cache=True)
+def _uniform_block(seed, stream, start, count):
+    out = np.empty(count, dtype=np.float64)
+    for n in range(count):
+        out[n] = random_uniform(seed, stream, start + np.uint64(n))
+    return out
