@@ -104,18 +104,16 @@ class Sampler:
         self._counter = np.zeros(1, dtype=np.int64)
         # None until the first draw; then ("flat",) or ("hierarchical", tier_start tuple).
         self._layout = None
-        self._needle_time = np.zeros(0, dtype=np.float64)
-        self._needle_rate = np.zeros(0, dtype=np.float64)
+        self._needles = np.zeros((3, 0), dtype=np.float64)
         self._needle_count = np.zeros(0, dtype=np.int64)
         self._clocks = np.zeros(1, dtype=np.float64)
 
     # -- state layout -----------------------------------------------------
 
     def _grow(self, n_needles: int) -> None:
-        extra = n_needles - self._needle_time.shape[0]
+        extra = n_needles - self._needle_count.shape[0]
         if extra > 0:
-            self._needle_time = np.concatenate([self._needle_time, np.zeros(extra)])
-            self._needle_rate = np.concatenate([self._needle_rate, np.zeros(extra)])
+            self._needles = np.ascontiguousarray(np.concatenate([self._needles, np.zeros((3, extra))], axis=1))
             self._needle_count = np.concatenate([self._needle_count, np.zeros(extra, dtype=np.int64)])
 
     def _use_flat(self, weights: np.ndarray) -> np.ndarray:
@@ -125,7 +123,7 @@ class Sampler:
                              "use a separate one for flat draws")
         self._layout = ("flat",)
         self._grow(weights.shape[0])
-        n_needles = self._needle_time.shape[0]
+        n_needles = self._needle_count.shape[0]
         if weights.shape[0] < n_needles:
             # Outcomes beyond the given weights have weight zero: their needles are parked.
             weights = np.concatenate([weights, np.zeros(n_needles - weights.shape[0])])
@@ -143,8 +141,7 @@ class Sampler:
         self._layout = layout
 
     def _kernel_state(self):
-        return (self.engine, self._seed64, self._counter, self._needle_time, self._needle_rate,
-                self._needle_count, self._clocks)
+        return (self.engine, self._seed64, self._counter, self._needles, self._needle_count, self._clocks)
 
     # -- draws --------------------------------------------------------------
 
@@ -238,8 +235,8 @@ class Sampler:
             "counter": int(self._counter[0]),
             "layout": None if self._layout is None else [self._layout[0], *([list(self._layout[1])]
                                                                           if len(self._layout) > 1 else [])],
-            "needle_time": [float(x) for x in self._needle_time],
-            "needle_rate": [float(x) for x in self._needle_rate],
+            "needle_time": [float(x) for x in self._needles[kernels.TIME]],
+            "needle_rate": [float(x) for x in self._needles[kernels.RATE]],
             "needle_count": [int(x) for x in self._needle_count],
             "clocks": [float(x) for x in self._clocks],
         }
@@ -256,15 +253,19 @@ class Sampler:
             layout = state["layout"]
             sampler._layout = None if layout is None else (
                 (layout[0],) if len(layout) == 1 else (layout[0], tuple(int(x) for x in layout[1])))
-            sampler._needle_time = np.array(state["needle_time"], dtype=np.float64).reshape(-1)
-            sampler._needle_rate = np.array(state["needle_rate"], dtype=np.float64).reshape(-1)
+            times = np.array(state["needle_time"], dtype=np.float64).reshape(-1)
+            rates = np.array(state["needle_rate"], dtype=np.float64).reshape(-1)
             sampler._needle_count = np.array(state["needle_count"], dtype=np.int64).reshape(-1)
             sampler._clocks = np.array(state["clocks"], dtype=np.float64).reshape(-1)
-        except (KeyError, TypeError, IndexError) as error:
+        except (KeyError, TypeError, IndexError, ValueError) as error:
             raise ValueError(f"not a draw-engine state: {error!r}") from None
-        n = sampler._needle_time.shape[0]
-        if sampler._needle_rate.shape[0] != n or sampler._needle_count.shape[0] != n or sampler._clocks.size == 0:
+        n = sampler._needle_count.shape[0]
+        if times.shape[0] != n or rates.shape[0] != n or sampler._clocks.size == 0:
             raise ValueError("not a draw-engine state: needle arrays differ in length or clocks are missing")
+        sampler._needles = np.zeros((3, n))
+        sampler._needles[kernels.TIME] = times
+        sampler._needles[kernels.RATE] = rates
+        kernels.haystack_fill_next(sampler._seed64, sampler._needles, sampler._needle_count)
         return sampler
 
     def __repr__(self) -> str:
@@ -410,8 +411,7 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
     winner, winner_index, winner_gap = -1, -1, np.inf
     for k, (haystack, w) in enumerate(zip(haystacks, prepared)):
         best, best_time = kernels.haystack_update(
-            haystack._seed64, haystack._needle_time, haystack._needle_rate, haystack._needle_count,
-            haystack._clocks[0], w, 0, w.shape[0], 0)
+            haystack._seed64, haystack._needles, haystack._needle_count, haystack._clocks[0], w, 0, w.shape[0], 0)
         if best >= 0:
             gap = best_time - haystack._clocks[0]
             if gap < winner_gap:
@@ -419,11 +419,10 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
     if winner < 0:
         return -1, -1
     for k, haystack in enumerate(haystacks):
-        n = haystack._needle_time.shape[0]
+        n = haystack._needle_count.shape[0]
         if k == winner:
-            kernels.haystack_consume(haystack._seed64, haystack._needle_time, haystack._needle_rate,
-                                     haystack._needle_count, haystack._clocks, 0, winner_index, 0, n)
+            kernels.haystack_consume(haystack._seed64, haystack._needles, haystack._needle_count,
+                                     haystack._clocks, 0, winner_index, 0, n)
         else:
-            kernels.haystack_advance(haystack._needle_time, haystack._needle_rate, haystack._clocks, 0,
-                                     winner_gap, 0, n)
+            kernels.haystack_advance(haystack._needles, haystack._clocks, 0, winner_gap, 0, n)
     return winner, winner_index

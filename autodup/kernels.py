@@ -34,13 +34,18 @@ keyed
 
 Haystack state
 --------------
-``needle_time`` float64 (n,), ``needle_rate`` float64 (n,), ``needle_count``
-int64 (n,) and ``clocks`` float64 (groups,). Outcomes are split into race
-groups, each with its own clock: a flat draw uses one group (clock 0); a
-hierarchical draw over ``T`` tiers uses group ``t`` for the outcomes of tier
-``t`` and group ``T`` for the tier needles, whose ids are ``n_outcomes + t``.
-Separate clocks are what keep a group's needles untouched while other groups
-race, as the article requires of outcomes that are not in a race.
+``needles`` float64 (3, n) with rows ``TIME`` (absolute arrival time, or the
+parked residual while the weight is zero), ``RATE`` (the weight in force) and
+``NEXT`` (the Exp(1) value of the next occurrence, computed one ahead so that
+a race never waits on the generator); ``needle_count`` int64 (n,), the
+occurrence index of ``NEXT`` (0: never created); ``clocks`` float64 (groups,).
+Invariant: ``NEXT[s] == Exp(seed, s, needle_count[s])`` for created needles.
+Outcomes are split into race groups, each with its own clock: a flat draw
+uses one group (clock 0); a hierarchical draw over ``T`` tiers uses group
+``t`` for the outcomes of tier ``t`` and group ``T`` for the tier needles,
+whose ids are ``n_outcomes + t``. Separate clocks are what keep a group's
+needles untouched while other groups race, as the article requires of
+outcomes that are not in a race.
 """
 
 from __future__ import annotations
@@ -55,9 +60,22 @@ ENGINE_STREAM = 1
 ENGINE_HAYSTACK = 2
 ENGINE_KEYED = 3
 
+# Rows of the haystack's needles array.
+TIME = 0
+RATE = 1
+NEXT = 2
+
 # Re-base a group's absolute times once its clock passes this, so that
 # differences of times keep their precision however long a haystack lives.
 REBASE_CLOCK = 2.0**16
+
+# The draw kernels allocate nothing. Compiling them without the Numba runtime
+# drops the atomic reference counting of array arguments at every call between
+# kernels, which otherwise costs more than the draw itself (numba issue #2350).
+kernel = njit(cache=True, _nrt=False)
+# The pieces of a draw are inlined into their caller at compile time: passing
+# array structs by value to an out-of-line call costs more than a small race.
+inline_kernel = njit(cache=True, _nrt=False, inline="always")
 
 _KEYED_DOMAIN = np.uint64(KEYED_DOMAIN)
 _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
@@ -68,7 +86,7 @@ _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline_kernel
 def positive_total(weights, lo, hi):
     """Sum of the positive entries of ``weights[lo:hi]`` (float64)."""
     total = 0.0
@@ -78,7 +96,7 @@ def positive_total(weights, lo, hi):
     return total
 
 
-@njit(cache=True)
+@inline_kernel
 def inverse_cdf_index(weights, lo, hi, total, u):
     """Index in ``[lo, hi)`` where the cumulative weight first exceeds ``u * total``.
 
@@ -111,7 +129,7 @@ def inverse_cdf_index(weights, lo, hi, total, u):
     return last
 
 
-@njit(cache=True)
+@inline_kernel
 def sequence_draw(seed, stream, counter, weights, lo, hi):
     """Inverse-CDF draw from ``weights[lo:hi]`` on the next uniform of a stream.
 
@@ -131,8 +149,26 @@ def sequence_draw(seed, stream, counter, weights, lo, hi):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def haystack_update(seed, needle_time, needle_rate, needle_count, clock, weights, lo, hi, id_offset):
+@inline_kernel
+def _reweigh_needle(seed, needles, needle_count, clock, s, w):
+    """Needle ``s`` gets weight ``w`` (differing from its current rate)."""
+    old = needles[RATE, s]
+    if needle_count[s] == 0:
+        if w > 0.0:
+            needles[TIME, s] = clock + random_exponential(seed, np.uint64(s), np.uint64(0)) / w
+            needles[NEXT, s] = random_exponential(seed, np.uint64(s), np.uint64(1))
+            needle_count[s] = 1
+    elif old == 0.0:
+        needles[TIME, s] = clock + needles[TIME, s] / w
+    elif w > 0.0:
+        needles[TIME, s] = clock + (needles[TIME, s] - clock) * (old / w)
+    else:
+        needles[TIME, s] = (needles[TIME, s] - clock) * old
+    needles[RATE, s] = w
+
+
+@inline_kernel
+def haystack_update(seed, needles, needle_count, clock, weights, lo, hi, id_offset):
     """Bring the needles of ``weights[lo:hi]`` up to date; return the earliest.
 
     Needle ``i + id_offset`` follows ``weights[i]``. Rescales needles whose
@@ -150,69 +186,70 @@ def haystack_update(seed, needle_time, needle_rate, needle_count, clock, weights
     for i in range(lo, hi):
         w = weights[i]
         s = i + id_offset
-        old = needle_rate[s]
-        if w != old:
-            if needle_count[s] == 0:
-                if w > 0.0:
-                    needle_time[s] = clock + random_exponential(seed, np.uint64(s), np.uint64(0)) / w
-                    needle_count[s] = 1
-            elif old == 0.0:
-                needle_time[s] = clock + needle_time[s] / w
-            elif w > 0.0:
-                needle_time[s] = clock + (needle_time[s] - clock) * (old / w)
-            else:
-                needle_time[s] = (needle_time[s] - clock) * old
-            needle_rate[s] = w
-        if w > 0.0 and needle_time[s] < best_time:
-            best_time = needle_time[s]
+        if w != needles[RATE, s]:
+            _reweigh_needle(seed, needles, needle_count, clock, s, w)
+        if w > 0.0 and needles[TIME, s] < best_time:
+            best_time = needles[TIME, s]
             best = i
     return best, best_time
 
 
-@njit(cache=True)
-def haystack_rebase(needle_time, needle_rate, clocks, group, first_id, end_id):
+@kernel
+def haystack_rebase(needles, clocks, group, first_id, end_id):
     """Subtract the clock of ``group`` from its active needles' times, and zero it."""
     clock = clocks[group]
     for s in range(first_id, end_id):
-        if needle_rate[s] > 0.0:
-            needle_time[s] -= clock
+        if needles[RATE, s] > 0.0:
+            needles[TIME, s] -= clock
     clocks[group] = 0.0
 
 
-@njit(cache=True)
-def haystack_consume(seed, needle_time, needle_rate, needle_count, clocks, group, winner, first_id, end_id):
+@inline_kernel
+def haystack_consume(seed, needles, needle_count, clocks, group, winner, first_id, end_id):
     """Move the group's clock to needle ``winner`` and give it its next occurrence.
 
     ``first_id`` and ``end_id`` bound the needle ids of ``group`` (for re-basing).
+    The winner's next value was computed one occurrence ahead, so the next
+    race never waits for the generator; its successor is computed here, off
+    the critical path.
     """
-    now = needle_time[winner]
+    now = needles[TIME, winner]
     clocks[group] = now
-    k = needle_count[winner]
-    needle_time[winner] = now + random_exponential(seed, np.uint64(winner), np.uint64(k)) / needle_rate[winner]
-    needle_count[winner] = k + 1
+    needles[TIME, winner] = now + needles[NEXT, winner] / needles[RATE, winner]
+    k = needle_count[winner] + 1
+    needle_count[winner] = k
+    needles[NEXT, winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
     if now > REBASE_CLOCK:
-        haystack_rebase(needle_time, needle_rate, clocks, group, first_id, end_id)
+        haystack_rebase(needles, clocks, group, first_id, end_id)
 
 
-@njit(cache=True)
-def haystack_advance(needle_time, needle_rate, clocks, group, gap, first_id, end_id):
+@inline_kernel
+def haystack_advance(needles, clocks, group, gap, first_id, end_id):
     """Advance a losing haystack's clock by ``gap`` after a race across haystacks."""
     clocks[group] += gap
     if clocks[group] > REBASE_CLOCK:
-        haystack_rebase(needle_time, needle_rate, clocks, group, first_id, end_id)
+        haystack_rebase(needles, clocks, group, first_id, end_id)
 
 
-@njit(cache=True)
-def haystack_race(seed, needle_time, needle_rate, needle_count, clocks, group, weights, lo, hi, id_offset):
+@inline_kernel
+def haystack_race(seed, needles, needle_count, clocks, group, weights, lo, hi, id_offset):
     """One race of group ``group`` over ``weights[lo:hi]`` (needle ids offset by ``id_offset``).
 
     Returns the winning index into ``weights`` or -1.
     """
-    best, _ = haystack_update(seed, needle_time, needle_rate, needle_count, clocks[group], weights, lo, hi, id_offset)
+    best, _ = haystack_update(seed, needles, needle_count, clocks[group], weights, lo, hi, id_offset)
     if best >= 0:
-        haystack_consume(seed, needle_time, needle_rate, needle_count, clocks, group, best + id_offset,
+        haystack_consume(seed, needles, needle_count, clocks, group, best + id_offset,
                          lo + id_offset, hi + id_offset)
     return best
+
+
+@kernel
+def haystack_fill_next(seed, needles, needle_count):
+    """Recompute every created needle's lookahead value (after loading a saved state)."""
+    for s in range(needle_count.shape[0]):
+        if needle_count[s] > 0:
+            needles[NEXT, s] = random_exponential(seed, np.uint64(s), np.uint64(needle_count[s]))
 
 
 # --------------------------------------------------------------------------
@@ -220,7 +257,7 @@ def haystack_race(seed, needle_time, needle_rate, needle_count, clocks, group, w
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline_kernel
 def keyed_race(seed, key, weights, lo, hi, id_offset):
     """``argmin_i Exp(seed, KEYED_DOMAIN + i + id_offset, key) / weights[i]`` over ``[lo, hi)``."""
     best = -1
@@ -241,17 +278,18 @@ def keyed_race(seed, key, weights, lo, hi, id_offset):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def engine_draw(engine, seed, counter, needle_time, needle_rate, needle_count, clocks, weights):
+@kernel
+def engine_draw(engine, seed, counter, needles, needle_count, clocks, weights):
     """One flat draw from ``weights`` (float64 (n,)) with the engine ``engine``.
 
     ``counter`` (int64 (1,)) is the plain/stream value counter or the keyed
-    draw key; the needle arrays and ``clocks`` (float64 (1,)) hold a haystack
-    and are ignored by the other engines. Returns an index or -1.
+    draw key; ``needles`` (float64 (3, n)), ``needle_count`` (int64 (n,)) and
+    ``clocks`` (float64 (1,)) hold a haystack and are ignored by the other
+    engines. Returns an index or -1.
     """
     n = weights.shape[0]
     if engine == ENGINE_HAYSTACK:
-        return haystack_race(seed, needle_time, needle_rate, needle_count, clocks, 0, weights, 0, n, 0)
+        return haystack_race(seed, needles, needle_count, clocks, 0, weights, 0, n, 0)
     if engine == ENGINE_KEYED:
         result = keyed_race(seed, counter[0], weights, 0, n, 0)
         counter[0] += 1
@@ -259,8 +297,8 @@ def engine_draw(engine, seed, counter, needle_time, needle_rate, needle_count, c
     return sequence_draw(seed, _STREAM_OF_ENGINE[engine], counter, weights, 0, n)
 
 
-@njit(cache=True)
-def engine_draw_hierarchical(engine, seed, counter, needle_time, needle_rate, needle_count, clocks,
+@kernel
+def engine_draw_hierarchical(engine, seed, counter, needles, needle_count, clocks,
                              tier_weights, outcome_weights, tier_start):
     """Tier race on ``tier_weights``, then outcome race inside the chosen tier.
 
@@ -288,11 +326,11 @@ def engine_draw_hierarchical(engine, seed, counter, needle_time, needle_rate, ne
     n_tiers = tier_weights.shape[0]
     n_outcomes = tier_start[n_tiers]
     if engine == ENGINE_HAYSTACK:
-        tier = haystack_race(seed, needle_time, needle_rate, needle_count, clocks, n_tiers,
+        tier = haystack_race(seed, needles, needle_count, clocks, n_tiers,
                              tier_weights, 0, n_tiers, n_outcomes)
         if tier < 0:
             return -1
-        return haystack_race(seed, needle_time, needle_rate, needle_count, clocks, tier,
+        return haystack_race(seed, needles, needle_count, clocks, tier,
                              outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
     if engine == ENGINE_KEYED:
         key = counter[0]
@@ -308,8 +346,8 @@ def engine_draw_hierarchical(engine, seed, counter, needle_time, needle_rate, ne
     return sequence_draw(seed, stream, counter, outcome_weights, tier_start[tier], tier_start[tier + 1])
 
 
-@njit(cache=True)
-def engine_draw_many(engine, seed, counter, needle_time, needle_rate, needle_count, clocks,
+@kernel
+def engine_draw_many(engine, seed, counter, needles, needle_count, clocks,
                      weights, n, replace, out):
     """``n`` successive :func:`engine_draw` calls into ``out`` (int64 (n,)).
 
@@ -318,7 +356,7 @@ def engine_draw_many(engine, seed, counter, needle_time, needle_rate, needle_cou
     no weight is positive any more).
     """
     for d in range(n):
-        j = engine_draw(engine, seed, counter, needle_time, needle_rate, needle_count, clocks, weights)
+        j = engine_draw(engine, seed, counter, needles, needle_count, clocks, weights)
         if j < 0:
             return d
         out[d] = j
