@@ -35,29 +35,26 @@ def as_weights(weights, name: str = "weights") -> np.ndarray:
     Raises
     ------
     ValueError
-        If the weights are not a 1-D sequence of finite, non-negative numbers.
+        If the weights are not a 1-D sequence of finite, non-negative real numbers.
     """
+    if isinstance(weights, np.ndarray) and weights.dtype.kind == "c":
+        raise ValueError(f"{name} must be real numbers, got complex values")
     try:
         array = np.array(weights, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{name} must be a 1-D sequence of non-negative finite numbers ({error})") from None
-    if np.iscomplexobj(np.asarray(weights)):
-        raise ValueError(f"{name} must be real numbers, got complex values")
+        kind = "real numbers" if "complex" in str(error) else "a 1-D sequence of non-negative finite numbers"
+        raise ValueError(f"{name} must be {kind} ({error})") from None
     if array.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
-    bad = np.flatnonzero(~np.isfinite(array))
-    if bad.size:
-        raise ValueError(f"{name} must be finite: {name}[{bad[0]}] is {array[bad[0]]}")
-    bad = np.flatnonzero(array < 0.0)
-    if bad.size:
-        raise ValueError(f"{name} must be non-negative: {name}[{bad[0]}] is {array[bad[0]]}")
-    array[array == 0.0] = 0.0  # -0.0 -> 0.0, so state never holds a negative zero
-    if array.size:
-        largest = float(array.max())
-        if largest > 0.0:
-            exponent = math.frexp(largest)[1]
-            if abs(exponent) > _SAFE_EXPONENT:
-                array = np.ldexp(array, -exponent)
+    problem, index, largest = kernels.scan_weights(array)
+    if problem == kernels.WEIGHT_NOT_FINITE:
+        raise ValueError(f"{name} must be finite: {name}[{index}] is {array[index]}")
+    if problem == kernels.WEIGHT_NEGATIVE:
+        raise ValueError(f"{name} must be non-negative: {name}[{index}] is {array[index]}")
+    if largest > 0.0:
+        exponent = math.frexp(largest)[1]
+        if abs(exponent) > _SAFE_EXPONENT:
+            array = np.ldexp(array, -exponent)
     return array
 
 

@@ -82,6 +82,39 @@ _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
 
 
 # --------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------
+
+WEIGHTS_OK = 0
+WEIGHT_NOT_FINITE = 1
+WEIGHT_NEGATIVE = 2
+
+
+@kernel
+def scan_weights(weights):
+    """Check weights in one pass and turn ``-0.0`` into ``0.0`` in place.
+
+    Returns
+    -------
+    (int, int, float)
+        ``WEIGHTS_OK``, ``WEIGHT_NOT_FINITE`` or ``WEIGHT_NEGATIVE``; the index
+        of the first bad entry (-1 if none); the largest weight.
+    """
+    largest = 0.0
+    for i in range(weights.shape[0]):
+        w = weights[i]
+        if not np.isfinite(w):
+            return WEIGHT_NOT_FINITE, i, largest
+        if w < 0.0:
+            return WEIGHT_NEGATIVE, i, largest
+        if w == 0.0:
+            weights[i] = 0.0
+        elif w > largest:
+            largest = w
+    return WEIGHTS_OK, -1, largest
+
+
+# --------------------------------------------------------------------------
 # plain / stream: inverse CDF
 # --------------------------------------------------------------------------
 

@@ -1,0 +1,501 @@
+"""Draw engines: exact per-table probabilities, coupling across tables, state, laziness.
+
+Every engine is checked against exact probabilities (closed forms or
+enumeration) and against the plain sampler as an independent control group
+(seed 003); deliberately wrong dealers must fail the same checks.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
+from autodup import rng
+from autodup.kernels import TIME
+
+from .stats_helpers import (
+    P_FLOOR,
+    agreement_probability,
+    goodness_of_fit,
+    same_distribution,
+    sequence_distribution,
+)
+
+ENGINE_NAMES = list(ENGINES)
+U = np.uint64
+
+
+# --------------------------------------------------------------------------
+# marginals
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_flat_marginals_match_weights(name):
+    weights = np.array([1.0, 2.0, 0.0, 3.0, 0.5, 4.0])
+    draws = make_sampler(name, 11).draw_many(weights, 120_000)
+    counts = np.bincount(draws, minlength=weights.size)
+    assert counts[2] == 0
+    assert goodness_of_fit(counts, weights) > P_FLOOR
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_hierarchical_marginals_match_tier_odds_times_copies(name):
+    tier_weights = np.array([45.0, 33.0, 20.0, 2.0, 0.0])
+    outcome_weights = np.array([29, 3, 0, 29, 22, 22, 1, 18, 18, 12, 12, 10], dtype=float)
+    tier_start = np.array([0, 3, 6, 9, 11, 12])
+    sampler = make_sampler(name, 5)
+    n = 60_000
+    draws = np.array([sampler.draw_hierarchical(tier_weights, outcome_weights, tier_start) for _ in range(n)])
+    exact = np.zeros(outcome_weights.size)
+    for t in range(5):
+        lo, hi = tier_start[t], tier_start[t + 1]
+        exact[lo:hi] = tier_weights[t] / tier_weights.sum() * outcome_weights[lo:hi] / outcome_weights[lo:hi].sum()
+    assert goodness_of_fit(np.bincount(draws, minlength=exact.size), exact) > P_FLOOR
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_hierarchical_tier_without_outcomes_returns_minus_one(name):
+    sampler = make_sampler(name, 1)
+    assert sampler.draw_hierarchical([0.0, 1.0], [1.0, 0.0], [0, 1, 2]) == -1
+    assert sampler.draw_hierarchical([0.0, 0.0], [1.0, 1.0], [0, 1, 2]) == -1
+    assert sampler.draw_hierarchical([1.0, 0.0], [1.0, 0.0], [0, 1, 2]) == 0
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_a_single_haystack_is_serially_independent(name):
+    """Consecutive draws of one seat with fixed weights: pairs follow p_i * p_j."""
+    weights = np.array([1.0, 2.0, 3.0])
+    draws = make_sampler(name, 3).draw_many(weights, 90_001)
+    pairs = draws[:-1] * 3 + draws[1:]
+    p = weights / weights.sum()
+    assert goodness_of_fit(np.bincount(pairs, minlength=9), np.outer(p, p).ravel()) > P_FLOOR
+
+
+# --------------------------------------------------------------------------
+# path dependence: weights that change with the past, against enumeration and the control
+# --------------------------------------------------------------------------
+
+
+def pool_without_replacement(history):
+    pool = np.array([3.0, 2.0, 1.0])
+    for i in history:
+        pool[i] -= 1
+    return pool
+
+
+def adaptive_weights(history):
+    """Parks an outcome (weight 0) and wakes it, raises and lowers weights, by what was drawn."""
+    if not history:
+        return [1.0, 2.0, 3.0]
+    if len(history) == 1:
+        return [0.0, 1.0, 1.0] if history[0] == 0 else [2.0, 0.5, 1.0]
+    return [1.0, 1.0, 1.0] if history[1] != 2 else [3.0, 0.0, 1.0]
+
+
+SCENARIOS = {"pool": pool_without_replacement, "adaptive": adaptive_weights}
+
+
+def play(draw_function, step_weights, n_steps, n_games):
+    """Counts of outcome sequences (base-3 code) over ``n_games`` seats seeded 0, 1, ..."""
+    codes = np.empty(n_games, dtype=np.int64)
+    for seed in range(n_games):
+        draw = draw_function(seed)
+        history = []
+        for _ in range(n_steps):
+            history.append(draw(step_weights(history)))
+        codes[seed] = sum(h * 3**k for k, h in enumerate(history))
+    return np.bincount(codes, minlength=3**n_steps)
+
+
+def exact_sequence_probabilities(step_weights, n_steps):
+    exact = np.zeros(3**n_steps)
+    for sequence, probability in sequence_distribution(step_weights, n_steps).items():
+        exact[sum(h * 3**k for k, h in enumerate(sequence))] = probability
+    return exact
+
+
+def engine_player(name):
+    return lambda seed: make_sampler(name, seed).draw
+
+
+def naive_haystack_player(seed):
+    """A wrong dealer: the article's race without re-normalizing the needles that lose."""
+    positions, occurrences = {}, {}
+
+    def draw(weights):
+        best, best_value = -1, np.inf
+        for i, w in enumerate(weights):
+            if w > 0:
+                if i not in positions:
+                    positions[i] = rng.random_exponential(U(seed), U(i), U(0))
+                    occurrences[i] = 0
+                if positions[i] / w < best_value:
+                    best, best_value = i, positions[i] / w
+        occurrences[best] += 1
+        positions[best] = rng.random_exponential(U(seed), U(best), U(occurrences[best]))
+        return best
+
+    return draw
+
+
+def replay_player(seed):
+    """A wrong dealer (the seed's Fig. 2 generalized): a sequence drawn once from the first
+    weights is replayed; an outcome no longer available is substituted by a fresh draw."""
+    plan = PlainSampler(rng.derive_seed(seed, 9, 0))
+    substitute = PlainSampler(rng.derive_seed(seed, 9, 1))
+    first = []
+
+    def draw(weights):
+        if not first:
+            first.append(np.asarray(weights, dtype=float))
+        planned = plan.draw(first[0])
+        return planned if weights[planned] > 0 else substitute.draw(weights)
+
+    return draw
+
+
+N_GAMES = 30_000
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_path_dependent_sequences_are_exact(name, scenario):
+    step_weights = SCENARIOS[scenario]
+    counts = play(engine_player(name), step_weights, 3, N_GAMES)
+    assert goodness_of_fit(counts, exact_sequence_probabilities(step_weights, 3)) > P_FLOOR
+    if name != "plain":
+        control = play(lambda seed: PlainSampler(rng.table_seed(seed, 1)).draw, step_weights, 3, N_GAMES)
+        assert same_distribution(counts, control) > P_FLOOR
+
+
+@pytest.mark.parametrize("wrong", [naive_haystack_player, replay_player], ids=["naive-haystack", "replay"])
+def test_wrong_dealers_are_caught_by_the_same_checks(wrong):
+    step_weights = adaptive_weights
+    counts = play(wrong, step_weights, 3, N_GAMES)
+    assert goodness_of_fit(counts, exact_sequence_probabilities(step_weights, 3)) < P_FLOOR
+    control = play(lambda seed: PlainSampler(rng.table_seed(seed, 1)).draw, step_weights, 3, N_GAMES)
+    assert same_distribution(counts, control) < P_FLOOR
+
+
+def test_absolute_times_equal_the_articles_normalized_positions():
+    """The absolute-time haystack draws exactly what the article's re-normalization draws."""
+
+    def reference(seed):
+        positions, occurrences = {}, {}
+
+        def draw(weights):
+            live = [i for i, w in enumerate(weights) if w > 0]
+            if not live:
+                return -1
+            for i in live:
+                if i not in positions:
+                    positions[i] = rng.random_exponential(U(seed), U(i), U(0))
+                    occurrences[i] = 0
+            projected = {i: positions[i] / weights[i] for i in live}
+            winner = min(live, key=lambda i: (projected[i], i))
+            for i in live:
+                positions[i] = (projected[i] - projected[winner]) * weights[i]
+            occurrences[winner] += 1
+            positions[winner] = rng.random_exponential(U(seed), U(winner), U(occurrences[winner]))
+            return winner
+
+        return draw
+
+    schedule = np.random.default_rng(4)
+    mismatches = 0
+    for seed in range(150):
+        haystack, article = Haystack(seed), reference(seed)
+        for _ in range(40):
+            weights = schedule.integers(0, 4, size=6).astype(float) * schedule.choice([0.25, 1.0, 7.0])
+            mismatches += haystack.draw(weights) != article(weights)
+    assert mismatches == 0
+
+
+# --------------------------------------------------------------------------
+# without replacement
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_draw_many_without_replacement_is_multivariate_hypergeometric(name):
+    from scipy.stats import multivariate_hypergeom
+
+    pool = np.array([4, 3, 2, 1])
+    draws_per_game, n_games = 4, 20_000
+    observed = {}
+    for seed in range(n_games):
+        counts = pool.astype(float)
+        drawn = make_sampler(name, seed).draw_many(counts, draws_per_game, replace=False)
+        assert np.array_equal(counts, pool - np.bincount(drawn, minlength=4))
+        key = tuple(np.bincount(drawn, minlength=4))
+        observed[key] = observed.get(key, 0) + 1
+    support = [k for k in np.ndindex(*(pool + 1)) if sum(k) == draws_per_game]
+    exact = [multivariate_hypergeom.pmf(k, pool, draws_per_game) for k in support]
+    assert goodness_of_fit([observed.get(k, 0) for k in support], exact) > P_FLOOR
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_draw_many_stops_when_the_pool_runs_out(name):
+    counts = [2, 0, 1]
+    drawn = make_sampler(name, 3).draw_many(counts, 10, replace=False)
+    assert sorted(drawn.tolist()) == [0, 0, 2]
+    assert counts == [0, 0, 0]
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_draw_many_equals_repeated_draw(name):
+    weights = np.array([0.0, 2.5, 1.0, 7.0, 0.0, 3.0])
+    many = make_sampler(name, 8).draw_many(weights, 500)
+    one = make_sampler(name, 8)
+    assert many.tolist() == [one.draw(weights) for _ in range(500)]
+
+    pool = np.array([5.0, 0.0, 3.0, 2.0])
+    many = make_sampler(name, 9).draw_many(pool.copy(), 7, replace=False)
+    one, counts, singles = make_sampler(name, 9), pool.copy(), []
+    for _ in range(7):
+        singles.append(one.draw(counts))
+        counts[singles[-1]] -= 1
+    assert many.tolist() == singles
+
+
+# --------------------------------------------------------------------------
+# coupling across tables
+# --------------------------------------------------------------------------
+
+COUPLING_CASES = [
+    ([1, 2, 3, 4], [1, 2, 3, 4]),
+    ([1, 2, 3, 4], [4, 3, 2, 1]),
+    ([29, 29, 29, 22, 22], [28, 29, 27, 22, 0]),
+    ([5, 1, 0, 1], [0, 1, 5, 1]),
+    ([1, 0, 0], [0, 1, 1]),
+]
+
+
+@pytest.mark.parametrize("p, q", COUPLING_CASES)
+@pytest.mark.parametrize("engine", ["haystack", "keyed"])
+def test_first_draw_agreement_is_the_p_minhash_closed_form(engine, p, q):
+    n = 30_000
+    if engine == "haystack":
+        agree = sum(Haystack(seed).draw(p) == Haystack(seed).draw(q) for seed in range(n))
+        different = sum(Haystack(seed).draw(p) == Haystack(seed + n).draw(q) for seed in range(n))
+    else:
+        agree = sum(keyed_draw(42, key, p) == keyed_draw(42, key, q) for key in range(n))
+        different = sum(keyed_draw(42, key, p) == keyed_draw(43, key, q) for key in range(n))
+    expected = agreement_probability(p, q)
+    assert abs(agree / n - expected) <= 5 * np.sqrt(max(expected * (1 - expected), 1e-12) / n) + 1e-12
+    independent = float(np.dot(np.divide(p, np.sum(p)), np.divide(q, np.sum(q))))
+    assert abs(different / n - independent) <= 5 * np.sqrt(independent * (1 - independent) / n) + 1e-12
+
+
+def test_agreement_formula_known_values():
+    assert agreement_probability([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+    assert agreement_probability([1, 0], [0, 1]) == 0.0
+    # Two outcomes, p = (1/2, 1/2), q = (1/4, 3/4): 1 / (1 + 1) + ... computed by hand = 1/2 * ... below.
+    # i=0: max(1, 1) + max(1, 3) = 4 -> 1/4 ; i=1: max(1, 1/3) + max(1, 1) = 2 -> 1/2 ; total 3/4 = 1 - TV.
+    assert agreement_probability([1, 1], [1, 3]) == pytest.approx(0.75)
+
+
+# --------------------------------------------------------------------------
+# races across haystacks
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("equal_totals", [True, False])
+def test_race_across_haystacks(equal_totals):
+    weights = [[1.0, 1.0, 0.0], [0.0, 5.0, 5.0], [0.0, 0.0, 0.0]]
+    n = 40_000
+    counts = np.zeros(9)
+    for seed in range(n):
+        k, i = race([Haystack(3 * seed), Haystack(3 * seed + 1), Haystack(3 * seed + 2)], weights,
+                    equal_totals=equal_totals)
+        counts[3 * k + i] += 1
+    exact = np.zeros(9)
+    totals = [sum(w) for w in weights]
+    for k in range(3):
+        for i in range(3):
+            if weights[k][i]:
+                exact[3 * k + i] = (weights[k][i] / totals[k] / 2) if equal_totals else weights[k][i] / 12.0
+    assert goodness_of_fit(counts, exact) > P_FLOOR
+
+
+def test_consecutive_races_are_exact_and_keep_each_haystack_consistent():
+    """Two seats deal a shared pool one card at a time; the joint sequence is exact.
+
+    Then one seat draws alone: its state after the races must still be a fair haystack.
+    """
+    pool = np.array([2.0, 1.0, 1.0])
+    n = 30_000
+    pairs = np.zeros(36)
+    solo = np.zeros(3)
+    for seed in range(n):
+        seats = [Haystack(2 * seed), Haystack(2 * seed + 1)]
+        counts = pool.copy()
+        code = 0
+        for _ in range(2):
+            k, i = race(seats, [counts, counts], equal_totals=False)
+            counts[i] -= 1
+            code = code * 6 + k * 3 + i
+        pairs[code] += 1
+        solo[seats[0].draw([1.0, 1.0, 2.0])] += 1
+    exact = np.zeros(36)
+    for code in range(36):
+        first, second = divmod(code, 6)
+        counts = pool.copy()
+        probability = counts[first % 3] / (2 * counts.sum())
+        counts[first % 3] -= 1
+        exact[code] = probability * counts[second % 3] / (2 * counts.sum())
+    assert goodness_of_fit(pairs, exact) > P_FLOOR
+    assert goodness_of_fit(solo, [1, 1, 2]) > P_FLOOR
+
+
+def test_race_validates_its_arguments():
+    with pytest.raises(ValueError, match="one weight vector per haystack"):
+        race([Haystack(1)], [[1.0], [1.0]])
+    same = Haystack(1)
+    with pytest.raises(ValueError, match="distinct"):
+        race([same, same], [[1.0], [1.0]])
+    with pytest.raises(ValueError, match="not a Haystack"):
+        race([Haystack(1), PlainSampler(2)], [[1.0], [1.0]])
+    assert race([Haystack(1), Haystack(2)], [[0.0], [0.0, 0.0]]) == (-1, -1)
+
+
+# --------------------------------------------------------------------------
+# state, laziness, layouts, validation
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+@pytest.mark.parametrize("layout", ["flat", "hierarchical"])
+def test_state_round_trips_exactly_through_json(name, layout):
+    weights = np.array([1.0, 0.0, 3.0, 2.0, 5.0, 0.5])
+    tiers, starts = np.array([2.0, 1.0, 0.0]), np.array([0, 2, 4, 6])
+
+    def step(sampler, i):
+        w = weights * (1 + i % 3)
+        w[i % 6] = 0.0
+        if layout == "flat":
+            return sampler.draw(w)
+        return sampler.draw_hierarchical(tiers + (i % 2), w, starts)
+
+    uninterrupted = make_sampler(name, 77)
+    expected = [step(uninterrupted, i) for i in range(60)]
+    first = make_sampler(name, 77)
+    got = [step(first, i) for i in range(25)]
+    restored = type(first).from_dict(json.loads(json.dumps(first.to_dict())))
+    assert restored.to_dict() == first.to_dict()
+    got += [step(restored, i) for i in range(25, 60)]
+    assert got == expected
+
+
+def test_from_dict_rejects_garbage_and_other_engines():
+    with pytest.raises(ValueError, match="not a draw-engine state"):
+        Haystack.from_dict({"engine": "haystack"})
+    with pytest.raises(ValueError, match="not 'haystack'"):
+        Haystack.from_dict(KeyedSampler(1).to_dict())
+    state = Haystack(1).to_dict()
+    state["needle_time"] = [1.0]
+    with pytest.raises(ValueError, match="differ in length"):
+        Haystack.from_dict(state)
+
+
+def test_outcomes_are_created_lazily():
+    haystack = Haystack(5)
+    haystack.draw([0.0, 1.0, 0.0, 2.0])
+    assert haystack.created().tolist() == [1, 3]
+    for _ in range(50):
+        haystack.draw([0.0, 1.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0])
+    assert haystack.created().tolist() == [1, 3]
+    haystack.draw([4.0, 0.0, 0.0, 0.0])
+    assert haystack.created().tolist() == [0, 1, 3]
+
+
+def test_zero_weight_needles_are_untouched_while_parked():
+    haystack = Haystack(9)
+    haystack.draw([1.0, 1.0, 1.0])
+    active = haystack.to_dict()
+    assert haystack.draw([0.0, 1.0, 2.0]) != 0
+    parked = haystack.to_dict()["needle_time"][0]
+    # Parking keeps the leftover normalized position: (arrival - clock) * old weight.
+    assert parked == (active["needle_time"][0] - active["clocks"][0]) * 1.0
+    for _ in range(30):
+        assert haystack.draw([0.0, 1.0, 2.0]) != 0
+    assert haystack.to_dict()["needle_time"][0] == parked
+
+
+def test_layouts_cannot_be_mixed():
+    haystack = Haystack(1)
+    haystack.draw([1.0, 2.0])
+    with pytest.raises(ValueError, match="another layout"):
+        haystack.draw_hierarchical([1.0], [1.0, 2.0], [0, 2])
+    other = Haystack(1)
+    other.draw_hierarchical([1.0], [1.0, 2.0], [0, 2])
+    with pytest.raises(ValueError, match="flat draws"):
+        other.draw([1.0, 2.0])
+    with pytest.raises(ValueError, match="another layout"):
+        other.draw_hierarchical([1.0, 1.0], [1.0, 2.0], [0, 1, 2])
+
+
+def test_power_of_two_scale_changes_nothing_and_extreme_scales_work():
+    weights = np.array([1.0, 3.0, 0.0, 2.0])
+    base = Haystack(3).draw_many(weights, 200)
+    assert np.array_equal(Haystack(3).draw_many(weights * 2.0**40, 200), base)
+    assert np.array_equal(Haystack(3).draw_many(weights * 2.0**-900, 200), base)
+    for name in ENGINE_NAMES:
+        draws = make_sampler(name, 1).draw_many([1e-310, 0.0, 3e-310], 2000)
+        assert set(draws.tolist()) <= {0, 2} and 2 in draws
+        draws = make_sampler(name, 1).draw_many([1e308, 1e308, 0.0], 2000)
+        assert set(draws.tolist()) == {0, 1}
+
+
+def test_plain_sampler_pins_its_documented_stream():
+    weights = np.array([1.0, 2.0, 3.0, 4.0])
+    u = rng.uniforms(123, rng.PLAIN_STREAM, 0, 50)
+    expected = np.searchsorted(np.cumsum(weights), u * weights.sum(), side="right")
+    assert PlainSampler(123).draw_many(weights, 50).tolist() == expected.tolist()
+    u = rng.uniforms(123, rng.SEQUENCE_STREAM, 0, 50)
+    expected = np.searchsorted(np.cumsum(weights), u * weights.sum(), side="right")
+    assert make_sampler("stream", 123).draw_many(weights, 50).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([-1.0, 2.0], "non-negative"),
+    ([np.nan, 1.0], "finite"),
+    ([np.inf], "finite"),
+    ([[1.0, 2.0]], "1-D"),
+    (3.0, "1-D"),
+    (["a"], "non-negative finite numbers"),
+    ([1 + 2j], "real"),
+])
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_invalid_weights_raise_a_clear_value_error(name, bad, message):
+    with pytest.raises(ValueError, match=message):
+        make_sampler(name, 1).draw(bad)
+
+
+def test_other_invalid_arguments():
+    with pytest.raises(ValueError, match="unknown engine"):
+        make_sampler("shuffle", 1)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        Haystack(1).draw_many([1.0], -1)
+    with pytest.raises(ValueError, match="counts"):
+        Haystack(1).draw_many(np.array([1.5, 2.0]), 2, replace=False)
+    with pytest.raises(ValueError, match="in place"):
+        Haystack(1).draw_many((1.0, 2.0), 2, replace=False)
+    with pytest.raises(ValueError, match="tier_start"):
+        Haystack(1).draw_hierarchical([1.0, 1.0], [1.0, 1.0], [0, 2, 1])
+    with pytest.raises(ValueError, match="tier_start"):
+        Haystack(1).draw_hierarchical([1.0, 1.0], [1.0, 1.0], [0, 1])
+    with pytest.raises(ValueError, match="key"):
+        keyed_draw(1, -3, [1.0])
+
+
+def test_all_zero_or_empty_weights_draw_nothing():
+    for name in ENGINE_NAMES:
+        assert make_sampler(name, 1).draw([0.0, 0.0]) == -1
+        assert make_sampler(name, 1).draw([]) == -1
+        assert make_sampler(name, 1).draw_many([0.0], 5).size == 0
+    assert keyed_draw(1, 2, [0.0, -0.0]) == -1
+    assert Haystack(1).to_dict()["needle_time"] == []
+    assert np.all(np.isfinite(Haystack(1)._needles[TIME]))
