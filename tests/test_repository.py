@@ -1,0 +1,42 @@
+"""The README's two Quickstart commands, CI, and the benchmark scripts stay in working order."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def quickstart_commands():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```(?:bash|sh)?\n(.*?)```", section, re.S).group(1)
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_quickstart_has_exactly_two_commands_and_ci_runs_the_test_one():
+    commands = quickstart_commands()
+    assert len(commands) == 2
+    assert "autodup" in commands[0] and "pytest" in commands[1]
+    assert commands[1] in (ROOT / ".ci" / "run").read_text()
+
+
+def test_draw_benchmark_prints_its_figures_as_json():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_draws.py"), "--draws", "2000", "--repeats", "1",
+         "--large-draws", "50", "--json"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    keys = {f"{e}/{k}" for e in ("plain", "stream", "haystack", "keyed") for k in ("flat", "hier")}
+    assert set(data["ns_per_draw"]) == keys
+    assert set(data["ratio_to_plain"]) == {k for k in keys if not k.startswith("plain/")}
+    assert all(v > 0 for v in data["ns_per_draw"].values())
+
+
+def test_readme_python_example_runs():
+    readme = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
