@@ -98,12 +98,9 @@ class Sampler:
     def __init__(self, seed: int):
         self.seed = check_seed(seed)
         self._seed64 = np.uint64(self.seed)
-        self._counter = np.zeros(1, dtype=np.int64)
+        self._counter, self._needles, self._needle_count, self._clocks = kernels.engine_state(0, 1)
         # None until the first draw; then ("flat",) or ("hierarchical", tier_start tuple).
         self._layout = None
-        self._needles = np.zeros((3, 0), dtype=np.float64)
-        self._needle_count = np.zeros(0, dtype=np.int64)
-        self._clocks = np.zeros(1, dtype=np.float64)
 
     # -- state layout -----------------------------------------------------
 
@@ -134,7 +131,7 @@ class Sampler:
         if self._layout is None:
             n_tiers = len(tier_start) - 1
             self._grow(int(tier_start[-1]) + n_tiers)
-            self._clocks = np.zeros(n_tiers + 1, dtype=np.float64)
+            self._clocks = np.zeros(n_tiers + 1)
         self._layout = layout
 
     def _kernel_state(self):

@@ -81,6 +81,24 @@ _KEYED_DOMAIN = np.uint64(KEYED_DOMAIN)
 _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
 
 
+@njit(cache=True)
+def engine_state(n_needles, n_groups):
+    """Fresh state for any engine.
+
+    Returns
+    -------
+    counter : int64 (1,)
+        Plain/stream value counter, or the keyed draw key.
+    needles : float64 (3, n_needles)
+        Haystack needles (rows ``TIME``, ``RATE``, ``NEXT``).
+    needle_count : int64 (n_needles,)
+    clocks : float64 (n_groups,)
+        One per race group: 1 for flat draws, ``T + 1`` for hierarchical ones.
+    """
+    return (np.zeros(1, dtype=np.int64), np.zeros((3, n_needles)), np.zeros(n_needles, dtype=np.int64),
+            np.zeros(n_groups))
+
+
 # --------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------

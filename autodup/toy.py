@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .kernels import haystack_race, keyed_race
+from .kernels import engine_state, haystack_race, keyed_race
 from .rng import LABEL_TABLE, LABEL_TRIAL, TOY_DOMAIN, derive_seed_kernel, random_uniform
 
 ROWS = [
@@ -137,9 +137,7 @@ def toy_outcomes(seed, trials):
     """
     out = np.empty((trials, _N_SYSTEMS), dtype=np.int64)
     for trial in prange(trials):
-        needles = np.zeros((3, 2))
-        needle_count = np.zeros(2, dtype=np.int64)
-        clocks = np.zeros(1)
+        _, needles, needle_count, clocks = engine_state(2, 1)
         weights = np.zeros(2)
         trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(trial))
 

@@ -35,6 +35,7 @@ from autodup.kernels import (
     ENGINE_STREAM,
     engine_draw,
     engine_draw_hierarchical,
+    engine_state,
 )
 
 ENGINE_CODES = {"plain": ENGINE_PLAIN, "stream": ENGINE_STREAM, "haystack": ENGINE_HAYSTACK, "keyed": ENGINE_KEYED}
@@ -55,11 +56,7 @@ def set4_pool():
 
 @njit
 def _run_flat(engine, n_draws, copies, held):
-    n = copies.shape[0]
-    counter = np.zeros(1, dtype=np.int64)
-    needles = np.zeros((3, n))
-    needle_count = np.zeros(n, dtype=np.int64)
-    clocks = np.zeros(1)
+    counter, needles, needle_count, clocks = engine_state(copies.shape[0], 1)
     checksum = 0
     for d in range(n_draws):
         j = engine_draw(engine, SEED, counter, needles, needle_count, clocks, copies)
@@ -77,10 +74,7 @@ def _run_flat(engine, n_draws, copies, held):
 def _run_hierarchical(engine, n_draws, copies, tier_of, tier_start, odds, held):
     n = copies.shape[0]
     n_tiers = odds.shape[0]
-    counter = np.zeros(1, dtype=np.int64)
-    needles = np.zeros((3, n + n_tiers))
-    needle_count = np.zeros(n + n_tiers, dtype=np.int64)
-    clocks = np.zeros(n_tiers + 1)
+    counter, needles, needle_count, clocks = engine_state(n + n_tiers, n_tiers + 1)
     tier_copies = np.zeros(n_tiers)
     for i in range(n):
         tier_copies[tier_of[i]] += copies[i]

@@ -1,14 +1,20 @@
 """The command line: output formats, one-line errors with exit code 2."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def test_toy_json_and_tables():

@@ -11,7 +11,14 @@ import pytest
 from numba import njit
 
 from autodup.rng import random_exponential
-from autodup.kernels import ENGINE_HAYSTACK, ENGINE_KEYED, ENGINE_PLAIN, ENGINE_STREAM, engine_draw_hierarchical
+from autodup.kernels import (
+    ENGINE_HAYSTACK,
+    ENGINE_KEYED,
+    ENGINE_PLAIN,
+    ENGINE_STREAM,
+    engine_draw_hierarchical,
+    engine_state,
+)
 
 from .stats_helpers import P_FLOOR, agreement_probability, goodness_of_fit
 
@@ -48,10 +55,7 @@ def _simulate(engine, seed, n_draws, copies, tier_of, tier_start, odds, held, na
     occurrences = np.zeros(n + n_tiers, dtype=np.int64)
     for i in range(n + n_tiers):
         positions[i] = random_exponential(seed, np.uint64(i), np.uint64(0))
-    counter = np.zeros(1, dtype=np.int64)
-    needles = np.zeros((3, n + n_tiers))
-    needle_count = np.zeros(n + n_tiers, dtype=np.int64)
-    clocks = np.zeros(n_tiers + 1)
+    counter, needles, needle_count, clocks = engine_state(n + n_tiers, n_tiers + 1)
     counts = np.zeros(n)
     expected = np.zeros(n)
     variance = np.zeros(n)
