@@ -53,7 +53,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import KEYED_DOMAIN, PLAIN_STREAM, SEQUENCE_STREAM, random_exponential, random_uniform
+from .rng import (
+    KEYED_DOMAIN,
+    PLAIN_STREAM,
+    SEQUENCE_STREAM,
+    exponential_from_bits,
+    random_bits_pair,
+    random_exponential,
+    random_uniform,
+    uniform_from_bits,
+)
 
 ENGINE_PLAIN = 0
 ENGINE_STREAM = 1
@@ -78,6 +87,8 @@ kernel = njit(cache=True, _nrt=False)
 inline_kernel = njit(cache=True, _nrt=False, inline="always")
 
 _KEYED_DOMAIN = np.uint64(KEYED_DOMAIN)
+# Computed exponentials are >= u * (1 - 2**-52); this margin keeps pruning exact.
+_PRUNE_MARGIN = 1.0 - 2.0**-40
 _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
 
 
@@ -310,17 +321,36 @@ def haystack_fill_next(seed, needles, needle_count):
 
 @inline_kernel
 def keyed_race(seed, key, weights, lo, hi, id_offset):
-    """``argmin_i Exp(seed, KEYED_DOMAIN + i + id_offset, key) / weights[i]`` over ``[lo, hi)``."""
+    """``argmin_i Exp(seed, key, i + id_offset) / weights[i]`` over ``[lo, hi)``.
+
+    Outcome id ``j`` takes its Exp(1) value from half ``j & 1`` of the Philox
+    block at ``(seed, KEYED_DOMAIN + (j >> 1), key)``: one block serves two
+    outcomes. Since ``-log1p(-u) >= u``, an outcome whose ``u / w`` already
+    loses is skipped without its logarithm (with a margin far above rounding,
+    so the winner is exactly the full race's). O(n) generator calls, n / 2 blocks.
+    """
     best = -1
     best_value = np.inf
     k = np.uint64(key)
+    cached_block = np.uint64(0)
+    have_block = False
+    low_half = np.uint64(0)
+    high_half = np.uint64(0)
     for i in range(lo, hi):
         w = weights[i]
         if w > 0.0:
-            value = random_exponential(seed, _KEYED_DOMAIN + np.uint64(i + id_offset), k) / w
-            if value < best_value:
-                best_value = value
-                best = i
+            ident = np.uint64(i + id_offset)
+            block = ident >> np.uint64(1)
+            if not have_block or block != cached_block:
+                low_half, high_half = random_bits_pair(seed, _KEYED_DOMAIN + block, k)
+                cached_block = block
+                have_block = True
+            bits = high_half if ident & np.uint64(1) else low_half
+            if uniform_from_bits(bits) / w * _PRUNE_MARGIN < best_value:
+                value = exponential_from_bits(bits) / w
+                if value < best_value:
+                    best_value = value
+                    best = i
     return best
 
 

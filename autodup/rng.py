@@ -30,6 +30,9 @@ library's ``log1p``, gives the same bits on every platform and C library, so a
 run on a mixed cluster stays bit-identical. It is also about three times
 faster inside a race, where a library call spills every register.
 
+The keyed race takes outcome ``i``'s value from half ``i & 1`` of the block
+at ``(seed, KEYED_DOMAIN + (i >> 1), key)`` (see :func:`random_bits_pair`).
+
 Because nothing is sequential, every process, thread or resumed run computes
 the same value for the same address, in any order.
 
@@ -40,7 +43,7 @@ never collide:
 stream range           used by                                     counter
 =====================  ==========================================  ==========
 ``0 .. 2**32-1``       haystack needles, stream = outcome id       occurrence
-``KEYED_DOMAIN + i``   keyed race, outcome ``i``                   draw key
+``KEYED_DOMAIN + b``   keyed race, outcomes ``2b`` and ``2b+1``    draw key
 ``PLAIN_STREAM``       plain sampler                               draw index
 ``SEQUENCE_STREAM``    stream sampler                              value index
 ``DERIVE_DOMAIN + l``  seed tree, label ``l``                      child index
@@ -151,9 +154,32 @@ def random_bits(seed, stream, counter):
 
 
 @njit(cache=True, _nrt=False)
+def random_bits_pair(seed, stream, counter):
+    """Both 64-bit halves of the Philox block at ``(seed, stream, counter)``.
+
+    The first is :func:`random_bits` of the same address; the second is
+    ``x2 | (x3 << 32)``. Used where two outcomes share one block.
+    """
+    seed = np.uint64(seed)
+    stream = np.uint64(stream)
+    counter = np.uint64(counter)
+    x0, x1, x2, x3 = philox4x32_10(
+        counter & _MASK32, counter >> _SHIFT32, stream & _MASK32, stream >> _SHIFT32,
+        seed & _MASK32, seed >> _SHIFT32,
+    )
+    return x0 | (x1 << _SHIFT32), x2 | (x3 << _SHIFT32)
+
+
+@njit(cache=True, _nrt=False)
+def uniform_from_bits(bits):
+    """The 53-bit uniform ``(bits >> 11) * 2**-53`` in [0, 1)."""
+    return np.float64(bits >> _SHIFT11) * _TWO_POW_MINUS_53
+
+
+@njit(cache=True, _nrt=False)
 def random_uniform(seed, stream, counter):
     """A 53-bit uniform in [0, 1) at address ``(seed, stream, counter)``."""
-    return np.float64(random_bits(seed, stream, counter) >> _SHIFT11) * _TWO_POW_MINUS_53
+    return uniform_from_bits(random_bits(seed, stream, counter))
 
 
 @njit(cache=True, _nrt=False)

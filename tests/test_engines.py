@@ -499,3 +499,18 @@ def test_all_zero_or_empty_weights_draw_nothing():
     assert keyed_draw(1, 2, [0.0, -0.0]) == -1
     assert Haystack(1).to_dict()["needle_time"] == []
     assert np.all(np.isfinite(Haystack(1)._needles[TIME]))
+
+
+def test_keyed_race_is_the_full_race_on_its_documented_addresses():
+    """Pruning and shared blocks change nothing: the winner is the full race's argmin."""
+    schedule = np.random.default_rng(8)
+    for trial in range(400):
+        weights = schedule.integers(0, 5, size=schedule.integers(1, 12)).astype(float)
+        weights *= schedule.choice([1e-3, 1.0, 50.0])
+        seed, key = int(schedule.integers(0, 2**63)), int(schedule.integers(0, 2**63))
+        values = []
+        for j, w in enumerate(weights):
+            bits = rng.random_bits_pair(U(seed), U(rng.KEYED_DOMAIN + (j >> 1)), U(key))[j & 1]
+            values.append(rng.exponential_from_bits(bits) / w if w > 0 else np.inf)
+        expected = int(np.argmin(values)) if np.isfinite(min(values)) else -1
+        assert keyed_draw(seed, key, weights) == expected

@@ -143,3 +143,13 @@ def test_bad_seeds_are_rejected(bad):
         rng.check_seed(bad)
     with pytest.raises(ValueError):
         rng.board_seed(bad, 0)
+
+
+def test_bits_pair_extends_random_bits():
+    for seed, stream, counter in [(1, 2, 3), (2**64 - 1, 2**63, 2**40), (0, 0, 0)]:
+        first, second = rng.random_bits_pair(U(seed), U(stream), U(counter))
+        assert first == rng.random_bits(U(seed), U(stream), U(counter))
+        words = reference_philox4x32_10(
+            (counter & 0xFFFFFFFF, counter >> 32, stream & 0xFFFFFFFF, stream >> 32),
+            (seed & 0xFFFFFFFF, seed >> 32))
+        assert int(second) == words[2] | (words[3] << 32)
