@@ -511,6 +511,6 @@ def test_keyed_race_is_the_full_race_on_its_documented_addresses():
         values = []
         for j, w in enumerate(weights):
             bits = rng.random_bits_pair(U(seed), U(rng.KEYED_DOMAIN + (j >> 1)), U(key))[j & 1]
-            values.append(rng.exponential_from_bits(bits) / w if w > 0 else np.inf)
+            values.append(rng.exponential_from_bits(U(bits)) / w if w > 0 else np.inf)
         expected = int(np.argmin(values)) if np.isfinite(min(values)) else -1
         assert keyed_draw(seed, key, weights) == expected
