@@ -8,8 +8,12 @@
 Every engine has the same methods: ``draw(weights)``, ``draw_many(weights, n,
 replace=True)``, ``draw_hierarchical(tier_weights, outcome_weights,
 tier_start)``, ``to_dict()`` and ``from_dict(d)``. Weights are non-negative
-finite floats of any scale; an engine returns -1 when none is positive.
-``ENGINES`` maps each name to its class.
+finite floats of any scale; an engine returns -1 when none is positive. (A
+weight below 2**-1000 times the largest of its vector, a probability under
+1e-301, counts as zero.) ``ENGINES`` maps each name to its class.
+
+The jitted kernels behind these classes live in :mod:`autodup.kernels` and
+are re-exported here for callers that stay inside numba.
 """
 
 from __future__ import annotations
@@ -20,42 +24,73 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels
-from .kernels import ENGINE_HAYSTACK, ENGINE_KEYED, ENGINE_PLAIN, ENGINE_STREAM
+from .kernels import (  # noqa: F401  (re-exported: the kernels the game calls)
+    ENGINE_HAYSTACK,
+    ENGINE_KEYED,
+    ENGINE_PLAIN,
+    ENGINE_STREAM,
+    engine_draw,
+    engine_draw_hierarchical,
+    engine_draw_many,
+    engine_state,
+    haystack_race,
+    keyed_race,
+    sequence_draw,
+)
 from .rng import check_seed
 
-# Weights whose largest entry lies outside [2**-500, 2**500] are scaled by a
-# power of two (exact) so that sums and e / w neither overflow nor underflow.
+# Weights are scaled by a power of two (exact) when their largest entry lies
+# outside [2**-500, 2**500], so that sums and e / w neither overflow nor
+# underflow. Entries below 2**-1000 times the largest have a probability under
+# 1e-301 and are treated as zero: a race could not represent them.
 _SAFE_EXPONENT = 500
+_NEGLIGIBLE_EXPONENT = 1000
 _MAX_COUNT = 2.0**53
 
 
+def _checked_weights(weights, name: str) -> tuple[np.ndarray, float, float]:
+    """A validated float64 copy of ``weights``, its largest and smallest positive entries."""
+    if isinstance(weights, np.ndarray) and weights.dtype.kind == "c":
+        raise ValueError(f"{name} must be real numbers, got complex values")
+    try:
+        array = np.array(weights, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite: an entry does not fit a float64") from None
+    except (TypeError, ValueError) as error:
+        kind = "real numbers" if "complex" in str(error) else "a 1-D sequence of non-negative finite numbers"
+        raise ValueError(f"{name} must be {kind} ({error})") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
+    problem, index, largest, smallest = kernels.scan_weights(array)
+    if problem == kernels.WEIGHT_NOT_FINITE:
+        raise ValueError(f"{name} must be finite: {name}[{index}] is {array[index]}")
+    if problem == kernels.WEIGHT_NEGATIVE:
+        raise ValueError(f"{name} must be non-negative: {name}[{index}] is {array[index]}")
+    return array, largest, smallest
+
+
+def _safe_scale(array: np.ndarray, largest: float, smallest: float) -> np.ndarray:
+    """Scale by a power of two if ``largest`` is extreme; zero entries negligible next to it."""
+    if largest > 0.0:
+        exponent = math.frexp(largest)[1]
+        if abs(exponent) > _SAFE_EXPONENT:
+            array = np.ldexp(array, -exponent)
+            largest, smallest = math.ldexp(largest, -exponent), math.ldexp(smallest, -exponent)
+        floor = math.ldexp(largest, -_NEGLIGIBLE_EXPONENT)
+        if smallest < floor:
+            array[array < floor] = 0.0
+    return array
+
+
 def as_weights(weights, name: str = "weights") -> np.ndarray:
-    """Validate weights and return them as a fresh float64 array (n,).
+    """Validate weights and return them as a fresh float64 array (n,), on a safe scale.
 
     Raises
     ------
     ValueError
         If the weights are not a 1-D sequence of finite, non-negative real numbers.
     """
-    if isinstance(weights, np.ndarray) and weights.dtype.kind == "c":
-        raise ValueError(f"{name} must be real numbers, got complex values")
-    try:
-        array = np.array(weights, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        kind = "real numbers" if "complex" in str(error) else "a 1-D sequence of non-negative finite numbers"
-        raise ValueError(f"{name} must be {kind} ({error})") from None
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
-    problem, index, largest = kernels.scan_weights(array)
-    if problem == kernels.WEIGHT_NOT_FINITE:
-        raise ValueError(f"{name} must be finite: {name}[{index}] is {array[index]}")
-    if problem == kernels.WEIGHT_NEGATIVE:
-        raise ValueError(f"{name} must be non-negative: {name}[{index}] is {array[index]}")
-    if largest > 0.0:
-        exponent = math.frexp(largest)[1]
-        if abs(exponent) > _SAFE_EXPONENT:
-            array = np.ldexp(array, -exponent)
-    return array
+    return _safe_scale(*_checked_weights(weights, name))
 
 
 def _as_count(n, name: str = "n") -> int:
@@ -84,7 +119,7 @@ def as_tier_start(tier_start, n_tiers: int, n_outcomes: int) -> np.ndarray:
 
 
 class Sampler:
-    """Base class of the draw engines; use a subclass from ``ENGINES``.
+    """Base class of the draw engines; instantiate a subclass from ``ENGINES``.
 
     Parameters
     ----------
@@ -94,15 +129,19 @@ class Sampler:
 
     name = "sampler"
     engine = -1
+    # Whether the engine keeps per-outcome state (needles), tied to one layout.
+    uses_needles = False
 
     def __init__(self, seed: int):
+        if type(self).engine < 0:
+            raise TypeError(f"{type(self).__name__} is abstract: use one of {', '.join(ENGINES)}")
         self.seed = check_seed(seed)
         self._seed64 = np.uint64(self.seed)
         self._counter, self._needles, self._needle_count, self._clocks = kernels.engine_state(0, 1)
         # None until the first draw; then ("flat",) or ("hierarchical", tier_start tuple).
         self._layout = None
 
-    # -- state layout -----------------------------------------------------
+    # -- state layout (needles only) ------------------------------------------
 
     def _grow(self, n_needles: int) -> None:
         extra = n_needles - self._needle_count.shape[0]
@@ -110,11 +149,16 @@ class Sampler:
             self._needles = np.ascontiguousarray(np.concatenate([self._needles, np.zeros((3, extra))], axis=1))
             self._needle_count = np.concatenate([self._needle_count, np.zeros(extra, dtype=np.int64)])
 
-    def _use_flat(self, weights: np.ndarray) -> np.ndarray:
-        """Claim the flat layout; return weights padded to the needle count."""
-        if self._layout is not None and self._layout[0] != "flat":
+    def _check_flat(self) -> None:
+        if self.uses_needles and self._layout is not None and self._layout[0] != "flat":
             raise ValueError(f"this {type(self).__name__} already serves hierarchical draws; "
                              "use a separate one for flat draws")
+
+    def _use_flat(self, weights: np.ndarray) -> np.ndarray:
+        """Claim the flat layout; return weights padded to the needle count."""
+        if not self.uses_needles:
+            return weights
+        self._check_flat()
         self._layout = ("flat",)
         self._grow(weights.shape[0])
         n_needles = self._needle_count.shape[0]
@@ -124,6 +168,8 @@ class Sampler:
         return weights
 
     def _use_hierarchical(self, tier_start: np.ndarray) -> None:
+        if not self.uses_needles:
+            return
         layout = ("hierarchical", tuple(int(x) for x in tier_start))
         if self._layout is not None and self._layout != layout:
             raise ValueError(f"this {type(self).__name__} already serves draws with another layout "
@@ -175,14 +221,20 @@ class Sampler:
             int64, shape (m,), ``m <= n``; ``m < n`` only when the pool ran out.
         """
         n = _as_count(n)
-        w = as_weights(weights)
-        if not replace:
+        if not isinstance(replace, (bool, np.bool_)):
+            raise ValueError(f"replace must be True or False, got {replace!r}")
+        if replace:
+            w = as_weights(weights)
+        else:
             if not isinstance(weights, (np.ndarray, list)):
                 raise ValueError("draw_many(replace=False) decrements the caller's weights in place: "
                                  f"pass a numpy array or a list, not {type(weights).__name__}")
-            if np.any(w != np.floor(w)) or np.any(np.asarray(weights, dtype=np.float64) >= _MAX_COUNT):
+            if isinstance(weights, np.ndarray) and not weights.flags.writeable:
+                raise ValueError("draw_many(replace=False) decrements the caller's weights in place, "
+                                 "but the array is read-only")
+            w, largest, _ = _checked_weights(weights, "weights")
+            if np.any(w != np.floor(w)) or largest >= _MAX_COUNT:
                 raise ValueError("draw_many(replace=False) needs counts: integer weights below 2**53")
-            w = np.array(weights, dtype=np.float64)
         k = w.shape[0]
         w = self._use_flat(w)
         out = np.empty(n, dtype=np.int64)
@@ -237,25 +289,62 @@ class Sampler:
 
     @classmethod
     def from_dict(cls, state: dict) -> "Sampler":
-        """Rebuild an engine from :meth:`to_dict` output (of this class, or of ``Sampler`` for any)."""
+        """Rebuild an engine from :meth:`to_dict` output (of this class, or of ``Sampler`` for any).
+
+        Raises
+        ------
+        ValueError
+            If ``state`` is not a consistent state of this engine.
+        """
         try:
             engine_class = ENGINES[state["engine"]]
             if cls is not Sampler and engine_class is not cls:
                 raise ValueError(f"state is of engine {state['engine']!r}, not {cls.name!r}")
             sampler = engine_class(state["seed"])
-            sampler._counter[0] = int(state["counter"])
+            counter = int(state["counter"])
             layout = state["layout"]
-            sampler._layout = None if layout is None else (
-                (layout[0],) if len(layout) == 1 else (layout[0], tuple(int(x) for x in layout[1])))
-            times = np.array(state["needle_time"], dtype=np.float64).reshape(-1)
-            rates = np.array(state["needle_rate"], dtype=np.float64).reshape(-1)
-            sampler._needle_count = np.array(state["needle_count"], dtype=np.int64).reshape(-1)
-            sampler._clocks = np.array(state["clocks"], dtype=np.float64).reshape(-1)
-        except (KeyError, TypeError, IndexError, ValueError) as error:
+            times = np.array(state["needle_time"], dtype=np.float64)
+            rates = np.array(state["needle_rate"], dtype=np.float64)
+            counts = np.array(state["needle_count"], dtype=np.int64)
+            clocks = np.array(state["clocks"], dtype=np.float64)
+        except ValueError as error:
+            raise ValueError(f"not a draw-engine state: {error}") from None
+        except (KeyError, TypeError, IndexError, OverflowError) as error:
             raise ValueError(f"not a draw-engine state: {error!r}") from None
-        n = sampler._needle_count.shape[0]
-        if times.shape[0] != n or rates.shape[0] != n or sampler._clocks.size == 0:
-            raise ValueError("not a draw-engine state: needle arrays differ in length or clocks are missing")
+        if not 0 <= counter < 2**63:
+            raise ValueError(f"not a draw-engine state: counter {counter} out of range")
+        if any(a.ndim != 1 for a in (times, rates, counts, clocks)):
+            raise ValueError("not a draw-engine state: needle arrays and clocks must be 1-D lists")
+        n = counts.shape[0]
+        if times.shape[0] != n or rates.shape[0] != n:
+            raise ValueError("not a draw-engine state: needle arrays differ in length")
+        if np.any(counts < 0) or np.any(~np.isfinite(rates)) or np.any(rates < 0) or np.any(np.isnan(times)) \
+                or np.any(~np.isfinite(clocks)):
+            raise ValueError("not a draw-engine state: negative counts or rates, or non-finite times")
+        if layout is None:
+            expected_needles, expected_clocks, parsed = 0, 1, None
+        elif isinstance(layout, list) and layout == ["flat"]:
+            expected_needles, expected_clocks, parsed = n, 1, ("flat",)
+        elif isinstance(layout, list) and len(layout) == 2 and layout[0] == "hierarchical":
+            try:
+                bounds = np.array(layout[1], dtype=np.int64)
+                bounds = as_tier_start(bounds, bounds.shape[0] - 1, int(bounds[-1]))
+            except (TypeError, ValueError, IndexError, OverflowError) as error:
+                raise ValueError(f"not a draw-engine state: bad tier layout ({error})") from None
+            n_tiers = bounds.shape[0] - 1
+            expected_needles, expected_clocks = int(bounds[-1]) + n_tiers, n_tiers + 1
+            parsed = ("hierarchical", tuple(int(x) for x in bounds))
+        else:
+            raise ValueError(f"not a draw-engine state: unknown layout {layout!r}")
+        if not sampler.uses_needles and (parsed is not None or n):
+            raise ValueError(f"not a draw-engine state: a {engine_class.__name__} has no needles or layout")
+        if n != expected_needles or clocks.shape[0] != expected_clocks:
+            raise ValueError(f"not a draw-engine state: layout {layout!r} needs {expected_needles} needles and "
+                             f"{expected_clocks} clocks, got {n} and {clocks.shape[0]}")
+        sampler._counter[0] = counter
+        sampler._layout = parsed
+        sampler._needle_count = counts
+        sampler._clocks = clocks
         sampler._needles = np.zeros((3, n))
         sampler._needles[kernels.TIME] = times
         sampler._needles[kernels.RATE] = rates
@@ -299,13 +388,16 @@ class Haystack(Sampler):
     weight is positive.
 
     Complexity: O(n) comparisons per draw over n outcomes (10,000 outcomes:
-    a few microseconds), one fresh random value per draw, one division per
-    weight that changed since the previous draw; memory 24 bytes per outcome
-    ever seen.
+    about 15 microseconds), one fresh random value per draw, one division per
+    weight that changed since the previous draw; memory 32 bytes per outcome.
+
+    A haystack serves either flat draws or hierarchical draws of one tier
+    layout, since its needles and clocks are laid out for that.
     """
 
     name = "haystack"
     engine = ENGINE_HAYSTACK
+    uses_needles = True
 
     def created(self) -> np.ndarray:
         """Indices of the needles created so far (int64), for inspecting laziness."""
@@ -394,14 +486,22 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
     for k, haystack in enumerate(haystacks):
         if not isinstance(haystack, Haystack):
             raise ValueError(f"haystacks[{k}] is a {type(haystack).__name__}, not a Haystack")
-    prepared = []
-    for k, (haystack, weights) in enumerate(zip(haystacks, weights_list)):
-        w = as_weights(weights, f"weights_list[{k}]")
-        if equal_totals:
+    checked = [_checked_weights(weights, f"weights_list[{k}]") for k, weights in enumerate(weights_list)]
+    for haystack in haystacks:
+        haystack._check_flat()
+    if equal_totals:
+        scaled = []
+        for w, largest, smallest in checked:
+            w = _safe_scale(w, largest, smallest)
             total = w.sum()
-            if total > 0.0:
-                w = w / total
-        prepared.append(haystack._use_flat(w))
+            scaled.append(w / total if total > 0.0 else w)
+    else:
+        # One shared scale, so that weights stay comparable across haystacks.
+        largest = max((c[1] for c in checked), default=0.0)
+        smallest = min((c[2] for c in checked), default=np.inf)
+        joined = _safe_scale(np.concatenate([c[0] for c in checked]) if checked else np.zeros(0), largest, smallest)
+        scaled = np.split(joined, np.cumsum([c[0].shape[0] for c in checked])[:-1])
+    prepared = [haystack._use_flat(np.ascontiguousarray(w)) for haystack, w in zip(haystacks, scaled)]
     winner, winner_index, winner_gap = -1, -1, np.inf
     for k, (haystack, w) in enumerate(zip(haystacks, prepared)):
         best, best_time = kernels.haystack_update(

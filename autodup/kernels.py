@@ -125,22 +125,25 @@ def scan_weights(weights):
 
     Returns
     -------
-    (int, int, float)
+    (int, int, float, float)
         ``WEIGHTS_OK``, ``WEIGHT_NOT_FINITE`` or ``WEIGHT_NEGATIVE``; the index
-        of the first bad entry (-1 if none); the largest weight.
+        of the first bad entry (-1 if none); the largest weight; the smallest
+        positive weight (inf if none).
     """
     largest = 0.0
+    smallest = np.inf
     for i in range(weights.shape[0]):
         w = weights[i]
         if not np.isfinite(w):
-            return WEIGHT_NOT_FINITE, i, largest
+            return WEIGHT_NOT_FINITE, i, largest, smallest
         if w < 0.0:
-            return WEIGHT_NEGATIVE, i, largest
+            return WEIGHT_NEGATIVE, i, largest, smallest
         if w == 0.0:
             weights[i] = 0.0
-        elif w > largest:
-            largest = w
-    return WEIGHTS_OK, -1, largest
+        else:
+            largest = max(largest, w)
+            smallest = min(smallest, w)
+    return WEIGHTS_OK, -1, largest, smallest
 
 
 # --------------------------------------------------------------------------
@@ -223,7 +226,8 @@ def _reweigh_needle(seed, needles, needle_count, clock, s, w):
     elif old == 0.0:
         needles[TIME, s] = clock + needles[TIME, s] / w
     elif w > 0.0:
-        needles[TIME, s] = clock + (needles[TIME, s] - clock) * (old / w)
+        # Through the residual (an Exp(1)-sized number): a ratio old / w could overflow.
+        needles[TIME, s] = clock + ((needles[TIME, s] - clock) * old) / w
     else:
         needles[TIME, s] = (needles[TIME, s] - clock) * old
     needles[RATE, s] = w

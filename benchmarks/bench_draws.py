@@ -7,8 +7,9 @@ every draw as they do in a game (shops and benches hold units). "flat" races
 all 58 champions by copies left; "hier" first races the tiers by level-7 shop
 odds (tiers with no copies skipped), then the champions of the chosen tier by
 copies left. The pool bookkeeping is the same for every engine, so ratios to
-``plain`` measure the engines alone. Each figure is the best of several
-repeats; ratios are taken within the same run. The loops here are compiled
+``plain`` measure the engines alone. Repeats are interleaved across engines
+and each figure is the median (the best is reported too); ratios are taken
+within the same run. The loops here are compiled
 afresh on every run (no cache), so they always inline the current kernels.
 
 Also reported: a 10,000-outcome flat pool (a deckbuilder), for the engines'
@@ -102,44 +103,43 @@ def _run_hierarchical(engine, n_draws, copies, tier_of, tier_start, odds, held):
     return checksum
 
 
-def _time_best(function, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
+def _seconds(function) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
 
 
 def measure(draws: int, repeats: int, large_draws: int) -> dict:
     copies, tier_of, tier_start = set4_pool()
     held = lambda: np.full(HELD_UNITS, -1, dtype=np.int64)  # noqa: E731
-    # Compile (or load from cache) before timing.
+    cases = {}
+    for name, code in ENGINE_CODES.items():
+        n = draws if name != "keyed" else max(draws // 10, 1)
+        cases[f"{name}/flat"] = (n, lambda code=code, n=n: _run_flat(code, n, copies.copy(), held()))
+        cases[f"{name}/hier"] = (n, lambda code=code, n=n: _run_hierarchical(
+            code, n, copies.copy(), tier_of, tier_start, LEVEL7_ODDS, held()))
+    large = np.full(10_000, 3.0)
+    for name in ("plain", "haystack"):
+        code = ENGINE_CODES[name]
+        cases[f"{name}/flat10k"] = (large_draws, lambda code=code: _run_flat(code, large_draws, large.copy(), held()))
+    # Compile before timing; then interleave the repeats so that a slow spell of
+    # the machine hits every engine alike.
     for code in ENGINE_CODES.values():
         _run_flat(code, 10, copies.copy(), held())
         _run_hierarchical(code, 10, copies.copy(), tier_of, tier_start, LEVEL7_ODDS, held())
-    ns = {}
-    for name, code in ENGINE_CODES.items():
-        n = draws if name != "keyed" else max(draws // 10, 1)
-        ns[f"{name}/flat"] = _time_best(lambda: _run_flat(code, n, copies.copy(), held()), repeats) / n * 1e9
-        ns[f"{name}/hier"] = _time_best(
-            lambda: _run_hierarchical(code, n, copies.copy(), tier_of, tier_start, LEVEL7_ODDS, held()),
-            repeats) / n * 1e9
+    samples = {key: [] for key in cases}
+    for _ in range(repeats):
+        for key, (n, run) in cases.items():
+            samples[key].append(_seconds(run) / n * 1e9)
+    median = {key: float(np.median(values)) for key, values in samples.items()}
+    best = {key: float(np.min(values)) for key, values in samples.items()}
     order = [f"{e}/{k}" for e in ENGINE_CODES for k in ("flat", "hier")]
-    ns = {key: ns[key] for key in order}
-    ratio = {key: ns[key] / ns["plain/" + key.split("/")[1]] for key in order if not key.startswith("plain/")}
-
-    large = np.full(10_000, 3.0)
-    large_ns = {}
-    for name in ("plain", "haystack"):
-        code = ENGINE_CODES[name]
-        _run_flat(code, 10, large.copy(), held())
-        large_ns[f"{name}/flat10k"] = _time_best(
-            lambda: _run_flat(code, large_draws, large.copy(), held()), repeats) / large_draws * 1e9
     return {
-        "ns_per_draw": ns,
-        "ratio_to_plain": ratio,
-        "large_pool_ns_per_draw": large_ns,
+        "ns_per_draw": {key: median[key] for key in order},
+        "ratio_to_plain": {key: median[key] / median["plain/" + key.split("/")[1]]
+                           for key in order if not key.startswith("plain/")},
+        "best_ns_per_draw": {key: best[key] for key in order},
+        "large_pool_ns_per_draw": {key: median[key] for key in cases if key.endswith("10k")},
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "python": platform.python_version()},
         "draws": draws,
@@ -150,7 +150,7 @@ def measure(draws: int, repeats: int, large_draws: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1_000_000, help="draws per measurement (keyed: a tenth)")
-    parser.add_argument("--repeats", type=int, default=5, help="repeats; the best is kept")
+    parser.add_argument("--repeats", type=int, default=7, help="interleaved repeats; medians are reported")
     parser.add_argument("--large-draws", type=int, default=20_000, help="draws over the 10,000-outcome pool")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
@@ -158,7 +158,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"ns per draw, best of {args.repeats} ({args.draws:,} draws; keyed {max(args.draws // 10, 1):,})")
+    print(f"ns per draw, median of {args.repeats} interleaved repeats "
+          f"({args.draws:,} draws; keyed {max(args.draws // 10, 1):,})")
     print(f"{'engine':<10} {'flat':>9} {'hier':>9} {'flat/plain':>11} {'hier/plain':>11}")
     for name in ENGINE_CODES:
         flat, hier = result["ns_per_draw"][f"{name}/flat"], result["ns_per_draw"][f"{name}/hier"]

@@ -12,7 +12,7 @@ import pytest
 
 from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
 from autodup import rng
-from autodup.kernels import TIME
+from autodup.kernels import REBASE_CLOCK
 
 from .stats_helpers import (
     P_FLOOR,
@@ -497,8 +497,6 @@ def test_all_zero_or_empty_weights_draw_nothing():
         assert make_sampler(name, 1).draw([]) == -1
         assert make_sampler(name, 1).draw_many([0.0], 5).size == 0
     assert keyed_draw(1, 2, [0.0, -0.0]) == -1
-    assert Haystack(1).to_dict()["needle_time"] == []
-    assert np.all(np.isfinite(Haystack(1)._needles[TIME]))
 
 
 def test_keyed_race_is_the_full_race_on_its_documented_addresses():
@@ -514,3 +512,125 @@ def test_keyed_race_is_the_full_race_on_its_documented_addresses():
             values.append(rng.exponential_from_bits(U(bits)) / w if w > 0 else np.inf)
         expected = int(np.argmin(values)) if np.isfinite(min(values)) else -1
         assert keyed_draw(seed, key, weights) == expected
+
+
+# --------------------------------------------------------------------------
+# extremes: re-basing, scales, states from outside
+# --------------------------------------------------------------------------
+
+
+def test_long_runs_rebase_the_clock_and_stay_exact():
+    """Tiny weights move the clock ~1e5 per draw: it is re-based again and again."""
+    weights = np.array([1e-5, 2e-5, 3e-5])
+    haystack = Haystack(21)
+    draws = haystack.draw_many(weights, 60_001)
+    assert haystack.to_dict()["clocks"][0] < REBASE_CLOCK  # elapsed time is ~1e9
+    assert goodness_of_fit(np.bincount(draws, minlength=3), weights) > P_FLOOR
+    pairs = draws[:-1] * 3 + draws[1:]
+    p = weights / weights.sum()
+    assert goodness_of_fit(np.bincount(pairs, minlength=9), np.outer(p, p).ravel()) > P_FLOOR
+
+
+def test_hierarchical_rebase_and_resume_match_an_uninterrupted_run():
+    tiers, outcomes, starts = np.array([1e-6, 3e-6]), np.array([1e-6, 2e-6, 1e-6, 5e-6]), np.array([0, 2, 4])
+    straight = Haystack(4)
+    expected = [straight.draw_hierarchical(tiers, outcomes, starts) for _ in range(3000)]
+    resumed, got = Haystack(4), []
+    for chunk in range(10):
+        got += [resumed.draw_hierarchical(tiers, outcomes, starts) for _ in range(300)]
+        resumed = Haystack.from_dict(json.loads(json.dumps(resumed.to_dict(), allow_nan=False)))
+    assert got == expected
+    assert max(straight.to_dict()["clocks"]) < REBASE_CLOCK
+
+
+@pytest.mark.parametrize("history", [
+    [[1.0, 1e-320]],                                   # created with a weight far below the other
+    [[1.0, 2.0**499], [1.0, 2.0**-530]],               # rescaled across 2**1029
+    [[2.0**-1000, 1.0], [1.0, 2.0**-1070], [3.0, 1e300]],
+])
+def test_no_needle_is_blocked_by_extreme_weights(history):
+    haystack = Haystack(12)
+    for weights in history:
+        haystack.draw(weights)
+    json.dumps(haystack.to_dict(), allow_nan=False)
+    draws = haystack.draw_many([1.0, 1.0], 4000)
+    assert goodness_of_fit(np.bincount(draws, minlength=2), [1, 1]) > P_FLOOR
+
+
+def test_race_keeps_scales_comparable_across_haystacks():
+    wins = [race([Haystack(2 * s), Haystack(2 * s + 1)], [[2.0**600], [1.0]], equal_totals=False)[0]
+            for s in range(300)]
+    assert wins == [0] * 300
+    counts = np.zeros(2)
+    for s in range(20_000):
+        counts[race([Haystack(2 * s), Haystack(2 * s + 1)], [[2.0**-700 * 3], [2.0**-700]],
+                    equal_totals=False)[0]] += 1
+    assert goodness_of_fit(counts, [3, 1]) > P_FLOOR
+
+
+def test_races_after_solo_draws_of_other_lengths_stay_exact():
+    counts = np.zeros(6)
+    for s in range(20_000):
+        seats = [Haystack(2 * s), Haystack(2 * s + 1)]
+        seats[0].draw_many(np.arange(8.0), 3)
+        k, i = race(seats, [[1.0, 2.0], [0.0, 1.0, 2.0]], equal_totals=False)
+        counts[3 * k + i] += 1
+    assert goodness_of_fit(counts, [1, 2, 0, 0, 1, 2]) > P_FLOOR
+
+
+@pytest.mark.parametrize("change", [
+    {"layout": ["hierarchical", [0, 2, 4]], "clocks": [0.0]},
+    {"layout": ["hierarchical", [0, 2, 4]], "needle_time": [0.0], "needle_rate": [0.0], "needle_count": [0]},
+    {"layout": ["spiral"]},
+    {"layout": ["hierarchical", [0, 3, 2]]},
+    {"needle_count": [-1, 0, 0, 0, 0, 0]},
+    {"needle_rate": [-1.0, 0, 0, 0, 0, 0]},
+    {"needle_time": [float("nan"), 0, 0, 0, 0, 0]},
+    {"counter": 2**70},
+    {"counter": -1},
+    {"clocks": [[0.0]]},
+    {"seed": -5},
+    {"needle_time": "abc"},
+])
+def test_from_dict_refuses_inconsistent_states(change):
+    haystack = Haystack(3)
+    haystack.draw_hierarchical([1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0, 2, 4])
+    state = {**haystack.to_dict(), **change}
+    with pytest.raises(ValueError, match="not a draw-engine state|seed"):
+        Haystack.from_dict(state)
+
+
+def test_needle_free_engines_refuse_needles_and_need_no_layout():
+    state = PlainSampler(1).to_dict()
+    assert state["layout"] is None and state["needle_time"] == []
+    with pytest.raises(ValueError, match="no needles"):
+        PlainSampler.from_dict({**state, "layout": ["flat"]})
+    for name in ("plain", "stream", "keyed"):
+        sampler = make_sampler(name, 2)
+        sampler.draw([1.0, 2.0])
+        assert sampler.draw_hierarchical([1.0], [1.0, 2.0], [0, 2]) in (0, 1)
+
+
+def test_the_base_class_is_abstract():
+    from autodup import Sampler
+
+    with pytest.raises(TypeError, match="abstract"):
+        Sampler(1)
+
+
+def test_failed_calls_change_nothing():
+    counts = np.array([2.0, 3.0])
+    counts.setflags(write=False)
+    haystack = Haystack(5)
+    before = haystack.to_dict()
+    with pytest.raises(ValueError, match="read-only"):
+        haystack.draw_many(counts, 2, replace=False)
+    with pytest.raises(ValueError, match="replace must be True or False"):
+        haystack.draw_many([1.0, 2.0], 2, replace="no")
+    with pytest.raises(ValueError, match="finite"):
+        haystack.draw([10**400, 1])
+    assert haystack.to_dict() == before
+    seats = [Haystack(1), Haystack(2)]
+    with pytest.raises(ValueError, match="non-negative"):
+        race(seats, [[1.0, 2.0], [-1.0]])
+    assert seats[0].to_dict() == Haystack(1).to_dict()
