@@ -39,13 +39,16 @@ from .kernels import (  # noqa: F401  (re-exported: the kernels the game calls)
 )
 from .rng import check_seed
 
-# Weights are scaled by a power of two (exact) when their largest entry lies
-# outside [2**-500, 2**500], so that sums and e / w neither overflow nor
-# underflow. Entries below 2**-1000 times the largest have a probability under
-# 1e-301 and are treated as zero: a race could not represent them.
-_SAFE_EXPONENT = 500
-_NEGLIGIBLE_EXPONENT = 1000
+# Every weight vector is scaled by a power of two (exact) so that its largest
+# entry lies in [0.5, 1): sums and e / w can neither overflow nor underflow,
+# and a haystack's clock (re-based at 1) keeps its precision relative to the
+# gaps between needles. Entries below 2**-1000 of the largest have a
+# probability under 1e-301 and are treated as zero: a race could not
+# represent them.
+_NEGLIGIBLE = 2.0**-1000
 _MAX_COUNT = 2.0**53
+# Counters and occurrence counts in a saved state stay far from int64 overflow.
+_MAX_STATE_COUNT = 2**62
 
 
 def _checked_weights(weights, name: str) -> tuple[np.ndarray, float, float]:
@@ -69,16 +72,16 @@ def _checked_weights(weights, name: str) -> tuple[np.ndarray, float, float]:
     return array, largest, smallest
 
 
+def _power_of_two_scale(largest: float) -> float:
+    """The power of two that brings ``largest`` (>= 1) into [0.5, 1)."""
+    return math.ldexp(1.0, -math.frexp(largest)[1])
+
+
 def _safe_scale(array: np.ndarray, largest: float, smallest: float) -> np.ndarray:
-    """Scale by a power of two if ``largest`` is extreme; zero entries negligible next to it."""
+    """Scale so the largest entry is in [0.5, 1); zero entries negligible next to it."""
     if largest > 0.0:
-        exponent = math.frexp(largest)[1]
-        if abs(exponent) > _SAFE_EXPONENT:
-            array = np.ldexp(array, -exponent)
-            largest, smallest = math.ldexp(largest, -exponent), math.ldexp(smallest, -exponent)
-        floor = math.ldexp(largest, -_NEGLIGIBLE_EXPONENT)
-        if smallest < floor:
-            array[array < floor] = 0.0
+        array = np.ldexp(array, -math.frexp(largest)[1])
+        array[array < _NEGLIGIBLE] = 0.0
     return array
 
 
@@ -235,16 +238,21 @@ class Sampler:
             w, largest, _ = _checked_weights(weights, "weights")
             if np.any(w != np.floor(w)) or largest >= _MAX_COUNT:
                 raise ValueError("draw_many(replace=False) needs counts: integer weights below 2**53")
+            # Counts below 2**53 scale exactly by a power of two, and so does each decrement.
+            unit = _power_of_two_scale(largest) if largest > 0.0 else 1.0
+            w *= unit
         k = w.shape[0]
         w = self._use_flat(w)
         out = np.empty(n, dtype=np.int64)
-        made = kernels.engine_draw_many(*self._kernel_state(), w, n, bool(replace), out)
+        made = kernels.engine_draw_many(*self._kernel_state(), w, n, bool(replace),
+                                        1.0 if replace else unit, out)
         if not replace:
+            counts = w[:k] / unit
             if isinstance(weights, np.ndarray):
-                weights[...] = w[:k].astype(weights.dtype)
+                weights[...] = counts.astype(weights.dtype)
             else:
                 for i in range(k):
-                    weights[i] = type(weights[i])(w[i])
+                    weights[i] = type(weights[i])(counts[i])
         return out[:made]
 
     def draw_hierarchical(self, tier_weights, outcome_weights, tier_start) -> int:
@@ -301,39 +309,47 @@ class Sampler:
             if cls is not Sampler and engine_class is not cls:
                 raise ValueError(f"state is of engine {state['engine']!r}, not {cls.name!r}")
             sampler = engine_class(state["seed"])
-            counter = int(state["counter"])
+            counter = state["counter"]
             layout = state["layout"]
+            raw_counts = list(state["needle_count"])
             times = np.array(state["needle_time"], dtype=np.float64)
             rates = np.array(state["needle_rate"], dtype=np.float64)
-            counts = np.array(state["needle_count"], dtype=np.int64)
             clocks = np.array(state["clocks"], dtype=np.float64)
         except ValueError as error:
             raise ValueError(f"not a draw-engine state: {error}") from None
         except (KeyError, TypeError, IndexError, OverflowError) as error:
             raise ValueError(f"not a draw-engine state: {error!r}") from None
-        if not 0 <= counter < 2**63:
-            raise ValueError(f"not a draw-engine state: counter {counter} out of range")
-        if any(a.ndim != 1 for a in (times, rates, counts, clocks)):
+
+        def integers(values) -> bool:
+            return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+        if not integers([counter]) or not 0 <= counter < _MAX_STATE_COUNT:
+            raise ValueError(f"not a draw-engine state: counter must be an integer in [0, 2**62), got {counter!r}")
+        if not integers(raw_counts) or any(not 0 <= c < _MAX_STATE_COUNT for c in raw_counts):
+            raise ValueError("not a draw-engine state: needle counts must be integers in [0, 2**62)")
+        counts = np.array(raw_counts, dtype=np.int64).reshape(-1)
+        if any(a.ndim != 1 for a in (times, rates, clocks)):
             raise ValueError("not a draw-engine state: needle arrays and clocks must be 1-D lists")
         n = counts.shape[0]
         if times.shape[0] != n or rates.shape[0] != n:
             raise ValueError("not a draw-engine state: needle arrays differ in length")
-        if np.any(counts < 0) or np.any(~np.isfinite(rates)) or np.any(rates < 0) or np.any(np.isnan(times)) \
-                or np.any(~np.isfinite(clocks)):
-            raise ValueError("not a draw-engine state: negative counts or rates, or non-finite times")
         if layout is None:
             expected_needles, expected_clocks, parsed = 0, 1, None
+            group_of = np.zeros(n, dtype=np.int64)
         elif isinstance(layout, list) and layout == ["flat"]:
             expected_needles, expected_clocks, parsed = n, 1, ("flat",)
+            group_of = np.zeros(n, dtype=np.int64)
         elif isinstance(layout, list) and len(layout) == 2 and layout[0] == "hierarchical":
+            if not isinstance(layout[1], list) or len(layout[1]) < 1 or not integers(layout[1]):
+                raise ValueError("not a draw-engine state: tier layout must be a list of integers")
             try:
-                bounds = np.array(layout[1], dtype=np.int64)
-                bounds = as_tier_start(bounds, bounds.shape[0] - 1, int(bounds[-1]))
-            except (TypeError, ValueError, IndexError, OverflowError) as error:
+                bounds = as_tier_start(layout[1], len(layout[1]) - 1, layout[1][-1])
+            except ValueError as error:
                 raise ValueError(f"not a draw-engine state: bad tier layout ({error})") from None
             n_tiers = bounds.shape[0] - 1
             expected_needles, expected_clocks = int(bounds[-1]) + n_tiers, n_tiers + 1
             parsed = ("hierarchical", tuple(int(x) for x in bounds))
+            group_of = np.concatenate([np.repeat(np.arange(n_tiers), np.diff(bounds)), np.full(n_tiers, n_tiers)])
         else:
             raise ValueError(f"not a draw-engine state: unknown layout {layout!r}")
         if not sampler.uses_needles and (parsed is not None or n):
@@ -341,6 +357,16 @@ class Sampler:
         if n != expected_needles or clocks.shape[0] != expected_clocks:
             raise ValueError(f"not a draw-engine state: layout {layout!r} needs {expected_needles} needles and "
                              f"{expected_clocks} clocks, got {n} and {clocks.shape[0]}")
+        if not (np.all(np.isfinite(times)) and np.all(np.isfinite(rates)) and np.all(np.isfinite(clocks))):
+            raise ValueError("not a draw-engine state: times, rates and clocks must be finite")
+        if np.any(rates < 0) or np.any(clocks < 0):
+            raise ValueError("not a draw-engine state: negative rates or clocks")
+        fresh = counts == 0
+        active = ~fresh & (rates > 0)
+        if np.any(rates[fresh] != 0) or np.any(times[fresh] != 0):
+            raise ValueError("not a draw-engine state: a needle never created has a rate or time")
+        if np.any(times[active] < clocks[group_of[active]]) or np.any(times[~fresh & ~active] < 0):
+            raise ValueError("not a draw-engine state: a needle arrives before its clock, or a residual is negative")
         sampler._counter[0] = counter
         sampler._layout = parsed
         sampler._needle_count = counts
@@ -494,7 +520,10 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
         for w, largest, smallest in checked:
             w = _safe_scale(w, largest, smallest)
             total = w.sum()
-            scaled.append(w / total if total > 0.0 else w)
+            if total > 0.0:
+                w = w / total
+                w[w < _NEGLIGIBLE] = 0.0
+            scaled.append(w)
     else:
         # One shared scale, so that weights stay comparable across haystacks.
         largest = max((c[1] for c in checked), default=0.0)

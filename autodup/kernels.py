@@ -74,9 +74,14 @@ TIME = 0
 RATE = 1
 NEXT = 2
 
-# Re-base a group's absolute times once its clock passes this, so that
-# differences of times keep their precision however long a haystack lives.
-REBASE_CLOCK = 2.0**16
+# Re-base a group's absolute times once its clock passes 1: the clock's
+# rounding (at most 2**-53) then stays far below any gap between needles
+# (about 1 / total weight), however long a haystack lives. A re-base costs one
+# pass over the group and comes about once per "total weight" draws, so it is
+# O(1) per draw amortized. Kernels expect weights on a stable scale, as copies
+# and odds are; the Python API scales every weight vector to a largest entry
+# in [0.5, 1).
+REBASE_CLOCK = 1.0
 
 # The draw kernels allocate nothing. Compiling them without the Numba runtime
 # drops the atomic reference counting of array arguments at every call between
@@ -433,12 +438,12 @@ def engine_draw_hierarchical(engine, seed, counter, needles, needle_count, clock
 
 @kernel
 def engine_draw_many(engine, seed, counter, needles, needle_count, clocks,
-                     weights, n, replace, out):
+                     weights, n, replace, unit, out):
     """``n`` successive :func:`engine_draw` calls into ``out`` (int64 (n,)).
 
-    Without replacement, the drawn entry of ``weights`` is decremented by one
-    after each draw. Returns how many draws were made (fewer than ``n`` when
-    no weight is positive any more).
+    Without replacement, the drawn entry of ``weights`` is decremented by
+    ``unit`` (one item, in the weights' scale) after each draw. Returns how
+    many draws were made (fewer than ``n`` when no weight is positive any more).
     """
     for d in range(n):
         j = engine_draw(engine, seed, counter, needles, needle_count, clocks, weights)
@@ -446,5 +451,5 @@ def engine_draw_many(engine, seed, counter, needles, needle_count, clocks,
             return d
         out[d] = j
         if not replace:
-            weights[j] -= 1.0
+            weights[j] -= unit
     return n

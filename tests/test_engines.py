@@ -418,7 +418,7 @@ def test_zero_weight_needles_are_untouched_while_parked():
     assert haystack.draw([0.0, 1.0, 2.0]) != 0
     parked = haystack.to_dict()["needle_time"][0]
     # Parking keeps the leftover normalized position: (arrival - clock) * old weight.
-    assert parked == (active["needle_time"][0] - active["clocks"][0]) * 1.0
+    assert parked == (active["needle_time"][0] - active["clocks"][0]) * active["needle_rate"][0]
     for _ in range(30):
         assert haystack.draw([0.0, 1.0, 2.0]) != 0
     assert haystack.to_dict()["needle_time"][0] == parked
@@ -547,6 +547,10 @@ def test_hierarchical_rebase_and_resume_match_an_uninterrupted_run():
     [[1.0, 1e-320]],                                   # created with a weight far below the other
     [[1.0, 2.0**499], [1.0, 2.0**-530]],               # rescaled across 2**1029
     [[2.0**-1000, 1.0], [1.0, 2.0**-1070], [3.0, 1e300]],
+    [[2.0**-501, 5e-324]],                             # a subnormal next to a tiny largest weight
+    [[1.0, 1.0], [2.0**-100, 5e-324]],                 # rescaled to a subnormal
+    [[1.0, 1.0], [1.0, 0.0], [2.0**-100, 5e-324]],     # parked, then woken with a subnormal
+    [[1.0, 1.0]] * 300 + [[2.0**60, 2.0**60]],         # a jump of 2**60 in scale after a long run
 ])
 def test_no_needle_is_blocked_by_extreme_weights(history):
     haystack = Haystack(12)
@@ -554,6 +558,25 @@ def test_no_needle_is_blocked_by_extreme_weights(history):
         haystack.draw(weights)
     json.dumps(haystack.to_dict(), allow_nan=False)
     draws = haystack.draw_many([1.0, 1.0], 4000)
+    assert goodness_of_fit(np.bincount(draws, minlength=2), [1, 1]) > P_FLOOR
+
+
+def test_equal_totals_never_leave_an_unrepresentable_weight():
+    from autodup.kernels import RATE
+
+    seats = [Haystack(1), Haystack(2)]
+    many = np.ones(2**21)
+    many[-1] = 2.0**-999  # survives scaling, but not division by a total of 2**20
+    race(seats, [many, [1.0]])
+    rates = seats[0]._needles[RATE]
+    assert np.all((rates == 0) | (rates >= 2.0**-1000))
+    assert np.all(np.isfinite(seats[0]._needles))
+
+
+def test_weight_scale_jumps_do_not_bias_draws():
+    haystack = Haystack(6)
+    haystack.draw_many([1.0, 1.0], 1000)
+    draws = haystack.draw_many([2.0**60, 2.0**60], 4000)
     assert goodness_of_fit(np.bincount(draws, minlength=2), [1, 1]) > P_FLOOR
 
 
@@ -591,6 +614,15 @@ def test_races_after_solo_draws_of_other_lengths_stay_exact():
     {"clocks": [[0.0]]},
     {"seed": -5},
     {"needle_time": "abc"},
+    {"needle_time": [float("inf"), 0, 0, 0, 0, 0]},
+    {"needle_time": [float("-inf"), 0, 0, 0, 0, 0]},
+    {"needle_count": [2**63 - 1, 0, 0, 0, 0, 0]},
+    {"needle_count": [1.7, 0, 0, 0, 0, 0]},
+    {"counter": 2**63 - 1},
+    {"counter": 1.0},
+    {"layout": ["hierarchical", [0, 2.9, 4]]},
+    {"layout": ["hierarchical", ["0", "2", "4"]]},
+    {"clocks": [0.0, 0.0, -1.0]},
 ])
 def test_from_dict_refuses_inconsistent_states(change):
     haystack = Haystack(3)
@@ -598,6 +630,23 @@ def test_from_dict_refuses_inconsistent_states(change):
     state = {**haystack.to_dict(), **change}
     with pytest.raises(ValueError, match="not a draw-engine state|seed"):
         Haystack.from_dict(state)
+
+
+def test_from_dict_refuses_states_that_break_needle_invariants():
+    haystack = Haystack(3)
+    haystack.draw([1.0, 1.0, 0.0, 0.0])
+    haystack.draw([0.0, 1.0, 0.0, 0.0])  # parks needle 0
+    good = haystack.to_dict()
+    Haystack.from_dict(good)
+    clock = good["clocks"][0]
+    broken = [
+        {"needle_rate": [0.0, good["needle_rate"][1], 0.5, 0.0]},                 # rate on a needle never created
+        {"needle_time": [good["needle_time"][0], clock - 1.0, 0.0, 0.0]},          # active needle before its clock
+        {"needle_time": [-0.5, good["needle_time"][1], 0.0, 0.0]},                 # negative parked residual
+    ]
+    for change in broken:
+        with pytest.raises(ValueError, match="not a draw-engine state"):
+            Haystack.from_dict({**good, **change})
 
 
 def test_needle_free_engines_refuse_needles_and_need_no_layout():
