@@ -1,4 +1,4 @@
-"""Command line: ``autodup toy``. Bad input gets one line on stderr and exit code 2."""
+"""Command line: ``autodup toy``, ``autodup check``. Bad input gets one line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     toy.add_argument("--trials", type=_positive_int, default=DEFAULT_TRIALS, help="paired games per system")
     toy.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="root seed")
     toy.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    check = commands.add_parser("check", help="validate a game configuration (YAML) and summarize it")
+    check.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
     return parser
 
 
@@ -52,10 +54,22 @@ def _run_toy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_check(args: argparse.Namespace) -> int:
+    from .config import load_config
+
+    print(load_config(args.config).summary())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .config import ConfigError
+
     args = build_parser().parse_args(argv)
     try:
-        return {"toy": _run_toy}[args.command](args)
+        return {"toy": _run_toy, "check": _run_check}[args.command](args)
+    except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
+        print(error, file=sys.stderr)
+        return 2
     except ValueError as error:
         print(f"autodup: error: {error}", file=sys.stderr)
         return 2

@@ -1,0 +1,130 @@
+"""Game configurations: every shipped config is valid; every broken one gets its one line."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.config import ConfigError, load_config, parse_config
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+BROKEN = sorted((ROOT / "tests" / "broken_configs").glob("*.yaml"))
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env=ENVIRONMENT)
+
+
+def expectation(path: Path):
+    """``(line or None, field path, message fragment)`` from the file's ``# expect:`` header."""
+    first = path.read_text().splitlines()[:1]
+    if not first or not first[0].startswith("# expect:"):
+        return None, "", "empty file"
+    line, field, fragment = (part.strip() for part in first[0][len("# expect:"):].split("|"))
+    return (None if line == "*" else int(line)), field, fragment
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path):
+    config = load_config(path)
+    assert config.n_champions > 0
+    result = run_cli("check", str(path))
+    assert result.returncode == 0, result.stderr
+    assert f"{path}: valid" in result.stdout
+
+
+def test_there_are_at_least_30_broken_configs():
+    assert len(BROKEN) >= 30
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
+def test_broken_config_gets_one_precise_line(path):
+    line, field, fragment = expectation(path)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}:")
+    assert fragment in message, message
+    error = caught.value
+    assert error.path == field, message
+    if line is not None:
+        assert error.line == line, message
+        prefix = f"{path}:{line}: {field}: " if field else f"{path}:{line}: "
+        assert message.startswith(prefix), message
+    if field:
+        assert "(" in message and ")" in message, f"no 'what is allowed' part: {message}"
+
+
+@pytest.mark.parametrize("name", ["01_typo_top_level_key", "37_bad_yaml_syntax", "39_empty_file"])
+def test_cli_check_rejects_with_exit_2_and_one_line(name):
+    path = ROOT / "tests" / "broken_configs" / f"{name}.yaml"
+    result = run_cli("check", str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{path}:"), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_file_is_one_line():
+    result = run_cli("check", "no/such/config.yaml")
+    assert result.returncode == 2 and result.stderr.strip() == "no/such/config.yaml: no such file"
+
+
+def test_set4_has_the_numbers_of_tft_set_4():
+    """The default config against the numbers stated in the issue (not read from the file)."""
+    config = load_config(ROOT / "configs" / "set4.yaml")
+    assert np.diff(config.tier_start).tolist() == [13, 13, 13, 11, 8]
+    copies = [sorted(set(config.champion_copies[config.champion_tier == t].tolist())) for t in range(5)]
+    assert copies == [[29], [22], [18], [12], [10]]
+    assert config.tier_cost.tolist() == [1, 2, 3, 4, 5]
+    odds = {1: [100, 0, 0, 0, 0], 2: [100, 0, 0, 0, 0], 3: [75, 25, 0, 0, 0], 4: [55, 30, 15, 0, 0],
+            5: [45, 33, 20, 2, 0], 6: [25, 40, 30, 5, 0], 7: [19, 30, 35, 15, 1], 8: [16, 20, 35, 25, 4],
+            9: [9, 15, 30, 30, 16]}
+    for level, row in odds.items():
+        assert config.level_odds[level].tolist() == row
+    assert config.level_xp[2:].tolist() == [2, 2, 6, 10, 20, 36, 56, 80]
+    assert (config.reroll_price, config.xp_price, config.xp_amount, config.xp_per_round) == (2, 4, 4, 2)
+    assert (config.interest_per, config.interest_max) == (10, 5)
+    assert config.streak_length.tolist() == [2, 4, 5] and config.streak_gold.tolist() == [1, 2, 3]
+    assert (config.starting_hp, config.shop_size, config.bench_size, config.players) == (100, 5, 9, 8)
+    assert config.level_board_size[1:].tolist() == list(range(1, 10))
+    assert {"Twisted Fate", "Zilean", "Nunu & Willump", "Lee Sin"} <= set(config.champion_names)
+    assert len(config.trait_names) == 26
+    zilean = config.champion_names.index("Zilean")
+    assert config.tier_cost[config.champion_tier[zilean]] == 5
+    assert {config.trait_names[k] for k in config.champion_traits[zilean] if k >= 0} == {"Cultist", "Mystic"}
+
+
+def test_compiled_arrays_are_consistent():
+    config = load_config(ROOT / "configs" / "tiny.yaml")
+    assert config.champion_copies.tolist() == [8, 8, 8, 8, 5, 4, 5, 3, 3]  # Fox overrides its tier's copies
+    assert config.round_pve[:10].tolist() == [True, True, False, False, False, True, False, False, False, False]
+    assert config.round_damage[:7].tolist() == [0, 0, 2, 2, 2, 2, 4]
+    assert config.round_income[:7].tolist() == [2, 3, 4, 4, 4, 4, 4]
+    assert config.round_stage.shape == (config.max_rounds,) and config.round_stage[-1] > 2  # the last stage repeats
+    assert config.loot_gold.tolist() == [1, 2, 0] and config.loot_unit_tier.tolist() == [-1, -1, 0]
+    assert np.all(config.trait_breakpoints[:, 0] >= 1)
+    for k, name in enumerate(config.trait_names):
+        members = (config.champion_traits == k).any(axis=1)
+        assert members.sum() >= 1, name
+
+
+def test_defaults_apply_when_optional_keys_are_absent():
+    text = (ROOT / "configs" / "tiny.yaml").read_text()
+    for key in ("starting_gold: 2\n", "bench_size: 4\n", "max_rounds: 60\n", "  units_leave_pool: true\n",
+                "  empty_tier: skip\n"):
+        text = text.replace(key, "")
+    loot_start = text.index("loot:")
+    text = text[:loot_start] + text[text.index("tiers:"):]
+    config = parse_config(text, "defaults.yaml")
+    assert (config.starting_gold, config.bench_size, config.max_rounds) == (0, 9, 200)
+    assert config.units_leave_pool is True and config.empty_tier == 0 and config.loot_gold.size == 0
+    assert config.name == "tiny"
