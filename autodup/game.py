@@ -1,0 +1,878 @@
+"""One table of a TFT-like game, played to the end inside numba.
+
+The rules arrive as a :class:`Rules` named tuple of arrays and scalars
+compiled from a :class:`autodup.config.GameConfig` (see :func:`rules_of`).
+:func:`play_table` plays one table: 8 seats share one pool; shops are dealt by
+the table's dealer from each seat's seed; table-wide randomness (serving order,
+matchmaking, combat) comes from the table's event seed. Every random number has
+an address in the seed tree, so a game is a pure function of (rules, dealer,
+seeds, policies).
+
+Units are stored per seat as a flat list of (champion, star); the board is the
+``board_size[level]`` strongest units, the rest is the bench, so the board is
+never larger than the level allows. A unit of star ``k`` holds ``3**(k-1)``
+copies. Conservation, checked after every step in check mode: for every
+champion, pool + shops + units (in copies) == initial copies.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .kernels import (
+    ENGINE_HAYSTACK,
+    ENGINE_KEYED,
+    ENGINE_PLAIN,
+    ENGINE_STREAM,
+    engine_draw_hierarchical,
+    haystack_advance,
+    haystack_consume,
+    haystack_race,
+    haystack_update,
+    inverse_cdf_index,
+    positive_total,
+)
+from .rng import random_uniform
+
+# Dealers: the four engines, and the deliberately incorrect replay system.
+DEALER_PLAIN = ENGINE_PLAIN
+DEALER_STREAM = ENGINE_STREAM
+DEALER_HAYSTACK = ENGINE_HAYSTACK
+DEALER_KEYED = ENGINE_KEYED
+DEALER_REPLAY = 4
+DEALERS = {"plain": DEALER_PLAIN, "stream": DEALER_STREAM, "haystack": DEALER_HAYSTACK, "keyed": DEALER_KEYED,
+           "replay": DEALER_REPLAY}
+
+# How the simultaneous shop refreshes of a round are served.
+ORDER_EVENTS = 0  # a serving order of the seats drawn from the table's event stream
+ORDER_RACE = 1    # slot by slot, a race across the seats' tier needles (equal totals)
+ORDERS = {"events": ORDER_EVENTS, "race": ORDER_RACE}
+
+# Actions a policy returns: (action, argument).
+ACTION_END = 0
+ACTION_BUY = 1        # argument: shop slot
+ACTION_SELL = 2       # argument: unit index
+ACTION_REROLL = 3
+ACTION_BUY_XP = 4
+ACTION_LOCK = 5       # toggles the shop lock for the next round
+ACTION_LOADED_ROLL = 6  # argument: trait; a free reroll whose slots all have that trait (once per round)
+
+POLICY_SIMPLE = 0
+POLICIES = {"simple": POLICY_SIMPLE}
+
+ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a table
+
+# Event stream kinds (stream ids under the table's event seed).
+_EVENT_ORDER = np.uint64(1)
+_EVENT_MATCH = np.uint64(2)
+_EVENT_COMBAT = np.uint64(3)
+_EVENT_TIEBREAK = np.uint64(4)
+_SEAT_LOOT = np.uint64(5)       # under a seat's seed: the loot shuffle bag
+_SEAT_REPLAY = np.uint64(6)     # under a seat's seed: the replay dealer's planned draws
+_SEAT_SUBSTITUTE = np.uint64(7)  # under a seat's seed: the replay dealer's substitutes
+
+Rules = namedtuple("Rules", [
+    "players", "starting_hp", "starting_gold", "bench_size", "max_rounds", "shop_size", "reroll_price",
+    "units_leave_pool", "empty_tier", "xp_price", "xp_amount", "xp_per_round", "max_level", "interest_per",
+    "interest_max", "pvp_win_gold", "combat_scale", "damage_per_surviving_unit", "loot_per_pve_round",
+    "tier_cost", "tier_start", "champion_tier", "champion_copies", "champion_traits", "trait_breakpoints",
+    "trait_bonus", "level_xp", "level_board_size", "level_odds", "round_pve", "round_damage", "round_income",
+    "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power",
+])
+
+
+def rules_of(config) -> Rules:
+    """The jitted game's view of a :class:`~autodup.config.GameConfig`."""
+    return Rules(**{name: getattr(config, name) for name in Rules._fields})
+
+
+# Per-seat result columns of play_table.
+RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "units_bought", "shops_seen",
+                  "rounds_alive")
+
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _event_uniform(event_seed, kind, round_index, index):
+    return random_uniform(event_seed, kind, np.uint64(round_index * 4096 + index))
+
+
+@njit(cache=True)
+def _unit_power(rules, champion, star):
+    return rules.tier_cost[rules.champion_tier[champion]] * rules.star_power[star - 1]
+
+
+@njit(cache=True)
+def _copies_of_star(star):
+    return 1 if star == 1 else (3 if star == 2 else 9)
+
+
+@njit(cache=True)
+def _tier_totals(rules, pool, out):
+    for t in range(out.shape[0]):
+        out[t] = positive_total(pool, rules.tier_start[t], rules.tier_start[t + 1])
+
+
+@njit(cache=True)
+def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out):
+    """Normalized shop odds at ``level`` over the tiers the empty-tier rule allows.
+
+    For a constrained roll each tier's odds are scaled by the share of its
+    copies that qualify: exactly the law of rerolling a slot until it fits.
+    """
+    total = 0.0
+    for t in range(out.shape[0]):
+        w = rules.level_odds[level, t]
+        if rules.empty_tier == 0 and tier_totals[t] <= 0.0:
+            w = 0.0
+        if constrained:
+            w = w * qualifying_totals[t] / tier_totals[t] if tier_totals[t] > 0.0 else 0.0
+        out[t] = w
+        total += w
+    if total > 0.0:
+        for t in range(out.shape[0]):
+            out[t] /= total
+
+
+# --------------------------------------------------------------------------
+# dealing
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitute_counter):
+    """The deliberately incorrect replay dealer: a planned (tier, champion) ignoring copies left."""
+    n_tiers = tier_weights.shape[0]
+    k = replay_counter[0]
+    replay_counter[0] += 1
+    u = random_uniform(seat_seed, _SEAT_REPLAY, np.uint64(2 * k))
+    v = random_uniform(seat_seed, _SEAT_REPLAY, np.uint64(2 * k + 1))
+    total = positive_total(tier_weights, 0, n_tiers)
+    if total <= 0.0:
+        return -1
+    tier = inverse_cdf_index(tier_weights, 0, n_tiers, total, u)
+    size = rules.tier_start[tier + 1] - rules.tier_start[tier]
+    champion = rules.tier_start[tier] + min(int(v * size), size - 1)
+    if pool[champion] > 0.0:
+        return champion
+    # Substitution: a fresh draw from what is actually left in the tier.
+    lo, hi = rules.tier_start[tier], rules.tier_start[tier + 1]
+    left = positive_total(pool, lo, hi)
+    if left <= 0.0:
+        return -1
+    w = random_uniform(seat_seed, _SEAT_SUBSTITUTE, np.uint64(substitute_counter[0]))
+    substitute_counter[0] += 1
+    return inverse_cdf_index(pool, lo, hi, left, w)
+
+
+@njit(cache=True)
+def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks, replay_counters,
+              tier_weights, pool, key):
+    """One shop slot for ``seat`` from the current pool; -1 if nothing can be dealt."""
+    if dealer == DEALER_REPLAY:
+        return _replay_draw(rules, seat_seeds[seat], replay_counters[seat, 0:1], tier_weights, pool,
+                            replay_counters[seat, 1:2])
+    if dealer == DEALER_KEYED:
+        counters[seat, 0] = key
+    return engine_draw_hierarchical(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
+                                    clocks[seat], tier_weights, pool, rules.tier_start)
+
+
+@njit(cache=True)
+def _take_from_pool(rules, pool, champion):
+    if champion >= 0 and rules.units_leave_pool:
+        pool[champion] -= 1.0
+
+
+@njit(cache=True)
+def _clear_shop(rules, shops, seat, pool):
+    for slot in range(shops.shape[1]):
+        champion = shops[seat, slot]
+        if champion >= 0:
+            if rules.units_leave_pool:
+                pool[champion] += 1.0
+            shops[seat, slot] = -1
+
+
+@njit(cache=True)
+def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count, clocks,
+               replay_counters, pool, shops, tier_totals, tier_weights, constrained, qualifies, qualifying_totals,
+               scratch_pool):
+    """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
+
+    With ``constrained``, only champions with ``qualifies[c]`` are dealt (a loaded roll).
+    """
+    for slot in range(shops.shape[1]):
+        if shops[seat, slot] >= 0:
+            continue
+        _tier_totals(rules, pool, tier_totals)
+        weights_pool = pool
+        if constrained:
+            for c in range(pool.shape[0]):
+                scratch_pool[c] = pool[c] if qualifies[c] else 0.0
+            _tier_totals(rules, scratch_pool, qualifying_totals)
+            weights_pool = scratch_pool
+        _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, tier_weights)
+        key = (round_index * 1024 + roll) * 64 + slot
+        champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks,
+                             replay_counters, tier_weights, weights_pool, key)
+        shops[seat, slot] = champion
+        _take_from_pool(rules, pool, champion)
+
+
+# --------------------------------------------------------------------------
+# table state
+# --------------------------------------------------------------------------
+
+Table = namedtuple("Table", [
+    "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
+    "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count", "clocks",
+    "replay_counters", "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
+    "qualifies", "order",
+])
+
+# stats columns
+STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS = range(7)
+
+
+@njit(cache=True)
+def new_table(rules):
+    """Fresh state for one table (arrays sized by the rules)."""
+    players = rules.players
+    n = rules.champion_copies.shape[0]
+    n_tiers = rules.tier_cost.shape[0]
+    # One slot beyond the largest bench + board: a purchase that completes a
+    # combine is allowed with a full bench, and holds one extra unit until it combines.
+    capacity = rules.bench_size + rules.level_board_size.max() + 1
+    pool = rules.champion_copies.astype(np.float64)
+    return Table(
+        pool, pool.copy(), np.full((players, rules.shop_size), -1, dtype=np.int64), np.zeros(players, dtype=np.bool_),
+        np.full((players, capacity), -1, dtype=np.int64), np.zeros((players, capacity), dtype=np.int64),
+        np.zeros(players, dtype=np.int64), np.full(players, rules.starting_gold, dtype=np.int64),
+        np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, 7), dtype=np.int64),
+        np.zeros(players, dtype=np.bool_), np.zeros((players, 1), dtype=np.int64),
+        np.zeros((players, 3, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
+        np.zeros((players, n_tiers + 1)), np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
+        np.arange(players),
+    )
+
+
+@njit(cache=True)
+def capacity_of(rules, table, seat):
+    """Units a seat may hold: bench plus the board its level allows."""
+    return rules.bench_size + rules.level_board_size[table.level[seat]]
+
+
+@njit(cache=True)
+def conservation_holds(rules, table):
+    """pool + shops + units (in copies) == initial copies, for every champion."""
+    count = table.pool.copy()
+    for seat in range(table.shops.shape[0]):
+        for slot in range(table.shops.shape[1]):
+            c = table.shops[seat, slot]
+            if c >= 0 and rules.units_leave_pool:
+                count[c] += 1.0
+        for u in range(table.n_units[seat]):
+            count[table.unit_champion[seat, u]] += _copies_of_star(table.unit_star[seat, u])
+    for c in range(count.shape[0]):
+        if count[c] != table.initial[c] or table.pool[c] < 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _table_is_sound(rules, table):
+    if not conservation_holds(rules, table):
+        return False
+    for seat in range(table.gold.shape[0]):
+        if table.gold[seat] < 0 or table.n_units[seat] > capacity_of(rules, table, seat):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# units
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _remove_unit(table, seat, index):
+    last = table.n_units[seat] - 1
+    table.unit_champion[seat, index] = table.unit_champion[seat, last]
+    table.unit_star[seat, index] = table.unit_star[seat, last]
+    table.unit_champion[seat, last] = -1
+    table.unit_star[seat, last] = 0
+    table.n_units[seat] = last
+
+
+@njit(cache=True)
+def _add_unit(table, seat, champion):
+    """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
+    n = table.n_units[seat]
+    table.unit_champion[seat, n] = champion
+    table.unit_star[seat, n] = 1
+    table.n_units[seat] = n + 1
+    for star in (1, 2):
+        found = 0
+        for u in range(table.n_units[seat]):
+            if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
+                found += 1
+        if found < 3:
+            return
+        removed = 0
+        u = table.n_units[seat] - 1
+        while removed < 3:
+            if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
+                _remove_unit(table, seat, u)
+                removed += 1
+            u -= 1
+        n = table.n_units[seat]
+        table.unit_champion[seat, n] = champion
+        table.unit_star[seat, n] = star + 1
+        table.n_units[seat] = n + 1
+
+
+@njit(cache=True)
+def _completes_a_combine(table, seat, champion):
+    count = 0
+    for u in range(table.n_units[seat]):
+        if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == 1:
+            count += 1
+    return count >= 2
+
+
+@njit(cache=True)
+def _level_up(rules, table, seat):
+    while table.level[seat] < rules.max_level and table.xp[seat] >= rules.level_xp[table.level[seat] + 1]:
+        table.xp[seat] -= rules.level_xp[table.level[seat] + 1]
+        table.level[seat] += 1
+    if table.level[seat] == rules.max_level:
+        table.xp[seat] = 0
+
+
+@njit(cache=True)
+def board_power(rules, table, seat, order_scratch, trait_counts):
+    """Combat power of the seat's board: the strongest units the level allows, times trait bonuses.
+
+    Returns (power, number of units on the board).
+    """
+    n = table.n_units[seat]
+    for u in range(n):
+        order_scratch[u] = u
+    # Insertion sort by power, strongest first (n is at most bench + board).
+    for i in range(1, n):
+        j = i
+        while j > 0 and _unit_power(rules, table.unit_champion[seat, order_scratch[j]],
+                                    table.unit_star[seat, order_scratch[j]]) > \
+                _unit_power(rules, table.unit_champion[seat, order_scratch[j - 1]],
+                            table.unit_star[seat, order_scratch[j - 1]]):
+            order_scratch[j], order_scratch[j - 1] = order_scratch[j - 1], order_scratch[j]
+            j -= 1
+    on_board = min(n, rules.level_board_size[table.level[seat]])
+    power = 0.0
+    trait_counts[:] = 0
+    for i in range(on_board):
+        u = order_scratch[i]
+        champion = table.unit_champion[seat, u]
+        power += _unit_power(rules, champion, table.unit_star[seat, u])
+        unique = True
+        for k in range(i):
+            if table.unit_champion[seat, order_scratch[k]] == champion:
+                unique = False
+        if unique:
+            for m in range(rules.champion_traits.shape[1]):
+                trait = rules.champion_traits[champion, m]
+                if trait >= 0:
+                    trait_counts[trait] += 1
+    bonus = 0.0
+    for trait in range(trait_counts.shape[0]):
+        for b in range(rules.trait_breakpoints.shape[1]):
+            if trait_counts[trait] >= rules.trait_breakpoints[trait, b]:
+                bonus_here = rules.trait_bonus[trait, b]
+                if b == rules.trait_breakpoints.shape[1] - 1 or trait_counts[trait] < rules.trait_breakpoints[trait, b + 1]:
+                    bonus += bonus_here
+    return power * (1.0 + bonus), on_board
+
+
+# --------------------------------------------------------------------------
+# actions
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
+    _clear_shop(rules, table.shops, seat, table.pool)
+    _fill_shop(rules, dealer, seat, table.level[seat], round_index, roll, seat_seeds, table.counters,
+               table.needles, table.needle_count, table.clocks, table.replay_counters, table.pool, table.shops,
+               table.tier_totals, table.tier_weights, constrained, table.qualifies, table.qualifying_totals,
+               table.scratch_pool)
+    table.stats[seat, STAT_SHOPS] += 1
+
+
+@njit(cache=True)
+def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
+    """Apply one action; returns True if it was legal (an illegal one changes nothing)."""
+    if action == ACTION_BUY:
+        if argument < 0 or argument >= rules.shop_size:
+            return False
+        champion = table.shops[seat, argument]
+        if champion < 0:
+            return False
+        cost = rules.tier_cost[rules.champion_tier[champion]]
+        if table.gold[seat] < cost:
+            return False
+        if table.n_units[seat] >= capacity_of(rules, table, seat) and not _completes_a_combine(table, seat, champion):
+            return False
+        if not rules.units_leave_pool:
+            if table.pool[champion] < 1.0:
+                return False
+            table.pool[champion] -= 1.0
+        table.gold[seat] -= cost
+        table.stats[seat, STAT_GOLD_SPENT] += cost
+        table.stats[seat, STAT_BOUGHT] += 1
+        table.shops[seat, argument] = -1
+        _add_unit(table, seat, champion)
+        return True
+    if action == ACTION_SELL:
+        if argument < 0 or argument >= table.n_units[seat]:
+            return False
+        champion = table.unit_champion[seat, argument]
+        copies = _copies_of_star(table.unit_star[seat, argument])
+        table.gold[seat] += rules.tier_cost[rules.champion_tier[champion]] * copies
+        table.pool[champion] += copies
+        _remove_unit(table, seat, argument)
+        return True
+    if action == ACTION_REROLL:
+        if table.gold[seat] < rules.reroll_price:
+            return False
+        table.gold[seat] -= rules.reroll_price
+        table.stats[seat, STAT_GOLD_SPENT] += rules.reroll_price
+        table.stats[seat, STAT_ROLLS] += 1
+        _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, False)
+        return True
+    if action == ACTION_BUY_XP:
+        if table.gold[seat] < rules.xp_price or table.level[seat] >= rules.max_level:
+            return False
+        table.gold[seat] -= rules.xp_price
+        table.stats[seat, STAT_GOLD_SPENT] += rules.xp_price
+        table.xp[seat] += rules.xp_amount
+        _level_up(rules, table, seat)
+        return True
+    if action == ACTION_LOCK:
+        table.locked[seat] = not table.locked[seat]
+        return True
+    if action == ACTION_LOADED_ROLL:
+        if table.loaded_used[seat] or argument < 0 or argument >= rules.trait_breakpoints.shape[0]:
+            return False
+        for c in range(table.qualifies.shape[0]):
+            has = False
+            for m in range(rules.champion_traits.shape[1]):
+                if rules.champion_traits[c, m] == argument:
+                    has = True
+            table.qualifies[c] = has
+        table.loaded_used[seat] = True
+        _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, True)
+        return True
+    return action == ACTION_END
+
+
+@njit(cache=True)
+def simple_policy(rules, table, seat, round_index):
+    """A plain built-in player: levels on a curve, keeps interest, buys pairs and strong units, rolls when rich."""
+    gold = table.gold[seat]
+    level = table.level[seat]
+    reserve = min(10 * rules.interest_max, 10 * (round_index // 6)) if round_index > 8 else 0
+    target_level = min(rules.max_level, 3 + round_index // 5)
+    if level < target_level and gold - rules.xp_price >= reserve // 2:
+        return ACTION_BUY_XP, 0
+    room = table.n_units[seat] < capacity_of(rules, table, seat)
+    best_slot, best_score = -1, -1.0
+    for slot in range(rules.shop_size):
+        champion = table.shops[seat, slot]
+        if champion < 0:
+            continue
+        cost = rules.tier_cost[rules.champion_tier[champion]]
+        if cost > gold:
+            continue
+        owned = 0
+        for u in range(table.n_units[seat]):
+            if table.unit_champion[seat, u] == champion:
+                owned += 1
+        if not room and not _completes_a_combine(table, seat, champion):
+            continue
+        score = owned * 10.0 + cost
+        if (owned > 0 or gold - cost >= reserve) and score > best_score:
+            best_slot, best_score = slot, score
+    if best_slot >= 0:
+        return ACTION_BUY, best_slot
+    if not room and table.n_units[seat] > 0:
+        # Make room: sell the weakest unit if the shop offers something stronger.
+        return ACTION_END, 0
+    if gold >= 50 + rules.reroll_price:
+        return ACTION_REROLL, 0
+    return ACTION_END, 0
+
+
+@njit(cache=True)
+def _policy_action(rules, table, seat, round_index, policy):
+    return simple_policy(rules, table, seat, round_index)
+
+
+# --------------------------------------------------------------------------
+# a round
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _shuffle_alive(table, event_seed, kind, round_index):
+    """``table.order[:k]`` = the alive seats in a random order from the event stream; returns k."""
+    k = 0
+    for seat in range(table.alive.shape[0]):
+        if table.alive[seat]:
+            table.order[k] = seat
+            k += 1
+    for i in range(k - 1, 0, -1):
+        j = int(_event_uniform(event_seed, kind, round_index, i) * (i + 1))
+        table.order[i], table.order[j] = table.order[j], table.order[i]
+    return k
+
+
+@njit(cache=True)
+def _streak_gold(rules, streak):
+    length = abs(streak)
+    gold = 0
+    for i in range(rules.streak_length.shape[0]):
+        if length >= rules.streak_length[i]:
+            gold = rules.streak_gold[i]
+    return gold
+
+
+@njit(cache=True)
+def _refresh_by_race(rules, table, seat_seeds, alive_count):
+    """Deal the round's free refreshes slot by slot; the seat served next wins a race across seats.
+
+    With the haystack dealer the race runs on the seats' tier needles, each seat's
+    odds scaled to total 1, so every seat still waiting is equally likely to be
+    served and the tier it wins is drawn by its own odds; the champion then comes
+    from that seat's champion race. (Other dealers serve seats in the event order.)
+    """
+    n = table.pool.shape[0]
+    n_tiers = rules.tier_cost.shape[0]
+    remaining = np.zeros(table.alive.shape[0], dtype=np.int64)
+    total_remaining = 0
+    for i in range(alive_count):
+        seat = table.order[i]
+        if not table.locked[seat]:
+            remaining[seat] = rules.shop_size
+            total_remaining += rules.shop_size
+    while total_remaining > 0:
+        _tier_totals(rules, table.pool, table.tier_totals)
+        winner, tier = -1, -1
+        best_gap = np.inf
+        for seat in range(remaining.shape[0]):
+            if remaining[seat] == 0:
+                continue
+            _tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
+                          table.tier_weights)
+            best, best_time = haystack_update(seat_seeds[seat], table.needles[seat], table.needle_count[seat],
+                                              table.clocks[seat, n_tiers], table.tier_weights, 0, n_tiers, n)
+            if best >= 0 and best_time - table.clocks[seat, n_tiers] < best_gap:
+                best_gap = best_time - table.clocks[seat, n_tiers]
+                winner, tier = seat, best
+        if winner < 0:
+            break  # nothing left to deal to anyone
+        for seat in range(remaining.shape[0]):
+            if remaining[seat] == 0:
+                continue
+            if seat == winner:
+                haystack_consume(seat_seeds[seat], table.needles[seat], table.needle_count[seat],
+                                 table.clocks[seat], n_tiers, n + tier, n, n + n_tiers)
+            else:
+                haystack_advance(table.needles[seat], table.clocks[seat], n_tiers, best_gap, n, n + n_tiers)
+        champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner],
+                                 table.clocks[winner], tier, table.pool, rules.tier_start[tier],
+                                 rules.tier_start[tier + 1], 0)
+        slot = rules.shop_size - remaining[winner]
+        table.shops[winner, slot] = champion
+        _take_from_pool(rules, table.pool, champion)
+        remaining[winner] -= 1
+        total_remaining -= 1
+
+
+@njit(cache=True)
+def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed):
+    alive_count = _shuffle_alive(table, event_seed, _EVENT_ORDER, round_index)
+    for i in range(alive_count):
+        seat = table.order[i]
+        interest = min(table.gold[seat] // rules.interest_per, rules.interest_max)
+        table.gold[seat] += rules.round_income[round_index] + interest + _streak_gold(rules, table.streak[seat])
+        if round_index > 0:
+            table.xp[seat] += rules.xp_per_round
+            _level_up(rules, table, seat)
+        table.loaded_used[seat] = False
+        table.stats[seat, STAT_ROUNDS] += 1
+        if not table.locked[seat]:
+            _clear_shop(rules, table.shops, seat, table.pool)
+    if order == ORDER_RACE and dealer == DEALER_HAYSTACK:
+        _refresh_by_race(rules, table, seat_seeds, alive_count)
+        for i in range(alive_count):
+            if not table.locked[table.order[i]]:
+                table.stats[table.order[i], STAT_SHOPS] += 1
+    else:
+        for i in range(alive_count):
+            seat = table.order[i]
+            if not table.locked[seat]:
+                _reroll_shop(rules, dealer, table, seat, round_index, 0, seat_seeds, False)
+    for i in range(alive_count):
+        table.locked[table.order[i]] = False
+    return alive_count
+
+
+@njit(cache=True)
+def bag_item(seat_seed, bag, position):
+    """Item of a seat's shuffle bag at ``position``: every span of ``bag`` draws is one shuffle of the bag.
+
+    The shuffle of span ``cycle`` is a Fisher-Yates shuffle on the seat's loot
+    stream at counters ``cycle * bag + i``.
+    """
+    cycle, index = position // bag, position % bag
+    permutation = np.arange(bag)
+    for i in range(bag - 1, 0, -1):
+        j = int(random_uniform(seat_seed, _SEAT_LOOT, np.uint64(cycle * bag + i)) * (i + 1))
+        permutation[i], permutation[j] = permutation[j], permutation[i]
+    return permutation[index]
+
+
+@njit(cache=True)
+def _loot(rules, dealer, table, seat, round_index, seat_seeds):
+    """Hand out this PvE round's loot from the seat's shuffle bag (seed 001)."""
+    bag = rules.loot_gold.shape[0]
+    if bag == 0:
+        return
+    for _ in range(rules.loot_per_pve_round):
+        position = table.loot_position[seat]
+        table.loot_position[seat] += 1
+        item = bag_item(seat_seeds[seat], bag, position)
+        tier = rules.loot_unit_tier[item]
+        if tier < 0:
+            table.gold[seat] += rules.loot_gold[item]
+            continue
+        if table.n_units[seat] >= capacity_of(rules, table, seat):
+            table.gold[seat] += rules.tier_cost[tier]  # no room: the unit's worth in gold
+            continue
+        table.tier_weights[:] = 0.0
+        table.tier_weights[tier] = 1.0
+        key = (round_index * 1024 + 1023) * 64 + position % 64
+        champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
+                             table.clocks, table.replay_counters, table.tier_weights, table.pool, key)
+        if champion < 0:
+            table.gold[seat] += rules.tier_cost[tier]
+            continue
+        table.pool[champion] -= 1.0
+        _add_unit(table, seat, champion)
+
+
+@njit(cache=True)
+def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, order_scratch, trait_counts):
+    power_a, units_a = board_power(rules, table, a, order_scratch, trait_counts)
+    power_b, units_b = board_power(rules, table, b, order_scratch, trait_counts)
+    p_a = 1.0 / (1.0 + np.exp(-(np.log(power_a + 1.0) - np.log(power_b + 1.0)) / rules.combat_scale))
+    a_wins = _event_uniform(event_seed, _EVENT_COMBAT, round_index, pair) < p_a
+    winner, loser = (a, b) if a_wins else (b, a)
+    power_w, power_l, units_w = (power_a, power_b, units_a) if a_wins else (power_b, power_a, units_b)
+    survivors = 0
+    if units_w > 0:
+        survivors = max(1, int(np.ceil(units_w * max(0.0, power_w - power_l) / max(power_w, 1e-12))))
+    damage = rules.round_damage[round_index] + rules.damage_per_surviving_unit * survivors
+    if loser == a or b_takes_damage:
+        table.hp[loser] -= damage
+        table.streak[loser] = min(table.streak[loser], 0) - 1
+    if winner == a or b_takes_damage:
+        table.gold[winner] += rules.pvp_win_gold
+        table.streak[winner] = max(table.streak[winner], 0) + 1
+
+
+@njit(cache=True)
+def _eliminate(rules, table, round_index, event_seed, alive_before):
+    """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream)."""
+    dying = 0
+    for seat in range(table.alive.shape[0]):
+        if table.alive[seat] and table.hp[seat] <= 0:
+            dying += 1
+    if dying == 0:
+        return alive_before
+    _rank_seats(table, event_seed, round_index, True, alive_before)
+    for seat in range(table.alive.shape[0]):
+        if table.alive[seat] and table.hp[seat] <= 0:
+            table.alive[seat] = False
+            _clear_shop(rules, table.shops, seat, table.pool)
+            while table.n_units[seat] > 0:
+                u = table.n_units[seat] - 1
+                table.pool[table.unit_champion[seat, u]] += _copies_of_star(table.unit_star[seat, u])
+                _remove_unit(table, seat, u)
+    return alive_before - dying
+
+
+@njit(cache=True)
+def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
+    """Give places ``places_up_to, places_up_to - 1, ...`` to alive seats (only the dying ones if asked),
+    worst HP first; ties broken by the event stream."""
+    players = table.alive.shape[0]
+    keys = np.full(players, np.inf)
+    for seat in range(players):
+        if table.alive[seat] and (not only_dying or table.hp[seat] <= 0):
+            keys[seat] = table.hp[seat] + 0.5 * _event_uniform(event_seed, _EVENT_TIEBREAK, round_index, seat)
+    place = places_up_to
+    for _ in range(players):
+        seat = np.argmin(keys)
+        if keys[seat] == np.inf:
+            break
+        table.placement[seat] = place
+        place -= 1
+        keys[seat] = np.inf
+
+
+@njit(cache=True)
+def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
+    """Play one table to the end.
+
+    Parameters
+    ----------
+    rules : Rules
+    dealer : int
+        ``DEALER_*``.
+    order : int
+        ``ORDER_EVENTS`` or ``ORDER_RACE`` (the race needs the haystack dealer).
+    seat_seeds : uint64 (players,)
+    event_seed : uint64
+    policies : int64 (players,)
+        Policy code per seat.
+    check : bool
+        Verify conservation, gold and unit counts after every step.
+
+    Returns
+    -------
+    results : int64 (players, len(RESULT_COLUMNS))
+    violations : int
+        Steps after which the table was unsound (0 when ``check`` is off).
+    rounds : int
+        Rounds played.
+    """
+    table = new_table(rules)
+    players = rules.players
+    capacity = table.unit_champion.shape[1]
+    order_scratch = np.zeros(capacity, dtype=np.int64)
+    trait_counts = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
+    violations = 0
+    alive = players
+    rounds = 0
+    for round_index in range(rules.max_rounds):
+        if alive <= 1:
+            break
+        rounds += 1
+        alive_count = _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed)
+        if check and not _table_is_sound(rules, table):
+            violations += 1
+        for i in range(alive_count):
+            seat = table.order[i]
+            roll = 1
+            for step in range(ACTION_CAP):
+                action, argument = _policy_action(rules, table, seat, round_index, policies[seat])
+                if action == ACTION_END:
+                    break
+                if not apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
+                    table.stats[seat, STAT_ILLEGAL] += 1
+                if action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
+                    roll += 1
+                if check and not _table_is_sound(rules, table):
+                    violations += 1
+                if step == ACTION_CAP - 1:
+                    table.stats[seat, STAT_CAP_HITS] += 1
+        if rules.round_pve[round_index]:
+            for i in range(alive_count):
+                _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
+        else:
+            k = _shuffle_alive(table, event_seed, _EVENT_MATCH, round_index)
+            for pair in range(k // 2):
+                _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair,
+                       event_seed, order_scratch, trait_counts)
+            if k % 2 == 1 and k > 1:
+                ghost = table.order[int(_event_uniform(event_seed, _EVENT_MATCH, round_index, 4000) * (k - 1))]
+                _fight(rules, table, table.order[k - 1], ghost, False, round_index, k // 2, event_seed,
+                       order_scratch, trait_counts)
+            alive = _eliminate(rules, table, round_index, event_seed, alive)
+        if check and not _table_is_sound(rules, table):
+            violations += 1
+    _rank_seats(table, event_seed, rules.max_rounds, False, alive)
+    results = np.zeros((players, len(RESULT_COLUMNS)), dtype=np.int64)
+    for seat in range(players):
+        results[seat, 0] = table.placement[seat]
+        results[seat, 1] = table.hp[seat]
+        results[seat, 2] = table.level[seat]
+        results[seat, 3] = table.gold[seat]
+        results[seat, 4] = table.stats[seat, STAT_GOLD_SPENT]
+        results[seat, 5] = table.stats[seat, STAT_ROLLS]
+        results[seat, 6] = table.stats[seat, STAT_BOUGHT]
+        results[seat, 7] = table.stats[seat, STAT_SHOPS]
+        results[seat, 8] = table.stats[seat, STAT_ROUNDS]
+    return results, violations, rounds
+
+
+# --------------------------------------------------------------------------
+# inspection helpers (shop statistics, loot), used by the tests and by users
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_trait):
+    """Deal ``n_shops`` shops from ``pool`` (float64 (N,)), each to a fresh seat seeded
+    ``base_seed + i``; count the champion in each shop's first slot.
+
+    ``loaded_trait >= 0`` deals a loaded roll of that trait instead. Returns
+    int64 (N + 1,): counts per champion, then the number of empty first slots.
+    """
+    table = new_table(rules)
+    counts = np.zeros(pool.shape[0] + 1, dtype=np.int64)
+    seeds = np.zeros(rules.players, dtype=np.uint64)
+    for c in range(pool.shape[0]):
+        has = False
+        for m in range(rules.champion_traits.shape[1]):
+            if rules.champion_traits[c, m] == loaded_trait:
+                has = True
+        table.qualifies[c] = has
+    for i in range(n_shops):
+        seeds[0] = np.uint64(base_seed) + np.uint64(i)
+        table.pool[:] = pool
+        table.shops[0, :] = -1
+        table.level[0] = level
+        table.counters[0, 0] = 0
+        table.needles[0, :, :] = 0.0
+        table.needle_count[0, :] = 0
+        table.clocks[0, :] = 0.0
+        table.replay_counters[0, :] = 0
+        _fill_shop(rules, dealer, 0, level, 0, 0, seeds, table.counters, table.needles, table.needle_count,
+                   table.clocks, table.replay_counters, table.pool, table.shops, table.tier_totals,
+                   table.tier_weights, loaded_trait >= 0, table.qualifies, table.qualifying_totals,
+                   table.scratch_pool)
+        first = table.shops[0, 0]
+        counts[first if first >= 0 else pool.shape[0]] += 1
+    return counts
+
+
+@njit(cache=True)
+def loot_items(rules, seat_seed, n):
+    """The first ``n`` loot bag items (indices into the bag) one seat receives."""
+    out = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k)
+    return out

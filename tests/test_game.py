@@ -1,0 +1,159 @@
+"""The jitted table: conservation and termination over many games, shop statistics, loaded rolls, loot."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.config import load_config, parse_config
+from autodup.game import (
+    DEALERS,
+    ORDER_EVENTS,
+    ORDER_RACE,
+    RESULT_COLUMNS,
+    first_slot_counts,
+    loot_items,
+    play_table,
+    rules_of,
+)
+from autodup.rng import board_seed, event_seed, seat_seed
+
+from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
+
+ROOT = Path(__file__).resolve().parents[1]
+SET4 = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
+TINY = rules_of(load_config(ROOT / "configs" / "tiny.yaml"))
+
+
+def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7):
+    g = board_seed(tournament, board)
+    seats = np.array([seat_seed(g, s) for s in range(rules.players)], dtype=np.uint64)
+    return play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)),
+                      np.zeros(rules.players, dtype=np.int64), check)
+
+
+@pytest.mark.parametrize("rules", [TINY, SET4], ids=["tiny", "set4"])
+@pytest.mark.parametrize("dealer, order", [(d, ORDER_EVENTS) for d in DEALERS] + [("haystack", ORDER_RACE)])
+def test_games_conserve_copies_and_terminate(rules, dealer, order):
+    """After every step of every game: pool + shops + units == initial copies, gold >= 0, units fit."""
+    for board in range(12):
+        results, violations, rounds = play(rules, dealer, board, order)
+        assert violations == 0
+        assert 1 <= rounds <= rules.max_rounds
+        assert sorted(results[:, 0].tolist()) == list(range(1, rules.players + 1))
+        assert np.all(results[:, RESULT_COLUMNS.index("gold")] >= 0)
+        assert np.all(results[:, RESULT_COLUMNS.index("level")] <= rules.max_level)
+        winner = np.flatnonzero(results[:, 0] == 1)[0]
+        assert results[winner, 1] == results[:, 1].max()
+
+
+def test_games_are_deterministic_and_seed_dependent():
+    a, _, _ = play(SET4, "haystack", 3)
+    b, _, _ = play(SET4, "haystack", 3)
+    c, _, _ = play(SET4, "haystack", 4)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_a_game_stopped_by_max_rounds_is_ranked_by_hp():
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("max_rounds: 60", "max_rounds: 4")
+    rules = rules_of(parse_config(text, "short.yaml"))
+    results, violations, rounds = play(rules, "plain", 0)
+    assert rounds == 4 and violations == 0
+    by_place = results[np.argsort(results[:, 0]), 1]
+    assert np.all(np.diff(by_place) <= 0)
+
+
+# --------------------------------------------------------------------------
+# shop statistics: the first slot of a shop dealt from a known pool
+# --------------------------------------------------------------------------
+
+
+def exact_first_slot(rules, level, pool, qualifies=None, empty_tier_skips=True):
+    """P(first slot = champion c), and P(empty), from the odds and copies (independent of the game code)."""
+    n = pool.size
+    probabilities = np.zeros(n + 1)
+    odds = rules.level_odds[level].astype(float)
+    starts = rules.tier_start
+    weights = []
+    for t in range(len(odds)):
+        lo, hi = starts[t], starts[t + 1]
+        members = pool[lo:hi] * (1 if qualifies is None else qualifies[lo:hi])
+        total = pool[lo:hi].sum()
+        share = members.sum() / total if total > 0 else 0.0
+        if qualifies is None:
+            weight = odds[t] if (total > 0 or not empty_tier_skips) else 0.0
+        else:
+            weight = odds[t] * share
+        weights.append((weight, lo, hi, members))
+    total_weight = sum(w for w, *_ in weights)
+    for weight, lo, hi, members in weights:
+        if members.sum() > 0:
+            probabilities[lo:hi] += weight / total_weight * members / members.sum()
+        else:
+            probabilities[n] += weight / total_weight
+    return probabilities
+
+
+@pytest.mark.parametrize("dealer", list(DEALERS.keys() - {"replay"}))
+@pytest.mark.parametrize("level", [3, 7, 9])
+def test_first_slot_follows_odds_and_copies(dealer, level):
+    pool = SET4.champion_copies.astype(float)
+    pool[[0, 5, 14, 30]] = [0, 3, 20, 1]  # a champion sold out, others depleted
+    counts = first_slot_counts(SET4, DEALERS[dealer], level, pool, 40_000, 1000 * level, -1)
+    exact = exact_first_slot(SET4, level, pool)
+    assert counts[0] == 0  # a champion with no copies is never offered
+    assert goodness_of_fit(counts, exact) > P_FLOOR
+
+
+def test_replay_dealer_is_caught_by_the_shop_statistics():
+    pool = SET4.champion_copies.astype(float)
+    pool[13:26] = [22, 1, 1, 1, 1, 1, 22, 22, 22, 1, 1, 1, 1]  # a depleted 2-cost tier
+    counts = first_slot_counts(SET4, DEALERS["replay"], 7, pool, 40_000, 5, -1)
+    assert goodness_of_fit(counts, exact_first_slot(SET4, 7, pool)) < P_FLOOR
+    control = first_slot_counts(SET4, DEALERS["plain"], 7, pool, 40_000, 10**6, -1)
+    assert same_distribution(counts, control) < P_FLOOR
+
+
+@pytest.mark.parametrize("skips", [True, False], ids=["skip", "empty"])
+def test_empty_tier_rule(skips):
+    text = (ROOT / "configs" / "set4.yaml").read_text()
+    if not skips:
+        text = text.replace("empty_tier: skip", "empty_tier: empty")
+    rules = rules_of(parse_config(text, "rule.yaml"))
+    pool = rules.champion_copies.astype(float)
+    pool[26:39] = 0  # the 3-cost tier is sold out
+    counts = first_slot_counts(rules, DEALERS["haystack"], 7, pool, 30_000, 77, -1)
+    exact = exact_first_slot(rules, 7, pool, empty_tier_skips=skips)
+    assert counts[26:39].sum() == 0
+    assert (counts[-1] > 0) == (not skips)
+    assert goodness_of_fit(counts, exact) > P_FLOOR
+
+
+@pytest.mark.parametrize("dealer", ["plain", "haystack", "keyed"])
+def test_loaded_roll_equals_rerolling_each_slot_until_it_fits(dealer):
+    """Seed 002's gold standard: rejection sampling of a normal slot, against the constrained draw."""
+    trait = 0  # Adept: Irelia, Shen, Yone
+    names = load_config(ROOT / "configs" / "set4.yaml").champion_names
+    qualifies = np.array([trait in SET4.champion_traits[c] for c in range(len(names))], dtype=float)
+    pool = SET4.champion_copies.astype(float)
+    level = 8
+    loaded = first_slot_counts(SET4, DEALERS[dealer], level, pool, 20_000, 3, trait)
+    assert loaded[np.flatnonzero(qualifies == 0)].sum() == 0
+    exact = exact_first_slot(SET4, level, pool, qualifies=qualifies)
+    assert goodness_of_fit(loaded, exact) > P_FLOOR
+    # Rejection sampling: deal normal first slots and keep those that fit.
+    normal = first_slot_counts(SET4, DEALERS["plain"], level, pool, 400_000, 10**7, -1)
+    kept = np.where(np.append(qualifies, 0) > 0, normal, 0)
+    assert same_distribution(loaded, kept) > P_FLOOR
+
+
+def test_loot_is_a_shuffle_bag_per_seat():
+    bag = TINY.loot_gold.shape[0]
+    sequences = [loot_items(TINY, seed, 30 * bag) for seed in (11, 12)]
+    for items in sequences:
+        for span in range(30):
+            assert sorted(items[span * bag:(span + 1) * bag].tolist()) == list(range(bag))
+    assert not np.array_equal(sequences[0], sequences[1])
+    # Orders are uniform over shuffles: the first item of each span is uniform over the bag.
+    firsts = np.concatenate([loot_items(TINY, seed, 40 * bag)[::bag] for seed in range(100)])
+    assert goodness_of_fit(np.bincount(firsts, minlength=bag), np.ones(bag)) > P_FLOOR
