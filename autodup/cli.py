@@ -1,4 +1,4 @@
-"""Command line: ``autodup toy``, ``autodup check``. Bad input gets one line on stderr and exit code 2."""
+"""Command line: ``autodup toy``, ``check``, ``play``. Bad input gets one line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -41,6 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
     toy.add_argument("--trials", type=_positive_int, default=DEFAULT_TRIALS, help="paired games per system")
     toy.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="root seed")
     toy.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    play = commands.add_parser("play", help="play one table and print each seat's result")
+    play.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
+    play.add_argument("--seed", type=_seed, default=0, help="board seed (the grandparent of the table)")
+    play.add_argument("--bots", default="simple", help="comma-separated policy per seat, or one for all "
+                      "(built in: simple, random)")
+    play.add_argument("--dealer", default="haystack", help="plain, stream, haystack, keyed or replay")
+    play.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
+    play.add_argument("--json", action="store_true", help="print JSON")
     check = commands.add_parser("check", help="validate a game configuration (YAML) and summarize it")
     check.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
     return parser
@@ -61,12 +69,52 @@ def _run_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_play(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .config import load_config
+    from .game import DEALERS, ORDER_RACE, ORDERS, POLICIES, RESULT_COLUMNS, play_table, rules_of
+    from .rng import event_seed, seat_seed
+
+    config = load_config(args.config)
+    if args.dealer not in DEALERS:
+        raise ValueError(f"--dealer: unknown dealer {args.dealer!r} (allowed: {', '.join(DEALERS)})")
+    if args.order not in ORDERS:
+        raise ValueError(f"--order: unknown order {args.order!r} (allowed: {', '.join(ORDERS)})")
+    if ORDERS[args.order] == ORDER_RACE and args.dealer != "haystack":
+        raise ValueError("--order race needs --dealer haystack (the race runs on the seats' haystacks)")
+    bots = [b.strip() for b in args.bots.split(",")]
+    if len(bots) == 1:
+        bots = bots * config.players
+    if len(bots) != config.players:
+        raise ValueError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: one, or one per seat)")
+    for bot in bots:
+        if bot not in POLICIES:
+            raise ValueError(f"--bots: unknown bot {bot!r} (allowed: {', '.join(POLICIES)})")
+    seats = np.array([seat_seed(args.seed, s) for s in range(config.players)], dtype=np.uint64)
+    results, _, rounds = play_table(rules_of(config), DEALERS[args.dealer], ORDERS[args.order], seats,
+                                    np.uint64(event_seed(args.seed, 0)),
+                                    np.array([POLICIES[b] for b in bots], dtype=np.int64), False)
+    rows = [{"seat": s, "bot": bots[s], **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
+            for s in range(config.players)]
+    if args.json:
+        print(json.dumps({"config": config.source, "seed": args.seed, "dealer": args.dealer, "order": args.order,
+                          "rounds": int(rounds), "seats": rows}))
+        return 0
+    print(f"{config.name}: seed {args.seed}, dealer {args.dealer}, {rounds} rounds")
+    header = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen"]
+    print("  ".join(f"{h:>12}" for h in header))
+    for row in sorted(rows, key=lambda r: r["placement"]):
+        print("  ".join(f"{row[h]:>12}" for h in header))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
 
     args = build_parser().parse_args(argv)
     try:
-        return {"toy": _run_toy, "check": _run_check}[args.command](args)
+        return {"toy": _run_toy, "check": _run_check, "play": _run_play}[args.command](args)
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
         print(error, file=sys.stderr)
         return 2

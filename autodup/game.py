@@ -35,7 +35,12 @@ from .kernels import (
     inverse_cdf_index,
     positive_total,
 )
-from .rng import random_uniform
+from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, derive_seed_kernel, random_uniform
+
+# Helpers that allocate nothing run without the Numba runtime: the rules and
+# the table travel as named tuples of arrays, and refcounting all of them on
+# every call between helpers would cost more than the game (see kernels.py).
+game_kernel = njit(cache=True, _nrt=False)
 
 # Dealers: the four engines, and the deliberately incorrect replay system.
 DEALER_PLAIN = ENGINE_PLAIN
@@ -61,7 +66,8 @@ ACTION_LOCK = 5       # toggles the shop lock for the next round
 ACTION_LOADED_ROLL = 6  # argument: trait; a free reroll whose slots all have that trait (once per round)
 
 POLICY_SIMPLE = 0
-POLICIES = {"simple": POLICY_SIMPLE}
+POLICY_RANDOM = 1
+POLICIES = {"simple": POLICY_SIMPLE, "random": POLICY_RANDOM}
 
 ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a table
 
@@ -73,6 +79,7 @@ _EVENT_TIEBREAK = np.uint64(4)
 _SEAT_LOOT = np.uint64(5)       # under a seat's seed: the loot shuffle bag
 _SEAT_REPLAY = np.uint64(6)     # under a seat's seed: the replay dealer's planned draws
 _SEAT_SUBSTITUTE = np.uint64(7)  # under a seat's seed: the replay dealer's substitutes
+_SEAT_POLICY = np.uint64(8)      # under a seat's seed: a random policy's choices
 
 Rules = namedtuple("Rules", [
     "players", "starting_hp", "starting_gold", "bench_size", "max_rounds", "shop_size", "reroll_price",
@@ -91,7 +98,7 @@ def rules_of(config) -> Rules:
 
 # Per-seat result columns of play_table.
 RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "units_bought", "shops_seen",
-                  "rounds_alive")
+                  "rounds_alive", "illegal_actions")
 
 
 # --------------------------------------------------------------------------
@@ -99,28 +106,28 @@ RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "un
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@game_kernel
 def _event_uniform(event_seed, kind, round_index, index):
     return random_uniform(event_seed, kind, np.uint64(round_index * 4096 + index))
 
 
-@njit(cache=True)
+@game_kernel
 def _unit_power(rules, champion, star):
     return rules.tier_cost[rules.champion_tier[champion]] * rules.star_power[star - 1]
 
 
-@njit(cache=True)
+@game_kernel
 def _copies_of_star(star):
     return 1 if star == 1 else (3 if star == 2 else 9)
 
 
-@njit(cache=True)
+@game_kernel
 def _tier_totals(rules, pool, out):
     for t in range(out.shape[0]):
         out[t] = positive_total(pool, rules.tier_start[t], rules.tier_start[t + 1])
 
 
-@njit(cache=True)
+@game_kernel
 def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out):
     """Normalized shop odds at ``level`` over the tiers the empty-tier rule allows.
 
@@ -146,7 +153,7 @@ def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@game_kernel
 def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitute_counter):
     """The deliberately incorrect replay dealer: a planned (tier, champion) ignoring copies left."""
     n_tiers = tier_weights.shape[0]
@@ -172,7 +179,7 @@ def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitut
     return inverse_cdf_index(pool, lo, hi, left, w)
 
 
-@njit(cache=True)
+@game_kernel
 def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks, replay_counters,
               tier_weights, pool, key):
     """One shop slot for ``seat`` from the current pool; -1 if nothing can be dealt."""
@@ -185,13 +192,13 @@ def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, 
                                     clocks[seat], tier_weights, pool, rules.tier_start)
 
 
-@njit(cache=True)
+@game_kernel
 def _take_from_pool(rules, pool, champion):
     if champion >= 0 and rules.units_leave_pool:
         pool[champion] -= 1.0
 
 
-@njit(cache=True)
+@game_kernel
 def _clear_shop(rules, shops, seat, pool):
     for slot in range(shops.shape[1]):
         champion = shops[seat, slot]
@@ -201,7 +208,7 @@ def _clear_shop(rules, shops, seat, pool):
             shops[seat, slot] = -1
 
 
-@njit(cache=True)
+@game_kernel
 def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count, clocks,
                replay_counters, pool, shops, tier_totals, tier_weights, constrained, qualifies, qualifying_totals,
                scratch_pool):
@@ -235,7 +242,7 @@ Table = namedtuple("Table", [
     "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
     "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count", "clocks",
     "replay_counters", "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
-    "qualifies", "order",
+    "qualifies", "order", "policy_draws", "bag_scratch", "remaining",
 ])
 
 # stats columns
@@ -263,20 +270,23 @@ def new_table(rules):
         np.zeros((players, 3, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
         np.zeros((players, n_tiers + 1)), np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
-        np.arange(players),
+        np.arange(players), np.zeros(players, dtype=np.int64),
+        np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
     )
 
 
-@njit(cache=True)
+@game_kernel
 def capacity_of(rules, table, seat):
     """Units a seat may hold: bench plus the board its level allows."""
     return rules.bench_size + rules.level_board_size[table.level[seat]]
 
 
-@njit(cache=True)
+@game_kernel
 def conservation_holds(rules, table):
     """pool + shops + units (in copies) == initial copies, for every champion."""
-    count = table.pool.copy()
+    count = table.scratch_pool
+    for c in range(count.shape[0]):
+        count[c] = table.pool[c]
     for seat in range(table.shops.shape[0]):
         for slot in range(table.shops.shape[1]):
             c = table.shops[seat, slot]
@@ -290,7 +300,7 @@ def conservation_holds(rules, table):
     return True
 
 
-@njit(cache=True)
+@game_kernel
 def _table_is_sound(rules, table):
     if not conservation_holds(rules, table):
         return False
@@ -305,7 +315,7 @@ def _table_is_sound(rules, table):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@game_kernel
 def _remove_unit(table, seat, index):
     last = table.n_units[seat] - 1
     table.unit_champion[seat, index] = table.unit_champion[seat, last]
@@ -315,7 +325,7 @@ def _remove_unit(table, seat, index):
     table.n_units[seat] = last
 
 
-@njit(cache=True)
+@game_kernel
 def _add_unit(table, seat, champion):
     """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
     n = table.n_units[seat]
@@ -342,7 +352,7 @@ def _add_unit(table, seat, champion):
         table.n_units[seat] = n + 1
 
 
-@njit(cache=True)
+@game_kernel
 def _completes_a_combine(table, seat, champion):
     count = 0
     for u in range(table.n_units[seat]):
@@ -351,7 +361,7 @@ def _completes_a_combine(table, seat, champion):
     return count >= 2
 
 
-@njit(cache=True)
+@game_kernel
 def _level_up(rules, table, seat):
     while table.level[seat] < rules.max_level and table.xp[seat] >= rules.level_xp[table.level[seat] + 1]:
         table.xp[seat] -= rules.level_xp[table.level[seat] + 1]
@@ -360,7 +370,7 @@ def _level_up(rules, table, seat):
         table.xp[seat] = 0
 
 
-@njit(cache=True)
+@game_kernel
 def board_power(rules, table, seat, order_scratch, trait_counts):
     """Combat power of the seat's board: the strongest units the level allows, times trait bonuses.
 
@@ -409,7 +419,7 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@game_kernel
 def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     _clear_shop(rules, table.shops, seat, table.pool)
     _fill_shop(rules, dealer, seat, table.level[seat], round_index, roll, seat_seeds, table.counters,
@@ -419,7 +429,7 @@ def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, cons
     table.stats[seat, STAT_SHOPS] += 1
 
 
-@njit(cache=True)
+@game_kernel
 def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
     """Apply one action; returns True if it was legal (an illegal one changes nothing)."""
     if action == ACTION_BUY:
@@ -486,7 +496,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
     return action == ACTION_END
 
 
-@njit(cache=True)
+@game_kernel
 def simple_policy(rules, table, seat, round_index):
     """A plain built-in player: levels on a curve, keeps interest, buys pairs and strong units, rolls when rich."""
     gold = table.gold[seat]
@@ -516,15 +526,45 @@ def simple_policy(rules, table, seat, round_index):
     if best_slot >= 0:
         return ACTION_BUY, best_slot
     if not room and table.n_units[seat] > 0:
-        # Make room: sell the weakest unit if the shop offers something stronger.
-        return ACTION_END, 0
+        # Make room: sell the weakest unit when the shop offers a stronger one we can afford.
+        weakest, weakest_power = 0, np.inf
+        for u in range(table.n_units[seat]):
+            power = _unit_power(rules, table.unit_champion[seat, u], table.unit_star[seat, u])
+            if power < weakest_power:
+                weakest, weakest_power = u, power
+        for slot in range(rules.shop_size):
+            champion = table.shops[seat, slot]
+            if champion >= 0 and _unit_power(rules, champion, 1) > weakest_power and \
+                    rules.tier_cost[rules.champion_tier[champion]] <= gold:
+                return ACTION_SELL, weakest
     if gold >= 50 + rules.reroll_price:
         return ACTION_REROLL, 0
     return ACTION_END, 0
 
 
-@njit(cache=True)
-def _policy_action(rules, table, seat, round_index, policy):
+@game_kernel
+def random_policy(rules, table, seat, seat_seed):
+    """Random actions, legal or not (arguments stray out of range on purpose); ends a turn 1 time in 8."""
+    k = table.policy_draws[seat]
+    table.policy_draws[seat] = k + 2
+    u = random_uniform(seat_seed, _SEAT_POLICY, np.uint64(k))
+    v = random_uniform(seat_seed, _SEAT_POLICY, np.uint64(k + 1))
+    action = int(u * 8)
+    if action >= 7:
+        return ACTION_END, 0
+    if action == ACTION_BUY:
+        return action, int(v * (rules.shop_size + 1)) - (1 if v < 0.05 else 0)
+    if action == ACTION_SELL:
+        return action, int(v * (table.n_units[seat] + 1))
+    if action == ACTION_LOADED_ROLL:
+        return action, int(v * (rules.trait_breakpoints.shape[0] + 1)) - 1
+    return action, 0
+
+
+@game_kernel
+def _policy_action(rules, table, seat, round_index, policy, seat_seeds):
+    if policy == POLICY_RANDOM:
+        return random_policy(rules, table, seat, seat_seeds[seat])
     return simple_policy(rules, table, seat, round_index)
 
 
@@ -533,7 +573,7 @@ def _policy_action(rules, table, seat, round_index, policy):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@game_kernel
 def _shuffle_alive(table, event_seed, kind, round_index):
     """``table.order[:k]`` = the alive seats in a random order from the event stream; returns k."""
     k = 0
@@ -547,7 +587,7 @@ def _shuffle_alive(table, event_seed, kind, round_index):
     return k
 
 
-@njit(cache=True)
+@game_kernel
 def _streak_gold(rules, streak):
     length = abs(streak)
     gold = 0
@@ -557,7 +597,7 @@ def _streak_gold(rules, streak):
     return gold
 
 
-@njit(cache=True)
+@game_kernel
 def _refresh_by_race(rules, table, seat_seeds, alive_count):
     """Deal the round's free refreshes slot by slot; the seat served next wins a race across seats.
 
@@ -568,7 +608,8 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
     """
     n = table.pool.shape[0]
     n_tiers = rules.tier_cost.shape[0]
-    remaining = np.zeros(table.alive.shape[0], dtype=np.int64)
+    remaining = table.remaining
+    remaining[:] = 0
     total_remaining = 0
     for i in range(alive_count):
         seat = table.order[i]
@@ -609,7 +650,7 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         total_remaining -= 1
 
 
-@njit(cache=True)
+@game_kernel
 def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed):
     alive_count = _shuffle_alive(table, event_seed, _EVENT_ORDER, round_index)
     for i in range(alive_count):
@@ -638,22 +679,23 @@ def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_see
     return alive_count
 
 
-@njit(cache=True)
-def bag_item(seat_seed, bag, position):
+@game_kernel
+def bag_item(seat_seed, bag, position, permutation):
     """Item of a seat's shuffle bag at ``position``: every span of ``bag`` draws is one shuffle of the bag.
 
     The shuffle of span ``cycle`` is a Fisher-Yates shuffle on the seat's loot
     stream at counters ``cycle * bag + i``.
     """
     cycle, index = position // bag, position % bag
-    permutation = np.arange(bag)
+    for i in range(bag):
+        permutation[i] = i
     for i in range(bag - 1, 0, -1):
         j = int(random_uniform(seat_seed, _SEAT_LOOT, np.uint64(cycle * bag + i)) * (i + 1))
         permutation[i], permutation[j] = permutation[j], permutation[i]
     return permutation[index]
 
 
-@njit(cache=True)
+@game_kernel
 def _loot(rules, dealer, table, seat, round_index, seat_seeds):
     """Hand out this PvE round's loot from the seat's shuffle bag (seed 001)."""
     bag = rules.loot_gold.shape[0]
@@ -662,7 +704,7 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
     for _ in range(rules.loot_per_pve_round):
         position = table.loot_position[seat]
         table.loot_position[seat] += 1
-        item = bag_item(seat_seeds[seat], bag, position)
+        item = bag_item(seat_seeds[seat], bag, position, table.bag_scratch)
         tier = rules.loot_unit_tier[item]
         if tier < 0:
             table.gold[seat] += rules.loot_gold[item]
@@ -682,7 +724,7 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
         _add_unit(table, seat, champion)
 
 
-@njit(cache=True)
+@game_kernel
 def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, order_scratch, trait_counts):
     power_a, units_a = board_power(rules, table, a, order_scratch, trait_counts)
     power_b, units_b = board_power(rules, table, b, order_scratch, trait_counts)
@@ -787,7 +829,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
             seat = table.order[i]
             roll = 1
             for step in range(ACTION_CAP):
-                action, argument = _policy_action(rules, table, seat, round_index, policies[seat])
+                action, argument = _policy_action(rules, table, seat, round_index, policies[seat], seat_seeds)
                 if action == ACTION_END:
                     break
                 if not apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
@@ -825,6 +867,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
         results[seat, 6] = table.stats[seat, STAT_BOUGHT]
         results[seat, 7] = table.stats[seat, STAT_SHOPS]
         results[seat, 8] = table.stats[seat, STAT_ROUNDS]
+        results[seat, 9] = table.stats[seat, STAT_ILLEGAL]
     return results, violations, rounds
 
 
@@ -873,6 +916,34 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
 def loot_items(rules, seat_seed, n):
     """The first ``n`` loot bag items (indices into the bag) one seat receives."""
     out = np.zeros(n, dtype=np.int64)
+    permutation = np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64)
     for k in range(n):
-        out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k)
+        out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k, permutation)
     return out
+
+
+@njit(cache=True)
+def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, policies):
+    """Play one table per board ``first_board .. first_board + n_boards - 1`` (seeds from the seed tree).
+
+    Board ``b``'s grandparent is ``board_seed(tournament_seed, b)``; seat ``s``
+    plays with ``seat_seed(g, s)`` and the table's events use ``event_seed(g, 0)``.
+
+    Returns
+    -------
+    int64 (n_boards, players, len(RESULT_COLUMNS)), and int64 (n_boards,) rounds played.
+    """
+    players = rules.players
+    results = np.zeros((n_boards, players, len(RESULT_COLUMNS)), dtype=np.int64)
+    rounds = np.zeros(n_boards, dtype=np.int64)
+    seeds = np.zeros(players, dtype=np.uint64)
+    for i in range(n_boards):
+        grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD),
+                                         np.uint64(first_board + i))
+        for s in range(players):
+            seeds[s] = derive_seed_kernel(grandparent, np.uint64(LABEL_SEAT), np.uint64(s))
+        events = derive_seed_kernel(grandparent, np.uint64(LABEL_EVENTS), np.uint64(0))
+        table_results, _, table_rounds = play_table(rules, dealer, order, seeds, events, policies, False)
+        results[i] = table_results
+        rounds[i] = table_rounds
+    return results, rounds

@@ -44,3 +44,32 @@ def test_bad_arguments_get_one_line_and_exit_2(args):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("autodup: error:"), result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_play_prints_every_seat_and_is_deterministic():
+    result = run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "simple,random,simple,random,"
+                 "simple,random,simple,random")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    seats = data["seats"]
+    assert len(seats) == 8 and sorted(s["placement"] for s in seats) == list(range(1, 9))
+    for key in ("seat", "bot", "placement", "hp", "level", "rolls", "gold_spent", "units_bought", "shops_seen"):
+        assert key in seats[0]
+    assert run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "simple,random,simple,random,"
+               "simple,random,simple,random").stdout == result.stdout
+    assert run("play", "configs/tiny.yaml", "--seed", "6", "--json").stdout != result.stdout
+    text = run("play", "configs/tiny.yaml", "--seed", "5", "--dealer", "keyed")
+    assert text.returncode == 0 and "dealer keyed" in text.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "configs/tiny.yaml", "--dealer", "shuffle"],
+    ["play", "configs/tiny.yaml", "--bots", "simple,simple"],
+    ["play", "configs/tiny.yaml", "--bots", "genius"],
+    ["play", "configs/tiny.yaml", "--order", "race", "--dealer", "plain"],
+    ["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
+])
+def test_play_rejects_bad_input_with_one_line(args):
+    result = run(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

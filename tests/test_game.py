@@ -10,6 +10,7 @@ from autodup.game import (
     DEALERS,
     ORDER_EVENTS,
     ORDER_RACE,
+    POLICIES,
     RESULT_COLUMNS,
     first_slot_counts,
     loot_items,
@@ -25,11 +26,13 @@ SET4 = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
 TINY = rules_of(load_config(ROOT / "configs" / "tiny.yaml"))
 
 
-def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7):
+def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7, policies=None):
     g = board_seed(tournament, board)
     seats = np.array([seat_seed(g, s) for s in range(rules.players)], dtype=np.uint64)
+    if policies is None:  # half the seats act at random, legal or not: every action path is exercised
+        policies = np.array([POLICIES["random"] if s % 2 else POLICIES["simple"] for s in range(rules.players)])
     return play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)),
-                      np.zeros(rules.players, dtype=np.int64), check)
+                      np.asarray(policies, dtype=np.int64), check)
 
 
 @pytest.mark.parametrize("rules", [TINY, SET4], ids=["tiny", "set4"])
@@ -45,6 +48,9 @@ def test_games_conserve_copies_and_terminate(rules, dealer, order):
         assert np.all(results[:, RESULT_COLUMNS.index("level")] <= rules.max_level)
         winner = np.flatnonzero(results[:, 0] == 1)[0]
         assert results[winner, 1] == results[:, 1].max()
+        random_seats = results[1::2]
+        assert random_seats[:, RESULT_COLUMNS.index("illegal_actions")].sum() > 0
+        assert random_seats[:, RESULT_COLUMNS.index("rolls")].sum() > 0
 
 
 def test_games_are_deterministic_and_seed_dependent():
