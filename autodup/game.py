@@ -216,22 +216,27 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
 
     With ``constrained``, only champions with ``qualifies[c]`` are dealt (a loaded roll).
     """
+    # Tier totals are computed once and kept up to date slot by slot; copies are
+    # whole numbers, so the sums stay exact.
+    _tier_totals(rules, pool, tier_totals)
+    if constrained:
+        for c in range(pool.shape[0]):
+            scratch_pool[c] = pool[c] if qualifies[c] else 0.0
+        _tier_totals(rules, scratch_pool, qualifying_totals)
     for slot in range(shops.shape[1]):
         if shops[seat, slot] >= 0:
             continue
-        _tier_totals(rules, pool, tier_totals)
-        weights_pool = pool
-        if constrained:
-            for c in range(pool.shape[0]):
-                scratch_pool[c] = pool[c] if qualifies[c] else 0.0
-            _tier_totals(rules, scratch_pool, qualifying_totals)
-            weights_pool = scratch_pool
         _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, tier_weights)
         key = (round_index * 1024 + roll) * 64 + slot
         champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks,
-                             replay_counters, tier_weights, weights_pool, key)
+                             replay_counters, tier_weights, scratch_pool if constrained else pool, key)
         shops[seat, slot] = champion
-        _take_from_pool(rules, pool, champion)
+        if champion >= 0 and rules.units_leave_pool:
+            pool[champion] -= 1.0
+            tier_totals[rules.champion_tier[champion]] -= 1.0
+            if constrained:
+                scratch_pool[champion] -= 1.0
+                qualifying_totals[rules.champion_tier[champion]] -= 1.0
 
 
 # --------------------------------------------------------------------------

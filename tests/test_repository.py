@@ -43,3 +43,14 @@ def test_readme_python_example_runs():
     readme = (ROOT / "README.md").read_text()
     code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
     exec(compile(code, "README.md", "exec"), {})
+
+
+def test_game_benchmark_prints_its_figures_as_json():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_game.py"), "configs/tiny.yaml", "--games", "3",
+         "--repeats", "1", "--json"],
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data["games_per_s"]) == {"plain", "stream", "haystack", "keyed", "replay"}
+    assert data["ratio_to_plain"]["plain"] == 1.0 and all(v > 0 for v in data["games_per_s"].values())
