@@ -141,24 +141,11 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
 
 
 @njit(cache=True, _nrt=False)
-def random_bits(seed, stream, counter):
-    """64 random bits at address ``(seed, stream, counter)`` (all uint64)."""
-    seed = np.uint64(seed)
-    stream = np.uint64(stream)
-    counter = np.uint64(counter)
-    x0, x1, _, _ = philox4x32_10(
-        counter & _MASK32, counter >> _SHIFT32, stream & _MASK32, stream >> _SHIFT32,
-        seed & _MASK32, seed >> _SHIFT32,
-    )
-    return x0 | (x1 << _SHIFT32)
-
-
-@njit(cache=True, _nrt=False)
 def random_bits_pair(seed, stream, counter):
     """Both 64-bit halves of the Philox block at ``(seed, stream, counter)``.
 
-    The first is :func:`random_bits` of the same address; the second is
-    ``x2 | (x3 << 32)``. Used where two outcomes share one block.
+    ``(x0 | (x1 << 32), x2 | (x3 << 32))``; the first is :func:`random_bits`
+    of the same address. The keyed race uses both, one per outcome.
     """
     seed = np.uint64(seed)
     stream = np.uint64(stream)
@@ -168,6 +155,12 @@ def random_bits_pair(seed, stream, counter):
         seed & _MASK32, seed >> _SHIFT32,
     )
     return x0 | (x1 << _SHIFT32), x2 | (x3 << _SHIFT32)
+
+
+@njit(cache=True, _nrt=False)
+def random_bits(seed, stream, counter):
+    """64 random bits at address ``(seed, stream, counter)`` (all uint64): ``x0 | (x1 << 32)``."""
+    return random_bits_pair(seed, stream, counter)[0]
 
 
 @njit(cache=True, _nrt=False)
