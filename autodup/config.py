@@ -68,8 +68,15 @@ def _node_lines(node, path: tuple, lines: dict, file: str, line: int | None = No
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for key_node, value_node in node.value:
-            key = _path_key(_KEY_CONSTRUCTOR.construct_object(key_node)
-                            if isinstance(key_node, yaml.ScalarNode) else None)
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise ConfigError(file, key_node.start_mark.line + 1, _dotted(path),
+                                  "a key is a list or mapping (allowed: plain text or number keys)")
+            try:
+                key = _path_key(_KEY_CONSTRUCTOR.construct_object(key_node))
+            except (yaml.YAMLError, ValueError, TypeError) as error:
+                raise ConfigError(file, key_node.start_mark.line + 1, _dotted(path),
+                                  f"a key cannot be read ({_first_line(error)}) (allowed: plain text or number keys)") \
+                    from None
             if key in seen:
                 raise ConfigError(file, key_node.start_mark.line + 1, _dotted(path + (key,)),
                                   "duplicate key (each key may appear once)")
@@ -81,6 +88,11 @@ def _node_lines(node, path: tuple, lines: dict, file: str, line: int | None = No
 
 
 _KEY_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+def _first_line(error) -> str:
+    text = getattr(error, "problem", None) or str(error)
+    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
 
 
 def _path_key(key):
@@ -97,7 +109,7 @@ def _parse_yaml(text: str, file: str) -> tuple[Any, dict]:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else 0
-        raise ConfigError(file, line, "", f"not valid YAML: {error.problem or error.context}") from None
+        raise ConfigError(file, line, "", f"not valid YAML: {_first_line(error)}") from None
     except yaml.YAMLError as error:
         raise ConfigError(file, 0, "", f"not valid YAML: {error}") from None
     if node is None:
@@ -110,8 +122,14 @@ def _parse_yaml(text: str, file: str) -> tuple[Any, dict]:
             data = loader.get_single_data()
         finally:
             loader.dispose()
-    except yaml.YAMLError as error:  # pragma: no cover - compose already parsed it
-        raise ConfigError(file, 0, "", f"not valid YAML: {error}") from None
+    except yaml.MarkedYAMLError as error:  # tags the safe loader refuses, unhashable keys, merge keys
+        mark = error.problem_mark or error.context_mark
+        raise ConfigError(file, mark.line + 1 if mark else 0, "",
+                          f"cannot be read: {_first_line(error)} (allowed: plain YAML scalars, lists and mappings)") \
+            from None
+    except (yaml.YAMLError, ValueError, TypeError) as error:
+        raise ConfigError(file, 0, "", f"cannot be read: {_first_line(error)} "
+                          "(allowed: plain YAML scalars, lists and mappings)") from None
     return data, lines
 
 
@@ -184,7 +202,7 @@ class _Reader:
 
     def choice(self, path: tuple, options: dict, default=None):
         value = self._value(path, default)
-        if value not in options:
+        if not isinstance(value, str) or value not in options:
             self.fail(path, f"{value!r} is not an option (allowed: {', '.join(options)})")
         return options[value]
 
@@ -353,7 +371,7 @@ def _compile(r: _Reader, default_name: str) -> GameConfig:
     players = r.integer(("players",), 2, MAX_PLAYERS)
     starting_hp = r.integer(("starting_hp",), 1, _BIG)
     starting_gold = r.integer(("starting_gold",), 0, _BIG, default=0)
-    bench_size = r.integer(("bench_size",), 0, 100, default=9)
+    bench_size = r.integer(("bench_size",), 1, 100, default=9)
     max_rounds = r.integer(("max_rounds",), 1, 10_000, default=200)
 
     r.mapping(("shop",), required=("size", "reroll_price"), optional=("units_leave_pool", "empty_tier"))
@@ -415,7 +433,11 @@ def _compile(r: _Reader, default_name: str) -> GameConfig:
                 loot_unit_tier.append(-1)
             else:
                 loot_gold.append(0)
-                loot_unit_tier.append(r.integer(("loot", "bag", i, "unit"), 1, n_tiers) - 1)
+                tier = r.integer(("loot", "bag", i, "unit"), 1, n_tiers) - 1
+                if tiers["size"][tier] == 0:
+                    r.fail(("loot", "bag", i, "unit"), f"tier {tier + 1} has no champions "
+                           "(allowed: a tier with champions)")
+                loot_unit_tier.append(tier)
 
     return GameConfig(
         name=name, source=r.file, players=players, starting_hp=starting_hp, starting_gold=starting_gold,
@@ -493,7 +515,7 @@ def _tiers(r: _Reader, trait_names: list) -> dict:
             traits = r.sequence(path + ("traits",), 0, 10)
             indices = []
             for i, trait in enumerate(traits):
-                if trait not in trait_index:
+                if not isinstance(trait, str) or trait not in trait_index:
                     known = ", ".join(trait_names[:8]) + (", ..." if len(trait_names) > 8 else "")
                     r.fail(path + ("traits", i), f"unknown trait {trait!r} (allowed: a key of traits: {known})")
                 if trait_index[trait] in indices:
@@ -529,6 +551,9 @@ def _levels(r: _Reader, n_tiers: int, bench_size: int):
         if level == 1 and xp[level] != 0:
             r.fail(path + ("xp",), f"{xp[level]} for level 1 (allowed: 0, the starting level)")
         board[level] = r.integer(path + ("board_size",), 1, 100, default=level)
+        if level > 1 and board[level] < board[level - 1]:
+            r.fail(path + ("board_size",), f"{board[level]} is smaller than level {level - 1}'s {board[level - 1]} "
+                   "(allowed: board sizes that never decrease)")
         entries = r.sequence(path + ("odds",), n_tiers, n_tiers)
         for t in range(len(entries)):
             odds[level, t] = r.number(path + ("odds", t), 0.0, 100.0)

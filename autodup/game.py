@@ -62,7 +62,7 @@ ACTION_BUY = 1        # argument: shop slot
 ACTION_SELL = 2       # argument: unit index
 ACTION_REROLL = 3
 ACTION_BUY_XP = 4
-ACTION_LOCK = 5       # toggles the shop lock for the next round
+ACTION_LOCK = 5       # toggles the lock: a locked shop skips the next refresh, then unlocks
 ACTION_LOADED_ROLL = 6  # argument: trait; a free reroll whose slots all have that trait (once per round)
 
 POLICY_SIMPLE = 0
@@ -166,6 +166,8 @@ def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitut
         return -1
     tier = inverse_cdf_index(tier_weights, 0, n_tiers, total, u)
     size = rules.tier_start[tier + 1] - rules.tier_start[tier]
+    if size == 0:
+        return -1
     champion = rules.tier_start[tier] + min(int(v * size), size - 1)
     if pool[champion] > 0.0:
         return champion
@@ -459,6 +461,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         _add_unit(table, seat, champion)
         return True
     if action == ACTION_SELL:
+        # A unit sells for its cost times the copies it holds (1, 3 or 9).
         if argument < 0 or argument >= table.n_units[seat]:
             return False
         champion = table.unit_champion[seat, argument]
@@ -719,7 +722,7 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
             continue
         table.tier_weights[:] = 0.0
         table.tier_weights[tier] = 1.0
-        key = (round_index * 1024 + 1023) * 64 + position % 64
+        key = (1 << 40) + position  # loot keys: one per bag position, apart from shop keys
         champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.clocks, table.replay_counters, table.tier_weights, table.pool, key)
         if champion < 0:
@@ -815,6 +818,10 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
     rounds : int
         Rounds played.
     """
+    if seat_seeds.shape[0] != rules.players or policies.shape[0] != rules.players:
+        raise ValueError("play_table needs one seat seed and one policy per player")
+    if dealer < 0 or dealer > DEALER_REPLAY or order < 0 or order > ORDER_RACE:
+        raise ValueError("play_table: unknown dealer or order code")
     table = new_table(rules)
     players = rules.players
     capacity = table.unit_champion.shape[1]
@@ -939,6 +946,8 @@ def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, po
     int64 (n_boards, players, len(RESULT_COLUMNS)), and int64 (n_boards,) rounds played.
     """
     players = rules.players
+    if policies.shape[0] != players:
+        raise ValueError("play_boards needs one policy per player")
     results = np.zeros((n_boards, players, len(RESULT_COLUMNS)), dtype=np.int64)
     rounds = np.zeros(n_boards, dtype=np.int64)
     seeds = np.zeros(players, dtype=np.uint64)

@@ -163,3 +163,71 @@ def test_loot_is_a_shuffle_bag_per_seat():
     # Orders are uniform over shuffles: the first item of each span is uniform over the bag.
     firsts = np.concatenate([loot_items(TINY, seed, 40 * bag)[::bag] for seed in range(100)])
     assert goodness_of_fit(np.bincount(firsts, minlength=bag), np.ones(bag)) > P_FLOOR
+
+
+# --------------------------------------------------------------------------
+# the checks themselves, and rule variants
+# --------------------------------------------------------------------------
+
+
+def test_the_soundness_check_catches_a_corrupted_table():
+    from autodup.game import _add_unit, _table_is_sound, conservation_holds, new_table
+
+    table = new_table(TINY)
+    assert conservation_holds(TINY, table) and _table_is_sound(TINY, table)
+    table.pool[3] -= 1.0  # a copy vanished
+    assert not conservation_holds(TINY, table)
+    table.pool[3] += 1.0
+    table.gold[2] = -1
+    assert conservation_holds(TINY, table) and not _table_is_sound(TINY, table)
+    table.gold[2] = 0
+    for champion in range(TINY.bench_size + 2):  # distinct champions: no combines; more than level 1 may hold
+        champion = champion % 9
+        table.pool[champion] -= 1.0
+        _add_unit(table, 1, champion)
+    assert conservation_holds(TINY, table) and not _table_is_sound(TINY, table)
+
+
+def test_the_board_never_exceeds_the_level():
+    from autodup.game import _add_unit, board_power, new_table
+
+    table = new_table(TINY)
+    scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    traits = np.zeros(TINY.trait_breakpoints.shape[0], dtype=np.int64)
+    for champion in range(5):
+        _add_unit(table, 0, champion)
+    for level in range(1, TINY.max_level + 1):
+        table.level[0] = level
+        _, on_board = board_power(TINY, table, 0, scratch, traits)
+        assert on_board == min(5, TINY.level_board_size[level])
+
+
+VARIANTS = {
+    "units_stay_in_pool": [("units_leave_pool: true", "units_leave_pool: false")],
+    "empty_slot_for_empty_tier": [("empty_tier: skip", "empty_tier: empty")],
+    "three_players_one_bench_slot": [("players: 8", "players: 3"), ("bench_size: 4", "bench_size: 1")],
+    "pool_runs_dry": [("copies: 8", "copies: 2"), ("copies: 5", "copies: 1"), ("copies: 3", "copies: 1"),
+                      ("copies: 4}", "copies: 1}")],
+    "loot_every_pve_round_twice": [("per_pve_round: 1", "per_pve_round: 7")],
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("dealer", ["plain", "haystack", "keyed", "replay"])
+def test_rule_variants_keep_every_invariant(variant, dealer):
+    text = (ROOT / "configs" / "tiny.yaml").read_text()
+    for old, new in VARIANTS[variant]:
+        assert old in text
+        text = text.replace(old, new)
+    rules = rules_of(parse_config(text, f"{variant}.yaml"))
+    for board in range(8):
+        results, violations, rounds = play(rules, dealer, board)
+        assert violations == 0
+        assert sorted(results[:, 0].tolist()) == list(range(1, rules.players + 1))
+
+
+def test_play_table_refuses_arrays_of_the_wrong_length():
+    with pytest.raises(ValueError, match="one seat seed"):
+        play_table(TINY, 0, 0, np.zeros(2, dtype=np.uint64), np.uint64(1), np.zeros(8, dtype=np.int64), False)
+    with pytest.raises(ValueError, match="unknown dealer"):
+        play_table(TINY, 9, 0, np.zeros(8, dtype=np.uint64), np.uint64(1), np.zeros(8, dtype=np.int64), False)
