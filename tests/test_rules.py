@@ -1,0 +1,121 @@
+"""Rule unit tests: one table built by hand, one rule at a time (set4 numbers)."""
+
+from pathlib import Path
+
+import numpy as np
+
+from autodup.config import load_config
+from autodup.game import (
+    ACTION_BUY,
+    ACTION_BUY_XP,
+    ACTION_LOCK,
+    ACTION_SELL,
+    DEALER_HAYSTACK,
+    ORDER_EVENTS,
+    _add_unit,
+    _fight,
+    _start_round,
+    apply_action,
+    new_table,
+    rules_of,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = load_config(ROOT / "configs" / "set4.yaml")
+RULES = rules_of(CONFIG)
+SEEDS = np.arange(1, 9, dtype=np.uint64) * np.uint64(1_000_003)
+EVENTS = np.uint64(99)
+ZED = CONFIG.champion_names.index("Zed")  # a 2-cost
+GAREN = CONFIG.champion_names.index("Garen")  # a 1-cost
+
+
+def act(table, seat, action, argument=0, round_index=5):
+    return apply_action(RULES, DEALER_HAYSTACK, table, seat, round_index, 1, SEEDS, action, argument)
+
+
+def give(table, seat, champion, n=1):
+    for _ in range(n):
+        table.pool[champion] -= 1.0
+        _add_unit(table, seat, champion)
+
+
+def test_income_interest_and_streak_gold_at_round_start():
+    table = new_table(RULES)
+    table.gold[0], table.streak[0] = 25, 4    # interest 2, a 4-win streak pays 2
+    table.gold[1], table.streak[1] = 55, -5   # interest 5 (the cap), a 5-loss streak pays 3
+    table.gold[2], table.streak[2] = 9, 1     # no interest, no streak gold
+    round_index = 3                           # stage 2: income 5
+    assert RULES.round_income[round_index] == 5
+    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, round_index, SEEDS, EVENTS)
+    assert table.gold[:3].tolist() == [25 + 5 + 2 + 2, 55 + 5 + 5 + 3, 9 + 5]
+    # Passive XP after the first round: 2 XP take a level-1 seat to level 2 (which needs 2).
+    assert (table.level[0], table.xp[0]) == (2, 0)
+
+
+def test_buying_xp_levels_up_and_carries_the_rest():
+    table = new_table(RULES)
+    table.level[0], table.xp[0], table.gold[0] = 3, 5, 10
+    assert act(table, 0, ACTION_BUY_XP)       # 5 + 4 = 9 >= 6 to reach level 4
+    assert (table.level[0], table.xp[0], table.gold[0]) == (4, 3, 6)
+    table.level[0] = RULES.max_level
+    assert not act(table, 0, ACTION_BUY_XP)   # nothing to buy at the top
+    assert table.gold[0] == 6
+
+
+def test_three_of_a_kind_combine_and_selling_returns_every_copy():
+    table = new_table(RULES)
+    give(table, 0, GAREN, 3)
+    assert table.n_units[0] == 1 and table.unit_star[0, 0] == 2
+    give(table, 0, GAREN, 6)
+    assert table.n_units[0] == 1 and table.unit_star[0, 0] == 3
+    pool_before, gold_before = table.pool[GAREN], table.gold[0]
+    assert act(table, 0, ACTION_SELL, 0)
+    assert table.pool[GAREN] == pool_before + 9 and table.gold[0] == gold_before + 9 * 1
+    assert table.n_units[0] == 0
+
+
+def test_a_full_bench_buys_only_what_completes_a_combine():
+    table = new_table(RULES)
+    capacity = RULES.bench_size + RULES.level_board_size[1]
+    others = [c for c in range(len(CONFIG.champion_names)) if c not in (ZED, GAREN)][:capacity - 2]
+    for c in others:
+        give(table, 0, c)
+    give(table, 0, ZED, 2)
+    assert table.n_units[0] == capacity
+    table.gold[0] = 10
+    table.shops[0, :2] = [GAREN, ZED]
+    table.pool[GAREN] -= 1.0
+    table.pool[ZED] -= 1.0
+    assert not act(table, 0, ACTION_BUY, 0)   # a new unit does not fit
+    assert act(table, 0, ACTION_BUY, 1)       # the third Zed combines
+    assert table.n_units[0] == capacity - 1 and table.gold[0] == 8
+
+
+def test_a_locked_shop_survives_one_refresh():
+    table = new_table(RULES)
+    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, 0, SEEDS, EVENTS)
+    shop = table.shops[0].copy()
+    assert act(table, 0, ACTION_LOCK)
+    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, 1, SEEDS, EVENTS)
+    assert np.array_equal(table.shops[0], shop) and not table.locked[0]
+    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, 2, SEEDS, EVENTS)
+    assert not np.array_equal(table.shops[0], shop)
+
+
+def test_combat_damage_gold_and_streaks():
+    table = new_table(RULES)
+    table.level[:2] = 5
+    give(table, 0, CONFIG.champion_names.index("Zilean"), 9)  # a 3-star 5-cost: overwhelming
+    give(table, 1, GAREN)
+    scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    traits = np.zeros(RULES.trait_breakpoints.shape[0], dtype=np.int64)
+    round_index = 10
+    _fight(RULES, table, 0, 1, True, round_index, 0, EVENTS, scratch, traits)
+    survivors = 1  # one unit on the winning board, standing
+    assert table.hp[1] == RULES.starting_hp - RULES.round_damage[round_index] - survivors
+    assert table.hp[0] == RULES.starting_hp and table.gold[0] == RULES.pvp_win_gold
+    assert (table.streak[0], table.streak[1]) == (1, -1)
+    # Against a ghost, only the real seat's result counts.
+    _fight(RULES, table, 1, 0, False, round_index, 1, EVENTS, scratch, traits)
+    assert table.hp[0] == RULES.starting_hp and table.streak[0] == 1
+    assert table.streak[1] == -2
