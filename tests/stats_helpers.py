@@ -21,6 +21,8 @@ def goodness_of_fit(counts, probabilities) -> float:
     probabilities = np.asarray(probabilities, dtype=np.float64)
     impossible = probabilities == 0
     assert counts[impossible].sum() == 0, f"impossible outcomes observed: {np.flatnonzero(impossible & (counts > 0))}"
+    if (~impossible).sum() == 1:
+        return 1.0  # one possible outcome: the assertion above was the whole test
     expected = probabilities[~impossible] / probabilities[~impossible].sum() * counts.sum()
     return float(stats.chisquare(counts[~impossible], expected).pvalue)
 

@@ -119,3 +119,30 @@ def test_combat_damage_gold_and_streaks():
     _fight(RULES, table, 1, 0, False, round_index, 1, EVENTS, scratch, traits)
     assert table.hp[0] == RULES.starting_hp and table.streak[0] == 1
     assert table.streak[1] == -2
+
+
+def test_race_serving_order_deals_each_seat_by_its_own_odds():
+    """Simultaneous refreshes served by a race across haystacks: every slot's tier follows the seat's level odds.
+
+    With no tier sold out the tier law does not depend on depletion, so it is exact for every slot;
+    the event-order refresh is the control.
+    """
+    from autodup.game import ORDER_RACE
+
+    from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
+
+    levels = np.arange(2, 10)  # seat s plays at level s + 2
+    tiers = {order: np.zeros((8, RULES.tier_cost.shape[0]), dtype=np.int64) for order in (ORDER_RACE, ORDER_EVENTS)}
+    for trial in range(2500):
+        seeds = SEEDS + np.uint64(8 * 1_000_003 * (trial + 1))
+        for order in tiers:
+            table = new_table(RULES)
+            table.level[:] = levels
+            _start_round(RULES, DEALER_HAYSTACK, order, table, 0, seeds, np.uint64(trial))  # no passive XP yet
+            for seat in range(8):
+                for champion in table.shops[seat]:
+                    tiers[order][seat, RULES.champion_tier[champion]] += 1
+    for seat in range(8):
+        odds = RULES.level_odds[levels[seat]]
+        assert goodness_of_fit(tiers[ORDER_RACE][seat], odds) > P_FLOOR
+        assert same_distribution(tiers[ORDER_RACE][seat], tiers[ORDER_EVENTS][seat]) > P_FLOOR
