@@ -51,8 +51,8 @@ _MAX_COUNT = 2.0**53
 _MAX_STATE_COUNT = 2**62
 
 
-def _checked_weights(weights, name: str) -> tuple[np.ndarray, float, float]:
-    """A validated float64 copy of ``weights``, its largest and smallest positive entries."""
+def _checked_weights(weights, name: str) -> tuple[np.ndarray, float]:
+    """A validated float64 copy of ``weights`` and its largest entry."""
     if isinstance(weights, np.ndarray) and weights.dtype.kind == "c":
         raise ValueError(f"{name} must be real numbers, got complex values")
     try:
@@ -64,12 +64,12 @@ def _checked_weights(weights, name: str) -> tuple[np.ndarray, float, float]:
         raise ValueError(f"{name} must be {kind} ({error})") from None
     if array.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
-    problem, index, largest, smallest = kernels.scan_weights(array)
+    problem, index, largest = kernels.scan_weights(array)
     if problem == kernels.WEIGHT_NOT_FINITE:
         raise ValueError(f"{name} must be finite: {name}[{index}] is {array[index]}")
     if problem == kernels.WEIGHT_NEGATIVE:
         raise ValueError(f"{name} must be non-negative: {name}[{index}] is {array[index]}")
-    return array, largest, smallest
+    return array, largest
 
 
 def _power_of_two_scale(largest: float) -> float:
@@ -77,7 +77,7 @@ def _power_of_two_scale(largest: float) -> float:
     return math.ldexp(1.0, -math.frexp(largest)[1])
 
 
-def _safe_scale(array: np.ndarray, largest: float, smallest: float) -> np.ndarray:
+def _safe_scale(array: np.ndarray, largest: float) -> np.ndarray:
     """Scale so the largest entry is in [0.5, 1); zero entries negligible next to it."""
     if largest > 0.0:
         array = np.ldexp(array, -math.frexp(largest)[1])
@@ -235,7 +235,7 @@ class Sampler:
             if isinstance(weights, np.ndarray) and not weights.flags.writeable:
                 raise ValueError("draw_many(replace=False) decrements the caller's weights in place, "
                                  "but the array is read-only")
-            w, largest, _ = _checked_weights(weights, "weights")
+            w, largest = _checked_weights(weights, "weights")
             if np.any(w != np.floor(w)) or largest >= _MAX_COUNT:
                 raise ValueError("draw_many(replace=False) needs counts: integer weights below 2**53")
             # Counts below 2**53 scale exactly by a power of two, and so does each decrement.
@@ -517,8 +517,8 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
         haystack._check_flat()
     if equal_totals:
         scaled = []
-        for w, largest, smallest in checked:
-            w = _safe_scale(w, largest, smallest)
+        for w, largest in checked:
+            w = _safe_scale(w, largest)
             total = w.sum()
             if total > 0.0:
                 w = w / total
@@ -527,8 +527,7 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
     else:
         # One shared scale, so that weights stay comparable across haystacks.
         largest = max((c[1] for c in checked), default=0.0)
-        smallest = min((c[2] for c in checked), default=np.inf)
-        joined = _safe_scale(np.concatenate([c[0] for c in checked]) if checked else np.zeros(0), largest, smallest)
+        joined = _safe_scale(np.concatenate([c[0] for c in checked]) if checked else np.zeros(0), largest)
         scaled = np.split(joined, np.cumsum([c[0].shape[0] for c in checked])[:-1])
     prepared = [haystack._use_flat(np.ascontiguousarray(w)) for haystack, w in zip(haystacks, scaled)]
     winner, winner_index, winner_gap = -1, -1, np.inf

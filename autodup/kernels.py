@@ -130,25 +130,22 @@ def scan_weights(weights):
 
     Returns
     -------
-    (int, int, float, float)
+    (int, int, float)
         ``WEIGHTS_OK``, ``WEIGHT_NOT_FINITE`` or ``WEIGHT_NEGATIVE``; the index
-        of the first bad entry (-1 if none); the largest weight; the smallest
-        positive weight (inf if none).
+        of the first bad entry (-1 if none); the largest weight.
     """
     largest = 0.0
-    smallest = np.inf
     for i in range(weights.shape[0]):
         w = weights[i]
         if not np.isfinite(w):
-            return WEIGHT_NOT_FINITE, i, largest, smallest
+            return WEIGHT_NOT_FINITE, i, largest
         if w < 0.0:
-            return WEIGHT_NEGATIVE, i, largest, smallest
+            return WEIGHT_NEGATIVE, i, largest
         if w == 0.0:
             weights[i] = 0.0
-        else:
-            largest = max(largest, w)
-            smallest = min(smallest, w)
-    return WEIGHTS_OK, -1, largest, smallest
+        elif w > largest:
+            largest = w
+    return WEIGHTS_OK, -1, largest
 
 
 # --------------------------------------------------------------------------
