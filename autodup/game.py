@@ -196,8 +196,22 @@ def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, 
 
 @game_kernel
 def _take_from_pool(rules, pool, champion):
+    """A champion dealt to a shop leaves the pool (if the rules say so); returns whether it did."""
     if champion >= 0 and rules.units_leave_pool:
         pool[champion] -= 1.0
+        return True
+    return False
+
+
+@game_kernel
+def _mark_trait(rules, trait, qualifies):
+    """``qualifies[c]`` = whether champion ``c`` has ``trait`` (bool (N,)); a loaded roll deals only those."""
+    for c in range(qualifies.shape[0]):
+        has = False
+        for m in range(rules.champion_traits.shape[1]):
+            if rules.champion_traits[c, m] == trait:
+                has = True
+        qualifies[c] = has
 
 
 @game_kernel
@@ -233,8 +247,7 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
         champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks,
                              replay_counters, tier_weights, scratch_pool if constrained else pool, key)
         shops[seat, slot] = champion
-        if champion >= 0 and rules.units_leave_pool:
-            pool[champion] -= 1.0
+        if _take_from_pool(rules, pool, champion):
             tier_totals[rules.champion_tier[champion]] -= 1.0
             if constrained:
                 scratch_pool[champion] -= 1.0
@@ -492,12 +505,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
     if action == ACTION_LOADED_ROLL:
         if table.loaded_used[seat] or argument < 0 or argument >= rules.trait_breakpoints.shape[0]:
             return False
-        for c in range(table.qualifies.shape[0]):
-            has = False
-            for m in range(rules.champion_traits.shape[1]):
-                if rules.champion_traits[c, m] == argument:
-                    has = True
-            table.qualifies[c] = has
+        _mark_trait(rules, argument, table.qualifies)
         table.loaded_used[seat] = True
         _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, True)
         return True
@@ -899,12 +907,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
     table = new_table(rules)
     counts = np.zeros(pool.shape[0] + 1, dtype=np.int64)
     seeds = np.zeros(rules.players, dtype=np.uint64)
-    for c in range(pool.shape[0]):
-        has = False
-        for m in range(rules.champion_traits.shape[1]):
-            if rules.champion_traits[c, m] == loaded_trait:
-                has = True
-        table.qualifies[c] = has
+    _mark_trait(rules, loaded_trait, table.qualifies)
     for i in range(n_shops):
         seeds[0] = np.uint64(base_seed) + np.uint64(i)
         table.pool[:] = pool
