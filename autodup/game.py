@@ -98,7 +98,7 @@ def rules_of(config) -> Rules:
 
 # Per-seat result columns of play_table.
 RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "units_bought", "shops_seen",
-                  "rounds_alive", "illegal_actions")
+                  "rounds_alive", "illegal_actions", "cap_hits")
 
 
 # --------------------------------------------------------------------------
@@ -888,6 +888,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
         results[seat, 7] = table.stats[seat, STAT_SHOPS]
         results[seat, 8] = table.stats[seat, STAT_ROUNDS]
         results[seat, 9] = table.stats[seat, STAT_ILLEGAL]
+        results[seat, 10] = table.stats[seat, STAT_CAP_HITS]
     return results, violations, rounds
 
 
