@@ -40,9 +40,8 @@ from .kernels import (  # noqa: F401  (re-exported: the kernels the game calls)
 from .rng import check_seed
 
 # Every weight vector is scaled by a power of two (exact) so that its largest
-# entry lies in [0.5, 1): sums and e / w can neither overflow nor underflow,
-# and a haystack's clock (re-based at 1) keeps its precision relative to the
-# gaps between needles. Entries below 2**-1000 of the largest have a
+# entry lies in [0.5, 1): sums, r / w and r * w can neither overflow nor
+# underflow. Entries below 2**-1000 of the largest have a
 # probability under 1e-301 and are treated as zero: a race could not
 # represent them.
 _NEGLIGIBLE = 2.0**-1000
@@ -140,7 +139,7 @@ class Sampler:
             raise TypeError(f"{type(self).__name__} is abstract: use one of {', '.join(ENGINES)}")
         self.seed = check_seed(seed)
         self._seed64 = np.uint64(self.seed)
-        self._counter, self._needles, self._needle_count, self._clocks = kernels.engine_state(0, 1)
+        self._counter, self._needles, self._needle_count = kernels.engine_state(0)
         # None until the first draw; then ("flat",) or ("hierarchical", tier_start tuple).
         self._layout = None
 
@@ -149,7 +148,7 @@ class Sampler:
     def _grow(self, n_needles: int) -> None:
         extra = n_needles - self._needle_count.shape[0]
         if extra > 0:
-            self._needles = np.ascontiguousarray(np.concatenate([self._needles, np.zeros((3, extra))], axis=1))
+            self._needles = np.ascontiguousarray(np.concatenate([self._needles, np.zeros((2, extra))], axis=1))
             self._needle_count = np.concatenate([self._needle_count, np.zeros(extra, dtype=np.int64)])
 
     def _check_flat(self) -> None:
@@ -180,11 +179,10 @@ class Sampler:
         if self._layout is None:
             n_tiers = len(tier_start) - 1
             self._grow(int(tier_start[-1]) + n_tiers)
-            self._clocks = np.zeros(n_tiers + 1)
         self._layout = layout
 
     def _kernel_state(self):
-        return (self.engine, self._seed64, self._counter, self._needles, self._needle_count, self._clocks)
+        return self.engine, self._seed64, self._counter, self._needles, self._needle_count
 
     # -- draws --------------------------------------------------------------
 
@@ -289,10 +287,8 @@ class Sampler:
             "counter": int(self._counter[0]),
             "layout": None if self._layout is None else [self._layout[0], *([list(self._layout[1])]
                                                                           if len(self._layout) > 1 else [])],
-            "needle_time": [float(x) for x in self._needles[kernels.TIME]],
-            "needle_rate": [float(x) for x in self._needles[kernels.RATE]],
+            "needle_residual": [float(x) for x in self._needles[kernels.RESIDUAL]],
             "needle_count": [int(x) for x in self._needle_count],
-            "clocks": [float(x) for x in self._clocks],
         }
 
     @classmethod
@@ -312,9 +308,7 @@ class Sampler:
             counter = state["counter"]
             layout = state["layout"]
             raw_counts = list(state["needle_count"])
-            times = np.array(state["needle_time"], dtype=np.float64)
-            rates = np.array(state["needle_rate"], dtype=np.float64)
-            clocks = np.array(state["clocks"], dtype=np.float64)
+            residuals = np.array(state["needle_residual"], dtype=np.float64)
         except ValueError as error:
             raise ValueError(f"not a draw-engine state: {error}") from None
         except (KeyError, TypeError, IndexError, OverflowError) as error:
@@ -328,17 +322,15 @@ class Sampler:
         if not integers(raw_counts) or any(not 0 <= c < _MAX_STATE_COUNT for c in raw_counts):
             raise ValueError("not a draw-engine state: needle counts must be integers in [0, 2**62)")
         counts = np.array(raw_counts, dtype=np.int64).reshape(-1)
-        if any(a.ndim != 1 for a in (times, rates, clocks)):
-            raise ValueError("not a draw-engine state: needle arrays and clocks must be 1-D lists")
+        if residuals.ndim != 1:
+            raise ValueError("not a draw-engine state: needle residuals must be a 1-D list")
         n = counts.shape[0]
-        if times.shape[0] != n or rates.shape[0] != n:
+        if residuals.shape[0] != n:
             raise ValueError("not a draw-engine state: needle arrays differ in length")
         if layout is None:
-            expected_needles, expected_clocks, parsed = 0, 1, None
-            group_of = np.zeros(n, dtype=np.int64)
+            expected_needles, parsed = 0, None
         elif isinstance(layout, list) and layout == ["flat"]:
-            expected_needles, expected_clocks, parsed = n, 1, ("flat",)
-            group_of = np.zeros(n, dtype=np.int64)
+            expected_needles, parsed = n, ("flat",)
         elif isinstance(layout, list) and len(layout) == 2 and layout[0] == "hierarchical":
             if not isinstance(layout[1], list) or len(layout[1]) < 1 or not integers(layout[1]):
                 raise ValueError("not a draw-engine state: tier layout must be a list of integers")
@@ -346,34 +338,23 @@ class Sampler:
                 bounds = as_tier_start(layout[1], len(layout[1]) - 1, layout[1][-1])
             except ValueError as error:
                 raise ValueError(f"not a draw-engine state: bad tier layout ({error})") from None
-            n_tiers = bounds.shape[0] - 1
-            expected_needles, expected_clocks = int(bounds[-1]) + n_tiers, n_tiers + 1
+            expected_needles = int(bounds[-1]) + bounds.shape[0] - 1
             parsed = ("hierarchical", tuple(int(x) for x in bounds))
-            group_of = np.concatenate([np.repeat(np.arange(n_tiers), np.diff(bounds)), np.full(n_tiers, n_tiers)])
         else:
             raise ValueError(f"not a draw-engine state: unknown layout {layout!r}")
         if not sampler.uses_needles and (parsed is not None or n):
             raise ValueError(f"not a draw-engine state: a {engine_class.__name__} has no needles or layout")
-        if n != expected_needles or clocks.shape[0] != expected_clocks:
-            raise ValueError(f"not a draw-engine state: layout {layout!r} needs {expected_needles} needles and "
-                             f"{expected_clocks} clocks, got {n} and {clocks.shape[0]}")
-        if not (np.all(np.isfinite(times)) and np.all(np.isfinite(rates)) and np.all(np.isfinite(clocks))):
-            raise ValueError("not a draw-engine state: times, rates and clocks must be finite")
-        if np.any(rates < 0) or np.any(clocks < 0):
-            raise ValueError("not a draw-engine state: negative rates or clocks")
-        fresh = counts == 0
-        active = ~fresh & (rates > 0)
-        if np.any(rates[fresh] != 0) or np.any(times[fresh] != 0):
-            raise ValueError("not a draw-engine state: a needle never created has a rate or time")
-        if np.any(times[active] < clocks[group_of[active]]) or np.any(times[~fresh & ~active] < 0):
-            raise ValueError("not a draw-engine state: a needle arrives before its clock, or a residual is negative")
+        if n != expected_needles:
+            raise ValueError(f"not a draw-engine state: layout {layout!r} needs {expected_needles} needles, got {n}")
+        if not np.all(np.isfinite(residuals)) or np.any(residuals < 0):
+            raise ValueError("not a draw-engine state: residuals must be finite and non-negative")
+        if np.any(residuals[counts == 0] != 0):
+            raise ValueError("not a draw-engine state: a needle never created has a residual")
         sampler._counter[0] = counter
         sampler._layout = parsed
         sampler._needle_count = counts
-        sampler._clocks = clocks
-        sampler._needles = np.zeros((3, n))
-        sampler._needles[kernels.TIME] = times
-        sampler._needles[kernels.RATE] = rates
+        sampler._needles = np.zeros((2, n))
+        sampler._needles[kernels.RESIDUAL] = residuals
         kernels.haystack_fill_next(sampler._seed64, sampler._needles, sampler._needle_count)
         return sampler
 
@@ -413,12 +394,12 @@ class Haystack(Sampler):
     of pace. Zero-weight outcomes are untouched, and never created until their
     weight is positive.
 
-    Complexity: O(n) comparisons per draw over n outcomes (10,000 outcomes:
-    about 15 microseconds), one fresh random value per draw, one division per
-    weight that changed since the previous draw; memory 32 bytes per outcome.
+    Complexity: O(n) multiplications per draw over n outcomes, one fresh
+    random value per draw, and nothing per weight change; memory 24 bytes per
+    outcome.
 
     A haystack serves either flat draws or hierarchical draws of one tier
-    layout, since its needles and clocks are laid out for that.
+    layout, since its needles are laid out for that.
     """
 
     name = "haystack"
@@ -480,10 +461,10 @@ def keyed_draw(seed: int, key: int, weights) -> int:
 def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bool = True) -> tuple[int, int]:
     """One exponential race across several haystacks (simultaneous deals at a table).
 
-    Every haystack brings its needles up to date with its weights; the
-    earliest needle over all of them wins and is consumed; the clock of every
-    other haystack advances by the winner's projected position, so each keeps
-    its leftovers exactly as if it had been in one race.
+    Every haystack creates the needles its weights need; the earliest needle
+    over all of them (smallest ``residual / weight``) wins and is consumed;
+    every haystack lets the winner's gap pass (``r -= gap * w``), so each
+    keeps its leftovers exactly as if it had been in one race.
 
     Parameters
     ----------
@@ -532,19 +513,14 @@ def race(haystacks: Sequence[Haystack], weights_list: Sequence, equal_totals: bo
     prepared = [haystack._use_flat(np.ascontiguousarray(w)) for haystack, w in zip(haystacks, scaled)]
     winner, winner_index, winner_gap = -1, -1, np.inf
     for k, (haystack, w) in enumerate(zip(haystacks, prepared)):
-        best, best_time = kernels.haystack_update(
-            haystack._seed64, haystack._needles, haystack._needle_count, haystack._clocks[0], w, 0, w.shape[0], 0)
-        if best >= 0:
-            gap = best_time - haystack._clocks[0]
-            if gap < winner_gap:
-                winner, winner_index, winner_gap = k, int(best), gap
+        best, gap = kernels.haystack_update(haystack._seed64, haystack._needles, haystack._needle_count,
+                                            w, 0, w.shape[0], 0)
+        if best >= 0 and gap < winner_gap:
+            winner, winner_index, winner_gap = k, int(best), gap
     if winner < 0:
         return -1, -1
-    for k, haystack in enumerate(haystacks):
-        n = haystack._needle_count.shape[0]
-        if k == winner:
-            kernels.haystack_consume(haystack._seed64, haystack._needles, haystack._needle_count,
-                                     haystack._clocks, 0, winner_index, 0, n)
-        else:
-            kernels.haystack_advance(haystack._needles, haystack._clocks, 0, winner_gap, 0, n)
+    for haystack, w in zip(haystacks, prepared):
+        kernels.haystack_advance(haystack._needles, w, 0, w.shape[0], 0, winner_gap)
+    winning = haystacks[winner]
+    kernels.haystack_consume(winning._seed64, winning._needles, winning._needle_count, winner_index)
     return winner, winner_index

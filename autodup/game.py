@@ -41,6 +41,11 @@ from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, derive_seed_kernel, rand
 # the table travel as named tuples of arrays, and refcounting all of them on
 # every call between helpers would cost more than the game (see kernels.py).
 game_kernel = njit(cache=True, _nrt=False)
+# Out-of-line calls pass the two named tuples field by field on the stack
+# (hundreds of words); small helpers called per slot or per action are
+# inlined into their caller instead. Inlining everything makes the game
+# 3x slower (measured): the turn loop and the round start stay separate.
+game_inline = njit(cache=True, _nrt=False, inline="always")
 
 # Dealers: the four engines, and the deliberately incorrect replay system.
 DEALER_PLAIN = ENGINE_PLAIN
@@ -121,13 +126,13 @@ def _copies_of_star(star):
     return 1 if star == 1 else (3 if star == 2 else 9)
 
 
-@game_kernel
+@game_inline
 def _tier_totals(rules, pool, out):
     for t in range(out.shape[0]):
         out[t] = positive_total(pool, rules.tier_start[t], rules.tier_start[t + 1])
 
 
-@game_kernel
+@game_inline
 def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out):
     """Normalized shop odds at ``level`` over the tiers the empty-tier rule allows.
 
@@ -181,9 +186,9 @@ def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitut
     return inverse_cdf_index(pool, lo, hi, left, w)
 
 
-@game_kernel
-def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks, replay_counters,
-              tier_weights, pool, key):
+@game_inline
+def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, replay_counters, tier_weights,
+              pool, key):
     """One shop slot for ``seat`` from the current pool; -1 if nothing can be dealt."""
     if dealer == DEALER_REPLAY:
         return _replay_draw(rules, seat_seeds[seat], replay_counters[seat, 0:1], tier_weights, pool,
@@ -191,10 +196,10 @@ def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, 
     if dealer == DEALER_KEYED:
         counters[seat, 0] = key
     return engine_draw_hierarchical(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
-                                    clocks[seat], tier_weights, pool, rules.tier_start)
+                                    tier_weights, pool, rules.tier_start)
 
 
-@game_kernel
+@game_inline
 def _take_from_pool(rules, pool, champion):
     """A champion dealt to a shop leaves the pool (if the rules say so); returns whether it did."""
     if champion >= 0 and rules.units_leave_pool:
@@ -225,7 +230,7 @@ def _clear_shop(rules, shops, seat, pool):
 
 
 @game_kernel
-def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count, clocks,
+def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count,
                replay_counters, pool, shops, tier_totals, tier_weights, constrained, qualifies, qualifying_totals,
                scratch_pool):
     """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
@@ -244,8 +249,8 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
             continue
         _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, tier_weights)
         key = (round_index * 1024 + roll) * 64 + slot
-        champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, clocks,
-                             replay_counters, tier_weights, scratch_pool if constrained else pool, key)
+        champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, replay_counters,
+                             tier_weights, scratch_pool if constrained else pool, key)
         shops[seat, slot] = champion
         if _take_from_pool(rules, pool, champion):
             tier_totals[rules.champion_tier[champion]] -= 1.0
@@ -260,7 +265,7 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
 
 Table = namedtuple("Table", [
     "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
-    "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count", "clocks",
+    "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count",
     "replay_counters", "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
     "qualifies", "order", "policy_draws", "bag_scratch", "remaining",
 ])
@@ -287,8 +292,8 @@ def new_table(rules):
         np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, 7), dtype=np.int64),
         np.zeros(players, dtype=np.bool_), np.zeros((players, 1), dtype=np.int64),
-        np.zeros((players, 3, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
-        np.zeros((players, n_tiers + 1)), np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros((players, 2, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
+        np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.arange(players), np.zeros(players, dtype=np.int64),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
@@ -443,13 +448,13 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
 def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     _clear_shop(rules, table.shops, seat, table.pool)
     _fill_shop(rules, dealer, seat, table.level[seat], round_index, roll, seat_seeds, table.counters,
-               table.needles, table.needle_count, table.clocks, table.replay_counters, table.pool, table.shops,
+               table.needles, table.needle_count, table.replay_counters, table.pool, table.shops,
                table.tier_totals, table.tier_weights, constrained, table.qualifies, table.qualifying_totals,
                table.scratch_pool)
     table.stats[seat, STAT_SHOPS] += 1
 
 
-@game_kernel
+@game_inline
 def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
     """Apply one action; returns True if it was legal (an illegal one changes nothing)."""
     if action == ACTION_BUY:
@@ -577,7 +582,7 @@ def random_policy(rules, table, seat, seat_seed):
     return action, 0
 
 
-@game_kernel
+@game_inline
 def _policy_action(rules, table, seat, round_index, policy, seat_seeds):
     if policy == POLICY_RANDOM:
         return random_policy(rules, table, seat, seat_seeds[seat])
@@ -641,24 +646,23 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
                 continue
             _tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
                           table.tier_weights)
-            best, best_time = haystack_update(seat_seeds[seat], table.needles[seat], table.needle_count[seat],
-                                              table.clocks[seat, n_tiers], table.tier_weights, 0, n_tiers, n)
-            if best >= 0 and best_time - table.clocks[seat, n_tiers] < best_gap:
-                best_gap = best_time - table.clocks[seat, n_tiers]
+            best, gap = haystack_update(seat_seeds[seat], table.needles[seat], table.needle_count[seat],
+                                        table.tier_weights, 0, n_tiers, n)
+            if best >= 0 and gap < best_gap:
+                best_gap = gap
                 winner, tier = seat, best
         if winner < 0:
             break  # nothing left to deal to anyone
+        # Every waiting seat lets the winner's gap pass on its own tier odds.
         for seat in range(remaining.shape[0]):
             if remaining[seat] == 0:
                 continue
-            if seat == winner:
-                haystack_consume(seat_seeds[seat], table.needles[seat], table.needle_count[seat],
-                                 table.clocks[seat], n_tiers, n + tier, n, n + n_tiers)
-            else:
-                haystack_advance(table.needles[seat], table.clocks[seat], n_tiers, best_gap, n, n + n_tiers)
-        champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner],
-                                 table.clocks[winner], tier, table.pool, rules.tier_start[tier],
-                                 rules.tier_start[tier + 1], 0)
+            _tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
+                          table.tier_weights)
+            haystack_advance(table.needles[seat], table.tier_weights, 0, n_tiers, n, best_gap)
+        haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
+        champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
+                                 rules.tier_start[tier], rules.tier_start[tier + 1], 0)
         slot = rules.shop_size - remaining[winner]
         table.shops[winner, slot] = champion
         _take_from_pool(rules, table.pool, champion)
@@ -732,7 +736,7 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
         table.tier_weights[tier] = 1.0
         key = (1 << 40) + position  # loot keys: one per bag position, apart from shop keys
         champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
-                             table.clocks, table.replay_counters, table.tier_weights, table.pool, key)
+                             table.replay_counters, table.tier_weights, table.pool, key)
         if champion < 0:
             table.gold[seat] += rules.tier_cost[tier]
             continue
@@ -800,6 +804,29 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
         keys[seat] = np.inf
 
 
+@game_kernel
+def _play_turn(rules, dealer, table, seat, round_index, seat_seeds, policies, check):
+    """One seat's turn: its policy acts until it ends the turn or reaches ``ACTION_CAP``.
+
+    Returns the number of steps after which the table was unsound (``check`` only).
+    """
+    violations = 0
+    roll = 1
+    for step in range(ACTION_CAP):
+        action, argument = _policy_action(rules, table, seat, round_index, policies[seat], seat_seeds)
+        if action == ACTION_END:
+            break
+        if not apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
+            table.stats[seat, STAT_ILLEGAL] += 1
+        if action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
+            roll += 1
+        if check and not _table_is_sound(rules, table):
+            violations += 1
+        if step == ACTION_CAP - 1:
+            table.stats[seat, STAT_CAP_HITS] += 1
+    return violations
+
+
 @njit(cache=True)
 def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
     """Play one table to the end.
@@ -846,20 +873,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
         if check and not _table_is_sound(rules, table):
             violations += 1
         for i in range(alive_count):
-            seat = table.order[i]
-            roll = 1
-            for step in range(ACTION_CAP):
-                action, argument = _policy_action(rules, table, seat, round_index, policies[seat], seat_seeds)
-                if action == ACTION_END:
-                    break
-                if not apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
-                    table.stats[seat, STAT_ILLEGAL] += 1
-                if action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
-                    roll += 1
-                if check and not _table_is_sound(rules, table):
-                    violations += 1
-                if step == ACTION_CAP - 1:
-                    table.stats[seat, STAT_CAP_HITS] += 1
+            violations += _play_turn(rules, dealer, table, table.order[i], round_index, seat_seeds, policies, check)
         if rules.round_pve[round_index]:
             for i in range(alive_count):
                 _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
@@ -917,10 +931,9 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.counters[0, 0] = 0
         table.needles[0, :, :] = 0.0
         table.needle_count[0, :] = 0
-        table.clocks[0, :] = 0.0
         table.replay_counters[0, :] = 0
         _fill_shop(rules, dealer, 0, level, 0, 0, seeds, table.counters, table.needles, table.needle_count,
-                   table.clocks, table.replay_counters, table.pool, table.shops, table.tier_totals,
+                   table.replay_counters, table.pool, table.shops, table.tier_totals,
                    table.tier_weights, loaded_trait >= 0, table.qualifies, table.qualifying_totals,
                    table.scratch_pool)
         first = table.shops[0, 0]

@@ -16,17 +16,21 @@ plain, stream
     falls out of step as soon as tables consume different numbers of draws).
     O(n) per draw over n outcomes, one random value per race.
 haystack
-    The seed article's general system, kept as absolute arrival times: needle
-    ``i`` of a race group arrives at ``time[i] = clock + e_i / w_i`` where
-    ``e_i`` is its normalized position (Exp(1) at ``(seed, i, k)`` for its k-th
-    occurrence). The earliest needle wins; the clock moves to it; only the
-    winner draws a fresh value. A weight change rescales one needle,
-    ``time = clock + (time - clock) * w_old / w_new``, which is the article's
-    re-normalization written in absolute time. A needle whose weight drops to
-    zero is parked as its residual ``(time - clock) * w_old`` and untouched
-    until its weight is positive again. Outcomes that never had a positive
-    weight are never created (lazy). O(n) per draw (one scan, comparisons
-    only), O(1) random values per draw, one division per changed weight.
+    The seed article's general system, kept as residuals: needle ``i`` holds
+    ``r_i``, the Exp(1)-sized mass left before its next arrival (its
+    normalized position, Exp(1) at ``(seed, i, k)`` for its k-th occurrence,
+    minus what earlier races consumed). A race is won by ``argmin r_i / w_i``
+    under the current weights; the winner's gap ``g = r_win / w_win`` is
+    subtracted as ``r_i -= g * w_i`` from every needle of the race, and only
+    the winner draws a fresh value. This is the article's re-normalization
+    written literally. Storing residuals makes a weight change free: an
+    earlier form kept absolute arrival times and paid a division per changed
+    weight, which at a table (other seats change most weights between two of
+    a seat's draws) made a haystack draw cost twice a plain one. A needle whose weight is zero
+    keeps its residual untouched until its weight is positive again. Outcomes
+    that never had a positive weight are never created (lazy). O(n) per draw
+    (a scan with multiplications and one division), O(1) random values per
+    draw.
 keyed
     A memoryless exponential race on fresh values addressed by a key:
     ``argmin_i Exp(seed, KEYED_DOMAIN + i, key) / w_i``. O(n) random values
@@ -34,18 +38,17 @@ keyed
 
 Haystack state
 --------------
-``needles`` float64 (3, n) with rows ``TIME`` (absolute arrival time, or the
-parked residual while the weight is zero), ``RATE`` (the weight in force) and
+``needles`` float64 (2, n) with rows ``RESIDUAL`` (``r_i`` above) and
 ``NEXT`` (the Exp(1) value of the next occurrence, computed one ahead so that
 a race never waits on the generator); ``needle_count`` int64 (n,), the
-occurrence index of ``NEXT`` (0: never created); ``clocks`` float64 (groups,).
-Invariant: ``NEXT[s] == Exp(seed, s, needle_count[s])`` for created needles.
-Outcomes are split into race groups, each with its own clock: a flat draw
-uses one group (clock 0); a hierarchical draw over ``T`` tiers uses group
-``t`` for the outcomes of tier ``t`` and group ``T`` for the tier needles,
-whose ids are ``n_outcomes + t``. Separate clocks are what keep a group's
-needles untouched while other groups race, as the article requires of
-outcomes that are not in a race.
+occurrence index of ``NEXT`` (0: never created). Invariant:
+``NEXT[s] == Exp(seed, s, needle_count[s])`` for created needles.
+
+Outcomes are split into race groups: a flat draw uses one group; a
+hierarchical draw over ``T`` tiers races the tier needles (ids
+``n_outcomes + t``), then the outcomes of the chosen tier. Only the needles
+of a race have their residuals reduced, which keeps the needles of other
+groups untouched, as the article requires of outcomes that are not in a race.
 """
 
 from __future__ import annotations
@@ -70,18 +73,8 @@ ENGINE_HAYSTACK = 2
 ENGINE_KEYED = 3
 
 # Rows of the haystack's needles array.
-TIME = 0
-RATE = 1
-NEXT = 2
-
-# Re-base a group's absolute times once its clock passes 1: the clock's
-# rounding (at most 2**-53) then stays far below any gap between needles
-# (about 1 / total weight), however long a haystack lives. A re-base costs one
-# pass over the group and comes about once per "total weight" draws, so it is
-# O(1) per draw amortized. Kernels expect weights on a stable scale, as copies
-# and odds are; the Python API scales every weight vector to a largest entry
-# in [0.5, 1).
-REBASE_CLOCK = 1.0
+RESIDUAL = 0
+NEXT = 1
 
 # The draw kernels allocate nothing. Compiling them without the Numba runtime
 # drops the atomic reference counting of array arguments at every call between
@@ -98,21 +91,18 @@ _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
 
 
 @njit(cache=True)
-def engine_state(n_needles, n_groups):
+def engine_state(n_needles):
     """Fresh state for any engine.
 
     Returns
     -------
     counter : int64 (1,)
         Plain/stream value counter, or the keyed draw key.
-    needles : float64 (3, n_needles)
-        Haystack needles (rows ``TIME``, ``RATE``, ``NEXT``).
+    needles : float64 (2, n_needles)
+        Haystack needles (rows ``RESIDUAL``, ``NEXT``).
     needle_count : int64 (n_needles,)
-    clocks : float64 (n_groups,)
-        One per race group: 1 for flat draws, ``T + 1`` for hierarchical ones.
     """
-    return (np.zeros(1, dtype=np.int64), np.zeros((3, n_needles)), np.zeros(n_needles, dtype=np.int64),
-            np.zeros(n_groups))
+    return np.zeros(1, dtype=np.int64), np.zeros((2, n_needles)), np.zeros(n_needles, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------
@@ -212,103 +202,78 @@ def sequence_draw(seed, stream, counter, weights, lo, hi):
 
 
 # --------------------------------------------------------------------------
-# haystack: the general system in absolute arrival times
+# haystack: the general system, kept as residuals
 # --------------------------------------------------------------------------
 
 
 @inline_kernel
-def _reweigh_needle(seed, needles, needle_count, clock, s, w):
-    """Needle ``s`` gets weight ``w`` (differing from its current rate)."""
-    old = needles[RATE, s]
-    if needle_count[s] == 0:
-        if w > 0.0:
-            needles[TIME, s] = clock + random_exponential(seed, np.uint64(s), np.uint64(0)) / w
-            needles[NEXT, s] = random_exponential(seed, np.uint64(s), np.uint64(1))
-            needle_count[s] = 1
-    elif old == 0.0:
-        needles[TIME, s] = clock + needles[TIME, s] / w
-    elif w > 0.0:
-        # Through the residual (an Exp(1)-sized number): a ratio old / w could overflow.
-        needles[TIME, s] = clock + ((needles[TIME, s] - clock) * old) / w
-    else:
-        needles[TIME, s] = (needles[TIME, s] - clock) * old
-    needles[RATE, s] = w
+def haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset):
+    """Create the needles of ``weights[lo:hi]`` seen positive for the first time; return the earliest.
 
-
-@inline_kernel
-def haystack_update(seed, needles, needle_count, clock, weights, lo, hi, id_offset):
-    """Bring the needles of ``weights[lo:hi]`` up to date; return the earliest.
-
-    Needle ``i + id_offset`` follows ``weights[i]``. Rescales needles whose
-    weight changed, parks those whose weight fell to zero, wakes parked ones,
-    and creates needles whose weight is positive for the first time.
+    Needle ``i + id_offset`` follows ``weights[i]``. Residuals are compared
+    as ``r_i * w_best < r_best * w_i``, so the scan needs no division.
 
     Returns
     -------
     (int, float)
         Index into ``weights`` of the earliest needle (-1 if none is positive)
-        and its arrival time.
+        and its gap ``r / w`` (inf if none).
     """
     best = -1
-    best_time = np.inf
+    best_residual = np.inf
+    best_weight = 1.0
     for i in range(lo, hi):
         w = weights[i]
-        s = i + id_offset
-        if w != needles[RATE, s]:
-            _reweigh_needle(seed, needles, needle_count, clock, s, w)
-        if w > 0.0 and needles[TIME, s] < best_time:
-            best_time = needles[TIME, s]
-            best = i
-    return best, best_time
-
-
-@kernel
-def haystack_rebase(needles, clocks, group, first_id, end_id):
-    """Subtract the clock of ``group`` from its active needles' times, and zero it."""
-    clock = clocks[group]
-    for s in range(first_id, end_id):
-        if needles[RATE, s] > 0.0:
-            needles[TIME, s] -= clock
-    clocks[group] = 0.0
+        if w > 0.0:
+            s = i + id_offset
+            if needle_count[s] == 0:
+                needles[RESIDUAL, s] = random_exponential(seed, np.uint64(s), np.uint64(0))
+                needles[NEXT, s] = random_exponential(seed, np.uint64(s), np.uint64(1))
+                needle_count[s] = 1
+            residual = needles[RESIDUAL, s]
+            if residual * best_weight < best_residual * w:
+                best = i
+                best_residual = residual
+                best_weight = w
+    return best, best_residual / best_weight
 
 
 @inline_kernel
-def haystack_consume(seed, needles, needle_count, clocks, group, winner, first_id, end_id):
-    """Move the group's clock to needle ``winner`` and give it its next occurrence.
+def haystack_advance(needles, weights, lo, hi, id_offset, gap):
+    """Let time ``gap`` pass for the needles of ``weights[lo:hi]``: ``r_i -= gap * w_i``.
 
-    ``first_id`` and ``end_id`` bound the needle ids of ``group`` (for re-basing).
+    Needles of weight zero keep their residual. Rounding can leave the
+    winner (or a needle tied with it) a hair below zero; it is clamped to 0.
+    """
+    for i in range(lo, hi):
+        s = i + id_offset
+        needles[RESIDUAL, s] = max(needles[RESIDUAL, s] - gap * weights[i], 0.0)
+
+
+@inline_kernel
+def haystack_consume(seed, needles, needle_count, winner):
+    """Give needle ``winner`` its next occurrence (after :func:`haystack_advance`).
+
     The winner's next value was computed one occurrence ahead, so the next
     race never waits for the generator; its successor is computed here, off
     the critical path.
     """
-    now = needles[TIME, winner]
-    clocks[group] = now
-    needles[TIME, winner] = now + needles[NEXT, winner] / needles[RATE, winner]
+    needles[RESIDUAL, winner] = needles[NEXT, winner]
     k = needle_count[winner] + 1
     needle_count[winner] = k
     needles[NEXT, winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
-    if now > REBASE_CLOCK:
-        haystack_rebase(needles, clocks, group, first_id, end_id)
 
 
 @inline_kernel
-def haystack_advance(needles, clocks, group, gap, first_id, end_id):
-    """Advance a losing haystack's clock by ``gap`` after a race across haystacks."""
-    clocks[group] += gap
-    if clocks[group] > REBASE_CLOCK:
-        haystack_rebase(needles, clocks, group, first_id, end_id)
-
-
-@inline_kernel
-def haystack_race(seed, needles, needle_count, clocks, group, weights, lo, hi, id_offset):
-    """One race of group ``group`` over ``weights[lo:hi]`` (needle ids offset by ``id_offset``).
+def haystack_race(seed, needles, needle_count, weights, lo, hi, id_offset):
+    """One race over ``weights[lo:hi]`` (needle ids offset by ``id_offset``).
 
     Returns the winning index into ``weights`` or -1.
     """
-    best, _ = haystack_update(seed, needles, needle_count, clocks[group], weights, lo, hi, id_offset)
+    best, gap = haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset)
     if best >= 0:
-        haystack_consume(seed, needles, needle_count, clocks, group, best + id_offset,
-                         lo + id_offset, hi + id_offset)
+        haystack_advance(needles, weights, lo, hi, id_offset, gap)
+        haystack_consume(seed, needles, needle_count, best + id_offset)
     return best
 
 
@@ -366,17 +331,16 @@ def keyed_race(seed, key, weights, lo, hi, id_offset):
 
 
 @kernel
-def engine_draw(engine, seed, counter, needles, needle_count, clocks, weights):
+def engine_draw(engine, seed, counter, needles, needle_count, weights):
     """One flat draw from ``weights`` (float64 (n,)) with the engine ``engine``.
 
     ``counter`` (int64 (1,)) is the plain/stream value counter or the keyed
-    draw key; ``needles`` (float64 (3, n)), ``needle_count`` (int64 (n,)) and
-    ``clocks`` (float64 (1,)) hold a haystack and are ignored by the other
-    engines. Returns an index or -1.
+    draw key; ``needles`` (float64 (2, n)) and ``needle_count`` (int64 (n,))
+    hold a haystack and are ignored by the other engines. Returns an index or -1.
     """
     n = weights.shape[0]
     if engine == ENGINE_HAYSTACK:
-        return haystack_race(seed, needles, needle_count, clocks, 0, weights, 0, n, 0)
+        return haystack_race(seed, needles, needle_count, weights, 0, n, 0)
     if engine == ENGINE_KEYED:
         result = keyed_race(seed, counter[0], weights, 0, n, 0)
         counter[0] += 1
@@ -385,7 +349,7 @@ def engine_draw(engine, seed, counter, needles, needle_count, clocks, weights):
 
 
 @kernel
-def engine_draw_hierarchical(engine, seed, counter, needles, needle_count, clocks,
+def engine_draw_hierarchical(engine, seed, counter, needles, needle_count,
                              tier_weights, outcome_weights, tier_start):
     """Tier race on ``tier_weights``, then outcome race inside the chosen tier.
 
@@ -407,18 +371,17 @@ def engine_draw_hierarchical(engine, seed, counter, needles, needle_count, clock
 
     Notes
     -----
-    Haystack state has N + T needles (tier ``t`` is needle ``N + t``) and
-    T + 1 clocks. A keyed draw uses the same key for both races.
+    Haystack state has N + T needles (tier ``t`` is needle ``N + t``). A
+    keyed draw uses the same key for both races.
     """
     n_tiers = tier_weights.shape[0]
     n_outcomes = tier_start[n_tiers]
     if engine == ENGINE_HAYSTACK:
-        tier = haystack_race(seed, needles, needle_count, clocks, n_tiers,
-                             tier_weights, 0, n_tiers, n_outcomes)
+        tier = haystack_race(seed, needles, needle_count, tier_weights, 0, n_tiers, n_outcomes)
         if tier < 0:
             return -1
-        return haystack_race(seed, needles, needle_count, clocks, tier,
-                             outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
+        return haystack_race(seed, needles, needle_count, outcome_weights, tier_start[tier],
+                             tier_start[tier + 1], 0)
     if engine == ENGINE_KEYED:
         key = counter[0]
         counter[0] += 1
@@ -434,8 +397,7 @@ def engine_draw_hierarchical(engine, seed, counter, needles, needle_count, clock
 
 
 @kernel
-def engine_draw_many(engine, seed, counter, needles, needle_count, clocks,
-                     weights, n, replace, unit, out):
+def engine_draw_many(engine, seed, counter, needles, needle_count, weights, n, replace, unit, out):
     """``n`` successive :func:`engine_draw` calls into ``out`` (int64 (n,)).
 
     Without replacement, the drawn entry of ``weights`` is decremented by
@@ -443,7 +405,7 @@ def engine_draw_many(engine, seed, counter, needles, needle_count, clocks,
     many draws were made (fewer than ``n`` when no weight is positive any more).
     """
     for d in range(n):
-        j = engine_draw(engine, seed, counter, needles, needle_count, clocks, weights)
+        j = engine_draw(engine, seed, counter, needles, needle_count, weights)
         if j < 0:
             return d
         out[d] = j

@@ -88,14 +88,13 @@ def _replay_alice(x_position, x_position_second, amended):
 
 
 @njit(cache=True)
-def _race_player(engine_keyed, seed, removes, needles, needle_count, clocks, weights):
+def _race_player(engine_keyed, seed, removes, needles, needle_count, weights):
     """Play the toy with one of the exponential races over outcomes {X, blank} weighted by counts.
 
     Returns the draw (0, 1, 2) at which the X came, or 3 if it never did.
     """
     needles[:] = 0.0
     needle_count[:] = 0
-    clocks[:] = 0.0
     x_in_deck, blanks, x_set_aside = 1.0, 4.0, False
     for draw in range(3):
         if draw == 2 and x_set_aside:
@@ -105,7 +104,7 @@ def _race_player(engine_keyed, seed, removes, needles, needle_count, clocks, wei
         if engine_keyed:
             card = keyed_race(seed, draw, weights, 0, 2, 0)
         else:
-            card = haystack_race(seed, needles, needle_count, clocks, 0, weights, 0, 2, 0)
+            card = haystack_race(seed, needles, needle_count, weights, 0, 2, 0)
         if card == _X:
             return draw
         blanks -= 1.0
@@ -137,7 +136,7 @@ def toy_outcomes(seed, trials):
     """
     out = np.empty((trials, _N_SYSTEMS), dtype=np.int64)
     for trial in prange(trials):
-        _, needles, needle_count, clocks = engine_state(2, 1)
+        _, needles, needle_count = engine_state(2)
         weights = np.zeros(2)
         trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(trial))
 
@@ -158,8 +157,8 @@ def toy_outcomes(seed, trials):
 
         # Fig. 5 and keyed: the exponential races, same seed at both tables.
         for system, keyed in ((4, False), (5, True)):
-            bob_x = _race_player(keyed, trial_seed, False, needles, needle_count, clocks, weights)
-            alice_x = _race_player(keyed, trial_seed, True, needles, needle_count, clocks, weights)
+            bob_x = _race_player(keyed, trial_seed, False, needles, needle_count, weights)
+            alice_x = _race_player(keyed, trial_seed, True, needles, needle_count, weights)
             out[trial, system] = bob_x * 3 + _alice_column(alice_x)
     return out
 

@@ -57,10 +57,10 @@ def set4_pool():
 
 @njit
 def _run_flat(engine, n_draws, copies, held):
-    counter, needles, needle_count, clocks = engine_state(copies.shape[0], 1)
+    counter, needles, needle_count = engine_state(copies.shape[0])
     checksum = 0
     for d in range(n_draws):
-        j = engine_draw(engine, SEED, counter, needles, needle_count, clocks, copies)
+        j = engine_draw(engine, SEED, counter, needles, needle_count, copies)
         checksum += j
         copies[j] -= 1.0
         slot = d % held.shape[0]
@@ -75,7 +75,7 @@ def _run_flat(engine, n_draws, copies, held):
 def _run_hierarchical(engine, n_draws, copies, tier_of, tier_start, odds, held):
     n = copies.shape[0]
     n_tiers = odds.shape[0]
-    counter, needles, needle_count, clocks = engine_state(n + n_tiers, n_tiers + 1)
+    counter, needles, needle_count = engine_state(n + n_tiers)
     tier_copies = np.zeros(n_tiers)
     for i in range(n):
         tier_copies[tier_of[i]] += copies[i]
@@ -84,7 +84,7 @@ def _run_hierarchical(engine, n_draws, copies, tier_of, tier_start, odds, held):
         tier_weights[t] = odds[t] if tier_copies[t] > 0 else 0.0
     checksum = 0
     for d in range(n_draws):
-        j = engine_draw_hierarchical(engine, SEED, counter, needles, needle_count, clocks,
+        j = engine_draw_hierarchical(engine, SEED, counter, needles, needle_count,
                                      tier_weights, copies, tier_start)
         checksum += j
         copies[j] -= 1.0

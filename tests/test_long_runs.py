@@ -55,7 +55,7 @@ def _simulate(engine, seed, n_draws, copies, tier_of, tier_start, odds, held, na
     occurrences = np.zeros(n + n_tiers, dtype=np.int64)
     for i in range(n + n_tiers):
         positions[i] = random_exponential(seed, np.uint64(i), np.uint64(0))
-    counter, needles, needle_count, clocks = engine_state(n + n_tiers, n_tiers + 1)
+    counter, needles, needle_count = engine_state(n + n_tiers)
     counts = np.zeros(n)
     expected = np.zeros(n)
     variance = np.zeros(n)
@@ -77,7 +77,7 @@ def _simulate(engine, seed, n_draws, copies, tier_of, tier_start, odds, held, na
             j = tier_start[t] + _naive_race(seed, positions, occurrences, copies[tier_start[t]:tier_start[t + 1]],
                                             tier_start[t])
         else:
-            j = engine_draw_hierarchical(engine, seed, counter, needles, needle_count, clocks, tier_weights, copies,
+            j = engine_draw_hierarchical(engine, seed, counter, needles, needle_count, tier_weights, copies,
                                          tier_start)
         counts[j] += 1.0
         copies[j] -= 1.0
