@@ -1,10 +1,17 @@
-"""Command line: ``autodup toy``, ``check``, ``play``. Bad input gets one line on stderr and exit code 2."""
+"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``.
+
+Bad input gets one line on stderr and exit code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
+
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "set4.yaml"
 
 
 def _positive_int(text: str) -> int:
@@ -44,14 +51,40 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play one table and print each seat's result")
     play.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
     play.add_argument("--seed", type=_seed, default=0, help="board seed (the grandparent of the table)")
-    play.add_argument("--bots", default="simple", help="comma-separated policy per seat, or one for all "
-                      "(built in: simple, random)")
+    play.add_argument("--bots", default="greedy", help="comma-separated bot per seat, or one for all: names "
+                      "from `autodup bots` or paths to bot files")
+    _add_bot_parameter_options(play)
     play.add_argument("--dealer", default="haystack", help="plain, stream, haystack, keyed or replay")
     play.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
     play.add_argument("--json", action="store_true", help="print JSON")
     check = commands.add_parser("check", help="validate a game configuration (YAML) and summarize it")
     check.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
+    bots = commands.add_parser("bots", help="list the bots in bots/ with their descriptions")
+    bots.add_argument("--json", action="store_true", help="print JSON")
+    check_bot = commands.add_parser("check-bot", help="play a bot through many tables: illegal actions, action-cap "
+                                    "hits, errors, determinism (exit 0 when clean)")
+    check_bot.add_argument("bot", help="a bot name or a path to a bot file")
+    check_bot.add_argument("--config", default=str(DEFAULT_CONFIG), help="configuration to play (default set4)")
+    check_bot.add_argument("--games", type=_positive_int, default=120, help="tables to play (each twice)")
+    check_bot.add_argument("--seed", type=_seed, default=2026, help="tournament seed of the tables")
+    check_bot.add_argument("--json", action="store_true", help="print JSON")
+    _add_bot_parameter_options(check_bot)
     return parser
+
+
+def _add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bot-param", action="append", default=[], metavar="BOT.NAME=VALUE",
+                        help="override a bot parameter (repeatable)")
+    parser.add_argument("--bot-params", metavar="FILE", help="YAML file mapping bot names to {parameter: value}")
+
+
+def _parameter_overrides(args: argparse.Namespace) -> dict:
+    from .bots import load_parameter_file, parse_parameter_options
+
+    overrides = load_parameter_file(args.bot_params) if args.bot_params else {}
+    for bot, values in parse_parameter_options(args.bot_param).items():
+        overrides.setdefault(bot, {}).update(values)
+    return overrides
 
 
 def _run_toy(args: argparse.Namespace) -> int:
@@ -73,7 +106,8 @@ def _run_play(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .config import load_config
-    from .game import DEALERS, ORDER_RACE, ORDERS, POLICIES, RESULT_COLUMNS, play_table, rules_of
+    from .bots import load_bots, seating
+    from .game import DEALERS, ORDER_RACE, ORDERS, RESULT_COLUMNS, play_table, rules_of
     from .rng import event_seed, seat_seed
 
     config = load_config(args.config)
@@ -83,19 +117,17 @@ def _run_play(args: argparse.Namespace) -> int:
         raise ValueError(f"--order: unknown order {args.order!r} (allowed: {', '.join(ORDERS)})")
     if ORDERS[args.order] == ORDER_RACE and args.dealer != "haystack":
         raise ValueError("--order race needs --dealer haystack (the race runs on the seats' haystacks)")
-    bots = [b.strip() for b in args.bots.split(",")]
-    if len(bots) == 1:
-        bots = bots * config.players
-    if len(bots) != config.players:
-        raise ValueError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: one, or one per seat)")
-    for bot in bots:
-        if bot not in POLICIES:
-            raise ValueError(f"--bots: unknown bot {bot!r} (allowed: {', '.join(POLICIES)})")
+    specs = [b.strip() for b in args.bots.split(",")]
+    if len(specs) == 1:
+        specs = specs * config.players
+    if len(specs) != config.players:
+        raise ValueError(f"--bots: {len(specs)} bots for {config.players} seats (allowed: one, or one per seat)")
+    seat_bots = load_bots(specs, _parameter_overrides(args))
+    policies, params, bot_of_seat = seating(seat_bots)
     seats = np.array([seat_seed(args.seed, s) for s in range(config.players)], dtype=np.uint64)
     results, _, rounds = play_table(rules_of(config), DEALERS[args.dealer], ORDERS[args.order], seats,
-                                    np.uint64(event_seed(args.seed, 0)),
-                                    np.array([POLICIES[b] for b in bots], dtype=np.int64), False)
-    rows = [{"seat": s, "bot": bots[s], **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
+                                    np.uint64(event_seed(args.seed, 0)), policies, params, bot_of_seat, False)
+    rows = [{"seat": s, "bot": seat_bots[s].name, **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
             for s in range(config.players)]
     if args.json:
         print(json.dumps({"config": config.source, "seed": args.seed, "dealer": args.dealer, "order": args.order,
@@ -109,12 +141,45 @@ def _run_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bots(args: argparse.Namespace) -> int:
+    from .bots import bot_names, load_bot
+
+    listing = [{"name": bot.name, "description": bot.description} for bot in map(load_bot, bot_names())]
+    if args.json:
+        print(json.dumps(listing))
+        return 0
+    width = max(len(entry["name"]) for entry in listing)
+    for entry in listing:
+        print(f"{entry['name']:<{width}}  {entry['description']}")
+    return 0
+
+
+def _run_check_bot(args: argparse.Namespace) -> int:
+    from .bots import check_bot, load_bots
+    from .config import load_config
+
+    config = load_config(args.config)
+    bot = load_bots([args.bot], _parameter_overrides(args))[0]
+    report = check_bot(bot, config, games=args.games, seed=args.seed)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        verdict = "clean" if report["clean"] else "NOT CLEAN"
+        print(f"{report['bot']} ({report['path']}): {verdict} over {report['games']} tables played twice, "
+              f"{report['seat_rounds']} seat-rounds")
+        for key in ("illegal_actions", "cap_hits", "bot_errors", "unsound_steps", "deterministic", "first_error"):
+            print(f"  {key:<16} {report[key]}")
+    return 0 if report["clean"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
 
     args = build_parser().parse_args(argv)
     try:
-        return {"toy": _run_toy, "check": _run_check, "play": _run_play}[args.command](args)
+        commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
+                    "check-bot": _run_check_bot}
+        return commands[args.command](args)
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
         print(error, file=sys.stderr)
         return 2

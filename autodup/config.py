@@ -322,6 +322,11 @@ class GameConfig:
     def n_champions(self) -> int:
         return int(self.champion_copies.shape[0])
 
+    @property
+    def champion_cost(self) -> np.ndarray:
+        """int64 (N,): the gold cost of each champion (its tier's cost)."""
+        return self.tier_cost[self.champion_tier]
+
     def summary(self) -> str:
         """A few lines for a person: what the file describes."""
         per_tier = ", ".join(

@@ -17,10 +17,12 @@ champion, pool + shops + units (in copies) == initial copies.
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from .kernels import (
     ENGINE_HAYSTACK,
@@ -35,7 +37,7 @@ from .kernels import (
     inverse_cdf_index,
     positive_total,
 )
-from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, derive_seed_kernel, random_uniform
+from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, derive_seed_kernel, random_bits_pair, random_uniform
 
 # Helpers that allocate nothing run without the Numba runtime: the rules and
 # the table travel as named tuples of arrays, and refcounting all of them on
@@ -61,7 +63,7 @@ ORDER_EVENTS = 0  # a serving order of the seats drawn from the table's event st
 ORDER_RACE = 1    # slot by slot, a race across the seats' tier needles (equal totals)
 ORDERS = {"events": ORDER_EVENTS, "race": ORDER_RACE}
 
-# Actions a policy returns: (action, argument).
+# Actions a policy returns, encoded with an argument by encode_decision.
 ACTION_END = 0
 ACTION_BUY = 1        # argument: shop slot
 ACTION_SELL = 2       # argument: unit index
@@ -70,11 +72,67 @@ ACTION_BUY_XP = 4
 ACTION_LOCK = 5       # toggles the lock: a locked shop skips the next refresh, then unlocks
 ACTION_LOADED_ROLL = 6  # argument: trait; a free reroll whose slots all have that trait (once per round)
 
-POLICY_SIMPLE = 0
-POLICY_RANDOM = 1
-POLICIES = {"simple": POLICY_SIMPLE, "random": POLICY_RANDOM}
+ACTION_CODES = 16  # action codes are below this; other codes are illegal actions
 
 ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a table
+
+# --------------------------------------------------------------------------
+# policies: what a seat sees, what it answers
+# --------------------------------------------------------------------------
+#
+# A policy is a compiled C callback (a numba ``cfunc`` of POLICY_SIGNATURE,
+# see autodup.bots) called once per decision inside the table; a table takes
+# one per seat, so bots compile once each and the table once for all bots.
+# It returns ``encode_decision(action, argument)``; 0 means the policy failed
+# (a cfunc that raises returns 0): the turn ends and the seat's bot_errors
+# count goes up.
+#
+# The seat's view ``me`` (int64 (VIEW_FIELDS,)), rebuilt before each decision:
+(VIEW_GOLD, VIEW_LEVEL, VIEW_XP, VIEW_XP_TO_LEVEL, VIEW_HP, VIEW_STREAK, VIEW_ROUND, VIEW_STAGE, VIEW_ROUND_IN_STAGE,
+ VIEW_PVE_ROUND, VIEW_ALIVE_PLAYERS, VIEW_UNITS, VIEW_BOARD_SIZE, VIEW_CAPACITY, VIEW_LOADED_USED, VIEW_LOCKED, VIEW_ACTIONS,
+ VIEW_ROLLS, VIEW_SEAT, VIEW_PLAYERS, VIEW_SHOP_SIZE, VIEW_MAX_LEVEL, VIEW_REROLL_PRICE, VIEW_XP_PRICE,
+ VIEW_XP_AMOUNT, VIEW_INTEREST_PER, VIEW_INTEREST_MAX, VIEW_RANDOM_A, VIEW_RANDOM_B) = range(29)
+VIEW_FIELDS = 29
+VIEW_NAMES = ("gold", "level", "xp", "xp_to_level", "hp", "streak", "round", "stage", "round_in_stage", "pve_round",
+              "alive_players",
+              "units", "board_size", "capacity", "loaded_used", "locked", "actions", "rolls", "seat", "players",
+              "shop_size", "max_level", "reroll_price", "xp_price", "xp_amount", "interest_per", "interest_max",
+              "random_a", "random_b")
+MAX_PLAYERS = 8        # policies travel as a tuple of this length (extra entries are never called)
+MEMORY_SIZE = 32       # int64 words a policy may keep per seat for a game (zero at the start)
+MAX_PARAMETERS = 16    # float64 parameters per seat
+
+# Policies are numba first-class functions, still labelled experimental; the
+# table relies only on calling them, which is covered by the tests.
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning,
+                        message="First-class function type feature is experimental")
+
+_INT = types.int64
+POLICY_SIGNATURE = _INT(
+    _INT[::1],                # me: the view above
+    _INT[::1],                # shop: champion per slot, -1 if empty
+    _INT[::1],                # unit_champion: the seat's units (the first me[VIEW_UNITS] are valid)
+    _INT[::1],                # unit_star: 1, 2 or 3
+    types.float64[::1],       # pool: copies of each champion left in the shared pool
+    _INT[::1],                # champion_cost: gold cost of each champion
+    _INT[:, ::1],             # champion_traits: trait ids of each champion, padded with -1
+    _INT[:, ::1],             # trait_breakpoints: units needed for each level of each trait
+    types.float64[::1],       # params: the bot's parameters, in declaration order
+    _INT[::1],                # memory: MEMORY_SIZE words kept for the game
+)
+
+
+@njit(cache=True)
+def encode_decision(action, argument):
+    """A policy's answer: ``action`` (one of ``ACTION_*``) with its argument (slot, unit or trait)."""
+    return argument * ACTION_CODES + action + 1
+
+
+@njit(cache=True)
+def decode_decision(decision):
+    """``(action, argument)`` of an encoded decision (not 0)."""
+    code = decision - 1
+    return code & (ACTION_CODES - 1), code >> 4
 
 # Event stream kinds (stream ids under the table's event seed).
 _EVENT_ORDER = np.uint64(1)
@@ -92,7 +150,8 @@ Rules = namedtuple("Rules", [
     "interest_max", "pvp_win_gold", "combat_scale", "damage_per_surviving_unit", "loot_per_pve_round",
     "tier_cost", "tier_start", "champion_tier", "champion_copies", "champion_traits", "trait_breakpoints",
     "trait_bonus", "level_xp", "level_board_size", "level_odds", "round_pve", "round_damage", "round_income",
-    "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power",
+    "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power", "champion_cost",
+    "round_stage",
 ])
 
 
@@ -103,7 +162,7 @@ def rules_of(config) -> Rules:
 
 # Per-seat result columns of play_table.
 RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "units_bought", "shops_seen",
-                  "rounds_alive", "illegal_actions", "cap_hits")
+                  "rounds_alive", "illegal_actions", "cap_hits", "bot_errors")
 
 
 # --------------------------------------------------------------------------
@@ -267,11 +326,11 @@ Table = namedtuple("Table", [
     "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
     "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count",
     "replay_counters", "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
-    "qualifies", "order", "policy_draws", "bag_scratch", "remaining",
+    "qualifies", "order", "policy_draws", "bag_scratch", "remaining", "views", "memory",
 ])
 
 # stats columns
-STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS = range(7)
+STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS, STAT_BOT_ERRORS = range(8)
 
 
 @njit(cache=True)
@@ -290,13 +349,14 @@ def new_table(rules):
         np.zeros(players, dtype=np.int64), np.full(players, rules.starting_gold, dtype=np.int64),
         np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, 7), dtype=np.int64),
+        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, 8), dtype=np.int64),
         np.zeros(players, dtype=np.bool_), np.zeros((players, 1), dtype=np.int64),
         np.zeros((players, 2, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
         np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.arange(players), np.zeros(players, dtype=np.int64),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros((players, VIEW_FIELDS), dtype=np.int64), np.zeros((players, MEMORY_SIZE), dtype=np.int64),
     )
 
 
@@ -517,78 +577,6 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
     return action == ACTION_END
 
 
-@game_kernel
-def simple_policy(rules, table, seat, round_index):
-    """A plain built-in player: levels on a curve, keeps interest, buys pairs and strong units, rolls when rich."""
-    gold = table.gold[seat]
-    level = table.level[seat]
-    reserve = min(10 * rules.interest_max, 10 * (round_index // 6)) if round_index > 8 else 0
-    target_level = min(rules.max_level, 3 + round_index // 5)
-    if level < target_level and gold - rules.xp_price >= reserve // 2:
-        return ACTION_BUY_XP, 0
-    room = table.n_units[seat] < capacity_of(rules, table, seat)
-    best_slot, best_score = -1, -1.0
-    for slot in range(rules.shop_size):
-        champion = table.shops[seat, slot]
-        if champion < 0:
-            continue
-        cost = rules.tier_cost[rules.champion_tier[champion]]
-        if cost > gold:
-            continue
-        owned = 0
-        for u in range(table.n_units[seat]):
-            if table.unit_champion[seat, u] == champion:
-                owned += 1
-        if not room and not _completes_a_combine(table, seat, champion):
-            continue
-        score = owned * 10.0 + cost
-        if (owned > 0 or gold - cost >= reserve) and score > best_score:
-            best_slot, best_score = slot, score
-    if best_slot >= 0:
-        return ACTION_BUY, best_slot
-    if not room and table.n_units[seat] > 0:
-        # Make room: sell the weakest unit when the shop offers a stronger one we can afford.
-        weakest, weakest_power = 0, np.inf
-        for u in range(table.n_units[seat]):
-            power = _unit_power(rules, table.unit_champion[seat, u], table.unit_star[seat, u])
-            if power < weakest_power:
-                weakest, weakest_power = u, power
-        for slot in range(rules.shop_size):
-            champion = table.shops[seat, slot]
-            if champion >= 0 and _unit_power(rules, champion, 1) > weakest_power and \
-                    rules.tier_cost[rules.champion_tier[champion]] <= gold:
-                return ACTION_SELL, weakest
-    if gold >= 50 + rules.reroll_price:
-        return ACTION_REROLL, 0
-    return ACTION_END, 0
-
-
-@game_kernel
-def random_policy(rules, table, seat, seat_seed):
-    """Random actions, legal or not (arguments stray out of range on purpose); ends a turn 1 time in 8."""
-    k = table.policy_draws[seat]
-    table.policy_draws[seat] = k + 2
-    u = random_uniform(seat_seed, _SEAT_POLICY, np.uint64(k))
-    v = random_uniform(seat_seed, _SEAT_POLICY, np.uint64(k + 1))
-    action = int(u * 8)
-    if action >= 7:
-        return ACTION_END, 0
-    if action == ACTION_BUY:
-        return action, int(v * (rules.shop_size + 1)) - (1 if v < 0.05 else 0)
-    if action == ACTION_SELL:
-        return action, int(v * (table.n_units[seat] + 1))
-    if action == ACTION_LOADED_ROLL:
-        return action, int(v * (rules.trait_breakpoints.shape[0] + 1)) - 1
-    return action, 0
-
-
-@game_inline
-def _policy_action(rules, table, seat, round_index, policy, seat_seeds):
-    if policy == POLICY_RANDOM:
-        return random_policy(rules, table, seat, seat_seeds[seat])
-    return simple_policy(rules, table, seat, round_index)
-
-
 # --------------------------------------------------------------------------
 # a round
 # --------------------------------------------------------------------------
@@ -804,16 +792,68 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
         keys[seat] = np.inf
 
 
+@game_inline
+def _fill_view(rules, table, seat, round_index, seat_seed, alive_count, actions, rolls):
+    """Write the seat's view for its next decision (see ``VIEW_*``)."""
+    me = table.views[seat]
+    level = table.level[seat]
+    me[VIEW_GOLD] = table.gold[seat]
+    me[VIEW_LEVEL] = level
+    me[VIEW_XP] = table.xp[seat]
+    me[VIEW_XP_TO_LEVEL] = rules.level_xp[level + 1] - table.xp[seat] if level < rules.max_level else 0
+    me[VIEW_HP] = table.hp[seat]
+    me[VIEW_STREAK] = table.streak[seat]
+    me[VIEW_ROUND] = round_index
+    # Numbered as in TFT: stage 1 is the first, and 2-1 is the first round of stage 2.
+    stage = rules.round_stage[round_index]
+    me[VIEW_STAGE] = stage + 1
+    first = round_index
+    while first > 0 and rules.round_stage[first - 1] == stage:
+        first -= 1
+    me[VIEW_ROUND_IN_STAGE] = round_index - first + 1
+    me[VIEW_PVE_ROUND] = 1 if rules.round_pve[round_index] else 0
+    me[VIEW_ALIVE_PLAYERS] = alive_count
+    me[VIEW_UNITS] = table.n_units[seat]
+    me[VIEW_BOARD_SIZE] = rules.level_board_size[level]
+    me[VIEW_CAPACITY] = capacity_of(rules, table, seat)
+    me[VIEW_LOADED_USED] = 1 if table.loaded_used[seat] else 0
+    me[VIEW_LOCKED] = 1 if table.locked[seat] else 0
+    me[VIEW_ACTIONS] = actions
+    me[VIEW_ROLLS] = rolls
+    me[VIEW_SEAT] = seat
+    me[VIEW_PLAYERS] = rules.players
+    me[VIEW_SHOP_SIZE] = rules.shop_size
+    me[VIEW_MAX_LEVEL] = rules.max_level
+    me[VIEW_REROLL_PRICE] = rules.reroll_price
+    me[VIEW_XP_PRICE] = rules.xp_price
+    me[VIEW_XP_AMOUNT] = rules.xp_amount
+    me[VIEW_INTEREST_PER] = rules.interest_per
+    me[VIEW_INTEREST_MAX] = rules.interest_max
+    # Two 53-bit random integers per decision, from the seat's policy stream.
+    k = table.policy_draws[seat]
+    table.policy_draws[seat] = k + 1
+    a, b = random_bits_pair(seat_seed, _SEAT_POLICY, np.uint64(k))
+    me[VIEW_RANDOM_A] = np.int64(a >> np.uint64(11))
+    me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
+
+
 @game_kernel
-def _play_turn(rules, dealer, table, seat, round_index, seat_seeds, policies, check):
-    """One seat's turn: its policy acts until it ends the turn or reaches ``ACTION_CAP``.
+def _play_turn(rules, dealer, table, seat, round_index, seat_seeds, alive_count, policy, params, check):
+    """One seat's turn: its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``.
 
     Returns the number of steps after which the table was unsound (``check`` only).
     """
     violations = 0
     roll = 1
     for step in range(ACTION_CAP):
-        action, argument = _policy_action(rules, table, seat, round_index, policies[seat], seat_seeds)
+        _fill_view(rules, table, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
+        decision = policy(table.views[seat], table.shops[seat], table.unit_champion[seat], table.unit_star[seat],
+                          table.pool, rules.champion_cost, rules.champion_traits, rules.trait_breakpoints,
+                          params, table.memory[seat])
+        if decision == 0:
+            table.stats[seat, STAT_BOT_ERRORS] += 1
+            break
+        action, argument = decode_decision(decision)
         if action == ACTION_END:
             break
         if not apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
@@ -828,7 +868,7 @@ def _play_turn(rules, dealer, table, seat, round_index, seat_seeds, policies, ch
 
 
 @njit(cache=True)
-def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
+def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, bot_of_seat, check):
     """Play one table to the end.
 
     Parameters
@@ -840,8 +880,13 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
         ``ORDER_EVENTS`` or ``ORDER_RACE`` (the race needs the haystack dealer).
     seat_seeds : uint64 (players,)
     event_seed : uint64
-    policies : int64 (players,)
-        Policy code per seat.
+    policies : tuple of MAX_PLAYERS policies
+        Compiled callbacks of ``POLICY_SIGNATURE``, one per bot (see
+        :func:`autodup.bots.policy_tuple`).
+    params : float64 (MAX_PLAYERS, P)
+        Each bot's parameters.
+    bot_of_seat : int64 (players,)
+        Seat ``s`` plays ``policies[bot_of_seat[s]]`` with ``params[bot_of_seat[s]]``.
     check : bool
         Verify conservation, gold and unit counts after every step.
 
@@ -853,8 +898,11 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
     rounds : int
         Rounds played.
     """
-    if seat_seeds.shape[0] != rules.players or policies.shape[0] != rules.players:
-        raise ValueError("play_table needs one seat seed and one policy per player")
+    if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
+        raise ValueError("play_table needs one seat seed and one bot per player")
+    for seat in range(rules.players):
+        if bot_of_seat[seat] < 0 or bot_of_seat[seat] >= min(len(policies), params.shape[0]):
+            raise ValueError("play_table: a seat's bot index is out of range")
     if dealer < 0 or dealer > DEALER_REPLAY or order < 0 or order > ORDER_RACE:
         raise ValueError("play_table: unknown dealer or order code")
     table = new_table(rules)
@@ -873,7 +921,10 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
         if check and not _table_is_sound(rules, table):
             violations += 1
         for i in range(alive_count):
-            violations += _play_turn(rules, dealer, table, table.order[i], round_index, seat_seeds, policies, check)
+            seat = table.order[i]
+            bot = bot_of_seat[seat]
+            violations += _play_turn(rules, dealer, table, seat, round_index, seat_seeds, alive_count,
+                                     policies[bot], params[bot], check)
         if rules.round_pve[round_index]:
             for i in range(alive_count):
                 _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
@@ -903,6 +954,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, check):
         results[seat, 8] = table.stats[seat, STAT_ROUNDS]
         results[seat, 9] = table.stats[seat, STAT_ILLEGAL]
         results[seat, 10] = table.stats[seat, STAT_CAP_HITS]
+        results[seat, 11] = table.stats[seat, STAT_BOT_ERRORS]
     return results, violations, rounds
 
 
@@ -952,29 +1004,36 @@ def loot_items(rules, seat_seed, n):
 
 
 @njit(cache=True)
-def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, policies):
+def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, policies, params, n_bots, rotate):
     """Play one table per board ``first_board .. first_board + n_boards - 1`` (seeds from the seed tree).
 
     Board ``b``'s grandparent is ``board_seed(tournament_seed, b)``; seat ``s``
     plays with ``seat_seed(g, s)`` and the table's events use ``event_seed(g, 0)``.
+    Seat ``s`` of board ``b`` plays bot ``(s + b) % n_bots`` if ``rotate``,
+    else bot ``s % n_bots``.
 
     Returns
     -------
-    int64 (n_boards, players, len(RESULT_COLUMNS)), and int64 (n_boards,) rounds played.
+    results : int64 (n_boards, players, len(RESULT_COLUMNS))
+    rounds : int64 (n_boards,)
+        Rounds played.
+    bots : int64 (n_boards, players)
+        The bot of each seat.
     """
     players = rules.players
-    if policies.shape[0] != players:
-        raise ValueError("play_boards needs one policy per player")
     results = np.zeros((n_boards, players, len(RESULT_COLUMNS)), dtype=np.int64)
     rounds = np.zeros(n_boards, dtype=np.int64)
+    bots = np.zeros((n_boards, players), dtype=np.int64)
     seeds = np.zeros(players, dtype=np.uint64)
     for i in range(n_boards):
-        grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD),
-                                         np.uint64(first_board + i))
+        board = first_board + i
+        grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))
         for s in range(players):
             seeds[s] = derive_seed_kernel(grandparent, np.uint64(LABEL_SEAT), np.uint64(s))
+            bots[i, s] = (s + board) % n_bots if rotate else s % n_bots
         events = derive_seed_kernel(grandparent, np.uint64(LABEL_EVENTS), np.uint64(0))
-        table_results, _, table_rounds = play_table(rules, dealer, order, seeds, events, policies, False)
+        table_results, _, table_rounds = play_table(rules, dealer, order, seeds, events, policies, params, bots[i],
+                                                    False)
         results[i] = table_results
         rounds[i] = table_rounds
-    return results, rounds
+    return results, rounds, bots

@@ -1,9 +1,10 @@
 """Full 8-seat games per second on a configuration, per dealer, in one process and one run.
 
 Every dealer plays the same boards (one table per board, seeds from the seed
-tree) with the built-in simple policy at every seat. Repeats are interleaved
-across dealers and each figure is the median; ``ratio_to_plain`` is the cost
-of a game relative to the plain dealer, from the same run.
+tree) with the greedy bot at every seat. Repeats are interleaved across
+dealers and each figure is the median; ``ratio_to_plain`` is the cost of a
+game relative to the plain dealer, from the same run. ``roster_games_per_s``
+is the haystack with every bot of ``bots/`` at one table, seats rotating.
 
 Usage: ``python benchmarks/bench_game.py [CONFIG] [--games N] [--repeats R] [--json]``
 """
@@ -19,26 +20,34 @@ import time
 import numpy as np
 
 from autodup.config import load_config
-from autodup.game import DEALERS, ORDER_EVENTS, POLICIES, play_boards, rules_of
+from autodup.bots import bot_names, load_bot, policy_tuple
+from autodup.game import DEALERS, ORDER_EVENTS, play_boards, rules_of
 
 
 def measure(config_path: str, games: int, repeats: int) -> dict:
     rules = rules_of(load_config(config_path))
-    policies = np.full(rules.players, POLICIES["simple"], dtype=np.int64)
-    for code in DEALERS.values():  # compile, or load the cache, before timing
-        play_boards(rules, code, ORDER_EVENTS, 1, 0, 1, policies)
-    samples = {name: [] for name in DEALERS}
+    greedy = policy_tuple([load_bot("greedy")])
+    roster_bots = [load_bot(name) for name in bot_names()]
+    roster = policy_tuple(roster_bots)
+    cases = {name: (code, greedy, 1) for name, code in DEALERS.items()}
+    # Every bot of bots/ at one table, seats rotating board by board, haystack dealer.
+    cases["roster"] = (DEALERS["haystack"], roster, len(roster_bots))
+    for code, (policies, params), n_bots in cases.values():  # compile, or load the cache, before timing
+        play_boards(rules, code, ORDER_EVENTS, 1, 0, 1, policies, params, n_bots, True)
+    samples = {name: [] for name in cases}
     rounds = {}
     for _ in range(repeats):
-        for name, code in DEALERS.items():
+        for name, (code, (policies, params), n_bots) in cases.items():
             start = time.perf_counter()
-            _, played = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies)
+            _, played, _ = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies, params, n_bots, True)
             samples[name].append(games / (time.perf_counter() - start))
             rounds[name] = float(played.mean())
-    games_per_s = {name: float(np.median(values)) for name, values in samples.items()}
+    games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}
     return {
         "games_per_s": games_per_s,
         "ratio_to_plain": {name: games_per_s["plain"] / value for name, value in games_per_s.items()},
+        "roster_games_per_s": float(np.median(samples["roster"])),
+        "roster": [bot.name for bot in roster_bots],
         "mean_rounds": rounds,
         "config": config_path,
         "games": games,
@@ -59,10 +68,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"games per second on {args.config}, one process, simple policy, median of {args.repeats}")
+    print(f"games per second on {args.config}, one process, greedy bot at every seat, median of {args.repeats}")
     for name, value in result["games_per_s"].items():
         print(f"{name:<10} {value:9.1f} games/s   cost {result['ratio_to_plain'][name]:.2f}x plain   "
               f"{result['mean_rounds'][name]:.1f} rounds")
+    print(f"{'roster':<10} {result['roster_games_per_s']:9.1f} games/s   haystack, the {len(result['roster'])} bots "
+          f"of bots/ rotating seats   {result['mean_rounds']['roster']:.1f} rounds")
 
 
 if __name__ == "__main__":

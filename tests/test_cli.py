@@ -47,16 +47,16 @@ def test_bad_arguments_get_one_line_and_exit_2(args):
 
 
 def test_play_prints_every_seat_and_is_deterministic():
-    result = run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "simple,random,simple,random,"
-                 "simple,random,simple,random")
+    result = run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,random,"
+                 "greedy,tests/bots/chaos.py,greedy,random")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     seats = data["seats"]
     assert len(seats) == 8 and sorted(s["placement"] for s in seats) == list(range(1, 9))
     for key in ("seat", "bot", "placement", "hp", "level", "rolls", "gold_spent", "units_bought", "shops_seen"):
         assert key in seats[0]
-    assert run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "simple,random,simple,random,"
-               "simple,random,simple,random").stdout == result.stdout
+    assert run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,random,"
+               "greedy,tests/bots/chaos.py,greedy,random").stdout == result.stdout
     assert run("play", "configs/tiny.yaml", "--seed", "6", "--json").stdout != result.stdout
     text = run("play", "configs/tiny.yaml", "--seed", "5", "--dealer", "keyed")
     assert text.returncode == 0 and "dealer keyed" in text.stdout
@@ -64,8 +64,15 @@ def test_play_prints_every_seat_and_is_deterministic():
 
 @pytest.mark.parametrize("args", [
     ["play", "configs/tiny.yaml", "--dealer", "shuffle"],
-    ["play", "configs/tiny.yaml", "--bots", "simple,simple"],
+    ["play", "configs/tiny.yaml", "--bots", "greedy,greedy"],
     ["play", "configs/tiny.yaml", "--bots", "genius"],
+    ["play", "configs/tiny.yaml", "--bots", "no/such/bot.py"],
+    ["play", "configs/tiny.yaml", "--bot-param", "greedy.courage=3"],
+    ["play", "configs/tiny.yaml", "--bot-param", "greedy.roll_above=lots"],
+    ["play", "configs/tiny.yaml", "--bot-param", "econ.roll_stage=3"],
+    ["play", "configs/tiny.yaml", "--bot-params", "no_such_file.yaml"],
+    ["check-bot", "genius"],
+    ["check-bot", "tests/bots/broken/no_name.py"],
     ["play", "configs/tiny.yaml", "--order", "race", "--dealer", "plain"],
     ["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
 ])
@@ -73,3 +80,20 @@ def test_play_rejects_bad_input_with_one_line(args):
     result = run(*args)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_bots_lists_the_roster():
+    listing = json.loads(run("bots", "--json").stdout)
+    names = [entry["name"] for entry in listing]
+    assert {"random", "greedy", "econ", "fast8", "reroll1", "reroll2", "reroll3", "traits"} <= set(names)
+    assert all(entry["description"] for entry in listing)
+    text = run("bots")
+    assert text.returncode == 0 and "greedy" in text.stdout
+
+
+def test_check_bot_exits_0_when_clean_and_1_when_not():
+    clean = run("check-bot", "greedy", "--games", "4", "--json")
+    assert clean.returncode == 0, clean.stderr
+    assert json.loads(clean.stdout)["clean"]
+    dirty = run("check-bot", "tests/bots/chaos.py", "--games", "4")
+    assert dirty.returncode == 1 and "NOT CLEAN" in dirty.stdout and "illegal_actions" in dirty.stdout

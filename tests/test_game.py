@@ -5,12 +5,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autodup.bots import load_bot, seating
 from autodup.config import load_config, parse_config
 from autodup.game import (
     DEALERS,
     ORDER_EVENTS,
     ORDER_RACE,
-    POLICIES,
     RESULT_COLUMNS,
     first_slot_counts,
     loot_items,
@@ -24,15 +24,18 @@ from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
 ROOT = Path(__file__).resolve().parents[1]
 SET4 = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
 TINY = rules_of(load_config(ROOT / "configs" / "tiny.yaml"))
+GREEDY = load_bot("greedy")
+CHAOS = load_bot(str(ROOT / "tests" / "bots" / "chaos.py"))
 
 
-def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7, policies=None):
+def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7, seat_bots=None):
     g = board_seed(tournament, board)
     seats = np.array([seat_seed(g, s) for s in range(rules.players)], dtype=np.uint64)
-    if policies is None:  # half the seats act at random, legal or not: every action path is exercised
-        policies = np.array([POLICIES["random"] if s % 2 else POLICIES["simple"] for s in range(rules.players)])
-    return play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)),
-                      np.asarray(policies, dtype=np.int64), check)
+    if seat_bots is None:  # half the seats act at random, legal or not: every action path is exercised
+        seat_bots = [CHAOS if s % 2 else GREEDY for s in range(rules.players)]
+    policies, params, bot_of_seat = seating(seat_bots)
+    return play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)), policies, params,
+                      bot_of_seat, check)
 
 
 @pytest.mark.parametrize("rules", [TINY, SET4], ids=["tiny", "set4"])
@@ -227,7 +230,12 @@ def test_rule_variants_keep_every_invariant(variant, dealer):
 
 
 def test_play_table_refuses_arrays_of_the_wrong_length():
+    policies, params, _ = seating([GREEDY])
+    eight = np.zeros(TINY.players, dtype=np.int64)
     with pytest.raises(ValueError, match="one seat seed"):
-        play_table(TINY, 0, 0, np.zeros(2, dtype=np.uint64), np.uint64(1), np.zeros(8, dtype=np.int64), False)
+        play_table(TINY, 0, 0, np.zeros(2, dtype=np.uint64), np.uint64(1), policies, params, eight, False)
     with pytest.raises(ValueError, match="unknown dealer"):
-        play_table(TINY, 9, 0, np.zeros(8, dtype=np.uint64), np.uint64(1), np.zeros(8, dtype=np.int64), False)
+        play_table(TINY, 9, 0, np.zeros(TINY.players, dtype=np.uint64), np.uint64(1), policies, params, eight, False)
+    with pytest.raises(ValueError, match="out of range"):
+        play_table(TINY, 0, 0, np.zeros(TINY.players, dtype=np.uint64), np.uint64(1), policies, params,
+                   eight + 8, False)

@@ -54,3 +54,34 @@ def test_game_benchmark_prints_its_figures_as_json():
     data = json.loads(result.stdout)
     assert set(data["games_per_s"]) == {"plain", "stream", "haystack", "keyed", "replay"}
     assert data["ratio_to_plain"]["plain"] == 1.0 and all(v > 0 for v in data["games_per_s"].values())
+    assert data["roster_games_per_s"] > 0 and "greedy" in data["roster"]
+
+
+def test_strength_benchmark_prints_its_figures_as_json():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bot_strengths.py"), "--games", "16", "--json"],
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["seed"] for s in data["seed_sets"]] == [101, 202]
+    assert set(data["seed_sets"][0]["bots"]) >= {"greedy", "random", "econ"}
+    assert -1.0 <= data["spearman"] <= 1.0
+
+
+def test_readme_bot_example_is_a_clean_bot(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Write your own bot", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    assert 20 <= len(code.splitlines()) <= 40
+    path = tmp_path / "pairhunter.py"
+    path.write_text(code)
+    result = subprocess.run([sys.executable, "-m", "autodup", "check-bot", str(path), "--games", "6", "--json"],
+                            capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["clean"]
+    seats = ",".join([str(path)] + ["greedy", "econ", "fast8", "traits", "reroll3", "random", "greedy"])
+    played = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/set4.yaml", "--bots", seats,
+                             "--bot-param", "pairhunter.roll_above=30", "--json"],
+                            capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout)["seats"][0]["bot"] == "pairhunter"

@@ -1,0 +1,597 @@
+"""Scripted bots: the authoring API, loading bots by name or file, and the checks users run on them.
+
+A bot file (``bots/<name>.py``, or any path) declares::
+
+    NAME = "mybot"
+    DESCRIPTION = "One line: what it does."
+    PARAMETERS = {"reserve": 30.0}          # defaults, in the order ``params`` holds them
+
+    @policy
+    def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits,
+               trait_breakpoints, params, memory):
+        ...
+        return buy(slot)                      # or sell(i), reroll(), buy_xp(), end_turn(), ...
+
+``decide`` runs inside the jitted table once per decision (see
+:data:`autodup.game.POLICY_SIGNATURE` for the arrays it reads). ``me[GOLD]``,
+``me[LEVEL]``... name the fields of the seat's view; ``memory`` keeps
+``MEMORY_SIZE`` int64 words for the game. The helpers below are jitted and
+may be called from ``decide``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from numba import cfunc, njit
+from numba.core.ccallback import CFunc
+
+from . import game
+from .game import (  # noqa: F401  (re-exported for bot authors)
+    ACTION_BUY,
+    ACTION_BUY_XP,
+    ACTION_END,
+    ACTION_LOADED_ROLL,
+    ACTION_LOCK,
+    ACTION_REROLL,
+    ACTION_SELL,
+    MAX_PARAMETERS,
+    MAX_PLAYERS,
+    MEMORY_SIZE,
+    POLICY_SIGNATURE,
+    VIEW_NAMES,
+    encode_decision,
+)
+
+# The seat's view, by name: me[GOLD], me[LEVEL], ... (see autodup.game.VIEW_*).
+(GOLD, LEVEL, XP, XP_TO_LEVEL, HP, STREAK, ROUND, STAGE, ROUND_IN_STAGE, PVE_ROUND, ALIVE_PLAYERS, UNITS, BOARD_SIZE, CAPACITY,
+ LOADED_USED, LOCKED, ACTIONS, ROLLS, SEAT, PLAYERS, SHOP_SIZE, MAX_LEVEL, REROLL_PRICE, XP_PRICE, XP_AMOUNT,
+ INTEREST_PER, INTEREST_MAX, RANDOM_A, RANDOM_B) = range(len(VIEW_NAMES))
+assert BOARD_SIZE == game.VIEW_BOARD_SIZE and RANDOM_B == game.VIEW_RANDOM_B
+
+BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
+
+# numba's cache of a compiled policy only watches the bot's own file, but the
+# policy also bakes in this module's helpers and the game's view layout. A
+# fingerprint of both goes into the cached name, so a policy compiled against
+# another version of them is never loaded (it would read the wrong fields).
+API_FINGERPRINT = hashlib.sha1(Path(__file__).read_bytes() + Path(game.__file__).read_bytes()).hexdigest()[:12]
+
+
+class BotError(ValueError):
+    """A bot file or a bot option is unusable; ``str()`` is one line naming the file or option."""
+
+
+# Decorator for functions a policy calls (the helpers below, and a bot's own).
+# Inlined and without the Numba runtime: calling a plain @njit function with
+# array arguments costs two atomic reference-count operations per array, which
+# made a decision ten times slower than its work (measured: 350 ns against 25).
+helper = njit(cache=True, _nrt=False, inline="always")
+
+
+def policy(function):
+    """Compile ``decide`` as a table policy: a C callback of ``POLICY_SIGNATURE``.
+
+    A policy runs without the Numba runtime: it may not allocate arrays (keep
+    state in ``memory``); functions it calls should be decorated with
+    :data:`helper`. Array bounds are not checked in play (checking costs a
+    fifth of a game's time); :func:`check_bot` plays a bounds-checked build,
+    where indexing out of range fails the decision and is reported.
+    """
+    function.__qualname__ = f"{function.__qualname__}_api_{API_FINGERPRINT}"
+    return cfunc(POLICY_SIGNATURE, cache=True, _nrt=False)(function)
+
+
+def bounds_checked(bot: "Bot") -> "Bot":
+    """The same bot with a policy compiled with bounds checks (an error fails the decision: ``bot_errors``)."""
+    checked = cfunc(POLICY_SIGNATURE, _nrt=False, boundscheck=True)(bot.policy._pyfunc)
+    return replace(bot, policy=checked)
+
+
+# --------------------------------------------------------------------------
+# answers
+# --------------------------------------------------------------------------
+
+
+@helper
+def end_turn():
+    return encode_decision(ACTION_END, 0)
+
+
+@helper
+def buy(slot):
+    return encode_decision(ACTION_BUY, slot)
+
+
+@helper
+def sell(unit):
+    return encode_decision(ACTION_SELL, unit)
+
+
+@helper
+def reroll():
+    return encode_decision(ACTION_REROLL, 0)
+
+
+@helper
+def buy_xp():
+    return encode_decision(ACTION_BUY_XP, 0)
+
+
+@helper
+def toggle_lock():
+    return encode_decision(ACTION_LOCK, 0)
+
+
+@helper
+def loaded_roll(trait):
+    return encode_decision(ACTION_LOADED_ROLL, trait)
+
+
+# --------------------------------------------------------------------------
+# helpers for decide()
+# --------------------------------------------------------------------------
+
+
+@helper
+def uniform(me):
+    """A uniform in [0, 1) fresh for this decision (``me[RANDOM_A]``)."""
+    return me[RANDOM_A] * 2.0**-53
+
+
+@helper
+def random_below(me, n):
+    """An integer uniform in ``[0, n)`` fresh for this decision (``me[RANDOM_B]``); n >= 1."""
+    return np.int64(me[RANDOM_B] * 2.0**-53 * n)
+
+
+@helper
+def copies_of_star(star):
+    """Copies a unit of ``star`` holds: 1, 3 or 9."""
+    return 1 if star == 1 else (3 if star == 2 else 9)
+
+
+@helper
+def unit_value(champion, star, champion_cost):
+    """Gold value (and rough strength) of a unit: cost times copies."""
+    return champion_cost[champion] * copies_of_star(star)
+
+
+@helper
+def copies_owned(champion, me, unit_champion, unit_star):
+    """Copies of ``champion`` the seat holds (3 for a 2-star)."""
+    total = 0
+    for u in range(me[UNITS]):
+        if unit_champion[u] == champion:
+            total += copies_of_star(unit_star[u])
+    return total
+
+
+@helper
+def completes_a_combine(champion, me, unit_champion, unit_star):
+    """Whether buying ``champion`` makes a 2-star at once (two 1-stars held): allowed with a full bench."""
+    ones = 0
+    for u in range(me[UNITS]):
+        if unit_champion[u] == champion and unit_star[u] == 1:
+            ones += 1
+    return ones >= 2
+
+
+@helper
+def can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+    """Whether buying ``shop[slot]`` is legal now (gold, and room or a combine)."""
+    champion = shop[slot]
+    if champion < 0 or champion_cost[champion] > me[GOLD]:
+        return False
+    return me[UNITS] < me[CAPACITY] or completes_a_combine(champion, me, unit_champion, unit_star)
+
+
+@helper
+def weakest_unit(me, unit_champion, unit_star, champion_cost, keep_champion):
+    """Index of the least valuable unit that is not ``keep_champion`` (-1 if none)."""
+    weakest, weakest_value = -1, 1 << 60
+    for u in range(me[UNITS]):
+        if unit_champion[u] == keep_champion:
+            continue
+        value = unit_value(unit_champion[u], unit_star[u], champion_cost)
+        if value < weakest_value:
+            weakest, weakest_value = u, value
+    return weakest
+
+
+@helper
+def has_trait(champion, trait, champion_traits):
+    for m in range(champion_traits.shape[1]):
+        if champion_traits[champion, m] == trait:
+            return True
+    return False
+
+
+@helper
+def interest_gold(me):
+    """Gold that earns the most interest (e.g. 50)."""
+    return me[INTEREST_PER] * me[INTEREST_MAX]
+
+
+@helper
+def buy_best(me, shop, unit_champion, unit_star, champion_cost, spare_gold):
+    """The buy with the most value: pairs first, then cost; spends at most ``spare_gold`` unless it pairs.
+
+    Returns an answer (``buy(slot)``), or 0 if nothing is worth buying.
+    """
+    best_slot, best_score = -1, -1
+    for slot in range(me[SHOP_SIZE]):
+        champion = shop[slot]
+        if not can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+            continue
+        owned = copies_owned(champion, me, unit_champion, unit_star)
+        cost = champion_cost[champion]
+        if owned == 0 and cost > spare_gold:
+            continue
+        score = owned * 10 + cost
+        if score > best_score:
+            best_slot, best_score = slot, score
+    return buy(best_slot) if best_slot >= 0 else 0
+
+
+@helper
+def standard_level(me):
+    """The level a steady player has by this round: 4 at stage 2, 5 at 2-5, 6 at 3-2, 7 at 4-1, 8 at 5-1, 9 at 6-1."""
+    stage, step = me[STAGE], me[ROUND_IN_STAGE]
+    level = 3
+    if stage >= 2:
+        level = 4
+    if stage > 2 or (stage == 2 and step >= 5):
+        level = 5
+    if stage > 3 or (stage == 3 and step >= 2):
+        level = 6
+    if stage >= 4:
+        level = 7
+    if stage >= 5:
+        level = 8
+    if stage >= 6:
+        level = 9
+    return min(level, me[MAX_LEVEL])
+
+
+@helper
+def units_with_trait(trait, me, unit_champion, champion_traits):
+    """Distinct champions held that have ``trait`` (what trait breakpoints count)."""
+    count = 0
+    for u in range(me[UNITS]):
+        champion = unit_champion[u]
+        seen = False
+        for v in range(u):
+            if unit_champion[v] == champion:
+                seen = True
+        if not seen and has_trait(champion, trait, champion_traits):
+            count += 1
+    return count
+
+
+@helper
+def strongest_trait(me, unit_champion, champion_traits, n_traits):
+    """The trait with the most distinct champions held (-1 with no units); ties go to the lower id."""
+    best, best_count = -1, 0
+    for trait in range(n_traits):
+        count = units_with_trait(trait, me, unit_champion, champion_traits)
+        if count > best_count:
+            best, best_count = trait, count
+    return best
+
+
+@helper
+def room_for(champion, me, shop, unit_champion, unit_star, champion_cost, keep_cost):
+    """An answer that makes room for ``champion``: sell the weakest unit worth less that is not of cost ``keep_cost``.
+
+    Returns ``sell(unit)``, or 0 when there is room already or nothing worth selling.
+    """
+    if me[UNITS] < me[CAPACITY] or completes_a_combine(champion, me, unit_champion, unit_star):
+        return 0
+    weakest, weakest_value = -1, champion_cost[champion]
+    for u in range(me[UNITS]):
+        if champion_cost[unit_champion[u]] == keep_cost or unit_champion[u] == champion:
+            continue
+        value = unit_value(unit_champion[u], unit_star[u], champion_cost)
+        if value < weakest_value:
+            weakest, weakest_value = u, value
+    return sell(weakest) if weakest >= 0 else 0
+
+
+@helper
+def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, keep, three_stars):
+    """The reroll strategy: stop at ``level`` and slow-roll above ``keep`` gold for 3-star ``cost``-cost units.
+
+    Once ``three_stars`` such 3-stars are held (or from stage 6), levels on the standard curve again.
+    """
+    gold = me[GOLD]
+    cost = np.int64(cost)
+    held = 0
+    for u in range(me[UNITS]):
+        if unit_star[u] == 3 and champion_cost[unit_champion[u]] == cost:
+            held += 1
+    done = held >= three_stars or me[STAGE] >= 6
+    target = standard_level(me) if done else min(np.int64(level), standard_level(me))
+    if me[LEVEL] < target and gold >= me[XP_PRICE]:
+        return buy_xp()
+    best_slot, best_score = -1, -1
+    for slot in range(me[SHOP_SIZE]):
+        champion = shop[slot]
+        if champion < 0:
+            continue
+        owned = copies_owned(champion, me, unit_champion, unit_star)
+        if owned >= 9 or (champion_cost[champion] != cost and owned == 0):
+            continue
+        if can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+            score = owned * 10 + (5 if champion_cost[champion] == cost else 0)
+            if score > best_score:
+                best_slot, best_score = slot, score
+        elif champion_cost[champion] <= gold:
+            answer = room_for(champion, me, shop, unit_champion, unit_star, champion_cost, cost)
+            if answer != 0:
+                return answer
+    if best_slot >= 0:
+        return buy(best_slot)
+    if me[UNITS] < me[BOARD_SIZE]:
+        choice = buy_best(me, shop, unit_champion, unit_star, champion_cost, gold - keep // 2)
+        if choice != 0:
+            return choice
+    if me[LEVEL] >= target and gold >= keep + me[REROLL_PRICE] and me[ROLLS] < 20:
+        return reroll()
+    return end_turn()
+
+
+# --------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A loaded bot: its declarations, compiled policy and parameter values."""
+
+    name: str
+    description: str
+    defaults: dict
+    policy: CFunc = field(repr=False)
+    path: Path
+    parameters: dict = field(default_factory=dict)
+
+    def with_parameters(self, overrides: dict, origin: str = "--bot-param") -> "Bot":
+        """A copy with some parameters changed; unknown names or non-numbers raise :class:`BotError`."""
+        values = dict(self.parameters)
+        for key, value in overrides.items():
+            if key not in self.defaults:
+                allowed = ", ".join(self.defaults) or "none"
+                raise BotError(f"{origin}: bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+                raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
+            values[key] = float(value)
+        return Bot(self.name, self.description, self.defaults, self.policy, self.path, values)
+
+    def parameter_vector(self) -> np.ndarray:
+        """float64 (MAX_PARAMETERS,): the values in declaration order, zero-padded."""
+        vector = np.zeros(MAX_PARAMETERS)
+        for i, key in enumerate(self.defaults):
+            vector[i] = self.parameters[key]
+        return vector
+
+
+_LOADED: dict = {}
+
+
+def bot_names() -> list:
+    """Names of the bots shipped in ``bots/`` (files not starting with ``_``)."""
+    return sorted(p.stem for p in BOTS_DIR.glob("*.py") if not p.name.startswith("_"))
+
+
+def _bot_path(spec: str) -> Path:
+    if spec.endswith(".py") or "/" in spec or "\\" in spec:
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise BotError(f"{spec}: no such bot file")
+        return path.resolve()
+    path = BOTS_DIR / f"{spec}.py"
+    if spec.startswith("_") or not path.is_file():
+        raise BotError(f"unknown bot {spec!r} (allowed: {', '.join(bot_names())}, or a path to a bot file)")
+    return path
+
+
+def _first_line(error: Exception) -> str:
+    """The most telling line of an error (numba's start with pipeline names and colour codes)."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(error).splitlines()]
+    lines = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
+    return lines[0] if lines else ""
+
+
+def load_bot(spec: str) -> Bot:
+    """Load a bot by name (a file in ``bots/``) or by path.
+
+    Raises
+    ------
+    BotError
+        One line: the file and what it lacks or gets wrong.
+    """
+    path = _bot_path(str(spec))
+    if path in _LOADED:
+        return _LOADED[path]
+    # A stable module name: numba's cache of the compiled policy refers to it.
+    module_name = f"autodup_bot_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+    try:
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        module_spec.loader.exec_module(module)
+    except Exception as error:  # a bot file is user code: any failure is reported in one line
+        sys.modules.pop(module_name, None)
+        raise BotError(f"{path}: cannot load: {type(error).__name__}: {_first_line(error)}") from None
+    declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
+    name, description, defaults, decide = declared.values()
+    if not isinstance(name, str) or not name.isidentifier():
+        raise BotError(f"{path}: NAME must be a name made of letters, digits and _ (got {name!r})")
+    if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
+        raise BotError(f"{path}: DESCRIPTION must be one line of text")
+    if defaults is None:
+        defaults = {}
+    if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
+            not isinstance(k, str) or isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v)
+            for k, v in defaults.items()):
+        raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
+    if not isinstance(decide, CFunc) or decide._sig != POLICY_SIGNATURE:
+        raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
+    defaults = {k: float(v) for k, v in defaults.items()}
+    bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults))
+    _LOADED[path] = bot
+    return bot
+
+
+def load_bots(specs, overrides: dict | None = None) -> list:
+    """Load several bots; ``overrides`` maps a bot name to ``{parameter: value}``."""
+    bots = [load_bot(spec) for spec in specs]
+    overrides = overrides or {}
+    names = {bot.name for bot in bots}
+    for name in overrides:
+        if name not in names:
+            raise BotError(f"bot parameters: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
+    return [bot.with_parameters(overrides.get(bot.name, {})) for bot in bots]
+
+
+def parse_parameter_options(options) -> dict:
+    """``["greedy.reserve=20", ...]`` into ``{"greedy": {"reserve": 20.0}}``."""
+    result: dict = {}
+    for option in options or []:
+        key, sep, value = option.partition("=")
+        bot, dot, parameter = key.partition(".")
+        if not sep or not dot or not bot or not parameter:
+            raise BotError(f"--bot-param: {option!r} is not BOT.PARAMETER=NUMBER")
+        try:
+            number = float(value)
+        except ValueError:
+            raise BotError(f"--bot-param: {option!r}: {value!r} is not a number") from None
+        result.setdefault(bot, {})[parameter] = number
+    return result
+
+
+def load_parameter_file(path) -> dict:
+    """A YAML file ``{bot: {parameter: number}}`` (loaded with ``safe_load``)."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except OSError as error:
+        raise BotError(f"{path}: cannot read ({error.strerror})") from None
+    except yaml.YAMLError as error:
+        raise BotError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
+        raise BotError(f"{path}: must map bot names to {{parameter: number}} mappings")
+    return data
+
+
+def policy_tuple(bots) -> tuple:
+    """``(policies, params)`` for the table: MAX_PLAYERS callbacks (padded) and float64 (MAX_PLAYERS, MAX_PARAMETERS)."""
+    if not 1 <= len(bots) <= MAX_PLAYERS:
+        raise BotError(f"a table takes 1 to {MAX_PLAYERS} distinct bots, got {len(bots)}")
+    policies = tuple(bots[i].policy if i < len(bots) else bots[0].policy for i in range(MAX_PLAYERS))
+    params = np.zeros((MAX_PLAYERS, MAX_PARAMETERS))
+    for i, bot in enumerate(bots):
+        params[i] = bot.parameter_vector()
+    return policies, params
+
+
+def seating(seat_bots) -> tuple:
+    """``(policies, params, bot_of_seat)`` for a table from one :class:`Bot` per seat.
+
+    Seats playing the same bot (same file and parameters) share one entry.
+    """
+    unique, bot_of_seat = [], []
+    for bot in seat_bots:
+        key = (bot.path, tuple(sorted(bot.parameters.items())))
+        keys = [(b.path, tuple(sorted(b.parameters.items()))) for b in unique]
+        if key not in keys:
+            unique.append(bot)
+            keys.append(key)
+        bot_of_seat.append(keys.index(key))
+    policies, params = policy_tuple(unique)
+    return policies, params, np.array(bot_of_seat, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------
+# the bot check
+# --------------------------------------------------------------------------
+
+_CHECK_DEALERS = ("haystack", "plain", "keyed")
+
+
+def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
+    """Play ``bot`` through many tables and report how it behaves.
+
+    The bot plays a bounds-checked build (:func:`bounds_checked`). Half the
+    tables seat it everywhere; the others alternate it with the ``random``
+    bot, whose play drives it into varied states. Dealers rotate, and every
+    step is checked for conservation. All tables are then
+    played a second time: any difference means the bot is not deterministic
+    (a random number without an address, state kept outside ``memory``).
+
+    Returns
+    -------
+    dict
+        ``games``, ``decisions_checked`` (rounds the bot played),
+        ``illegal_actions``, ``cap_hits``, ``bot_errors`` (decisions that
+        raised), ``first_error`` (its message, or None), ``unsound_steps``,
+        ``deterministic`` and ``clean`` (all zero and deterministic).
+    """
+    from .game import DEALERS, ORDER_EVENTS, RESULT_COLUMNS, play_table, rules_of
+    from .rng import board_seed, event_seed, seat_seed
+
+    rules = rules_of(config)
+    bot = bounds_checked(bot)
+    opponent = load_bot("random")
+    errors = []
+    previous_hook = sys.unraisablehook
+
+    def record(unraisable):
+        errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
+
+    def play_all():
+        outcome = []
+        for g in range(games):
+            grandparent = board_seed(seed, g)
+            seats = np.array([seat_seed(grandparent, s) for s in range(rules.players)], dtype=np.uint64)
+            mixed = g % 2 == 1
+            seat_bots = [opponent if mixed and s % 2 else bot for s in range(rules.players)]
+            policies, params, bot_of_seat = seating(seat_bots)
+            results, unsound, _ = play_table(rules, DEALERS[_CHECK_DEALERS[g % len(_CHECK_DEALERS)]], ORDER_EVENTS,
+                                             seats, np.uint64(event_seed(grandparent, 0)), policies, params,
+                                             bot_of_seat, True)
+            mine = np.array([b is bot for b in seat_bots])
+            outcome.append((results, unsound, mine))
+        return outcome
+
+    sys.unraisablehook = record
+    try:
+        first, second = play_all(), play_all()
+    finally:
+        sys.unraisablehook = previous_hook
+    column = RESULT_COLUMNS.index
+    totals = {name: 0 for name in ("illegal_actions", "cap_hits", "bot_errors")}
+    rounds = unsound_steps = 0
+    for results, unsound, mine in first:
+        for name in totals:
+            totals[name] += int(results[mine, column(name)].sum())
+        rounds += int(results[mine, column("rounds_alive")].sum())
+        unsound_steps += int(unsound)
+    deterministic = all(np.array_equal(a[0], b[0]) for a, b in zip(first, second))
+    report = {"bot": bot.name, "path": str(bot.path), "games": games, "seat_rounds": rounds, **totals,
+              "first_error": errors[0] if errors else None, "unsound_steps": unsound_steps,
+              "deterministic": deterministic}
+    report["clean"] = deterministic and unsound_steps == 0 and not any(totals.values()) and not errors
+    return report

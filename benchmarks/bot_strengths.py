@@ -1,0 +1,74 @@
+"""The roster's strength spread: every bot of bots/ at one table, seats rotating, on two disjoint seed sets.
+
+Prints mean placement (with its standard error) and top-4 rate per bot for
+each seed set, the Spearman correlation of the two rankings, and the gap
+between the best and the worst bot. The README's bot table comes from here.
+
+Usage: ``python benchmarks/bot_strengths.py [CONFIG] [--games N] [--dealer D] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from autodup.bots import bot_names, load_bot, policy_tuple
+from autodup.config import load_config
+from autodup.game import DEALERS, ORDER_EVENTS, play_boards, rules_of
+
+SEED_SETS = (101, 202)  # tournament seeds: their boards are disjoint branches of the seed tree
+
+
+def measure(config_path: str, games: int, dealer: str) -> dict:
+    rules = rules_of(load_config(config_path))
+    bots = [load_bot(name) for name in bot_names()]
+    policies, params = policy_tuple(bots)
+    sets = []
+    for seed in SEED_SETS:
+        results, _, who = play_boards(rules, DEALERS[dealer], ORDER_EVENTS, seed, 0, games, policies, params,
+                                      len(bots), True)
+        placements = results[:, :, 0]
+        rows = {}
+        for b, bot in enumerate(bots):
+            mine = placements[who == b]
+            rows[bot.name] = {"mean_placement": float(mine.mean()),
+                              "standard_error": float(mine.std(ddof=1) / np.sqrt(mine.size)),
+                              "top4_rate": float((mine <= 4).mean())}
+        sets.append({"seed": seed, "games": games, "bots": rows})
+    first = [sets[0]["bots"][b.name]["mean_placement"] for b in bots]
+    second = [sets[1]["bots"][b.name]["mean_placement"] for b in bots]
+    return {
+        "config": config_path, "dealer": dealer, "seed_sets": sets,
+        "spearman": float(spearmanr(first, second).statistic),
+        "best_to_worst": float(min(max(first) - min(first), max(second) - min(second))),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config", nargs="?", default="configs/set4.yaml")
+    parser.add_argument("--games", type=int, default=1000, help="games per seed set")
+    parser.add_argument("--dealer", default="haystack", choices=sorted(DEALERS))
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+    result = measure(args.config, args.games, args.dealer)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    first, second = result["seed_sets"]
+    print(f"{args.config}, {args.dealer} dealer, {args.games} games per seed set, seats rotating")
+    print("| bot | mean placement (seeds 101) | top 4 | mean placement (seeds 202) | top 4 |")
+    print("|---|---:|---:|---:|---:|")
+    for name, row in sorted(first["bots"].items(), key=lambda item: item[1]["mean_placement"]):
+        other = second["bots"][name]
+        print(f"| {name} | {row['mean_placement']:.2f} ± {row['standard_error']:.2f} | {row['top4_rate']:.2f} | "
+              f"{other['mean_placement']:.2f} ± {other['standard_error']:.2f} | {other['top4_rate']:.2f} |")
+    print(f"Spearman between the seed sets: {result['spearman']:.3f}; best to worst: "
+          f"{result['best_to_worst']:.2f} places")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""fast8: levels as fast as it can to 8, then rolls for 4- and 5-cost units."""
+
+from autodup.bots import (GOLD, LEVEL, MAX_LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, BOARD_SIZE, buy,
+                          buy_xp, can_buy, copies_owned, end_turn, policy, reroll, room_for, standard_level)
+
+NAME = "fast8"
+DESCRIPTION = "Pushes levels to 8 as fast as gold allows, keeps a cheap board alive, then rolls for 4- and 5-costs."
+PARAMETERS = {"target_level": 8.0, "keep": 10.0}
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    gold = me[GOLD]
+    target = min(int(params[0]), me[MAX_LEVEL])
+    keep = params[1] if me[ROUND] > 8 else 0.0
+    if me[LEVEL] < target:
+        if me[LEVEL] < standard_level(me) + 1 and gold - me[XP_PRICE] >= keep:
+            return buy_xp()
+        # Between levels: pairs, and enough cheap units for the board.
+        for slot in range(me[SHOP_SIZE]):
+            if can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+                champion = shop[slot]
+                if copies_owned(champion, me, unit_champion, unit_star) > 0 or me[UNITS] < me[BOARD_SIZE]:
+                    if gold - champion_cost[champion] >= keep:
+                        return buy(slot)
+        return end_turn()
+    # At the target level: the expensive units, their pairs, and room for them.
+    for slot in range(me[SHOP_SIZE]):
+        champion = shop[slot]
+        if champion < 0:
+            continue
+        wanted = champion_cost[champion] >= 4 or copies_owned(champion, me, unit_champion, unit_star) > 0
+        if wanted and can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+            return buy(slot)
+        if wanted and champion_cost[champion] <= gold:
+            answer = room_for(champion, me, shop, unit_champion, unit_star, champion_cost, 4)
+            if answer != 0:
+                return answer
+    if gold >= me[REROLL_PRICE] + keep:
+        return reroll()
+    return end_turn()

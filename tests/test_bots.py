@@ -1,0 +1,184 @@
+"""Bots: loading and its errors, the bot check on every shipped bot and on deliberately bad ones,
+parameters, the decision encoding, and the roster's strength spread."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from autodup.bots import (
+    MAX_PLAYERS,
+    BotError,
+    bot_names,
+    check_bot,
+    load_bot,
+    load_bots,
+    parse_parameter_options,
+    policy_tuple,
+    seating,
+)
+from autodup.config import load_config
+from autodup.game import (
+    ACTION_BUY,
+    ACTION_LOADED_ROLL,
+    DEALERS,
+    ORDER_EVENTS,
+    RESULT_COLUMNS,
+    decode_decision,
+    encode_decision,
+    play_boards,
+    play_table,
+    rules_of,
+)
+from autodup.rng import board_seed, event_seed, seat_seed
+
+ROOT = Path(__file__).resolve().parents[1]
+SET4_CONFIG = load_config(ROOT / "configs" / "set4.yaml")
+TINY_CONFIG = load_config(ROOT / "configs" / "tiny.yaml")
+SET4 = rules_of(SET4_CONFIG)
+ROSTER = ("econ", "fast8", "greedy", "random", "reroll1", "reroll2", "reroll3", "traits")
+BAD = ROOT / "tests" / "bots"
+
+
+def column(name):
+    return RESULT_COLUMNS.index(name)
+
+
+def test_the_roster_is_shipped_with_names_and_descriptions():
+    assert set(ROSTER) <= set(bot_names())
+    for name in bot_names():
+        bot = load_bot(name)
+        assert bot.name == name and bot.path == ROOT / "bots" / f"{name}.py"
+        assert bot.description and "\n" not in bot.description
+
+
+@pytest.mark.parametrize("name", bot_names())
+@pytest.mark.parametrize("config", [SET4_CONFIG, TINY_CONFIG], ids=["set4", "tiny"])
+def test_every_shipped_bot_passes_the_bot_check(name, config):
+    report = check_bot(load_bot(name), config, games=24)
+    assert report["clean"], report
+    assert report["seat_rounds"] > 24 * 10
+
+
+@pytest.mark.parametrize("file, failure", [
+    ("chaos.py", "illegal_actions"),
+    ("crash.py", "bot_errors"),
+    ("stubborn.py", "cap_hits"),
+])
+def test_the_bot_check_catches_misbehaving_bots(file, failure):
+    report = check_bot(load_bot(str(BAD / file)), SET4_CONFIG, games=12)
+    assert not report["clean"] and report[failure] > 0, report
+    assert report["unsound_steps"] == 0  # a bad bot never breaks the table
+    if failure == "bot_errors":
+        assert report["first_error"].startswith("IndexError")
+
+
+def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
+    report = check_bot(load_bot(str(BAD / "unstable.py")), SET4_CONFIG, games=12)
+    assert not report["deterministic"] and not report["clean"]
+
+
+@pytest.mark.parametrize("file, message", [
+    ("no_name.py", "NAME must be"),
+    ("two_lines.py", "DESCRIPTION must be one line"),
+    ("bad_parameters.py", "PARAMETERS must map"),
+    ("plain_function.py", "decorated with @autodup.bots.policy"),
+    ("syntax_error.py", "cannot load: SyntaxError"),
+    ("does_not_compile.py", "cannot load: TypingError"),
+])
+def test_broken_bot_files_are_refused_with_one_line(file, message):
+    with pytest.raises(BotError) as caught:
+        load_bot(str(BAD / "broken" / file))
+    text = str(caught.value)
+    assert message in text and str(BAD / "broken" / file) in text and "\n" not in text
+
+
+def test_unknown_bots_and_parameters_are_refused():
+    with pytest.raises(BotError, match="unknown bot 'genius'"):
+        load_bot("genius")
+    with pytest.raises(BotError, match="no such bot file"):
+        load_bot("bots/genius.py")
+    with pytest.raises(BotError, match="has no parameter 'courage'.*allowed: roll_above"):
+        load_bots(["greedy"], {"greedy": {"courage": 1.0}})
+    with pytest.raises(BotError, match="no bot named 'econ' is playing"):
+        load_bots(["greedy"], {"econ": {"roll_stage": 3.0}})
+    with pytest.raises(BotError, match="finite number"):
+        load_bots(["greedy"], {"greedy": {"roll_above": float("nan")}})
+    with pytest.raises(BotError, match="BOT.PARAMETER=NUMBER"):
+        parse_parameter_options(["greedy=3"])
+    assert parse_parameter_options(["greedy.roll_above=20", "econ.roll_stage=5"]) == {
+        "greedy": {"roll_above": 20.0}, "econ": {"roll_stage": 5.0}}
+    with pytest.raises(BotError, match="1 to 8 distinct bots"):
+        policy_tuple([load_bot("greedy")] * (MAX_PLAYERS + 1))
+
+
+def play(seat_bots, board=0, dealer="haystack", check=False):
+    g = board_seed(11, board)
+    seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)
+    policies, params, bot_of_seat = seating(seat_bots)
+    return play_table(SET4, DEALERS[dealer], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)), policies, params,
+                      bot_of_seat, check)[0]
+
+
+def test_parameters_change_play_and_are_per_seat():
+    shy = load_bots(["random"], {"random": {"end_chance": 1.0}})[0]
+    keen = load_bot("random")
+    results = play([shy, keen] * 4)
+    assert results[0::2, column("units_bought")].sum() == 0  # always ends its turn at once
+    assert results[1::2, column("units_bought")].sum() > 0
+    rich = load_bots(["greedy"], {"greedy": {"roll_above": 1000.0}})[0]
+    assert play([rich] * 8)[:, column("rolls")].sum() == 0
+    assert play([load_bot("greedy")] * 8)[:, column("rolls")].sum() > 0
+
+
+def test_seats_with_the_same_bot_share_one_policy_entry():
+    greedy, econ = load_bot("greedy"), load_bot("econ")
+    tweaked = greedy.with_parameters({"roll_above": 20.0})
+    _, params, bot_of_seat = seating([greedy, econ, greedy, tweaked, econ, greedy, tweaked, greedy])
+    assert bot_of_seat.tolist() == [0, 1, 0, 2, 1, 0, 2, 0]
+    assert params[0, 0] == 50.0 and params[2, 0] == 20.0
+
+
+def test_decisions_round_trip_through_the_encoding():
+    for action in range(16):
+        for argument in (-3, -1, 0, 1, 7, 1 << 40):
+            decision = encode_decision(action, argument)
+            assert decode_decision(decision) == (action, argument)
+            assert decision != 0 or (action, argument) == (15, -1)
+    assert decode_decision(encode_decision(ACTION_BUY, 4)) == (ACTION_BUY, 4)
+    assert decode_decision(encode_decision(ACTION_LOADED_ROLL, -1)) == (ACTION_LOADED_ROLL, -1)
+
+
+def test_games_with_real_bots_keep_every_invariant():
+    bots = [load_bot(name) for name in ROSTER]
+    for board in range(6):
+        for dealer in ("haystack", "keyed", "plain"):
+            results = play(bots[board % 8:] + bots[:board % 8], board, dealer, check=False)
+            assert sorted(results[:, 0].tolist()) == list(range(1, 9))
+    g = board_seed(3, 0)
+    seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)
+    policies, params, bot_of_seat = seating(bots)
+    _, violations, _ = play_table(SET4, DEALERS["haystack"], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
+                                  policies, params, bot_of_seat, True)
+    assert violations == 0
+
+
+def mean_placements(seed, games):
+    bots = [load_bot(name) for name in ROSTER]
+    policies, params = policy_tuple(bots)
+    results, _, who = play_boards(SET4, DEALERS["haystack"], ORDER_EVENTS, seed, 0, games, policies, params,
+                                  len(bots), True)
+    placements = results[:, :, 0]
+    return np.array([placements[who == b].mean() for b in range(len(bots))])
+
+
+def test_the_roster_has_a_stable_strength_spread():
+    """2 x 1,000 games, 8 bots at one table, rotating seats: a ranking that two disjoint seed sets agree on."""
+    first, second = mean_placements(101, 1000), mean_placements(202, 1000)
+    rho = spearmanr(first, second).statistic
+    assert rho >= 0.9, (first, second)
+    assert max(first.max(), second.max()) - min(first.min(), second.min()) >= 2.0
+    assert first.max() - first.min() >= 2.0 and second.max() - second.min() >= 2.0
+    # Rotating seats: every bot sits at every seat equally often, so the mean placement over bots is 4.5.
+    assert abs(first.mean() - 4.5) < 1e-12
