@@ -21,11 +21,13 @@ may be called from ``decide``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import math
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +66,17 @@ BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
 API_FINGERPRINT = hashlib.sha1(Path(__file__).read_bytes() + Path(game.__file__).read_bytes()).hexdigest()[:12]
 
 
+def _finite_number(value):
+    """``value`` as a finite float, or None (booleans, text that is not a number, inf, nan, huge integers)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value) if isinstance(value, (int, float, str)) else None
+    except (ValueError, OverflowError):
+        return None
+    return number if number is not None and math.isfinite(number) else None
+
+
 class BotError(ValueError):
     """A bot file or a bot option is unusable; ``str()`` is one line naming the file or option."""
 
@@ -80,18 +93,13 @@ def policy(function):
 
     A policy runs without the Numba runtime: it may not allocate arrays (keep
     state in ``memory``); functions it calls should be decorated with
-    :data:`helper`. Array bounds are not checked in play (checking costs a
-    fifth of a game's time); :func:`check_bot` plays a bounds-checked build,
-    where indexing out of range fails the decision and is reported.
+    :data:`helper`. Array bounds are checked, so a bot that indexes out of
+    range fails that decision (counted in ``bot_errors``, the turn ends)
+    instead of corrupting or crashing the table; the checks cost about a
+    fifth of a game's time, the price of containing any bot.
     """
     function.__qualname__ = f"{function.__qualname__}_api_{API_FINGERPRINT}"
-    return cfunc(POLICY_SIGNATURE, cache=True, _nrt=False)(function)
-
-
-def bounds_checked(bot: "Bot") -> "Bot":
-    """The same bot with a policy compiled with bounds checks (an error fails the decision: ``bot_errors``)."""
-    checked = cfunc(POLICY_SIGNATURE, _nrt=False, boundscheck=True)(bot.policy._pyfunc)
-    return replace(bot, policy=checked)
+    return cfunc(POLICY_SIGNATURE, cache=True, _nrt=False, boundscheck=True)(function)
 
 
 # --------------------------------------------------------------------------
@@ -370,9 +378,10 @@ class Bot:
             if key not in self.defaults:
                 allowed = ", ".join(self.defaults) or "none"
                 raise BotError(f"{origin}: bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            number = _finite_number(value)
+            if number is None:
                 raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
-            values[key] = float(value)
+            values[key] = number
         return Bot(self.name, self.description, self.defaults, self.policy, self.path, values)
 
     def parameter_vector(self) -> np.ndarray:
@@ -428,7 +437,7 @@ def load_bot(spec: str) -> Bot:
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
         module_spec.loader.exec_module(module)
-    except Exception as error:  # a bot file is user code: any failure is reported in one line
+    except (Exception, SystemExit) as error:  # a bot file is user code: any failure is reported in one line
         sys.modules.pop(module_name, None)
         raise BotError(f"{path}: cannot load: {type(error).__name__}: {_first_line(error)}") from None
     declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
@@ -440,8 +449,7 @@ def load_bot(spec: str) -> Bot:
     if defaults is None:
         defaults = {}
     if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
-            not isinstance(k, str) or isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v)
-            for k, v in defaults.items()):
+            not isinstance(k, str) or isinstance(v, str) or _finite_number(v) is None for k, v in defaults.items()):
         raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
     if not isinstance(decide, CFunc) or decide._sig != POLICY_SIGNATURE:
         raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
@@ -451,15 +459,15 @@ def load_bot(spec: str) -> Bot:
     return bot
 
 
-def load_bots(specs, overrides: dict | None = None) -> list:
-    """Load several bots; ``overrides`` maps a bot name to ``{parameter: value}``."""
+def load_bots(specs, overrides: dict | None = None, origin: str = "bot parameters") -> list:
+    """Load several bots; ``overrides`` maps a bot name to ``{parameter: value}`` (from ``origin``)."""
     bots = [load_bot(spec) for spec in specs]
     overrides = overrides or {}
     names = {bot.name for bot in bots}
     for name in overrides:
         if name not in names:
-            raise BotError(f"bot parameters: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
-    return [bot.with_parameters(overrides.get(bot.name, {})) for bot in bots]
+            raise BotError(f"{origin}: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
+    return [bot.with_parameters(overrides.get(bot.name, {}), origin) for bot in bots]
 
 
 def parse_parameter_options(options) -> dict:
@@ -487,6 +495,8 @@ def load_parameter_file(path) -> dict:
             data = yaml.safe_load(handle)
     except OSError as error:
         raise BotError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise BotError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise BotError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
     if data is None:
@@ -524,6 +534,27 @@ def seating(seat_bots) -> tuple:
     return policies, params, np.array(bot_of_seat, dtype=np.int64)
 
 
+@contextlib.contextmanager
+def bot_errors_collected():
+    """Collect the errors of failing policies (one line each) instead of printing a traceback per decision.
+
+    A policy that raises inside the table returns 0 (counted in ``bot_errors``);
+    Python reports the exception through ``sys.unraisablehook``, which this
+    replaces for the duration. Yields the list the messages go to.
+    """
+    errors = []
+    previous_hook = sys.unraisablehook
+
+    def record(unraisable):
+        errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
+
+    sys.unraisablehook = record
+    try:
+        yield errors
+    finally:
+        sys.unraisablehook = previous_hook
+
+
 # --------------------------------------------------------------------------
 # the bot check
 # --------------------------------------------------------------------------
@@ -534,17 +565,16 @@ _CHECK_DEALERS = ("haystack", "plain", "keyed")
 def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
     """Play ``bot`` through many tables and report how it behaves.
 
-    The bot plays a bounds-checked build (:func:`bounds_checked`). Half the
-    tables seat it everywhere; the others alternate it with the ``random``
-    bot, whose play drives it into varied states. Dealers rotate, and every
-    step is checked for conservation. All tables are then
+    Half the tables seat the bot everywhere; the others alternate it with the
+    ``random`` bot, whose play drives it into varied states. Dealers rotate,
+    and every step is checked for conservation. All tables are then
     played a second time: any difference means the bot is not deterministic
     (a random number without an address, state kept outside ``memory``).
 
     Returns
     -------
     dict
-        ``games``, ``decisions_checked`` (rounds the bot played),
+        ``games``, ``seat_rounds`` (rounds the bot played, over its seats),
         ``illegal_actions``, ``cap_hits``, ``bot_errors`` (decisions that
         raised), ``first_error`` (its message, or None), ``unsound_steps``,
         ``deterministic`` and ``clean`` (all zero and deterministic).
@@ -553,14 +583,7 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
     from .rng import board_seed, event_seed, seat_seed
 
     rules = rules_of(config)
-    bot = bounds_checked(bot)
     opponent = load_bot("random")
-    errors = []
-    previous_hook = sys.unraisablehook
-
-    def record(unraisable):
-        errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
-
     def play_all():
         outcome = []
         for g in range(games):
@@ -576,11 +599,8 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
             outcome.append((results, unsound, mine))
         return outcome
 
-    sys.unraisablehook = record
-    try:
+    with bot_errors_collected() as errors:
         first, second = play_all(), play_all()
-    finally:
-        sys.unraisablehook = previous_hook
     column = RESULT_COLUMNS.index
     totals = {name: 0 for name in ("illegal_actions", "cap_hits", "bot_errors")}
     rounds = unsound_steps = 0

@@ -78,13 +78,18 @@ def _add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot-params", metavar="FILE", help="YAML file mapping bot names to {parameter: value}")
 
 
-def _parameter_overrides(args: argparse.Namespace) -> dict:
-    from .bots import load_parameter_file, parse_parameter_options
+def _load_bots(args: argparse.Namespace, specs: list) -> list:
+    """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``."""
+    from .bots import load_bots, load_parameter_file, parse_parameter_options
 
-    overrides = load_parameter_file(args.bot_params) if args.bot_params else {}
-    for bot, values in parse_parameter_options(args.bot_param).items():
-        overrides.setdefault(bot, {}).update(values)
-    return overrides
+    bots = load_bots(specs, load_parameter_file(args.bot_params) if args.bot_params else {},
+                     args.bot_params or "--bot-params")
+    overrides = parse_parameter_options(args.bot_param)
+    names = {bot.name for bot in bots}
+    for name in overrides:
+        if name not in names:
+            raise ValueError(f"--bot-param: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
+    return [bot.with_parameters(overrides.get(bot.name, {})) for bot in bots]
 
 
 def _run_toy(args: argparse.Namespace) -> int:
@@ -106,7 +111,7 @@ def _run_play(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .config import load_config
-    from .bots import load_bots, seating
+    from .bots import bot_errors_collected, seating
     from .game import DEALERS, ORDER_RACE, ORDERS, RESULT_COLUMNS, play_table, rules_of
     from .rng import event_seed, seat_seed
 
@@ -122,11 +127,15 @@ def _run_play(args: argparse.Namespace) -> int:
         specs = specs * config.players
     if len(specs) != config.players:
         raise ValueError(f"--bots: {len(specs)} bots for {config.players} seats (allowed: one, or one per seat)")
-    seat_bots = load_bots(specs, _parameter_overrides(args))
+    seat_bots = _load_bots(args, specs)
     policies, params, bot_of_seat = seating(seat_bots)
     seats = np.array([seat_seed(args.seed, s) for s in range(config.players)], dtype=np.uint64)
-    results, _, rounds = play_table(rules_of(config), DEALERS[args.dealer], ORDERS[args.order], seats,
-                                    np.uint64(event_seed(args.seed, 0)), policies, params, bot_of_seat, False)
+    with bot_errors_collected() as errors:
+        results, _, rounds = play_table(rules_of(config), DEALERS[args.dealer], ORDERS[args.order], seats,
+                                        np.uint64(event_seed(args.seed, 0)), policies, params, bot_of_seat, False)
+    if errors:
+        print(f"autodup: warning: bots failed {len(errors)} decisions (first: {errors[0]}); "
+              "see `autodup check-bot`", file=sys.stderr)
     rows = [{"seat": s, "bot": seat_bots[s].name, **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
             for s in range(config.players)]
     if args.json:
@@ -134,7 +143,8 @@ def _run_play(args: argparse.Namespace) -> int:
                           "rounds": int(rounds), "seats": rows}))
         return 0
     print(f"{config.name}: seed {args.seed}, dealer {args.dealer}, {rounds} rounds")
-    header = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen"]
+    header = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen",
+              "illegal_actions", "cap_hits", "bot_errors"]
     print("  ".join(f"{h:>12}" for h in header))
     for row in sorted(rows, key=lambda r: r["placement"]):
         print("  ".join(f"{row[h]:>12}" for h in header))
@@ -155,11 +165,11 @@ def _run_bots(args: argparse.Namespace) -> int:
 
 
 def _run_check_bot(args: argparse.Namespace) -> int:
-    from .bots import check_bot, load_bots
+    from .bots import check_bot
     from .config import load_config
 
     config = load_config(args.config)
-    bot = load_bots([args.bot], _parameter_overrides(args))[0]
+    bot = _load_bots(args, [args.bot])[0]
     report = check_bot(bot, config, games=args.games, seed=args.seed)
     if args.json:
         print(json.dumps(report))

@@ -46,6 +46,8 @@ from .rng import check_seed
 # represent them.
 _NEGLIGIBLE = 2.0**-1000
 _MAX_COUNT = 2.0**53
+# A residual is at most one Exp(1) value, and those are below -log(2**-53) < 37.
+_MAX_RESIDUAL = 40.0
 # Counters and occurrence counts in a saved state stay far from int64 overflow.
 _MAX_STATE_COUNT = 2**62
 
@@ -346,8 +348,8 @@ class Sampler:
             raise ValueError(f"not a draw-engine state: a {engine_class.__name__} has no needles or layout")
         if n != expected_needles:
             raise ValueError(f"not a draw-engine state: layout {layout!r} needs {expected_needles} needles, got {n}")
-        if not np.all(np.isfinite(residuals)) or np.any(residuals < 0):
-            raise ValueError("not a draw-engine state: residuals must be finite and non-negative")
+        if not np.all(np.isfinite(residuals)) or np.any(residuals < 0) or np.any(residuals > _MAX_RESIDUAL):
+            raise ValueError(f"not a draw-engine state: residuals must lie in [0, {_MAX_RESIDUAL:g}]")
         if np.any(residuals[counts == 0] != 0):
             raise ValueError("not a draw-engine state: a needle never created has a residual")
         sampler._counter[0] = counter

@@ -72,7 +72,7 @@ ACTION_BUY_XP = 4
 ACTION_LOCK = 5       # toggles the lock: a locked shop skips the next refresh, then unlocks
 ACTION_LOADED_ROLL = 6  # argument: trait; a free reroll whose slots all have that trait (once per round)
 
-ACTION_CODES = 16  # action codes are below this; other codes are illegal actions
+ACTION_CODES = 16  # action codes are below this; other codes are illegal (15 is reserved: see encode_decision)
 
 ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a table
 
@@ -124,7 +124,10 @@ POLICY_SIGNATURE = _INT(
 
 @njit(cache=True)
 def encode_decision(action, argument):
-    """A policy's answer: ``action`` (one of ``ACTION_*``) with its argument (slot, unit or trait)."""
+    """A policy's answer: ``action`` (one of ``ACTION_*``) with its argument (slot, unit or trait).
+
+    Never 0 for an action below 15: 0 is what a failed policy returns.
+    """
     return argument * ACTION_CODES + action + 1
 
 
@@ -326,7 +329,15 @@ Table = namedtuple("Table", [
     "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
     "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count",
     "replay_counters", "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
-    "qualifies", "order", "policy_draws", "bag_scratch", "remaining", "views", "memory",
+    "qualifies", "order", "policy_draws", "bag_scratch", "remaining",
+])
+
+# What a seat's policy is handed: copies, refreshed before each decision (the
+# game state) or each turn (rules and parameters), so that a bot writing into
+# its arrays changes nothing but its own copies. Rows are seats.
+Desk = namedtuple("Desk", [
+    "me", "shop", "unit_champion", "unit_star", "pool", "champion_cost", "champion_traits", "trait_breakpoints",
+    "params", "memory",
 ])
 
 # stats columns
@@ -356,7 +367,20 @@ def new_table(rules):
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.arange(players), np.zeros(players, dtype=np.int64),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.zeros((players, VIEW_FIELDS), dtype=np.int64), np.zeros((players, MEMORY_SIZE), dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def new_desk(rules, table, n_params):
+    """Fresh policy workspaces for a table (see :data:`Desk`); ``memory`` starts at zero."""
+    players = rules.players
+    return Desk(
+        np.zeros((players, VIEW_FIELDS), dtype=np.int64), np.zeros_like(table.shops),
+        np.zeros_like(table.unit_champion), np.zeros_like(table.unit_star),
+        np.zeros((players, table.pool.shape[0])), np.zeros((players, table.pool.shape[0]), dtype=np.int64),
+        np.zeros((players,) + rules.champion_traits.shape, dtype=np.int64),
+        np.zeros((players,) + rules.trait_breakpoints.shape, dtype=np.int64), np.zeros((players, n_params)),
+        np.zeros((players, MEMORY_SIZE), dtype=np.int64),
     )
 
 
@@ -793,9 +817,16 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
 
 
 @game_inline
-def _fill_view(rules, table, seat, round_index, seat_seed, alive_count, actions, rolls):
-    """Write the seat's view for its next decision (see ``VIEW_*``)."""
-    me = table.views[seat]
+def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, actions, rolls):
+    """Write the seat's view for its next decision (see ``VIEW_*``) and copy its shop, units and the pool."""
+    for slot in range(table.shops.shape[1]):
+        desk.shop[seat, slot] = table.shops[seat, slot]
+    for u in range(table.unit_champion.shape[1]):
+        desk.unit_champion[seat, u] = table.unit_champion[seat, u]
+        desk.unit_star[seat, u] = table.unit_star[seat, u]
+    for c in range(table.pool.shape[0]):
+        desk.pool[seat, c] = table.pool[c]
+    me = desk.me[seat]
     level = table.level[seat]
     me[VIEW_GOLD] = table.gold[seat]
     me[VIEW_LEVEL] = level
@@ -837,29 +868,45 @@ def _fill_view(rules, table, seat, round_index, seat_seed, alive_count, actions,
     me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
 
 
+@game_inline
+def _lay_out_rules(rules, desk, seat, params):
+    """Copy what a policy reads of the rules, and its parameters, into the seat's desk (once per turn)."""
+    for c in range(rules.champion_cost.shape[0]):
+        desk.champion_cost[seat, c] = rules.champion_cost[c]
+        for m in range(rules.champion_traits.shape[1]):
+            desk.champion_traits[seat, c, m] = rules.champion_traits[c, m]
+    for k in range(rules.trait_breakpoints.shape[0]):
+        for b in range(rules.trait_breakpoints.shape[1]):
+            desk.trait_breakpoints[seat, k, b] = rules.trait_breakpoints[k, b]
+    for p in range(desk.params.shape[1]):
+        desk.params[seat, p] = params[p]
+
+
 @game_kernel
-def _play_turn(rules, dealer, table, seat, round_index, seat_seeds, alive_count, policy, params, check):
+def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, check):
     """One seat's turn: its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``.
 
     Returns the number of steps after which the table was unsound (``check`` only).
     """
     violations = 0
     roll = 1
+    _lay_out_rules(rules, desk, seat, params)
     for step in range(ACTION_CAP):
-        _fill_view(rules, table, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
-        decision = policy(table.views[seat], table.shops[seat], table.unit_champion[seat], table.unit_star[seat],
-                          table.pool, rules.champion_cost, rules.champion_traits, rules.trait_breakpoints,
-                          params, table.memory[seat])
+        _fill_view(rules, table, desk, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
+        decision = policy(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
+                          desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
+                          desk.trait_breakpoints[seat], desk.params[seat], desk.memory[seat])
         if decision == 0:
             table.stats[seat, STAT_BOT_ERRORS] += 1
             break
         action, argument = decode_decision(decision)
         if action == ACTION_END:
             break
-        if not apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
+        legal = apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument)
+        if not legal:
             table.stats[seat, STAT_ILLEGAL] += 1
-        if action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
-            roll += 1
+        elif action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
+            roll += 1  # shops dealt this turn: the keyed dealer's key, the same at every table
         if check and not _table_is_sound(rules, table):
             violations += 1
         if step == ACTION_CAP - 1:
@@ -906,6 +953,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
     if dealer < 0 or dealer > DEALER_REPLAY or order < 0 or order > ORDER_RACE:
         raise ValueError("play_table: unknown dealer or order code")
     table = new_table(rules)
+    desk = new_desk(rules, table, params.shape[1])
     players = rules.players
     capacity = table.unit_champion.shape[1]
     order_scratch = np.zeros(capacity, dtype=np.int64)
@@ -923,7 +971,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
         for i in range(alive_count):
             seat = table.order[i]
             bot = bot_of_seat[seat]
-            violations += _play_turn(rules, dealer, table, seat, round_index, seat_seeds, alive_count,
+            violations += _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
                                      policies[bot], params[bot], check)
         if rules.round_pve[round_index]:
             for i in range(alive_count):
@@ -1021,6 +1069,8 @@ def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, po
         The bot of each seat.
     """
     players = rules.players
+    if n_bots < 1 or n_bots > min(len(policies), params.shape[0]):
+        raise ValueError("play_boards: n_bots must be between 1 and the number of policies")
     results = np.zeros((n_boards, players, len(RESULT_COLUMNS)), dtype=np.int64)
     rounds = np.zeros(n_boards, dtype=np.int64)
     bots = np.zeros((n_boards, players), dtype=np.int64)

@@ -1,11 +1,11 @@
 """econ: the interest player. Keeps 50 gold, levels on time, rolls down once at a fixed stage."""
 
-from autodup.bots import (GOLD, LEVEL, REROLL_PRICE, ROLLS, SHOP_SIZE, STAGE, UNITS, XP_PRICE, BOARD_SIZE, buy, buy_best,
-                          buy_xp, can_buy, copies_owned, end_turn, interest_gold, policy, reroll, room_for,
-                          standard_level)
+from autodup.bots import (ACTIONS, BOARD_SIZE, GOLD, LEVEL, REROLL_PRICE, ROLLS, SHOP_SIZE, STAGE, UNITS, XP_PRICE,
+                          buy, buy_best, buy_xp, can_buy, copies_owned, end_turn, interest_gold, policy, reroll,
+                          room_for, standard_level)
 
 NAME = "econ"
-DESCRIPTION = "Holds max interest, levels on time, buys only pairs and board fillers, rolls down once at stage 4."
+DESCRIPTION = "Holds max interest, levels on time, buys pairs and board fillers, rolls down once at stage 4."
 PARAMETERS = {"roll_stage": 4.0}
 
 ROLLED_DOWN = 0  # memory word: 1 once the roll-down is over
@@ -16,6 +16,10 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
            memory):
     gold = me[GOLD]
     keep = interest_gold(me)
+    if me[ACTIONS] >= 40 or me[ROLLS] >= 20:  # the rest of a roll-down waits for next round (cap: 64 actions)
+        if me[STAGE] >= params[0] and memory[ROLLED_DOWN] == 0 and gold < me[REROLL_PRICE]:
+            memory[ROLLED_DOWN] = 1
+        return end_turn()
     if me[LEVEL] < standard_level(me) and gold >= me[XP_PRICE]:
         return buy_xp()
     if me[STAGE] >= params[0] and memory[ROLLED_DOWN] == 0:
@@ -30,9 +34,8 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
                     return answer
         if gold < me[REROLL_PRICE]:
             memory[ROLLED_DOWN] = 1
-        elif me[ROLLS] < 20:  # a long roll-down goes on next round (the action cap is 64)
-            return reroll()
-        return end_turn()
+            return end_turn()
+        return reroll()
     # Pairs are always worth it; otherwise only fill the board, and only above the interest line.
     for slot in range(me[SHOP_SIZE]):
         if can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):

@@ -1,10 +1,10 @@
-"""fast8: levels as fast as it can to 8, then rolls for 4- and 5-cost units."""
+"""fast8: a level ahead of the standard curve up to 8, then rolls for 4- and 5-cost units."""
 
 from autodup.bots import (GOLD, LEVEL, MAX_LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, BOARD_SIZE, buy,
                           buy_xp, can_buy, copies_owned, end_turn, policy, reroll, room_for, standard_level)
 
 NAME = "fast8"
-DESCRIPTION = "Pushes levels to 8 as fast as gold allows, keeps a cheap board alive, then rolls for 4- and 5-costs."
+DESCRIPTION = "Stays a level ahead of the curve up to 8 with a cheap board, then rolls for 4- and 5-costs."
 PARAMETERS = {"target_level": 8.0, "keep": 10.0}
 
 

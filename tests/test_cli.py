@@ -73,6 +73,8 @@ def test_play_prints_every_seat_and_is_deterministic():
     ["play", "configs/tiny.yaml", "--bot-params", "no_such_file.yaml"],
     ["check-bot", "genius"],
     ["check-bot", "tests/bots/broken/no_name.py"],
+    ["check-bot", "greedy", "--bot-params", "tests/bots/params_huge.yaml"],
+    ["check-bot", "tests/bots/broken/exits.py"],
     ["play", "configs/tiny.yaml", "--order", "race", "--dealer", "plain"],
     ["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
 ])
@@ -97,3 +99,12 @@ def test_check_bot_exits_0_when_clean_and_1_when_not():
     assert json.loads(clean.stdout)["clean"]
     dirty = run("check-bot", "tests/bots/chaos.py", "--games", "4")
     assert dirty.returncode == 1 and "NOT CLEAN" in dirty.stdout and "illegal_actions" in dirty.stdout
+
+
+def test_play_summarizes_failing_bots_in_one_line():
+    result = run("play", "configs/set4.yaml", "--bots", "tests/bots/crash.py,greedy,greedy,greedy,greedy,greedy,"
+                 "greedy,greedy")
+    assert result.returncode == 0
+    warnings = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(warnings) == 1 and "bots failed" in warnings[0] and "IndexError" in warnings[0], result.stderr
+    assert "bot_errors" in result.stdout

@@ -602,6 +602,7 @@ def test_races_after_solo_draws_of_other_lengths_stay_exact():
     {"layout": ["hierarchical", [0, 3, 2]]},
     {"needle_count": [-1, 0, 0, 0, 0, 0]},
     {"needle_residual": [-1.0, 0, 0, 0, 0, 0]},
+    {"needle_residual": [1e300, 0, 0, 0, 0, 0]},
     {"needle_residual": [float("nan"), 0, 0, 0, 0, 0]},
     {"counter": 2**70},
     {"counter": -1},
