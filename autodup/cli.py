@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import hashlib
 from pathlib import Path
 
 
@@ -69,6 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
     check_bot.add_argument("--seed", type=_seed, default=2026, help="tournament seed of the tables")
     check_bot.add_argument("--json", action="store_true", help="print JSON")
     _add_bot_parameter_options(check_bot)
+    run = commands.add_parser("run", help="play a duplicate tournament: boards x tables, results in Parquet")
+    run.add_argument("config", nargs="?", default=str(DEFAULT_CONFIG), help="configuration (default set4)")
+    run.add_argument("--bots", help="comma-separated bots (names or paths); default: every bot in bots/")
+    run.add_argument("--boards", type=_positive_int, default=1000, help="boards (grandparent seeds) to play")
+    run.add_argument("--dealer", default="haystack", help="haystack, keyed, stream, replay or independent")
+    run.add_argument("--seed", type=_seed, default=0, help="tournament seed")
+    run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
+    run.add_argument("--workers", type=_positive_int, default=os.cpu_count() or 1, help="processes")
+    run.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
+    run.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
+    run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_bot_parameter_options(run)
     return parser
 
 
@@ -182,13 +198,59 @@ def _run_check_bot(args: argparse.Namespace) -> int:
     return 0 if report["clean"] else 1
 
 
+def _run_tournament(args: argparse.Namespace) -> int:
+    from . import __version__
+    from .bots import bot_names, seating
+    from .config import load_config
+    from .tournament import (RUN_DEALERS, RunSpec, file_sha256, prepare_output, read_results, run_chunks,
+                             summarize)
+
+    if args.dealer not in RUN_DEALERS:
+        raise ValueError(f"--dealer: unknown dealer {args.dealer!r} (allowed: {', '.join(RUN_DEALERS)})")
+    config = load_config(args.config)
+    specs = [b.strip() for b in args.bots.split(",")] if args.bots else bot_names()
+    bots = _load_bots(args, specs)
+    if len({(b.path, tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
+        raise ValueError("--bots: a bot appears twice (with the same parameters)")
+    if not 1 <= len(bots) <= config.players:
+        raise ValueError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: 1 to {config.players})")
+    seating(bots)  # validates the policy tuple
+    spec = RunSpec(config=str(Path(args.config).resolve()), config_sha256=file_sha256(args.config),
+                   bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
+                   bot_names=tuple(b.name for b in bots), boards=args.boards, dealer=args.dealer, seed=args.seed,
+                   tables=len(bots))
+    if len(set(spec.bot_names)) != len(bots):
+        raise ValueError("--bots: two bots share a name; results could not tell them apart")
+    identity_hash = hashlib.sha256(json.dumps(spec.identity(), sort_keys=True).encode()).hexdigest()[:10]
+    default_out = args.out is None
+    out = Path(args.out) if args.out else Path("runs") / f"{Path(args.config).stem}-{args.dealer}-" \
+        f"{args.boards}b-seed{args.seed}-{identity_hash}"
+    extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
+             "dealer": args.dealer, "seed": args.seed, "boards": args.boards, "command_line": sys.argv}
+    # The default folder is named by the run itself, so finding it again means resuming it.
+    remaining = prepare_output(out, spec, args.resume or default_out, extra)
+    if remaining:
+        run_chunks(spec, out, remaining, args.workers, args.backend, args.ray_address, args.quiet)
+    summary = summarize(read_results(out))
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    if args.json:
+        print(json.dumps({"out": str(out), "summary": summary}))
+        return 0
+    print(f"{out}: {args.boards} boards x {len(bots)} tables, dealer {args.dealer}, seed {args.seed}")
+    print(f"{'bot':<12} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
+    for row in summary:
+        print(f"{row['bot']:<12} {row['duplicate_score']:>+9.3f} ± {row['duplicate_score_ci95']:<6.3f} "
+              f"{row['mean_placement']:>9.3f} ± {row['mean_placement_ci95']:<6.3f} {row['top4_rate']:>7.3f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
 
     args = build_parser().parse_args(argv)
     try:
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
-                    "check-bot": _run_check_bot}
+                    "check-bot": _run_check_bot, "run": _run_tournament}
         return commands[args.command](args)
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
         print(error, file=sys.stderr)
@@ -196,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"autodup: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("autodup: interrupted; finished chunks are kept (run again with --resume)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,335 @@
+"""Duplicate tournaments: boards played by several tables, results stored in chunks that survive interruption.
+
+A board is one grandparent seed, ``board_seed(tournament_seed, b)``. It is
+played by ``T`` tables (one per bot by default), seated by a cyclic Latin
+square: at table ``t``, seat ``s`` plays bot ``(s + t) % n_bots``, so every bot
+plays every seat of every board once (when ``T == n_bots``).
+
+Dealers (``RUN_DEALERS``): ``haystack``, ``keyed``, ``stream`` and ``replay``
+give seat ``s`` of every table the same seat seed and every table the same
+event seed; ``independent`` is the control, where the table index is mixed
+into the seed (``table_seed``) so that tables share nothing and deal with the
+plain sampler.
+
+Boards are played in chunks of ``CHUNK_BOARDS``, whatever the number of
+workers, and each chunk is written as one Parquet file (to a temporary name,
+then renamed), so a stopped run resumes where it was and ends with the same
+bytes as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .game import (
+    DEALER_HAYSTACK,
+    DEALER_KEYED,
+    DEALER_PLAIN,
+    DEALER_REPLAY,
+    DEALER_STREAM,
+    ORDER_EVENTS,
+    RESULT_COLUMNS,
+    play_table,
+)
+from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+
+# name: (dealer code, whether tables share seeds)
+RUN_DEALERS = {
+    "haystack": (DEALER_HAYSTACK, True),
+    "keyed": (DEALER_KEYED, True),
+    "stream": (DEALER_STREAM, True),
+    "replay": (DEALER_REPLAY, True),
+    "independent": (DEALER_PLAIN, False),
+}
+CHUNK_BOARDS = 25
+FORMAT_VERSION = 1
+
+
+@njit(cache=True)
+def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_boards, n_tables, policies, params,
+                          n_bots, shared):
+    """Play boards ``first_board ..`` at ``n_tables`` tables each.
+
+    Returns
+    -------
+    results : int64 (n_boards, n_tables, players, len(RESULT_COLUMNS))
+    bots : int64 (n_boards, n_tables, players)
+        The bot of each seat (the Latin square).
+    """
+    players = rules.players
+    if n_bots < 1 or n_bots > min(len(policies), params.shape[0]) or n_tables < 1:
+        raise ValueError("play_boards_at_tables: need 1 <= n_bots <= policies and n_tables >= 1")
+    results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
+    bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
+    seeds = np.zeros(players, dtype=np.uint64)
+    for i in range(n_boards):
+        grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD),
+                                         np.uint64(first_board + i))
+        for t in range(n_tables):
+            # The control mixes the table into the seed: its tables share nothing.
+            root = grandparent if shared else derive_seed_kernel(grandparent, np.uint64(LABEL_TABLE), np.uint64(t))
+            for s in range(players):
+                seeds[s] = derive_seed_kernel(root, np.uint64(LABEL_SEAT), np.uint64(s))
+                bots[i, t, s] = (s + t) % n_bots
+            events = derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
+            table_results, _, _ = play_table(rules, dealer, order, seeds, events, policies, params, bots[i, t],
+                                             False)
+            results[i, t] = table_results
+    return results, bots
+
+
+# --------------------------------------------------------------------------
+# a run's definition, and the work of one chunk (also run in worker processes)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's results (not how it is executed)."""
+
+    config: str
+    config_sha256: str
+    bots: tuple          # (path, ((parameter, value), ...)) per bot, in seating order
+    bot_names: tuple
+    boards: int
+    dealer: str
+    seed: int
+    tables: int
+
+    def identity(self) -> dict:
+        """What ``--resume`` compares: the same identity gives the same results."""
+        return {"config_sha256": self.config_sha256, "bots": [[path, dict(params)] for path, params in self.bots],
+                "boards": self.boards, "dealer": self.dealer, "seed": self.seed, "tables": self.tables,
+                "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION}
+
+
+_WORKER_STATE: dict = {}
+
+
+def _prepared(spec: RunSpec):
+    """Rules and policies of a spec, built once per process."""
+    key = spec
+    if key not in _WORKER_STATE:
+        from .bots import load_bot, policy_tuple
+        from .config import load_config
+        from .game import rules_of
+
+        rules = rules_of(load_config(spec.config))
+        bots = [load_bot(path).with_parameters(dict(params)) for path, params in spec.bots]
+        policies, params = policy_tuple(bots)
+        _WORKER_STATE.clear()
+        _WORKER_STATE[key] = (rules, policies, params, len(bots))
+    return _WORKER_STATE[key]
+
+
+def play_chunk(spec: RunSpec, chunk: int):
+    """Play chunk ``chunk`` of a run: ``(results, bots)`` as returned by :func:`play_boards_at_tables`."""
+    rules, policies, params, n_bots = _prepared(spec)
+    dealer, shared = RUN_DEALERS[spec.dealer]
+    first = chunk * CHUNK_BOARDS
+    count = min(CHUNK_BOARDS, spec.boards - first)
+    return play_boards_at_tables(rules, dealer, ORDER_EVENTS, spec.seed, first, count, spec.tables, policies, params,
+                                 n_bots, shared)
+
+
+def chunk_count(boards: int) -> int:
+    return (boards + CHUNK_BOARDS - 1) // CHUNK_BOARDS
+
+
+def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray) -> dict:
+    """The rows of a chunk, one per (board, table, seat), as named columns (numpy arrays)."""
+    n_boards, n_tables, players, _ = results.shape
+    board = np.repeat(np.arange(n_boards) + chunk * CHUNK_BOARDS, n_tables * players)
+    table = np.tile(np.repeat(np.arange(n_tables), players), n_boards)
+    seat = np.tile(np.arange(players), n_boards * n_tables)
+    names = np.array(spec.bot_names, dtype=object)
+    columns = {"board": board.astype(np.int64), "table": table.astype(np.int64), "seat": seat.astype(np.int64),
+               "bot": names[bots.reshape(-1)]}
+    flat = results.reshape(-1, results.shape[-1])
+    for i, name in enumerate(RESULT_COLUMNS):
+        columns[name] = flat[:, i].copy()
+    return columns
+
+
+# --------------------------------------------------------------------------
+# storage
+# --------------------------------------------------------------------------
+
+
+class RunError(ValueError):
+    """A run that cannot start or resume; ``str()`` is one line."""
+
+
+def chunk_path(out: Path, chunk: int) -> Path:
+    return out / "chunks" / f"chunk-{chunk:06d}.parquet"
+
+
+def write_chunk(out: Path, chunk: int, columns: dict) -> None:
+    """Write one chunk atomically: a temporary file, then a rename (a half-written chunk never looks done)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    final = chunk_path(out, chunk)
+    temporary = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    table = pa.table({name: pa.array(values) for name, values in columns.items()})
+    pq.write_table(table, temporary, compression="zstd")
+    os.replace(temporary, final)
+
+
+def read_results(out) -> dict:
+    """Every row of a finished (or partial) run as numpy columns, ordered by board, table, seat."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = sorted((Path(out) / "chunks").glob("chunk-*.parquet"))
+    if not files:
+        raise RunError(f"{out}: no results (no chunks written)")
+    table = pa.concat_tables([pq.read_table(f) for f in files])
+    columns = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    order = np.lexsort((columns["seat"], columns["table"], columns["board"]))
+    return {name: values[order] for name, values in columns.items()}
+
+
+def file_sha256(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> list:
+    """Create or check the output folder; returns the chunks still to play.
+
+    Raises
+    ------
+    RunError
+        The folder holds another run, or a run exists and ``resume`` is off.
+    """
+    manifest_path = out / "manifest.json"
+    if manifest_path.exists():
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except (OSError, ValueError) as error:
+            raise RunError(f"{manifest_path}: unreadable manifest ({error})") from None
+        if not resume:
+            raise RunError(f"{out}: holds a run already (use --resume to finish it, or another --out)")
+        if manifest.get("identity") != spec.identity():
+            differing = sorted(k for k in spec.identity() if manifest.get("identity", {}).get(k) != spec.identity()[k])
+            raise RunError(f"--resume: {out} holds a run with other arguments ({', '.join(differing)} differ); "
+                           "resume with the same arguments or use another --out")
+    else:
+        if resume and out.exists() and any(out.iterdir()):
+            raise RunError(f"--resume: {out} has no manifest.json (not a run folder)")
+        (out / "chunks").mkdir(parents=True, exist_ok=True)
+        manifest = {"identity": spec.identity(), **manifest_extra}
+        temporary = manifest_path.with_name(".manifest.json.tmp")
+        temporary.write_text(json.dumps(manifest, indent=2))
+        os.replace(temporary, manifest_path)
+    (out / "chunks").mkdir(parents=True, exist_ok=True)
+    return [c for c in range(chunk_count(spec.boards)) if not chunk_path(out, c).exists()]
+
+
+# --------------------------------------------------------------------------
+# execution
+# --------------------------------------------------------------------------
+
+
+def run_chunks(spec: RunSpec, out: Path, chunks: list, workers: int, backend: str, ray_address=None,
+               quiet: bool = False) -> None:
+    """Play ``chunks`` with ``workers`` processes (or Ray) and write each as it completes."""
+    from tqdm import tqdm
+
+    boards_left = sum(min(CHUNK_BOARDS, spec.boards - c * CHUNK_BOARDS) for c in chunks)
+    with tqdm(total=spec.boards, initial=spec.boards - boards_left, unit="board", disable=quiet,
+              file=sys.stderr, dynamic_ncols=True) as progress:
+        def done(chunk, outcome):
+            results, bots = outcome
+            write_chunk(out, chunk, chunk_rows(spec, chunk, results, bots))
+            progress.update(results.shape[0])
+
+        if backend == "ray":
+            _run_with_ray(spec, chunks, workers, ray_address, done)
+        elif workers == 1:
+            for chunk in chunks:
+                done(chunk, play_chunk(spec, chunk))
+        else:
+            _run_with_processes(spec, chunks, workers, done)
+
+
+def _run_with_processes(spec, chunks, workers, done):
+    import concurrent.futures
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(play_chunk, spec, chunk): chunk for chunk in chunks}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                done(futures[future], future.result())
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _run_with_ray(spec, chunks, workers, ray_address, done):
+    try:
+        import ray
+    except ImportError:
+        raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
+                 log_to_driver=False)
+    try:
+        remote = ray.remote(play_chunk)
+        pending = {remote.remote(spec, chunk): chunk for chunk in chunks}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for reference in ready:
+                done(pending.pop(reference), ray.get(reference))
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+# --------------------------------------------------------------------------
+# the summary
+# --------------------------------------------------------------------------
+
+
+def summarize(columns: dict) -> list:
+    """Per bot: mean placement, duplicate score (with 95% confidence intervals over boards), top-4 rate.
+
+    The duplicate score of a row is its placement minus the mean placement at
+    the same board and seat (over the tables); a bot's score is the mean of its
+    rows. Intervals use the spread of the per-board means (boards are
+    independent; tables within a board are not).
+    """
+    board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
+    boards = np.unique(board)
+    key = board * (seat.max() + 1) + seat
+    _, inverse = np.unique(key, return_inverse=True)
+    cell_mean = np.bincount(inverse, weights=placement) / np.bincount(inverse)
+    duplicate = placement - cell_mean[inverse]
+    rows = []
+    board_index = np.searchsorted(boards, board)
+    for name in sorted(set(bot.tolist())):
+        mine = bot == name
+        per_board_count = np.bincount(board_index[mine], minlength=boards.size)
+        played = per_board_count > 0
+        entry = {"bot": name, "rows": int(mine.sum()), "boards": int(played.sum())}
+        for label, values in (("mean_placement", placement), ("duplicate_score", duplicate)):
+            per_board = np.bincount(board_index[mine], weights=values[mine], minlength=boards.size)[played] / \
+                per_board_count[played]
+            half = 1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size) if per_board.size > 1 else float("nan")
+            entry[label] = float(values[mine].mean())
+            entry[f"{label}_ci95"] = float(half)
+        entry["top4_rate"] = float((placement[mine] <= 4).mean())
+        rows.append(entry)
+    return sorted(rows, key=lambda r: r["duplicate_score"])

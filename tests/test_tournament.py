@@ -1,0 +1,136 @@
+"""The tournament runner: Latin-square seating, dealers, bit-identical results across workers and resumes."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.bots import load_bot, policy_tuple
+from autodup.config import load_config
+from autodup.game import DEALERS, ORDER_EVENTS, play_table, rules_of
+from autodup.rng import board_seed, event_seed, seat_seed, table_seed
+from autodup.tournament import CHUNK_BOARDS, RUN_DEALERS, play_boards_at_tables, read_results, summarize
+
+ROOT = Path(__file__).resolve().parents[1]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+SET4 = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
+FOUR = ["greedy", "econ", "traits", "random"]
+
+
+def run(*args, timeout=900):
+    return subprocess.run([sys.executable, "-m", "autodup", "run", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=ENVIRONMENT)
+
+
+def chunk_bytes(out):
+    return {p.name: p.read_bytes() for p in sorted((Path(out) / "chunks").glob("chunk-*.parquet"))}
+
+
+def test_every_bot_plays_every_seat_of_every_board_once():
+    bots = [load_bot(name) for name in FOUR + ["fast8", "reroll3", "reroll2", "reroll1"]]
+    policies, params = policy_tuple(bots)
+    _, seating = play_boards_at_tables(SET4, DEALERS["haystack"], ORDER_EVENTS, 5, 0, 3, 8, policies, params, 8,
+                                       True)
+    for board in seating:
+        assert all(sorted(board[:, s].tolist()) == list(range(8)) for s in range(8))  # every bot at every seat
+        assert all(sorted(board[t].tolist()) == list(range(8)) for t in range(8))     # every bot at every table
+
+
+@pytest.mark.parametrize("dealer", sorted(RUN_DEALERS))
+def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
+    bots = [load_bot(name) for name in FOUR]
+    policies, params = policy_tuple(bots)
+    code, shared = RUN_DEALERS[dealer]
+    results, seating = play_boards_at_tables(SET4, code, ORDER_EVENTS, 9, 2, 1, 4, policies, params, 4, shared)
+    g = board_seed(9, 2)
+    for t in range(4):
+        root = g if shared else table_seed(g, t)
+        seeds = np.array([seat_seed(root, s) for s in range(8)], dtype=np.uint64)
+        expected, _, _ = play_table(SET4, code, ORDER_EVENTS, seeds, np.uint64(event_seed(root, 0)), policies, params,
+                                    seating[0, t], False)
+        assert np.array_equal(results[0, t], expected)
+
+
+def test_workers_do_not_change_a_single_byte(tmp_path):
+    args = ["configs/tiny.yaml", "--bots", ",".join(FOUR), "--boards", str(2 * CHUNK_BOARDS + 5), "--seed", "3",
+            "--quiet"]
+    one = run(*args, "--out", str(tmp_path / "one"), "--workers", "1")
+    two = run(*args, "--out", str(tmp_path / "two"), "--workers", "2")
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert chunk_bytes(tmp_path / "one") == chunk_bytes(tmp_path / "two") and len(chunk_bytes(tmp_path / "one")) == 3
+    assert one.stdout.splitlines()[1:] == two.stdout.splitlines()[1:]
+    manifest = json.loads((tmp_path / "one" / "manifest.json").read_text())
+    assert manifest["identity"]["seed"] == 3 and manifest["bots"] == FOUR and "package_version" in manifest
+
+
+def test_a_killed_run_resumes_to_the_same_bytes(tmp_path):
+    args = ["configs/set4.yaml", "--bots", ",".join(FOUR), "--boards", str(8 * CHUNK_BOARDS), "--workers", "1",
+            "--quiet"]
+    straight = run(*args, "--out", str(tmp_path / "straight"))
+    assert straight.returncode == 0, straight.stderr
+    out = tmp_path / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "run", *args, "--out", str(out)], cwd=ROOT,
+                               env=ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 600
+    while time.time() < deadline and len(list((out / "chunks").glob("chunk-*.parquet"))) < 2:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done = len(list((out / "chunks").glob("chunk-*.parquet")))
+    assert 2 <= done < 8, "the run finished before it could be killed"
+    refused = run(*args, "--out", str(out))
+    assert refused.returncode == 2 and "--resume" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    resumed = run(*args, "--out", str(out), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert chunk_bytes(out) == chunk_bytes(tmp_path / "straight")
+    assert not list((out / "chunks").glob(".*"))  # no temporary file left behind
+
+
+def test_resume_with_other_arguments_is_refused(tmp_path):
+    out = str(tmp_path / "run")
+    first = run("configs/tiny.yaml", "--bots", "greedy,random", "--boards", "5", "--out", out, "--quiet")
+    assert first.returncode == 0, first.stderr
+    for change in (["--seed", "1"], ["--dealer", "keyed"], ["--boards", "6"], ["--bot-param", "greedy.roll_above=9"]):
+        result = run("configs/tiny.yaml", "--bots", "greedy,random", "--boards", "5", "--out", out, "--resume",
+                     "--quiet", *change)
+        assert result.returncode == 2 and result.stdout == "", change
+        assert len(result.stderr.strip().splitlines()) == 1 and "other arguments" in result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--dealer", "plain"],
+    ["--bots", "greedy,greedy"],
+    ["--bots", "genius"],
+    ["configs/tiny.yaml", "--bots", "greedy,econ,traits,random,fast8,reroll1,reroll2,reroll3,greedy"],
+    ["tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
+])
+def test_bad_run_arguments_get_one_line(args, tmp_path):
+    result = run(*args, "--out", str(tmp_path / "x"), "--quiet")
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_summary_scores_against_the_same_board_and_seat(tmp_path):
+    out = tmp_path / "run"
+    result = run("configs/tiny.yaml", "--bots", ",".join(FOUR), "--boards", "30", "--out", str(out), "--quiet",
+                 "--json")
+    assert result.returncode == 0, result.stderr
+    columns = read_results(out)
+    assert len(columns["board"]) == 30 * 4 * 8
+    summary = {row["bot"]: row for row in json.loads(result.stdout)["summary"]}
+    assert set(summary) == set(FOUR)
+    # Scores are placements minus the mean at the same (board, seat): they sum to zero over all rows.
+    total = sum(row["duplicate_score"] * row["rows"] for row in summary.values())
+    assert abs(total) < 1e-9
+    for name, row in summary.items():
+        mine = columns["bot"] == name
+        assert row["rows"] == mine.sum() == 30 * 8
+        assert abs(row["mean_placement"] - columns["placement"][mine].mean()) < 1e-12
+        assert row["duplicate_score_ci95"] > 0
+    assert summarize(columns) == json.loads((out / "summary.json").read_text())
