@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import sys
-import hashlib
 from pathlib import Path
 
 
@@ -199,40 +198,14 @@ def _run_check_bot(args: argparse.Namespace) -> int:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from . import __version__
-    from .bots import bot_names, seating
-    from .config import load_config
-    from .tournament import (RUN_DEALERS, RunSpec, file_sha256, prepare_output, read_results, run_chunks,
-                             summarize)
+    from .bots import bot_names
+    from .tournament import make_spec, run_tournament
 
-    if args.dealer not in RUN_DEALERS:
-        raise ValueError(f"--dealer: unknown dealer {args.dealer!r} (allowed: {', '.join(RUN_DEALERS)})")
-    config = load_config(args.config)
     specs = [b.strip() for b in args.bots.split(",")] if args.bots else bot_names()
-    bots = _load_bots(args, specs)
-    if len({(b.path, tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
-        raise ValueError("--bots: a bot appears twice (with the same parameters)")
-    if not 1 <= len(bots) <= config.players:
-        raise ValueError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: 1 to {config.players})")
-    seating(bots)  # validates the policy tuple
-    spec = RunSpec(config=str(Path(args.config).resolve()), config_sha256=file_sha256(args.config),
-                   bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
-                   bot_names=tuple(b.name for b in bots), boards=args.boards, dealer=args.dealer, seed=args.seed,
-                   tables=len(bots))
-    if len(set(spec.bot_names)) != len(bots):
-        raise ValueError("--bots: two bots share a name; results could not tell them apart")
-    identity_hash = hashlib.sha256(json.dumps(spec.identity(), sort_keys=True).encode()).hexdigest()[:10]
-    default_out = args.out is None
-    out = Path(args.out) if args.out else Path("runs") / f"{Path(args.config).stem}-{args.dealer}-" \
-        f"{args.boards}b-seed{args.seed}-{identity_hash}"
-    extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
-             "dealer": args.dealer, "seed": args.seed, "boards": args.boards, "command_line": sys.argv}
-    # The default folder is named by the run itself, so finding it again means resuming it.
-    remaining = prepare_output(out, spec, args.resume or default_out, extra)
-    if remaining:
-        run_chunks(spec, out, remaining, args.workers, args.backend, args.ray_address, args.quiet)
-    summary = summarize(read_results(out))
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    spec = make_spec(args.config, _load_bots(args, specs), args.boards, args.dealer, args.seed)
+    out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
+                                  args.quiet, {"command_line": sys.argv})
+    bots = spec.bot_names
     if args.json:
         print(json.dumps({"out": str(out), "summary": summary}))
         return 0

@@ -915,7 +915,7 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
 
 
 @njit(cache=True)
-def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, bot_of_seat, check):
+def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, bot_of_seat, check, shop_log=None):
     """Play one table to the end.
 
     Parameters
@@ -936,6 +936,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
         Seat ``s`` plays ``policies[bot_of_seat[s]]`` with ``params[bot_of_seat[s]]``.
     check : bool
         Verify conservation, gold and unit counts after every step.
+    shop_log : int16 (players, max_rounds, shop_size), optional
+        If given, receives each alive seat's shop after every round's free
+        refresh (-1 for an empty slot); rows of rounds not played are left alone.
 
     Returns
     -------
@@ -966,6 +969,10 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
             break
         rounds += 1
         alive_count = _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed)
+        if shop_log is not None:
+            for i in range(alive_count):
+                for slot in range(rules.shop_size):
+                    shop_log[table.order[i], round_index, slot] = table.shops[table.order[i], slot]
         if check and not _table_is_sound(rules, table):
             violations += 1
         for i in range(alive_count):

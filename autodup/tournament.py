@@ -63,12 +63,16 @@ def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_
     results : int64 (n_boards, n_tables, players, len(RESULT_COLUMNS))
     bots : int64 (n_boards, n_tables, players)
         The bot of each seat (the Latin square).
+    shops : int16 (n_boards, n_tables, players, max_rounds, shop_size)
+        Each seat's shop after every round's free refresh (-1: empty slot or
+        a round the seat did not play).
     """
     players = rules.players
     if n_bots < 1 or n_bots > min(len(policies), params.shape[0]) or n_tables < 1:
         raise ValueError("play_boards_at_tables: need 1 <= n_bots <= policies and n_tables >= 1")
     results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
     bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
+    shops = np.full((n_boards, n_tables, players, rules.max_rounds, rules.shop_size), -1, dtype=np.int16)
     seeds = np.zeros(players, dtype=np.uint64)
     for i in range(n_boards):
         grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD),
@@ -81,9 +85,9 @@ def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_
                 bots[i, t, s] = (s + t) % n_bots
             events = derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
             table_results, _, _ = play_table(rules, dealer, order, seeds, events, policies, params, bots[i, t],
-                                             False)
+                                             False, shops[i, t])
             results[i, t] = table_results
-    return results, bots
+    return results, bots, shops
 
 
 # --------------------------------------------------------------------------
@@ -111,6 +115,54 @@ class RunSpec:
                 "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION}
 
 
+def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec:
+    """A run of ``bots`` (loaded :class:`~autodup.bots.Bot` objects, one table each) on a configuration file."""
+    from .config import load_config
+
+    if dealer not in RUN_DEALERS:
+        raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(RUN_DEALERS)})")
+    config = load_config(config_path)
+    if len({(b.path, tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
+        raise RunError("--bots: a bot appears twice (with the same parameters)")
+    if len({b.name for b in bots}) != len(bots):
+        raise RunError("--bots: two bots share a name; results could not tell them apart")
+    if not 1 <= len(bots) <= config.players:
+        raise RunError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: 1 to {config.players})")
+    return RunSpec(config=str(Path(config_path).resolve()), config_sha256=file_sha256(config_path),
+                   bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
+                   bot_names=tuple(b.name for b in bots), boards=boards, dealer=dealer, seed=seed, tables=len(bots))
+
+
+def default_out(spec: RunSpec) -> Path:
+    """``runs/<config>-<dealer>-<boards>b-seed<seed>-<hash of the identity>``: a folder named by the run."""
+    digest = hashlib.sha256(json.dumps(spec.identity(), sort_keys=True).encode()).hexdigest()[:10]
+    return Path("runs") / f"{Path(spec.config).stem}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
+
+
+def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
+                   resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None) -> tuple:
+    """Play (or finish) a run and write its summary; returns ``(out, summary)``.
+
+    Without ``out`` the folder is :func:`default_out`, and finding it again
+    resumes it (its name says it is the same run).
+    """
+    from . import __version__
+
+    if out is None:
+        out, resume = default_out(spec), True
+    out = Path(out)
+    extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
+             "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
+    remaining = prepare_output(out, spec, resume, extra)
+    if remaining:
+        run_chunks(spec, out, remaining, workers, backend, ray_address, quiet)
+    summary = summarize_run(out)
+    temporary = out / ".summary.json.tmp"
+    temporary.write_text(json.dumps(summary, indent=2))
+    os.replace(temporary, out / "summary.json")
+    return out, summary
+
+
 _WORKER_STATE: dict = {}
 
 
@@ -131,7 +183,7 @@ def _prepared(spec: RunSpec):
 
 
 def play_chunk(spec: RunSpec, chunk: int):
-    """Play chunk ``chunk`` of a run: ``(results, bots)`` as returned by :func:`play_boards_at_tables`."""
+    """Play chunk ``chunk`` of a run: what :func:`play_boards_at_tables` returns."""
     rules, policies, params, n_bots = _prepared(spec)
     dealer, shared = RUN_DEALERS[spec.dealer]
     first = chunk * CHUNK_BOARDS
@@ -144,8 +196,14 @@ def chunk_count(boards: int) -> int:
     return (boards + CHUNK_BOARDS - 1) // CHUNK_BOARDS
 
 
-def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray) -> dict:
-    """The rows of a chunk, one per (board, table, seat), as named columns (numpy arrays)."""
+def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray, shops: np.ndarray) -> dict:
+    """The rows of a chunk, one per (board, table, seat), as named columns.
+
+    Every column is a numpy array except ``round_shops``: per row, the seat's
+    shop after each round's free refresh while it was alive, flattened
+    (``shop_size`` champions per round, -1 for an empty slot), as
+    ``(offsets, values)`` of a list column.
+    """
     n_boards, n_tables, players, _ = results.shape
     board = np.repeat(np.arange(n_boards) + chunk * CHUNK_BOARDS, n_tables * players)
     table = np.tile(np.repeat(np.arange(n_tables), players), n_boards)
@@ -156,6 +214,11 @@ def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray)
     flat = results.reshape(-1, results.shape[-1])
     for i, name in enumerate(RESULT_COLUMNS):
         columns[name] = flat[:, i].copy()
+    rounds = columns["rounds_alive"]
+    per_round = shops.reshape(flat.shape[0], shops.shape[-2], shops.shape[-1])
+    alive = np.arange(per_round.shape[1])[None, :] < rounds[:, None]
+    offsets = np.concatenate([[0], np.cumsum(rounds * per_round.shape[2])]).astype(np.int32)
+    columns["round_shops"] = (offsets, per_round[alive].reshape(-1))
     return columns
 
 
@@ -179,7 +242,13 @@ def write_chunk(out: Path, chunk: int, columns: dict) -> None:
 
     final = chunk_path(out, chunk)
     temporary = final.with_name(f".{final.name}.{os.getpid()}.tmp")
-    table = pa.table({name: pa.array(values) for name, values in columns.items()})
+    arrays = {}
+    for name, values in columns.items():
+        if isinstance(values, tuple):  # a list column: (offsets, values)
+            arrays[name] = pa.ListArray.from_arrays(pa.array(values[0]), pa.array(values[1]))
+        else:
+            arrays[name] = pa.array(values)
+    table = pa.table(arrays)
     pq.write_table(table, temporary, compression="zstd")
     os.replace(temporary, final)
 
@@ -248,8 +317,8 @@ def run_chunks(spec: RunSpec, out: Path, chunks: list, workers: int, backend: st
     with tqdm(total=spec.boards, initial=spec.boards - boards_left, unit="board", disable=quiet,
               file=sys.stderr, dynamic_ncols=True) as progress:
         def done(chunk, outcome):
-            results, bots = outcome
-            write_chunk(out, chunk, chunk_rows(spec, chunk, results, bots))
+            results, bots, shops = outcome
+            write_chunk(out, chunk, chunk_rows(spec, chunk, results, bots, shops))
             progress.update(results.shape[0])
 
         if backend == "ray":
@@ -282,10 +351,12 @@ def _run_with_ray(spec, chunks, workers, ray_address, done):
         import ray
     except ImportError:
         raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+    import logging
+
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
-                 log_to_driver=False)
+                 log_to_driver=False, logging_level=logging.WARNING)
     try:
         remote = ray.remote(play_chunk)
         pending = {remote.remote(spec, chunk): chunk for chunk in chunks}
@@ -303,33 +374,69 @@ def _run_with_ray(spec, chunks, workers, ray_address, done):
 # --------------------------------------------------------------------------
 
 
-def summarize(columns: dict) -> list:
-    """Per bot: mean placement, duplicate score (with 95% confidence intervals over boards), top-4 rate.
+def board_totals(columns: dict) -> dict:
+    """Per bot and board: rows, sums of placement and of duplicate score, and top-4 finishes.
 
     The duplicate score of a row is its placement minus the mean placement at
-    the same board and seat (over the tables); a bot's score is the mean of its
-    rows. Intervals use the spread of the per-board means (boards are
-    independent; tables within a board are not).
+    the same board and seat (over the tables). Boards never span chunks, so
+    the totals of a run are those of its chunks, put together.
     """
     board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
-    boards = np.unique(board)
-    key = board * (seat.max() + 1) + seat
-    _, inverse = np.unique(key, return_inverse=True)
-    cell_mean = np.bincount(inverse, weights=placement) / np.bincount(inverse)
-    duplicate = placement - cell_mean[inverse]
-    rows = []
-    board_index = np.searchsorted(boards, board)
-    for name in sorted(set(bot.tolist())):
+    cell = board * (int(seat.max()) + 1) + seat
+    _, inverse = np.unique(cell, return_inverse=True)
+    duplicate = placement - (np.bincount(inverse, weights=placement) / np.bincount(inverse))[inverse]
+    totals = {}
+    for name in np.unique(bot):
         mine = bot == name
-        per_board_count = np.bincount(board_index[mine], minlength=boards.size)
-        played = per_board_count > 0
-        entry = {"bot": name, "rows": int(mine.sum()), "boards": int(played.sum())}
-        for label, values in (("mean_placement", placement), ("duplicate_score", duplicate)):
-            per_board = np.bincount(board_index[mine], weights=values[mine], minlength=boards.size)[played] / \
-                per_board_count[played]
-            half = 1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size) if per_board.size > 1 else float("nan")
-            entry[label] = float(values[mine].mean())
-            entry[f"{label}_ci95"] = float(half)
-        entry["top4_rate"] = float((placement[mine] <= 4).mean())
+        boards, index = np.unique(board[mine], return_inverse=True)
+        totals[str(name)] = {
+            "boards": boards, "rows": np.bincount(index), "placement": np.bincount(index, weights=placement[mine]),
+            "duplicate": np.bincount(index, weights=duplicate[mine]),
+            "top4": np.bincount(index, weights=(placement[mine] <= 4).astype(np.float64))}
+    return totals
+
+
+def summarize_totals(parts) -> list:
+    """The summary from :func:`board_totals` of disjoint sets of boards (e.g. chunks).
+
+    Per bot: mean placement and duplicate score with 95% confidence intervals
+    from the spread of per-board means (boards are independent, the tables of
+    a board are not), and the top-4 rate; sorted by duplicate score.
+    """
+    merged: dict = {}
+    for part in parts:
+        for name, totals in part.items():
+            merged.setdefault(name, []).append(totals)
+    rows = []
+    for name, pieces in merged.items():
+        joined = {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0]}
+        count = joined["rows"]
+        entry = {"bot": name, "rows": int(count.sum()), "boards": int(joined["boards"].size)}
+        for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate")):
+            per_board = joined[key] / count
+            entry[label] = float(joined[key].sum() / count.sum())
+            entry[f"{label}_ci95"] = float(1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size)) \
+                if per_board.size > 1 else float("nan")
+        entry["top4_rate"] = float(joined["top4"].sum() / count.sum())
         rows.append(entry)
-    return sorted(rows, key=lambda r: r["duplicate_score"])
+    return sorted(rows, key=lambda r: (r["duplicate_score"], r["bot"]))
+
+
+def summarize(columns: dict) -> list:
+    """The summary of rows given as columns (see :func:`summarize_totals`)."""
+    return summarize_totals([board_totals(columns)])
+
+
+def summarize_run(out) -> list:
+    """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards)."""
+    import pyarrow.parquet as pq
+
+    files = sorted((Path(out) / "chunks").glob("chunk-*.parquet"))
+    if not files:
+        raise RunError(f"{out}: no results (no chunks written)")
+    parts = []
+    for path in files:
+        table = pq.read_table(path, columns=["board", "seat", "bot", "placement"])
+        parts.append(board_totals({name: table.column(name).to_numpy(zero_copy_only=False)
+                                   for name in table.column_names}))
+    return summarize_totals(parts)

@@ -15,7 +15,8 @@ from autodup.bots import load_bot, policy_tuple
 from autodup.config import load_config
 from autodup.game import DEALERS, ORDER_EVENTS, play_table, rules_of
 from autodup.rng import board_seed, event_seed, seat_seed, table_seed
-from autodup.tournament import CHUNK_BOARDS, RUN_DEALERS, play_boards_at_tables, read_results, summarize
+from autodup.tournament import (CHUNK_BOARDS, RUN_DEALERS, make_spec, play_boards_at_tables, read_results,
+                                run_tournament, summarize)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -35,7 +36,7 @@ def chunk_bytes(out):
 def test_every_bot_plays_every_seat_of_every_board_once():
     bots = [load_bot(name) for name in FOUR + ["fast8", "reroll3", "reroll2", "reroll1"]]
     policies, params = policy_tuple(bots)
-    _, seating = play_boards_at_tables(SET4, DEALERS["haystack"], ORDER_EVENTS, 5, 0, 3, 8, policies, params, 8,
+    _, seating, _ = play_boards_at_tables(SET4, DEALERS["haystack"], ORDER_EVENTS, 5, 0, 3, 8, policies, params, 8,
                                        True)
     for board in seating:
         assert all(sorted(board[:, s].tolist()) == list(range(8)) for s in range(8))  # every bot at every seat
@@ -47,14 +48,20 @@ def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
     bots = [load_bot(name) for name in FOUR]
     policies, params = policy_tuple(bots)
     code, shared = RUN_DEALERS[dealer]
-    results, seating = play_boards_at_tables(SET4, code, ORDER_EVENTS, 9, 2, 1, 4, policies, params, 4, shared)
+    results, seating, shops = play_boards_at_tables(SET4, code, ORDER_EVENTS, 9, 2, 1, 4, policies, params, 4,
+                                                    shared)
     g = board_seed(9, 2)
     for t in range(4):
         root = g if shared else table_seed(g, t)
         seeds = np.array([seat_seed(root, s) for s in range(8)], dtype=np.uint64)
-        expected, _, _ = play_table(SET4, code, ORDER_EVENTS, seeds, np.uint64(event_seed(root, 0)), policies, params,
-                                    seating[0, t], False)
-        assert np.array_equal(results[0, t], expected)
+        log = np.full((8, SET4.max_rounds, SET4.shop_size), -1, dtype=np.int16)
+        expected, _, rounds = play_table(SET4, code, ORDER_EVENTS, seeds, np.uint64(event_seed(root, 0)), policies,
+                                         params, seating[0, t], False, log)
+        assert np.array_equal(results[0, t], expected) and np.array_equal(shops[0, t], log)
+        assert np.all(log[:, :rounds] >= -1) and np.any(log[:, 0] >= 0)
+    # Before anyone acts, tables that share seeds deal every seat the same first shop; the control does not.
+    same_first_shop = all(np.array_equal(shops[0, t, :, 0], shops[0, 0, :, 0]) for t in range(4))
+    assert same_first_shop == shared
 
 
 def test_workers_do_not_change_a_single_byte(tmp_path):
@@ -67,6 +74,22 @@ def test_workers_do_not_change_a_single_byte(tmp_path):
     assert one.stdout.splitlines()[1:] == two.stdout.splitlines()[1:]
     manifest = json.loads((tmp_path / "one" / "manifest.json").read_text())
     assert manifest["identity"]["seed"] == 3 and manifest["bots"] == FOUR and "package_version" in manifest
+
+
+def test_the_ray_backend_writes_the_same_bytes(tmp_path):
+    """Against a local Ray instance started here (Ray is in the test extra, so CI runs this)."""
+    import ray
+
+    spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot(name) for name in FOUR], 2 * CHUNK_BOARDS + 5,
+                     "haystack", 3)
+    local_out, local_summary = run_tournament(spec, tmp_path / "local", workers=1, quiet=True)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        ray_out, ray_summary = run_tournament(spec, tmp_path / "ray", workers=2, backend="ray", quiet=True)
+    finally:
+        ray.shutdown()
+    assert chunk_bytes(local_out) == chunk_bytes(ray_out) and len(chunk_bytes(ray_out)) == 3
+    assert ray_summary == local_summary
 
 
 def test_a_killed_run_resumes_to_the_same_bytes(tmp_path):
@@ -134,3 +157,9 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
         assert abs(row["mean_placement"] - columns["placement"][mine].mean()) < 1e-12
         assert row["duplicate_score_ci95"] > 0
     assert summarize(columns) == json.loads((out / "summary.json").read_text())
+    # The list column holds each seat's shop after every round's refresh while it was alive.
+    tiny = load_config(ROOT / "configs" / "tiny.yaml")
+    lengths = np.array([len(shops) for shops in columns["round_shops"]])
+    assert np.array_equal(lengths, columns["rounds_alive"] * tiny.shop_size)
+    champions = tiny.n_champions
+    assert all(np.all((np.asarray(shops) >= -1) & (np.asarray(shops) < champions)) for shops in columns["round_shops"])

@@ -1,0 +1,110 @@
+"""Tournament throughput end to end (storage included), worker scaling, and peak memory against boards.
+
+Every figure comes from one run of this script:
+
+* ``kernel``: the jitted boards-at-tables kernel alone, in this process;
+* ``workers``: ``autodup run`` end to end (Parquet chunks and summary included)
+  with 1 and 2 local workers, each in a fresh process, timed from outside;
+* ``scaling``: the same with 2 workers for each board count, with the peak
+  resident memory of the run's processes (the largest one).
+
+Usage: ``python benchmarks/bench_tournament.py [--boards 100,1000,10000] [--workers-boards N] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from autodup.bots import bot_names, load_bot, policy_tuple
+from autodup.config import load_config
+from autodup.game import ORDER_EVENTS, rules_of
+from autodup.tournament import CHUNK_BOARDS, RUN_DEALERS, play_boards_at_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "configs" / "set4.yaml"
+
+
+def kernel_games_per_s(boards: int) -> float:
+    rules = rules_of(load_config(CONFIG))
+    bots = [load_bot(name) for name in bot_names()]
+    policies, params = policy_tuple(bots)
+    dealer, shared = RUN_DEALERS["haystack"]
+    play_boards_at_tables(rules, dealer, ORDER_EVENTS, 1, 0, 1, len(bots), policies, params, len(bots), shared)
+    start = time.perf_counter()
+    for first in range(0, boards, CHUNK_BOARDS):
+        play_boards_at_tables(rules, dealer, ORDER_EVENTS, 0, first, min(CHUNK_BOARDS, boards - first), len(bots),
+                              policies, params, len(bots), shared)
+    return boards * len(bots) / (time.perf_counter() - start)
+
+
+def timed_run(boards: int, workers: int) -> dict:
+    """``autodup run`` in a fresh process; wall time, games per second and the peak RSS of its processes."""
+    with tempfile.TemporaryDirectory() as folder:
+        script = ("import resource, sys, time; from autodup.cli import main; start = time.perf_counter(); "
+                  f"code = main(['run', {str(CONFIG)!r}, '--boards', '{boards}', '--workers', '{workers}', "
+                  f"'--out', {folder + '/run'!r}, '--quiet', '--json']); "
+                  "elapsed = time.perf_counter() - start; "
+                  "own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+                  "children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss; "
+                  "print('BENCH', elapsed, own, children, file=sys.stderr); sys.exit(code)")
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if result.returncode != 0:
+            raise SystemExit(f"autodup run failed: {result.stderr.strip().splitlines()[-1]}")
+        line = [x for x in result.stderr.splitlines() if x.startswith("BENCH")][-1].split()
+        elapsed, own_kb, children_kb = float(line[1]), int(line[2]), int(line[3])
+        tables = len(json.loads(result.stdout)["summary"])
+    return {"boards": boards, "workers": workers, "seconds": elapsed, "games_per_s": boards * tables / elapsed,
+            "peak_rss_mb": max(own_kb, children_kb) / 1024}
+
+
+def measure(board_counts: list, workers_boards: int) -> dict:
+    kernel = kernel_games_per_s(workers_boards)
+    one, two = timed_run(workers_boards, 1), timed_run(workers_boards, 2)
+    scaling = [timed_run(boards, 2) for boards in board_counts]
+    return {
+        "kernel_games_per_s": kernel,
+        "workers": {"1": one, "2": two},
+        "end_to_end_vs_kernel": one["games_per_s"] / kernel,
+        "speedup_2_workers": two["games_per_s"] / one["games_per_s"],
+        "scaling": scaling,
+        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+                    "python": platform.python_version()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", default="100,1000,10000", help="board counts for the scaling runs")
+    parser.add_argument("--workers-boards", type=int, default=2000, help="boards for the 1- and 2-worker runs")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+    result = measure([int(x) for x in args.boards.split(",")], args.workers_boards)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"set4, every bot of bots/ (one table each), haystack; {result['machine']['cores']} cores")
+    print(f"kernel alone        {result['kernel_games_per_s']:8.0f} games/s")
+    for key, run in result["workers"].items():
+        print(f"{key} worker(s), {run['boards']} boards  {run['games_per_s']:8.0f} games/s end to end "
+              f"({run['seconds']:.1f} s, peak {run['peak_rss_mb']:.0f} MB)")
+    print(f"end to end / kernel  {result['end_to_end_vs_kernel']:.2f}   2 workers / 1: "
+          f"{result['speedup_2_workers']:.2f}x")
+    for run in result["scaling"]:
+        print(f"{run['boards']:>6} boards, 2 workers  {run['games_per_s']:8.0f} games/s  {run['seconds']:7.1f} s  "
+              f"peak {run['peak_rss_mb']:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
