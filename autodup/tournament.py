@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,14 +183,15 @@ def _prepared(spec: RunSpec):
     return _WORKER_STATE[key]
 
 
-def play_chunk(spec: RunSpec, chunk: int):
-    """Play chunk ``chunk`` of a run: what :func:`play_boards_at_tables` returns."""
+def play_chunk(spec: RunSpec, chunk: int) -> dict:
+    """Play chunk ``chunk`` of a run; returns its rows (:func:`chunk_rows`), compact enough to send back."""
     rules, policies, params, n_bots = _prepared(spec)
     dealer, shared = RUN_DEALERS[spec.dealer]
     first = chunk * CHUNK_BOARDS
     count = min(CHUNK_BOARDS, spec.boards - first)
-    return play_boards_at_tables(rules, dealer, ORDER_EVENTS, spec.seed, first, count, spec.tables, policies, params,
-                                 n_bots, shared)
+    results, bots, shops = play_boards_at_tables(rules, dealer, ORDER_EVENTS, spec.seed, first, count, spec.tables,
+                                                 policies, params, n_bots, shared)
+    return chunk_rows(spec, chunk, results, bots, shops)
 
 
 def chunk_count(boards: int) -> int:
@@ -308,18 +310,62 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
 # --------------------------------------------------------------------------
 
 
+class _CtrlC:
+    """While active, a first Ctrl-C asks the run to stop after the chunks being written; a second one stops now.
+
+    A signal landing inside a jitted kernel can surface as a SystemError
+    instead of KeyboardInterrupt, so the run polls this flag between chunks.
+    """
+
+    def __init__(self):
+        self.requested = False
+
+    def __enter__(self):
+        import threading
+
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def check(self):
+        if self.requested:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+def _ignore_ctrl_c():
+    """Worker processes leave Ctrl-C to the parent, which stops them between chunks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_chunks(spec: RunSpec, out: Path, chunks: list, workers: int, backend: str, ray_address=None,
                quiet: bool = False) -> None:
-    """Play ``chunks`` with ``workers`` processes (or Ray) and write each as it completes."""
+    """Play ``chunks`` with ``workers`` processes (or Ray) and write each as it completes.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        After Ctrl-C, once the chunks in hand are written (the run resumes with ``--resume``).
+    """
     from tqdm import tqdm
 
     boards_left = sum(min(CHUNK_BOARDS, spec.boards - c * CHUNK_BOARDS) for c in chunks)
     with tqdm(total=spec.boards, initial=spec.boards - boards_left, unit="board", disable=quiet,
-              file=sys.stderr, dynamic_ncols=True) as progress:
-        def done(chunk, outcome):
-            results, bots, shops = outcome
-            write_chunk(out, chunk, chunk_rows(spec, chunk, results, bots, shops))
-            progress.update(results.shape[0])
+              file=sys.stderr, dynamic_ncols=True) as progress, _CtrlC() as ctrl_c:
+        def done(chunk, rows):
+            write_chunk(out, chunk, rows)
+            progress.update(int(np.unique(rows["board"]).size))
+            ctrl_c.check()
 
         if backend == "ray":
             _run_with_ray(spec, chunks, workers, ray_address, done)
@@ -335,13 +381,21 @@ def _run_with_processes(spec, chunks, workers, done):
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(play_chunk, spec, chunk): chunk for chunk in chunks}
+    waiting = list(reversed(chunks))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                                initializer=_ignore_ctrl_c) as pool:
+        # A few chunks in flight per worker: memory stays flat however many boards there are.
+        running = {}
         try:
-            for future in concurrent.futures.as_completed(futures):
-                done(futures[future], future.result())
+            while waiting or running:
+                while waiting and len(running) < 2 * workers:
+                    chunk = waiting.pop()
+                    running[pool.submit(play_chunk, spec, chunk)] = chunk
+                finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in finished:
+                    done(running.pop(future), future.result())
         except BaseException:
-            for future in futures:
+            for future in running:
                 future.cancel()
             raise
 
@@ -359,8 +413,13 @@ def _run_with_ray(spec, chunks, workers, ray_address, done):
                  log_to_driver=False, logging_level=logging.WARNING)
     try:
         remote = ray.remote(play_chunk)
-        pending = {remote.remote(spec, chunk): chunk for chunk in chunks}
-        while pending:
+        waiting = list(reversed(chunks))
+        in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", workers)))
+        pending = {}
+        while waiting or pending:
+            while waiting and len(pending) < in_flight:
+                chunk = waiting.pop()
+                pending[remote.remote(spec, chunk)] = chunk
             ready, _ = ray.wait(list(pending), num_returns=1)
             for reference in ready:
                 done(pending.pop(reference), ray.get(reference))

@@ -57,6 +57,16 @@ def test_game_benchmark_prints_its_figures_as_json():
     assert data["roster_games_per_s"] > 0 and "greedy" in data["roster"]
 
 
+def test_tournament_benchmark_prints_its_figures_as_json():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_tournament.py"), "--boards", "30", "--workers-boards", "30",
+         "--json"], capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["kernel_games_per_s"] > 0 and set(data["workers"]) == {"1", "2"}
+    assert [run["boards"] for run in data["scaling"]] == [30] and data["scaling"][0]["peak_rss_mb"] > 0
+
+
 def test_strength_benchmark_prints_its_figures_as_json():
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bot_strengths.py"), "--games", "16", "--json"],

@@ -115,6 +115,24 @@ def test_a_killed_run_resumes_to_the_same_bytes(tmp_path):
     assert not list((out / "chunks").glob(".*"))  # no temporary file left behind
 
 
+def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path):
+    args = ["configs/set4.yaml", "--bots", ",".join(FOUR), "--boards", str(8 * CHUNK_BOARDS), "--workers", "1",
+            "--quiet", "--out", str(tmp_path / "run")]
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "run", *args], cwd=ROOT, env=ENVIRONMENT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 600
+    while time.time() < deadline and not list((tmp_path / "run" / "chunks").glob("chunk-*.parquet")):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the run finished before Ctrl-C arrived")
+    assert process.returncode == 130 and "--resume" in stderr and "Traceback" not in stderr, stderr
+    resumed = run(*args, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(chunk_bytes(tmp_path / "run")) == 8
+
+
 def test_resume_with_other_arguments_is_refused(tmp_path):
     out = str(tmp_path / "run")
     first = run("configs/tiny.yaml", "--bots", "greedy,random", "--boards", "5", "--out", out, "--quiet")
