@@ -211,9 +211,12 @@ def _run_tournament(args: argparse.Namespace) -> int:
         return 0
     print(f"{out}: {args.boards} boards x {len(bots)} tables, dealer {args.dealer}, seed {args.seed}")
     print(f"{'bot':<12} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
+    def interval(value):
+        return "n/a" if value is None else f"{value:.3f}"
+
     for row in summary:
-        print(f"{row['bot']:<12} {row['duplicate_score']:>+9.3f} ± {row['duplicate_score_ci95']:<6.3f} "
-              f"{row['mean_placement']:>9.3f} ± {row['mean_placement_ci95']:<6.3f} {row['top4_rate']:>7.3f}")
+        print(f"{row['bot']:<12} {row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
+              f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
     return 0
 
 
@@ -229,7 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 2
     except ValueError as error:
-        print(f"autodup: error: {error}", file=sys.stderr)
+        lines = str(error).strip().splitlines()  # a remote (Ray) error carries its traceback: one line of it
+        print(f"autodup: error: {lines[0] if lines else type(error).__name__}", file=sys.stderr)
+        return 2
+    except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
+        lines = str(error).strip().splitlines()
+        print(f"autodup: error: {type(error).__name__}: {lines[0] if lines else ''}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("autodup: interrupted; finished chunks are kept (run again with --resume)", file=sys.stderr)

@@ -104,16 +104,23 @@ class RunSpec:
     config_sha256: str
     bots: tuple          # (path, ((parameter, value), ...)) per bot, in seating order
     bot_names: tuple
+    bot_sha256: tuple    # of each bot file
     boards: int
     dealer: str
     seed: int
     tables: int
+    code: str            # fingerprint of the package's code and of the Parquet writer
 
     def identity(self) -> dict:
-        """What ``--resume`` compares: the same identity gives the same results."""
-        return {"config_sha256": self.config_sha256, "bots": [[path, dict(params)] for path, params in self.bots],
+        """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
+        return {"config_sha256": self.config_sha256,
+                "bots": [[name, path, sha, dict(params)] for name, (path, params), sha
+                         in zip(self.bot_names, self.bots, self.bot_sha256)],
                 "boards": self.boards, "dealer": self.dealer, "seed": self.seed, "tables": self.tables,
-                "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION}
+                "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code}
+
+    def identity_hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
 
 def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec:
@@ -131,12 +138,25 @@ def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec
         raise RunError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: 1 to {config.players})")
     return RunSpec(config=str(Path(config_path).resolve()), config_sha256=file_sha256(config_path),
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
-                   bot_names=tuple(b.name for b in bots), boards=boards, dealer=dealer, seed=seed, tables=len(bots))
+                   bot_names=tuple(b.name for b in bots), bot_sha256=tuple(file_sha256(b.path) for b in bots),
+                   boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint())
+
+
+def code_fingerprint() -> str:
+    """The package version, a hash of its sources, and the Parquet writer's version: what else shapes the bytes."""
+    import pyarrow
+
+    from . import __version__
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return f"autodup {__version__} {digest.hexdigest()[:16]}, pyarrow {pyarrow.__version__}"
 
 
 def default_out(spec: RunSpec) -> Path:
     """``runs/<config>-<dealer>-<boards>b-seed<seed>-<hash of the identity>``: a folder named by the run."""
-    digest = hashlib.sha256(json.dumps(spec.identity(), sort_keys=True).encode()).hexdigest()[:10]
+    digest = spec.identity_hash()[:10]
     return Path("runs") / f"{Path(spec.config).stem}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
 
 
@@ -149,6 +169,13 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
     """
     from . import __version__
 
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401  (checked before anything is written)
+        except ImportError:
+            raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+    elif backend != "local":
+        raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
     if out is None:
         out, resume = default_out(spec), True
     out = Path(out)
@@ -175,6 +202,10 @@ def _prepared(spec: RunSpec):
         from .config import load_config
         from .game import rules_of
 
+        # Every process checks that the files are still those the run was started with.
+        if file_sha256(spec.config) != spec.config_sha256 or any(
+                file_sha256(path) != sha for (path, _), sha in zip(spec.bots, spec.bot_sha256)):
+            raise RunError("the configuration or a bot file changed since the run started")
         rules = rules_of(load_config(spec.config))
         bots = [load_bot(path).with_parameters(dict(params)) for path, params in spec.bots]
         policies, params = policy_tuple(bots)
@@ -237,7 +268,7 @@ def chunk_path(out: Path, chunk: int) -> Path:
     return out / "chunks" / f"chunk-{chunk:06d}.parquet"
 
 
-def write_chunk(out: Path, chunk: int, columns: dict) -> None:
+def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str) -> None:
     """Write one chunk atomically: a temporary file, then a rename (a half-written chunk never looks done)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -250,8 +281,10 @@ def write_chunk(out: Path, chunk: int, columns: dict) -> None:
             arrays[name] = pa.ListArray.from_arrays(pa.array(values[0]), pa.array(values[1]))
         else:
             arrays[name] = pa.array(values)
-    table = pa.table(arrays)
+    table = pa.table(arrays).replace_schema_metadata({"autodup_run": identity_hash, "autodup_chunk": str(chunk)})
     pq.write_table(table, temporary, compression="zstd")
+    with open(temporary, "rb") as handle:  # on disk before it gets its final name
+        os.fsync(handle.fileno())
     os.replace(temporary, final)
 
 
@@ -273,36 +306,76 @@ def file_sha256(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def _chunk_is_ours(path: Path, spec: RunSpec, chunk: int) -> bool:
+    """Whether a chunk file was written by this run (its metadata), for this chunk, with every board."""
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.read_metadata(path)
+    except Exception:  # unreadable or truncated: not a finished chunk
+        return False
+    tags = metadata.metadata or {}
+    boards = min(CHUNK_BOARDS, spec.boards - chunk * CHUNK_BOARDS)
+    return (tags.get(b"autodup_run") == spec.identity_hash().encode() and tags.get(b"autodup_chunk") ==
+            str(chunk).encode() and metadata.num_rows == boards * spec.tables * _players(spec))
+
+
+def _players(spec: RunSpec) -> int:
+    from .config import load_config
+
+    return load_config(spec.config).players
+
+
 def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> list:
     """Create or check the output folder; returns the chunks still to play.
 
     Raises
     ------
     RunError
-        The folder holds another run, or a run exists and ``resume`` is off.
+        The folder holds another run, files that are not this run's, or a
+        run exists and ``resume`` is off.
     """
     manifest_path = out / "manifest.json"
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out: {out} is a file, not a folder")
     if manifest_path.exists():
         try:
             manifest = json.loads(manifest_path.read_text())
         except (OSError, ValueError) as error:
             raise RunError(f"{manifest_path}: unreadable manifest ({error})") from None
+        if not isinstance(manifest, dict):
+            raise RunError(f"{manifest_path}: not a run manifest")
         if not resume:
             raise RunError(f"{out}: holds a run already (use --resume to finish it, or another --out)")
-        if manifest.get("identity") != spec.identity():
-            differing = sorted(k for k in spec.identity() if manifest.get("identity", {}).get(k) != spec.identity()[k])
-            raise RunError(f"--resume: {out} holds a run with other arguments ({', '.join(differing)} differ); "
-                           "resume with the same arguments or use another --out")
+        recorded = manifest.get("identity") if isinstance(manifest.get("identity"), dict) else {}
+        if recorded != spec.identity():
+            differing = sorted(k for k in spec.identity() if recorded.get(k) != spec.identity()[k])
+            raise RunError(f"--resume: {out} holds a run with other arguments or files ({', '.join(differing)} "
+                           "differ); resume with the same ones or use another --out")
     else:
-        if resume and out.exists() and any(out.iterdir()):
-            raise RunError(f"--resume: {out} has no manifest.json (not a run folder)")
+        if out.exists() and any(out.iterdir()):
+            raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
         (out / "chunks").mkdir(parents=True, exist_ok=True)
         manifest = {"identity": spec.identity(), **manifest_extra}
         temporary = manifest_path.with_name(".manifest.json.tmp")
         temporary.write_text(json.dumps(manifest, indent=2))
         os.replace(temporary, manifest_path)
-    (out / "chunks").mkdir(parents=True, exist_ok=True)
-    return [c for c in range(chunk_count(spec.boards)) if not chunk_path(out, c).exists()]
+    chunks = out / "chunks"
+    chunks.mkdir(parents=True, exist_ok=True)
+    for leftover in chunks.glob(".chunk-*.tmp"):  # a write that a kill interrupted
+        leftover.unlink()
+    known = {chunk_path(out, c) for c in range(chunk_count(spec.boards))}
+    strangers = [p.name for p in chunks.iterdir() if p not in known]
+    if strangers:
+        raise RunError(f"{chunks}: holds files that are not chunks of this run ({strangers[0]}, ...)")
+    remaining = []
+    for chunk in range(chunk_count(spec.boards)):
+        path = chunk_path(out, chunk)
+        if path.exists() and not _chunk_is_ours(path, spec, chunk):
+            raise RunError(f"{path}: not a complete chunk of this run (delete it to play it again)")
+        if not path.exists():
+            remaining.append(chunk)
+    return remaining
 
 
 # --------------------------------------------------------------------------
@@ -362,8 +435,10 @@ def run_chunks(spec: RunSpec, out: Path, chunks: list, workers: int, backend: st
     boards_left = sum(min(CHUNK_BOARDS, spec.boards - c * CHUNK_BOARDS) for c in chunks)
     with tqdm(total=spec.boards, initial=spec.boards - boards_left, unit="board", disable=quiet,
               file=sys.stderr, dynamic_ncols=True) as progress, _CtrlC() as ctrl_c:
+        identity_hash = spec.identity_hash()
+
         def done(chunk, rows):
-            write_chunk(out, chunk, rows)
+            write_chunk(out, chunk, rows, identity_hash)
             progress.update(int(np.unique(rows["board"]).size))
             ctrl_c.check()
 
@@ -441,7 +516,8 @@ def board_totals(columns: dict) -> dict:
     the totals of a run are those of its chunks, put together.
     """
     board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
-    cell = board * (int(seat.max()) + 1) + seat
+    players = int(seat.max()) + 1
+    cell = board * players + seat
     _, inverse = np.unique(cell, return_inverse=True)
     duplicate = placement - (np.bincount(inverse, weights=placement) / np.bincount(inverse))[inverse]
     totals = {}
@@ -451,7 +527,7 @@ def board_totals(columns: dict) -> dict:
         totals[str(name)] = {
             "boards": boards, "rows": np.bincount(index), "placement": np.bincount(index, weights=placement[mine]),
             "duplicate": np.bincount(index, weights=duplicate[mine]),
-            "top4": np.bincount(index, weights=(placement[mine] <= 4).astype(np.float64))}
+            "top4": np.bincount(index, weights=(placement[mine] <= players // 2).astype(np.float64))}
     return totals
 
 
@@ -460,7 +536,10 @@ def summarize_totals(parts) -> list:
 
     Per bot: mean placement and duplicate score with 95% confidence intervals
     from the spread of per-board means (boards are independent, the tables of
-    a board are not), and the top-4 rate; sorted by duplicate score.
+    a board are not), and the top-half rate (``top4_rate`` at 8 seats);
+    sorted by duplicate score. With a full Latin square (as many tables as
+    bots, each bot at every seat once per board), a bot's duplicate score is
+    its mean placement minus ``(players + 1) / 2`` on every board.
     """
     merged: dict = {}
     for part in parts:
@@ -474,8 +553,9 @@ def summarize_totals(parts) -> list:
         for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate")):
             per_board = joined[key] / count
             entry[label] = float(joined[key].sum() / count.sum())
+            # None (JSON null) with a single board: no spread to estimate from.
             entry[f"{label}_ci95"] = float(1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size)) \
-                if per_board.size > 1 else float("nan")
+                if per_board.size > 1 else None
         entry["top4_rate"] = float(joined["top4"].sum() / count.sum())
         rows.append(entry)
     return sorted(rows, key=lambda r: (r["duplicate_score"], r["bot"]))
@@ -490,7 +570,7 @@ def summarize_run(out) -> list:
     """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards)."""
     import pyarrow.parquet as pq
 
-    files = sorted((Path(out) / "chunks").glob("chunk-*.parquet"))
+    files = sorted((Path(out) / "chunks").glob("chunk-[0-9]*.parquet"))
     if not files:
         raise RunError(f"{out}: no results (no chunks written)")
     parts = []

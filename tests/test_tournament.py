@@ -43,6 +43,31 @@ def test_every_bot_plays_every_seat_of_every_board_once():
         assert all(sorted(board[t].tolist()) == list(range(8)) for t in range(8))     # every bot at every table
 
 
+def test_fewer_bots_than_seats_still_play_every_seat_once():
+    bots = [load_bot(name) for name in ("greedy", "econ", "random")]
+    policies, params = policy_tuple(bots)
+    _, seating, _ = play_boards_at_tables(SET4, DEALERS["plain"], ORDER_EVENTS, 2, 0, 2, 3, policies, params, 3,
+                                          True)
+    for board in seating:
+        for seat in range(8):
+            assert sorted(board[:, seat].tolist()) == [0, 1, 2]
+
+
+def test_the_summary_by_hand():
+    """2 boards, 2 tables, 2 seats, bots a and b swapping seats: scores computed by hand."""
+    columns = {"board": np.array([0, 0, 0, 0, 1, 1, 1, 1]), "seat": np.array([0, 1, 0, 1, 0, 1, 0, 1]),
+               "bot": np.array(["a", "b", "b", "a", "a", "b", "b", "a"], dtype=object),
+               "placement": np.array([1, 2, 2, 1, 2, 1, 1, 2])}
+    rows = {row["bot"]: row for row in summarize(columns)}
+    # Board 0: a places 1 and 1, b places 2 and 2 (cell means 1.5): a scores -0.5 twice.
+    # Board 1: a places 2 and 2: +0.5 twice. So a averages 0 with per-board means -0.5 and +0.5.
+    assert rows["a"]["duplicate_score"] == 0.0 and rows["a"]["mean_placement"] == 1.5
+    assert rows["a"]["duplicate_score_ci95"] == pytest.approx(1.96 * np.std([-0.5, 0.5], ddof=1) / np.sqrt(2))
+    assert rows["a"]["top4_rate"] == 0.5 and rows["b"]["top4_rate"] == 0.5  # top half of 2 seats: 1st place
+    single = summarize({name: values[:4] for name, values in columns.items()})
+    assert single[0]["duplicate_score_ci95"] is None  # one board: no interval
+
+
 @pytest.mark.parametrize("dealer", sorted(RUN_DEALERS))
 def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
     bots = [load_bot(name) for name in FOUR]
@@ -58,7 +83,7 @@ def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
         expected, _, rounds = play_table(SET4, code, ORDER_EVENTS, seeds, np.uint64(event_seed(root, 0)), policies,
                                          params, seating[0, t], False, log)
         assert np.array_equal(results[0, t], expected) and np.array_equal(shops[0, t], log)
-        assert np.all(log[:, :rounds] >= -1) and np.any(log[:, 0] >= 0)
+        assert np.all(log[:, 0] >= 0) and np.all(log[:, rounds:] == -1)
     # Before anyone acts, tables that share seeds deal every seat the same first shop; the control does not.
     same_first_shop = all(np.array_equal(shops[0, t, :, 0], shops[0, 0, :, 0]) for t in range(4))
     assert same_first_shop == shared
@@ -142,6 +167,28 @@ def test_resume_with_other_arguments_is_refused(tmp_path):
                      "--quiet", *change)
         assert result.returncode == 2 and result.stdout == "", change
         assert len(result.stderr.strip().splitlines()) == 1 and "other arguments" in result.stderr
+
+
+def test_resume_refuses_edited_files_and_foreign_folders(tmp_path):
+    config = tmp_path / "tiny.yaml"
+    config.write_text((ROOT / "configs" / "tiny.yaml").read_text())
+    bot = tmp_path / "mybot.py"
+    bot.write_text((ROOT / "bots" / "greedy.py").read_text().replace('NAME = "greedy"', 'NAME = "mybot"'))
+    out = str(tmp_path / "run")
+    args = [str(config), "--bots", f"{bot},random", "--boards", "5", "--out", out, "--quiet"]
+    assert run(*args).returncode == 0
+    for path in (bot, config):
+        original = path.read_text()
+        path.write_text(original + "\n# edited\n")
+        result = run(*args, "--resume")
+        assert result.returncode == 2 and "differ" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        path.write_text(original)
+    assert run(*args, "--resume").returncode == 0
+    stranger = tmp_path / "stranger"
+    (stranger / "chunks").mkdir(parents=True)
+    (stranger / "chunks" / "chunk-000000.parquet").write_bytes(b"not parquet")
+    result = run(str(config), "--bots", "greedy,random", "--boards", "5", "--out", str(stranger), "--quiet")
+    assert result.returncode == 2 and "not empty" in result.stderr
 
 
 @pytest.mark.parametrize("args", [
