@@ -53,10 +53,15 @@ def test_the_roster_is_shipped_with_names_and_descriptions():
         assert bot.description and "\n" not in bot.description
 
 
+CONFIG_FILES = sorted((ROOT / "configs").glob("*.yaml"))
+
+
 @pytest.mark.parametrize("name", bot_names())
-@pytest.mark.parametrize("config", [SET4_CONFIG, TINY_CONFIG], ids=["set4", "tiny"])
-def test_every_shipped_bot_passes_the_bot_check(name, config):
-    report = check_bot(load_bot(name), config, games=60 if config is SET4_CONFIG else 24)
+@pytest.mark.parametrize("path", CONFIG_FILES, ids=[p.stem for p in CONFIG_FILES])
+def test_every_shipped_bot_passes_the_bot_check_on_every_config(name, path):
+    """Legal, within the action cap, error-free and deterministic: every bot of bots/ on every config of configs/."""
+    config = load_config(path)
+    report = check_bot(load_bot(name), config, games=60 if path.stem == "set4" else 24)
     assert report["clean"], report
     assert report["seat_rounds"] > 24 * 10
 
