@@ -1,4 +1,4 @@
-"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``.
+"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``.
 
 Bad input gets one line on stderr and exit code 2.
 """
