@@ -48,6 +48,7 @@ from .game import (  # noqa: F401  (re-exported for bot authors)
     MEMORY_SIZE,
     POLICY_SIGNATURE,
     VIEW_NAMES,
+    copies_of_star,
     encode_decision,
 )
 
@@ -160,12 +161,6 @@ def random_below(me, n):
 
 
 @helper
-def copies_of_star(star):
-    """Copies a unit of ``star`` holds: 1, 3 or 9."""
-    return 1 if star == 1 else (3 if star == 2 else 9)
-
-
-@helper
 def unit_value(champion, star, champion_cost):
     """Gold value (and rough strength) of a unit: cost times copies."""
     return champion_cost[champion] * copies_of_star(star)
@@ -184,11 +179,7 @@ def copies_owned(champion, me, unit_champion, unit_star):
 @helper
 def completes_a_combine(champion, me, unit_champion, unit_star):
     """Whether buying ``champion`` makes a 2-star at once (two 1-stars held): allowed with a full bench."""
-    ones = 0
-    for u in range(me[UNITS]):
-        if unit_champion[u] == champion and unit_star[u] == 1:
-            ones += 1
-    return ones >= 2
+    return game.completes_a_combine(unit_champion, unit_star, me[UNITS], champion)
 
 
 @helper
@@ -461,8 +452,17 @@ def load_bot(spec: str) -> Bot:
 
 def load_bots(specs, overrides: dict | None = None, origin: str = "bot parameters") -> list:
     """Load several bots; ``overrides`` maps a bot name to ``{parameter: value}`` (from ``origin``)."""
-    bots = [load_bot(spec) for spec in specs]
-    overrides = overrides or {}
+    return apply_overrides([load_bot(spec) for spec in specs], overrides or {}, origin)
+
+
+def apply_overrides(bots, overrides: dict, origin: str) -> list:
+    """``bots`` with ``overrides`` (``{bot name: {parameter: value}}``, from ``origin``) applied.
+
+    Raises
+    ------
+    BotError
+        An override names a bot that is not playing, or a parameter it lacks.
+    """
     names = {bot.name for bot in bots}
     for name in overrides:
         if name not in names:
@@ -522,14 +522,14 @@ def seating(seat_bots) -> tuple:
 
     Seats playing the same bot (same file and parameters) share one entry.
     """
+    index_of: dict = {}  # (file, parameters) -> entry
     unique, bot_of_seat = [], []
     for bot in seat_bots:
         key = (bot.path, tuple(sorted(bot.parameters.items())))
-        keys = [(b.path, tuple(sorted(b.parameters.items()))) for b in unique]
-        if key not in keys:
+        if key not in index_of:
+            index_of[key] = len(unique)
             unique.append(bot)
-            keys.append(key)
-        bot_of_seat.append(keys.index(key))
+        bot_of_seat.append(index_of[key])
     policies, params = policy_tuple(unique)
     return policies, params, np.array(bot_of_seat, dtype=np.int64)
 

@@ -183,8 +183,9 @@ def _unit_power(rules, champion, star):
     return rules.tier_cost[rules.champion_tier[champion]] * rules.star_power[star - 1]
 
 
-@game_kernel
-def _copies_of_star(star):
+@game_inline
+def copies_of_star(star):
+    """Copies a unit of ``star`` holds: 1, 3 or 9 (also used by bots, through autodup.bots)."""
     return 1 if star == 1 else (3 if star == 2 else 9)
 
 
@@ -402,7 +403,7 @@ def conservation_holds(rules, table):
             if c >= 0 and rules.units_leave_pool:
                 count[c] += 1.0
         for u in range(table.n_units[seat]):
-            count[table.unit_champion[seat, u]] += _copies_of_star(table.unit_star[seat, u])
+            count[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
     for c in range(count.shape[0]):
         if count[c] != table.initial[c] or table.pool[c] < 0:
             return False
@@ -461,13 +462,22 @@ def _add_unit(table, seat, champion):
         table.n_units[seat] = n + 1
 
 
-@game_kernel
-def _completes_a_combine(table, seat, champion):
+@game_inline
+def completes_a_combine(unit_champion, unit_star, n_units, champion):
+    """Whether one more ``champion`` makes a 2-star at once (two 1-stars among the first ``n_units``).
+
+    Such a purchase is legal with a full bench; bots use the same rule through autodup.bots.
+    """
     count = 0
-    for u in range(table.n_units[seat]):
-        if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == 1:
+    for u in range(n_units):
+        if unit_champion[u] == champion and unit_star[u] == 1:
             count += 1
     return count >= 2
+
+
+@game_kernel
+def _completes_a_combine(table, seat, champion):
+    return completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], champion)
 
 
 @game_kernel
@@ -567,7 +577,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         if argument < 0 or argument >= table.n_units[seat]:
             return False
         champion = table.unit_champion[seat, argument]
-        copies = _copies_of_star(table.unit_star[seat, argument])
+        copies = copies_of_star(table.unit_star[seat, argument])
         table.gold[seat] += rules.tier_cost[rules.champion_tier[champion]] * copies
         table.pool[champion] += copies
         _remove_unit(table, seat, argument)
@@ -792,7 +802,7 @@ def _eliminate(rules, table, round_index, event_seed, alive_before):
             _clear_shop(rules, table.shops, seat, table.pool)
             while table.n_units[seat] > 0:
                 u = table.n_units[seat] - 1
-                table.pool[table.unit_champion[seat, u]] += _copies_of_star(table.unit_star[seat, u])
+                table.pool[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
                 _remove_unit(table, seat, u)
     return alive_before - dying
 
