@@ -95,16 +95,11 @@ def _add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
 
 def _load_bots(args: argparse.Namespace, specs: list) -> list:
     """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``."""
-    from .bots import load_bots, load_parameter_file, parse_parameter_options
+    from .bots import apply_overrides, load_bots, load_parameter_file, parse_parameter_options
 
     bots = load_bots(specs, load_parameter_file(args.bot_params) if args.bot_params else {},
                      args.bot_params or "--bot-params")
-    overrides = parse_parameter_options(args.bot_param)
-    names = {bot.name for bot in bots}
-    for name in overrides:
-        if name not in names:
-            raise ValueError(f"--bot-param: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
-    return [bot.with_parameters(overrides.get(bot.name, {})) for bot in bots]
+    return apply_overrides(bots, parse_parameter_options(args.bot_param), "--bot-param")
 
 
 def _run_toy(args: argparse.Namespace) -> int:
@@ -220,6 +215,11 @@ def _run_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
 
@@ -231,13 +231,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
         print(error, file=sys.stderr)
         return 2
-    except ValueError as error:
-        lines = str(error).strip().splitlines()  # a remote (Ray) error carries its traceback: one line of it
-        print(f"autodup: error: {lines[0] if lines else type(error).__name__}", file=sys.stderr)
+    except ValueError as error:  # a remote (Ray) error carries its traceback: one line of it
+        print(f"autodup: error: {_first_line(error) or type(error).__name__}", file=sys.stderr)
         return 2
     except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
-        lines = str(error).strip().splitlines()
-        print(f"autodup: error: {type(error).__name__}: {lines[0] if lines else ''}", file=sys.stderr)
+        print(f"autodup: error: {type(error).__name__}: {_first_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("autodup: interrupted; finished chunks are kept (run again with --resume)", file=sys.stderr)

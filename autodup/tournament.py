@@ -170,10 +170,7 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
     from . import __version__
 
     if backend == "ray":
-        try:
-            import ray  # noqa: F401  (checked before anything is written)
-        except ImportError:
-            raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+        _import_ray()  # before anything is written
     elif backend != "local":
         raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
     if out is None:
@@ -293,21 +290,26 @@ def read_results(out) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    files = sorted((Path(out) / "chunks").glob("chunk-*.parquet"))
-    if not files:
-        raise RunError(f"{out}: no results (no chunks written)")
-    table = pa.concat_tables([pq.read_table(f) for f in files])
+    table = pa.concat_tables([pq.read_table(f) for f in chunk_files(out)])
     columns = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
     order = np.lexsort((columns["seat"], columns["table"], columns["board"]))
     return {name: values[order] for name, values in columns.items()}
+
+
+def chunk_files(out) -> list:
+    """The chunk files of a run folder, in chunk order (temporary files are not chunks)."""
+    files = sorted((Path(out) / "chunks").glob("chunk-[0-9]*.parquet"))
+    if not files:
+        raise RunError(f"{out}: no results (no chunks written)")
+    return files
 
 
 def file_sha256(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _chunk_is_ours(path: Path, spec: RunSpec, chunk: int) -> bool:
-    """Whether a chunk file was written by this run (its metadata), for this chunk, with every board."""
+def _chunk_is_ours(path: Path, chunk: int, identity_hash: str, rows: int) -> bool:
+    """Whether a chunk file was written by this run (its metadata), for this chunk, with all its ``rows``."""
     import pyarrow.parquet as pq
 
     try:
@@ -315,15 +317,8 @@ def _chunk_is_ours(path: Path, spec: RunSpec, chunk: int) -> bool:
     except Exception:  # unreadable or truncated: not a finished chunk
         return False
     tags = metadata.metadata or {}
-    boards = min(CHUNK_BOARDS, spec.boards - chunk * CHUNK_BOARDS)
-    return (tags.get(b"autodup_run") == spec.identity_hash().encode() and tags.get(b"autodup_chunk") ==
-            str(chunk).encode() and metadata.num_rows == boards * spec.tables * _players(spec))
-
-
-def _players(spec: RunSpec) -> int:
-    from .config import load_config
-
-    return load_config(spec.config).players
+    return (tags.get(b"autodup_run") == identity_hash.encode() and tags.get(b"autodup_chunk") == str(chunk).encode()
+            and metadata.num_rows == rows)
 
 
 def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> list:
@@ -368,10 +363,15 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
     strangers = [p.name for p in chunks.iterdir() if p not in known]
     if strangers:
         raise RunError(f"{chunks}: holds files that are not chunks of this run ({strangers[0]}, ...)")
+    from .config import load_config
+
+    identity_hash = spec.identity_hash()
+    rows_per_board = spec.tables * load_config(spec.config).players
     remaining = []
     for chunk in range(chunk_count(spec.boards)):
         path = chunk_path(out, chunk)
-        if path.exists() and not _chunk_is_ours(path, spec, chunk):
+        rows = min(CHUNK_BOARDS, spec.boards - chunk * CHUNK_BOARDS) * rows_per_board
+        if path.exists() and not _chunk_is_ours(path, chunk, identity_hash, rows):
             raise RunError(f"{path}: not a complete chunk of this run (delete it to play it again)")
         if not path.exists():
             remaining.append(chunk)
@@ -475,12 +475,18 @@ def _run_with_processes(spec, chunks, workers, done):
             raise
 
 
-def _run_with_ray(spec, chunks, workers, ray_address, done):
+def _import_ray():
     try:
         import ray
     except ImportError:
         raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+    return ray
+
+
+def _run_with_ray(spec, chunks, workers, ray_address, done):
     import logging
+
+    ray = _import_ray()
 
     started_here = not ray.is_initialized()
     if started_here:
@@ -570,11 +576,8 @@ def summarize_run(out) -> list:
     """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards)."""
     import pyarrow.parquet as pq
 
-    files = sorted((Path(out) / "chunks").glob("chunk-[0-9]*.parquet"))
-    if not files:
-        raise RunError(f"{out}: no results (no chunks written)")
     parts = []
-    for path in files:
+    for path in chunk_files(out):
         table = pq.read_table(path, columns=["board", "seat", "bot", "placement"])
         parts.append(board_totals({name: table.column(name).to_numpy(zero_copy_only=False)
                                    for name in table.column_names}))
