@@ -128,3 +128,129 @@ def test_defaults_apply_when_optional_keys_are_absent():
     assert (config.starting_gold, config.bench_size, config.max_rounds) == (0, 9, 200)
     assert config.units_leave_pool is True and config.empty_tier == 0 and config.loot_gold.size == 0
     assert config.name == "tiny"
+
+
+# --------------------------------------------------------------------------
+# warnings: valid configurations that are surely not what was meant
+# --------------------------------------------------------------------------
+
+SUSPICIOUS = sorted((ROOT / "tests" / "suspicious_configs").glob("*.yaml"))
+
+
+def warning_expectations(path: Path):
+    """``[(line, field path, message fragment), ...]`` from the file's ``# warn:`` header lines."""
+    expected = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("# warn:"):
+            break
+        number, field, fragment = (part.strip() for part in line[len("# warn:"):].split("|"))
+        expected.append((int(number), field, fragment))
+    return expected
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_shipped_configs_have_no_warnings(path):
+    assert load_config(path).warnings == ()
+
+
+def test_there_are_suspicious_configs_for_every_kind_of_warning():
+    assert len(SUSPICIOUS) >= 12
+
+
+@pytest.mark.parametrize("path", SUSPICIOUS, ids=lambda p: p.stem)
+def test_suspicious_config_loads_with_its_warnings(path):
+    expected = warning_expectations(path)
+    assert expected, f"{path.name} has no '# warn:' header"
+    warnings = load_config(path).warnings
+    assert len(warnings) == len(expected), warnings
+    for warning, (line, field, fragment) in zip(warnings, expected):
+        assert "\n" not in warning
+        assert warning.startswith(f"{path}:{line}: {field}: warning: "), warning
+        assert fragment in warning, warning
+        assert "(" in warning.split(": warning: ")[1], f"no 'why it matters' part: {warning}"
+
+
+def test_warnings_are_kept_out_of_equality_and_repr():
+    import dataclasses
+
+    warnings_field = next(f for f in dataclasses.fields(load_config(CONFIGS[0])) if f.name == "warnings")
+    assert warnings_field.compare is False and warnings_field.repr is False
+
+
+def test_a_yaml_boolean_word_where_a_boolean_is_meant_is_no_surprise():
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("units_leave_pool: true", "units_leave_pool: yes")
+    config = parse_config(text, "yes.yaml")
+    assert config.units_leave_pool is True and config.warnings == ()
+
+
+def test_y_and_n_stay_text_in_pyyaml():
+    """PyYAML reads ``y`` and ``n`` as text (only yes/no/on/off/true/false are booleans): no warning."""
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("{name: Dove,", "{name: y,")
+    config = parse_config(text, "y.yaml")
+    assert "y" in config.champion_names and config.warnings == ()
+
+
+def test_an_octal_value_reached_through_an_alias_is_warned_once_where_it_is_written():
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("    copies: 8\n", "    copies: &eight 010\n") \
+        .replace("    copies: 5\n", "    copies: *eight\n")
+    warnings = parse_config(text, "alias.yaml").warnings
+    assert len(warnings) == 1 and warnings[0].startswith("alias.yaml:53: tiers.0.copies: warning: 010 "), warnings
+
+
+def test_anchors_and_aliases_used_modestly_still_load():
+    text = (ROOT / "configs" / "tiny.yaml").read_text()
+    for old, new in [("3: {xp: 4, odds: [50, 35, 15]}", "3: {xp: 4, odds: &late_odds [50, 35, 15]}"),
+                     ("4: {xp: 6, odds: [30, 40, 30]}", "4: {xp: 6, odds: *late_odds}"),
+                     ("{name: Ant, traits: [Swarm, Guard]}", "{name: Ant, traits: &swarm_guard [Swarm, Guard]}"),
+                     ("{name: Ibex, traits: [Guard]}", "{name: Ibex, traits: *swarm_guard}")]:
+        assert old in text
+        text = text.replace(old, new)
+    config = parse_config(text, "anchors.yaml")
+    assert config.level_odds[4].tolist() == config.level_odds[3].tolist() == [50, 35, 15]
+    ibex, ant = config.champion_names.index("Ibex"), config.champion_names.index("Ant")
+    assert config.champion_traits[ibex].tolist() == config.champion_traits[ant].tolist()
+    assert config.warnings == ()
+    assert config.lines[("levels", 4, "odds", 2)] == 25  # an aliased value is located at its alias
+
+
+# --------------------------------------------------------------------------
+# messages that show what was written
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("odds, shown", [("[70, 30.000001, 0]", "sums to 100.000001 "),
+                                         ("[70, 29.9999999, 0]", "sums to 99.9999999 "),
+                                         ("[70, 30.000000001, 0]", "sums to 100.000000001 ")])
+def test_odds_that_miss_100_by_a_little_show_the_real_sum(odds, shown):
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("odds: [70, 30, 0]", f"odds: {odds}")
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "odds.yaml")
+    assert shown in str(caught.value) and caught.value.path == "levels.2.odds", caught.value
+
+
+@pytest.mark.parametrize("word, value", [("yes", "true"), ("on", "true"), ("no", "false"), ("Off", "false")])
+def test_a_key_yaml_reads_as_a_boolean_is_reported_as_written(word, value):
+    text = (ROOT / "configs" / "tiny.yaml").read_text()
+    text = text.replace("  reroll_price: 1\n", f"  reroll_price: 1\n  {word}: 1\n")
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "key.yaml")
+    message = str(caught.value)
+    assert message.startswith(f"key.yaml:13: shop.{word}: unknown key; YAML reads {word} as boolean {value}, "
+                              f'quote it ("{word}") for text (allowed: '), message
+    assert "True" not in message and "False" not in message
+
+
+def test_a_boolean_word_where_a_number_is_needed_is_shown_as_written():
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("  price: 2\n", "  price: off\n")
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "off.yaml")
+    assert str(caught.value) == ("off.yaml:17: xp.price: must be an integer, got off (read by YAML as the boolean "
+                                 "false) (allowed: 0 to 1000000)")
+
+
+def test_cli_check_prints_the_warnings_and_still_exits_0():
+    path = ROOT / "tests" / "suspicious_configs" / "10_octal_copies.yaml"
+    result = run_cli("check", str(path))
+    assert result.returncode == 0, result.stderr
+    assert f"{path}: valid" in result.stdout
+    assert f"{path}:55: tiers.0.copies: warning: 010 is read by YAML as 8 (octal)" in result.stderr
