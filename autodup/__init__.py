@@ -1,9 +1,11 @@
 """autodup: duplicate tournaments of a Teamfight-Tactics-like autochess game.
 
 Layers, each depending only on the ones above it in this list:
-rng -> draw engines (kernels, draw) -> game -> tournament -> measures/report -> CLI.
+compile_cache -> rng -> draw engines (kernels, draw) -> config -> game -> bots -> workers -> tournament -> CLI.
 """
 
+# First: every jitted function of the package is cached under a folder keyed by the code's fingerprint.
+from . import compile_cache  # noqa: F401  (isort: skip)
 from .draw import (
     ENGINES,
     Haystack,

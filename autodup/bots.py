@@ -22,19 +22,21 @@ may be called from ``decide``.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import dis
 import importlib.util
 import math
 import re
 import sys
+from collections import namedtuple
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import cfunc, njit
+from numba import njit
 from numba.core.ccallback import CFunc
 
 from . import game
+from .compile_cache import bot_module_name
 from .game import (  # noqa: F401  (re-exported for bot authors)
     ACTION_BUY,
     ACTION_BUY_XP,
@@ -60,12 +62,6 @@ assert BOARD_SIZE == game.VIEW_BOARD_SIZE and RANDOM_B == game.VIEW_RANDOM_B
 
 BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
 
-# numba's cache of a compiled policy only watches the bot's own file, but the
-# policy also bakes in this module's helpers and the game's view layout. A
-# fingerprint of both goes into the cached name, so a policy compiled against
-# another version of them is never loaded (it would read the wrong fields).
-API_FINGERPRINT = hashlib.sha1(Path(__file__).read_bytes() + Path(game.__file__).read_bytes()).hexdigest()[:12]
-
 
 def _finite_number(value):
     """``value`` as a finite float, or None (booleans, text that is not a number, inf, nan, huge integers)."""
@@ -89,6 +85,88 @@ class BotError(ValueError):
 helper = njit(cache=True, _nrt=False, inline="always")
 
 
+class PolicyError(BotError):
+    """A ``decide`` that cannot become a policy, explained in the terms of the README (not numba's)."""
+
+
+_ANSWERS = "return buy(slot), sell(unit), reroll(), buy_xp(), toggle_lock(), loaded_roll(trait) or end_turn()"
+_ALLOCATING = ("zeros", "empty", "ones", "full", "array", "arange", "zeros_like", "empty_like", "ones_like",
+               "full_like", "copy", "concatenate", "linspace", "list", "dict", "set")
+
+
+def explain_compile_error(error: Exception, function) -> str:
+    """One line, in the README's words, for why ``function`` (a decide or a helper) does not compile."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    name = getattr(function, "__name__", "decide")
+    own_file = Path(function.__code__.co_filename).name
+    located = [line for file, line in re.findall(r'File "([^"]+)", line (\d+)', text) if Path(file).name == own_file]
+    where = f" (line {located[-1]})" if located else ""
+    plain = re.search(r"Untyped global name '(\w+)'.*?<class 'function'>", text, re.S)
+    if plain:
+        return (f"{name} calls {plain.group(1)}(), a plain Python function: decorate it with @helper "
+                f"(from autodup.bots){where}")
+    allocation = re.search(r"Function\(<(?:built-in function|class '|function) ?'?(\w+)", text)
+    if "NRT required but not enabled" in text or "reflected list" in text or (
+            allocation and allocation.group(1) in _ALLOCATING):
+        line = _first_allocation_line(function)
+        where = where or (f" (line {line})" if line else "")
+        return (f"{name} allocates a list or an array{where}: a policy cannot allocate; keep what it needs "
+                "between decisions in memory (MEMORY_SIZE int64 words), and loop over the arrays it is given")
+    return f"{name} cannot be compiled{where}: {_first_line(error)}"
+
+
+def _first_allocation_line(function):
+    """The line of the first list, set or dict display, or call of an allocating numpy function, in ``function``."""
+    for instruction in dis.get_instructions(function):
+        builds = instruction.opname in ("BUILD_LIST", "BUILD_SET", "BUILD_MAP", "LIST_EXTEND")
+        names = instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL") and instruction.argval in _ALLOCATING
+        if (builds or names) and instruction.positions and instruction.positions.lineno:
+            return instruction.positions.lineno
+    return None
+
+
+class _PolicyCallback(CFunc):
+    """A policy's C callback: checked before it compiles, recompiled when its cache cannot be loaded."""
+
+    def compile(self):
+        try:
+            super().compile()
+        except PolicyError:
+            raise
+        except Exception:  # a cache file another numba wrote, or a damaged one: compile afresh
+            self._cache.flush()
+            super().compile()
+
+    def _compile_uncached(self):
+        function = self._pyfunc
+        try:
+            _check_answer_type(function)
+            return super()._compile_uncached()
+        except PolicyError:
+            raise
+        except Exception as error:  # numba's typing and lowering errors, said in the README's terms
+            raise PolicyError(explain_compile_error(error, function)) from None
+
+
+def _check_answer_type(function) -> None:
+    """Type ``decide`` alone and refuse a return type that is not an integer (a float, a boolean...).
+
+    A C callback casts whatever ``decide`` returns to int64: ``return 2.5``
+    would silently become a number that is not an answer.
+    """
+    from numba.core import compiler, typed_passes, types as numba_types
+    from numba.core.registry import cpu_target
+
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+    interpreted = compiler.run_frontend(function)
+    typed = typed_passes.type_inference_stage(cpu_target.typing_context, cpu_target.target_context, interpreted,
+                                              POLICY_SIGNATURE.args, None)
+    returned = typed.return_type
+    if not isinstance(returned, numba_types.Integer) or isinstance(returned, numba_types.Boolean):
+        raise PolicyError(f"{function.__name__} returns {returned}, not an answer: {_ANSWERS}")
+
+
 def policy(function):
     """Compile ``decide`` as a table policy: a C callback of ``POLICY_SIGNATURE``.
 
@@ -97,10 +175,21 @@ def policy(function):
     :data:`helper`. Array bounds are checked, so a bot that indexes out of
     range fails that decision (counted in ``bot_errors``, the turn ends)
     instead of corrupting or crashing the table; the checks cost about a
-    fifth of a game's time, the price of containing any bot.
+    fifth of a game's time, the price of containing any bot. The compiled
+    code is cached under the package's code fingerprint and the bot file's
+    content (see :mod:`autodup.compile_cache`).
+
+    Raises
+    ------
+    PolicyError
+        ``decide`` returns something that is not an answer, calls an
+        undecorated function, allocates, or does not compile (one line).
     """
-    function.__qualname__ = f"{function.__qualname__}_api_{API_FINGERPRINT}"
-    return cfunc(POLICY_SIGNATURE, cache=True, _nrt=False, boundscheck=True)(function)
+    callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
+                               locals={}, options={"_nrt": False, "boundscheck": True})
+    callback.enable_caching()
+    callback.compile()
+    return callback
 
 
 # --------------------------------------------------------------------------
@@ -392,10 +481,13 @@ def bot_names() -> list:
 
 
 def _bot_path(spec: str) -> Path:
-    if spec.endswith(".py") or "/" in spec or "\\" in spec:
+    if spec.endswith(".py") or "/" in spec or "\\" in spec or Path(spec).expanduser().is_file():
         path = Path(spec).expanduser()
         if not path.is_file():
-            raise BotError(f"{spec}: no such bot file")
+            hint = f" (did you mean {spec}.py?)" if Path(f"{spec}.py").expanduser().is_file() else ""
+            raise BotError(f"{spec}: no such bot file{hint}")
+        if path.suffix != ".py":
+            raise BotError(f"{spec}: a bot file must be a Python file whose name ends in .py")
         return path.resolve()
     path = BOTS_DIR / f"{spec}.py"
     if spec.startswith("_") or not path.is_file():
@@ -410,6 +502,21 @@ def _first_line(error: Exception) -> str:
     return lines[0] if lines else ""
 
 
+def constant_parameter_reads(decide) -> list:
+    """The constant indices ``k`` of every ``params[k]`` read in ``decide``'s own code (its 9th argument)."""
+    code = decide.__code__
+    if code.co_argcount < 9:
+        return []
+    name = code.co_varnames[8]
+    instructions = list(dis.get_instructions(code))
+    reads = []
+    for first, second, third in zip(instructions, instructions[1:], instructions[2:]):
+        if first.opname == "LOAD_FAST" and first.argval == name and second.opname == "LOAD_CONST" \
+                and isinstance(second.argval, int) and third.opname in ("BINARY_SUBSCR", "BINARY_OP"):
+            reads.append(second.argval)
+    return reads
+
+
 def load_bot(spec: str) -> Bot:
     """Load a bot by name (a file in ``bots/``) or by path.
 
@@ -421,13 +528,17 @@ def load_bot(spec: str) -> Bot:
     path = _bot_path(str(spec))
     if path in _LOADED:
         return _LOADED[path]
-    # A stable module name: numba's cache of the compiled policy refers to it.
-    module_name = f"autodup_bot_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+    # Named by the file's content: numba's cache of the compiled policy refers
+    # to the module by name, so a copy of the file elsewhere loads the same cache.
+    module_name = bot_module_name(path)
     try:
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
         module_spec.loader.exec_module(module)
+    except PolicyError as error:
+        sys.modules.pop(module_name, None)
+        raise BotError(f"{path}: {error}") from None
     except (Exception, SystemExit) as error:  # a bot file is user code: any failure is reported in one line
         sys.modules.pop(module_name, None)
         raise BotError(f"{path}: cannot load: {type(error).__name__}: {_first_line(error)}") from None
@@ -444,6 +555,11 @@ def load_bot(spec: str) -> Bot:
         raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
     if not isinstance(decide, CFunc) or decide._sig != POLICY_SIGNATURE:
         raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
+    beyond = [k for k in constant_parameter_reads(decide.__wrapped__) if k >= len(defaults)]
+    if beyond:
+        declared_names = ", ".join(defaults) or "none"
+        raise BotError(f"{path}: decide reads params[{beyond[0]}], but PARAMETERS declares {len(defaults)} "
+                       f"({declared_names}); declare every parameter decide reads")
     defaults = {k: float(v) for k, v in defaults.items()}
     bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults))
     _LOADED[path] = bot
@@ -507,18 +623,28 @@ def load_parameter_file(path) -> dict:
 
 
 def policy_tuple(bots) -> tuple:
-    """``(policies, params)`` for the table: MAX_PLAYERS callbacks (padded) and float64 (MAX_PLAYERS, MAX_PARAMETERS)."""
+    """``(policies, params, param_counts)`` for the table.
+
+    ``policies`` holds MAX_PLAYERS callbacks (padded with the first), ``params``
+    is float64 (MAX_PLAYERS, MAX_PARAMETERS) and ``param_counts`` int64
+    (MAX_PLAYERS,): how many parameters each bot declares (it sees only those).
+    """
     if not 1 <= len(bots) <= MAX_PLAYERS:
         raise BotError(f"a table takes 1 to {MAX_PLAYERS} distinct bots, got {len(bots)}")
     policies = tuple(bots[i].policy if i < len(bots) else bots[0].policy for i in range(MAX_PLAYERS))
     params = np.zeros((MAX_PLAYERS, MAX_PARAMETERS))
+    param_counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
     for i, bot in enumerate(bots):
         params[i] = bot.parameter_vector()
-    return policies, params
+        param_counts[i] = len(bot.defaults)
+    return policies, params, param_counts
 
 
-def seating(seat_bots) -> tuple:
-    """``(policies, params, bot_of_seat)`` for a table from one :class:`Bot` per seat.
+Lineup = namedtuple("Lineup", ["policies", "params", "param_counts", "bot_of_seat"])
+
+
+def seating(seat_bots) -> Lineup:
+    """The table's arguments (see :func:`autodup.game.play_table`) from one :class:`Bot` per seat.
 
     Seats playing the same bot (same file and parameters) share one entry.
     """
@@ -530,8 +656,7 @@ def seating(seat_bots) -> tuple:
             index_of[key] = len(unique)
             unique.append(bot)
         bot_of_seat.append(index_of[key])
-    policies, params = policy_tuple(unique)
-    return policies, params, np.array(bot_of_seat, dtype=np.int64)
+    return Lineup(*policy_tuple(unique), np.array(bot_of_seat, dtype=np.int64))
 
 
 @contextlib.contextmanager
@@ -540,13 +665,14 @@ def bot_errors_collected():
 
     A policy that raises inside the table returns 0 (counted in ``bot_errors``);
     Python reports the exception through ``sys.unraisablehook``, which this
-    replaces for the duration. Yields the list the messages go to.
+    replaces for the duration. Yields the list the first 20 messages go to.
     """
     errors = []
     previous_hook = sys.unraisablehook
 
     def record(unraisable):
-        errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
+        if len(errors) < 20:  # a bot may fail a million times; its first messages say why
+            errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}".splitlines()[0])
 
     sys.unraisablehook = record
     try:
@@ -562,7 +688,7 @@ def bot_errors_collected():
 _CHECK_DEALERS = ("haystack", "plain", "keyed")
 
 
-def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
+def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=None) -> dict:
     """Play ``bot`` through many tables and report how it behaves.
 
     Half the tables seat the bot everywhere; the others alternate it with the
@@ -570,20 +696,28 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
     and every step is checked for conservation. All tables are then
     played a second time: any difference means the bot is not deterministic
     (a random number without an address, state kept outside ``memory``).
+    ``progress`` (int64 (PROGRESS_FIELDS,)) receives where the games are, for
+    a watchdog (see :mod:`autodup.workers`); the table index there is left as
+    the caller set it.
 
     Returns
     -------
     dict
         ``games``, ``seat_rounds`` (rounds the bot played, over its seats),
         ``illegal_actions``, ``cap_hits``, ``bot_errors`` (decisions that
-        raised), ``first_error`` (its message, or None), ``unsound_steps``,
-        ``deterministic`` and ``clean`` (all zero and deterministic).
+        raised), ``bad_answers`` (decisions that returned something that is
+        not an answer), ``first_error`` (its message, or None),
+        ``unsound_steps``, ``deterministic`` and ``clean`` (all zero and
+        deterministic).
     """
-    from .game import DEALERS, ORDER_EVENTS, RESULT_COLUMNS, play_table, rules_of
+    from .game import DEALERS, MISBEHAVIOUR_COLUMNS, ORDER_EVENTS, PROGRESS_BOARD, RESULT_COLUMNS, new_progress, \
+        play_table, rules_of
     from .rng import board_seed, event_seed, seat_seed
 
     rules = rules_of(config)
     opponent = load_bot("random")
+    progress = new_progress() if progress is None else progress
+
     def play_all():
         outcome = []
         for g in range(games):
@@ -591,10 +725,11 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
             seats = np.array([seat_seed(grandparent, s) for s in range(rules.players)], dtype=np.uint64)
             mixed = g % 2 == 1
             seat_bots = [opponent if mixed and s % 2 else bot for s in range(rules.players)]
-            policies, params, bot_of_seat = seating(seat_bots)
-            results, unsound, _ = play_table(rules, DEALERS[_CHECK_DEALERS[g % len(_CHECK_DEALERS)]], ORDER_EVENTS,
-                                             seats, np.uint64(event_seed(grandparent, 0)), policies, params,
-                                             bot_of_seat, True)
+            lineup = seating(seat_bots)
+            progress[PROGRESS_BOARD] = g
+            results, unsound, _, _ = play_table(rules, DEALERS[_CHECK_DEALERS[g % len(_CHECK_DEALERS)]],
+                                                ORDER_EVENTS, seats, np.uint64(event_seed(grandparent, 0)),
+                                                *lineup, True, progress)
             mine = np.array([b is bot for b in seat_bots])
             outcome.append((results, unsound, mine))
         return outcome
@@ -602,7 +737,7 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
     with bot_errors_collected() as errors:
         first, second = play_all(), play_all()
     column = RESULT_COLUMNS.index
-    totals = {name: 0 for name in ("illegal_actions", "cap_hits", "bot_errors")}
+    totals = {name: 0 for name in MISBEHAVIOUR_COLUMNS}
     rounds = unsound_steps = 0
     for results, unsound, mine in first:
         for name in totals:
@@ -610,8 +745,10 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026) -> dict:
         rounds += int(results[mine, column("rounds_alive")].sum())
         unsound_steps += int(unsound)
     deterministic = all(np.array_equal(a[0], b[0]) for a, b in zip(first, second))
+    first_error = errors[0] if errors else None
+    if first_error is None and totals["bad_answers"]:
+        first_error = f"decide returned a value that is not an answer: {_ANSWERS}"
     report = {"bot": bot.name, "path": str(bot.path), "games": games, "seat_rounds": rounds, **totals,
-              "first_error": errors[0] if errors else None, "unsound_steps": unsound_steps,
-              "deterministic": deterministic}
+              "first_error": first_error, "unsound_steps": unsound_steps, "deterministic": deterministic}
     report["clean"] = deterministic and unsound_steps == 0 and not any(totals.values()) and not errors
     return report

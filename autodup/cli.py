@@ -25,6 +25,34 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _boards(text: str) -> int:
+    from .tournament import MAX_BOARDS
+
+    value = _positive_int(text)
+    if value > MAX_BOARDS:
+        raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {MAX_BOARDS:,})")
+    return value
+
+
+def _trials(text: str) -> int:
+    from .toy import MAX_TRIALS
+
+    value = _positive_int(text)
+    if value > MAX_TRIALS:
+        raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {MAX_TRIALS:,})")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < 10**7:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: more than 0 seconds)")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text, 0)
@@ -46,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="autodup", description="Duplicate tournaments of a TFT-like autochess game.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     toy = commands.add_parser("toy", help="reproduce the seed article's toy example (Figs. 1-5 and keyed)")
-    toy.add_argument("--trials", type=_positive_int, default=DEFAULT_TRIALS, help="paired games per system")
+    toy.add_argument("--trials", type=_trials, default=DEFAULT_TRIALS, help="paired games per system")
     toy.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="root seed")
     toy.add_argument("--json", action="store_true", help="print JSON instead of tables")
     play = commands.add_parser("play", help="play one table and print each seat's result")
@@ -58,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--dealer", default="haystack", help="plain, stream, haystack, keyed or replay")
     play.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
     play.add_argument("--json", action="store_true", help="print JSON")
+    _add_game_timeout(play)
     check = commands.add_parser("check", help="validate a game configuration (YAML) and summarize it")
     check.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
     bots = commands.add_parser("bots", help="list the bots in bots/ with their descriptions")
@@ -69,11 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     check_bot.add_argument("--games", type=_positive_int, default=120, help="tables to play (each twice)")
     check_bot.add_argument("--seed", type=_seed, default=2026, help="tournament seed of the tables")
     check_bot.add_argument("--json", action="store_true", help="print JSON")
+    _add_game_timeout(check_bot)
     _add_bot_parameter_options(check_bot)
     run = commands.add_parser("run", help="play a duplicate tournament: boards x tables, results in Parquet")
     run.add_argument("config", nargs="?", default=str(DEFAULT_CONFIG), help="configuration (default set4)")
     run.add_argument("--bots", help="comma-separated bots (names or paths); default: every bot in bots/")
-    run.add_argument("--boards", type=_positive_int, default=1000, help="boards (grandparent seeds) to play")
+    run.add_argument("--boards", type=_boards, default=1000, help="boards (grandparent seeds) to play")
     run.add_argument("--dealer", default="haystack", help="haystack, keyed, stream, replay or independent")
     run.add_argument("--seed", type=_seed, default=0, help="tournament seed")
     run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
@@ -83,8 +113,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_game_timeout(run)
     _add_bot_parameter_options(run)
     return parser
+
+
+def _add_game_timeout(parser: argparse.ArgumentParser) -> None:
+    from .workers import DEFAULT_GAME_TIMEOUT
+
+    parser.add_argument("--game-timeout", type=_seconds, default=DEFAULT_GAME_TIMEOUT, metavar="SECONDS",
+                        help="a game running longer than this is stopped and its bot reported (a game takes "
+                             f"milliseconds; default {DEFAULT_GAME_TIMEOUT:g})")
 
 
 def _add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
@@ -93,13 +132,25 @@ def _add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot-params", metavar="FILE", help="YAML file mapping bot names to {parameter: value}")
 
 
-def _load_bots(args: argparse.Namespace, specs: list) -> list:
-    """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``."""
-    from .bots import apply_overrides, load_bots, load_parameter_file, parse_parameter_options
+def _overrides(args: argparse.Namespace) -> tuple:
+    """``(file overrides, its origin, option overrides)`` from ``--bot-params`` and ``--bot-param`` (checked here)."""
+    from .bots import load_parameter_file, parse_parameter_options
 
-    bots = load_bots(specs, load_parameter_file(args.bot_params) if args.bot_params else {},
-                     args.bot_params or "--bot-params")
-    return apply_overrides(bots, parse_parameter_options(args.bot_param), "--bot-param")
+    from_file = load_parameter_file(args.bot_params) if args.bot_params else {}
+    return from_file, args.bot_params or "--bot-params", parse_parameter_options(args.bot_param)
+
+
+def load_bots_with_overrides(specs: list, overrides: tuple) -> list:
+    """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``."""
+    from .bots import apply_overrides, load_bots
+
+    from_file, origin, options = overrides
+    return apply_overrides(load_bots(specs, from_file, origin), options, "--bot-param")
+
+
+def _warn_about_config(config) -> None:
+    for line in getattr(config, "warnings", ()):
+        print(line, file=sys.stderr)
 
 
 def _run_toy(args: argparse.Namespace) -> int:
@@ -113,19 +164,41 @@ def _run_toy(args: argparse.Namespace) -> int:
 def _run_check(args: argparse.Namespace) -> int:
     from .config import load_config
 
-    print(load_config(args.config).summary())
+    config = load_config(args.config)
+    _warn_about_config(config)
+    print(config.summary())
     return 0
 
 
-def _run_play(args: argparse.Namespace) -> int:
+def play_in_worker(config_path: str, specs: list, overrides: tuple, seed: int, dealer: str, order: str,
+                   progress) -> dict:
+    """Load the bots and play one table (runs in a watched worker: see :mod:`autodup.workers`)."""
     import numpy as np
 
-    from .config import load_config
     from .bots import bot_errors_collected, seating
-    from .game import DEALERS, ORDER_RACE, ORDERS, RESULT_COLUMNS, play_table, rules_of
+    from .config import load_config
+    from .game import DEALERS, ORDERS, PROGRESS_BOARD, RESULT_COLUMNS, play_table, rules_of
     from .rng import event_seed, seat_seed
 
+    config = load_config(config_path)
+    seat_bots = load_bots_with_overrides(specs, overrides)
+    seats = np.array([seat_seed(seed, s) for s in range(config.players)], dtype=np.uint64)
+    progress[PROGRESS_BOARD] = seed
+    with bot_errors_collected() as errors:
+        results, _, rounds, _ = play_table(rules_of(config), DEALERS[dealer], ORDERS[order], seats,
+                                           np.uint64(event_seed(seed, 0)), *seating(seat_bots), False, progress)
+    rows = [{"seat": s, "bot": seat_bots[s].name, **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
+            for s in range(config.players)]
+    return {"rows": rows, "rounds": int(rounds), "errors": errors}
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .game import DEALERS, ORDER_RACE, ORDERS
+    from .workers import Pool
+
     config = load_config(args.config)
+    _warn_about_config(config)
     if args.dealer not in DEALERS:
         raise ValueError(f"--dealer: unknown dealer {args.dealer!r} (allowed: {', '.join(DEALERS)})")
     if args.order not in ORDERS:
@@ -137,24 +210,29 @@ def _run_play(args: argparse.Namespace) -> int:
         specs = specs * config.players
     if len(specs) != config.players:
         raise ValueError(f"--bots: {len(specs)} bots for {config.players} seats (allowed: one, or one per seat)")
-    seat_bots = _load_bots(args, specs)
-    policies, params, bot_of_seat = seating(seat_bots)
-    seats = np.array([seat_seed(args.seed, s) for s in range(config.players)], dtype=np.uint64)
-    with bot_errors_collected() as errors:
-        results, _, rounds = play_table(rules_of(config), DEALERS[args.dealer], ORDERS[args.order], seats,
-                                        np.uint64(event_seed(args.seed, 0)), policies, params, bot_of_seat, False)
+
+    def describe(where):
+        return f"bot {specs[where.seat]} (seat {where.seat})" if where.seat >= 0 else "the table"
+
+    with Pool(1, args.game_timeout, describe=describe) as pool:
+        played, _ = pool.run_one(play_in_worker, (args.config, specs, _overrides(args), args.seed, args.dealer,
+                                                  args.order))
+    rows, rounds, errors = played["rows"], played["rounds"], played["errors"]
     if errors:
-        print(f"autodup: warning: bots failed {len(errors)} decisions (first: {errors[0]}); "
+        failed = sum(row["bot_errors"] for row in rows)
+        print(f"autodup: warning: bots failed {failed} decisions (first: {errors[0]}); "
               "see `autodup check-bot`", file=sys.stderr)
-    rows = [{"seat": s, "bot": seat_bots[s].name, **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
-            for s in range(config.players)]
+    bad = [row for row in rows if row["bad_answers"]]
+    if bad:
+        print(f"autodup: warning: {', '.join(sorted({row['bot'] for row in bad}))} returned values that are not "
+              "answers; see `autodup check-bot`", file=sys.stderr)
     if args.json:
         print(json.dumps({"config": config.source, "seed": args.seed, "dealer": args.dealer, "order": args.order,
-                          "rounds": int(rounds), "seats": rows}))
+                          "rounds": rounds, "seats": rows}))
         return 0
     print(f"{config.name}: seed {args.seed}, dealer {args.dealer}, {rounds} rounds")
     header = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen",
-              "illegal_actions", "cap_hits", "bot_errors"]
+              "illegal_actions", "cap_hits", "bot_errors", "bad_answers"]
     print("  ".join(f"{h:>12}" for h in header))
     for row in sorted(rows, key=lambda r: r["placement"]):
         print("  ".join(f"{row[h]:>12}" for h in header))
@@ -174,32 +252,61 @@ def _run_bots(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_check_bot(args: argparse.Namespace) -> int:
+def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: int, seed: int, progress) -> dict:
+    """Load a bot and run the bot check (runs in a watched worker: see :mod:`autodup.workers`)."""
     from .bots import check_bot
     from .config import load_config
 
-    config = load_config(args.config)
-    bot = _load_bots(args, [args.bot])[0]
-    report = check_bot(bot, config, games=args.games, seed=args.seed)
+    bot = load_bots_with_overrides([spec], overrides)[0]
+    return check_bot(bot, load_config(config_path), games=games, seed=seed, progress=progress)
+
+
+def _run_check_bot(args: argparse.Namespace) -> int:
+    from .config import load_config
+    from .workers import Pool, WorkerFailure
+
+    _warn_about_config(load_config(args.config))
+
+    def describe(where):
+        return f"seat {where.seat} of check table {where.board}" if where.seat >= 0 else "the table"
+
+    overrides = _overrides(args)
+    try:
+        with Pool(1, args.game_timeout, describe=describe) as pool:
+            report, _ = pool.run_one(check_bot_in_worker, (args.bot, overrides, args.config, args.games, args.seed))
+    except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
+        report = {"bot": args.bot, "clean": False, "failure": str(failure), "kind": failure.kind}
+        if args.json:
+            print(json.dumps(report))
+        else:
+            print(f"{args.bot}: NOT CLEAN: {failure}")
+        return 1
     if args.json:
         print(json.dumps(report))
     else:
         verdict = "clean" if report["clean"] else "NOT CLEAN"
         print(f"{report['bot']} ({report['path']}): {verdict} over {report['games']} tables played twice, "
               f"{report['seat_rounds']} seat-rounds")
-        for key in ("illegal_actions", "cap_hits", "bot_errors", "unsound_steps", "deterministic", "first_error"):
+        for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers", "unsound_steps", "deterministic",
+                    "first_error"):
             print(f"  {key:<16} {report[key]}")
     return 0 if report["clean"] else 1
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
     from .bots import bot_names
-    from .tournament import make_spec, run_tournament
+    from .config import load_config
+    from .tournament import make_spec, misbehaving, run_tournament
 
+    _warn_about_config(load_config(args.config))
     specs = [b.strip() for b in args.bots.split(",")] if args.bots else bot_names()
-    spec = make_spec(args.config, _load_bots(args, specs), args.boards, args.dealer, args.seed)
+    spec = make_spec(args.config, load_bots_with_overrides(specs, _overrides(args)), args.boards, args.dealer,
+                     args.seed)
     out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
-                                  args.quiet, {"command_line": sys.argv})
+                                  args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
+    problems = misbehaving(summary)
+    if problems:
+        print(f"autodup: warning: {'; '.join(problems)}; see `autodup check-bot BOT`", file=sys.stderr)
     bots = spec.bot_names
     if args.json:
         print(json.dumps({"out": str(out), "summary": summary}))
@@ -222,6 +329,7 @@ def _first_line(error: Exception) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
+    from .workers import Stopped, TaskError, WorkerFailure
 
     args = build_parser().parse_args(argv)
     try:
@@ -231,15 +339,17 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
         print(error, file=sys.stderr)
         return 2
-    except ValueError as error:  # a remote (Ray) error carries its traceback: one line of it
+    except (ValueError, WorkerFailure, TaskError) as error:  # one line each, whatever process raised it
         print(f"autodup: error: {_first_line(error) or type(error).__name__}", file=sys.stderr)
         return 2
     except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
         print(f"autodup: error: {type(error).__name__}: {_first_line(error)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("autodup: interrupted; finished chunks are kept (run again with --resume)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.workers.Stopped)
+        signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
+        what = "terminated" if signal_number == 15 else "interrupted"
+        print(f"autodup: {what}; finished work is kept (run again with --resume to finish a run)", file=sys.stderr)
+        return 128 + signal_number
 
 
 if __name__ == "__main__":

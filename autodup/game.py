@@ -37,7 +37,27 @@ from .kernels import (
     inverse_cdf_index,
     positive_total,
 )
-from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, derive_seed_kernel, random_bits_pair, random_uniform
+from .rng import (
+    EVENT_GHOST_INDEX,
+    LABEL_BOARD,
+    LABEL_EVENTS,
+    LABEL_SEAT,
+    STREAM_COMBAT,
+    STREAM_LOOT_BAG,
+    STREAM_MATCHMAKING,
+    STREAM_POLICY,
+    STREAM_REPLAY_PLAN,
+    STREAM_REPLAY_SUBSTITUTE,
+    STREAM_SERVING_ORDER,
+    STREAM_TIEBREAK,
+    check_game_layout,
+    derive_seed_kernel,
+    event_counter,
+    loot_key,
+    random_bits_pair,
+    random_uniform,
+    shop_key,
+)
 
 # Helpers that allocate nothing run without the Numba runtime: the rules and
 # the table travel as named tuples of arrays, and refcounting all of them on
@@ -72,7 +92,7 @@ ACTION_BUY_XP = 4
 ACTION_LOCK = 5       # toggles the lock: a locked shop skips the next refresh, then unlocks
 ACTION_LOADED_ROLL = 6  # argument: trait; a free reroll whose slots all have that trait (once per round)
 
-ACTION_CODES = 16  # action codes are below this; other codes are illegal (15 is reserved: see encode_decision)
+ACTION_CODES = 16  # action codes are below this; other codes are illegal
 
 ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a table
 
@@ -83,9 +103,12 @@ ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a tab
 # A policy is a compiled C callback (a numba ``cfunc`` of POLICY_SIGNATURE,
 # see autodup.bots) called once per decision inside the table; a table takes
 # one per seat, so bots compile once each and the table once for all bots.
-# It returns ``encode_decision(action, argument)``; 0 means the policy failed
-# (a cfunc that raises returns 0): the turn ends and the seat's bot_errors
-# count goes up.
+# It returns ``encode_decision(action, argument)``: an *answer*, which carries
+# ANSWER_TAG so that a number that is not an answer (``return 2``, a float
+# cast to an integer, a boolean) is told apart from one. 0 means the policy
+# raised (a cfunc that raises returns 0), any other value without the tag is a
+# bad answer; either way the turn ends and the seat's ``bot_errors`` or
+# ``bad_answers`` count goes up.
 #
 # The seat's view ``me`` (int64 (VIEW_FIELDS,)), rebuilt before each decision:
 (VIEW_GOLD, VIEW_LEVEL, VIEW_XP, VIEW_XP_TO_LEVEL, VIEW_HP, VIEW_STREAK, VIEW_ROUND, VIEW_STAGE, VIEW_ROUND_IN_STAGE,
@@ -122,30 +145,65 @@ POLICY_SIGNATURE = _INT(
 )
 
 
-@njit(cache=True)
+# An answer: ANSWER_TAG in bits 40-47, the argument + 2**31 in bits 4-35, the action in bits 0-3.
+ANSWER_TAG = 0xA5 << 40
+_ARGUMENT_OFFSET = 1 << 31
+_ARGUMENT_MASK = (1 << 32) - 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def encode_decision(action, argument):
     """A policy's answer: ``action`` (one of ``ACTION_*``) with its argument (slot, unit or trait).
 
-    Never 0 for an action below 15: 0 is what a failed policy returns.
+    ``argument`` is taken modulo 2**32 into ``[-2**31, 2**31)``; an answer is never 0.
     """
-    return argument * ACTION_CODES + action + 1
+    return ANSWER_TAG | (((argument + _ARGUMENT_OFFSET) & _ARGUMENT_MASK) << 4) | (action & (ACTION_CODES - 1))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def is_answer(decision):
+    """Whether ``decision`` was made by :func:`encode_decision` (bits 36-63 hold exactly the tag)."""
+    return (decision >> 36) == (ANSWER_TAG >> 36)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def decode_decision(decision):
-    """``(action, argument)`` of an encoded decision (not 0)."""
-    code = decision - 1
-    return code & (ACTION_CODES - 1), code >> 4
+    """``(action, argument)`` of an answer (see :func:`is_answer`)."""
+    return decision & (ACTION_CODES - 1), ((decision >> 4) & _ARGUMENT_MASK) - _ARGUMENT_OFFSET
 
-# Event stream kinds (stream ids under the table's event seed).
-_EVENT_ORDER = np.uint64(1)
-_EVENT_MATCH = np.uint64(2)
-_EVENT_COMBAT = np.uint64(3)
-_EVENT_TIEBREAK = np.uint64(4)
-_SEAT_LOOT = np.uint64(5)       # under a seat's seed: the loot shuffle bag
-_SEAT_REPLAY = np.uint64(6)     # under a seat's seed: the replay dealer's planned draws
-_SEAT_SUBSTITUTE = np.uint64(7)  # under a seat's seed: the replay dealer's substitutes
-_SEAT_POLICY = np.uint64(8)      # under a seat's seed: a random policy's choices
+
+# --------------------------------------------------------------------------
+# progress: what a watchdog outside the jitted code can read
+# --------------------------------------------------------------------------
+#
+# A table writes where it is into a small int64 array (shared memory when it
+# runs in a worker process), so that a process watching it can enforce a
+# deadline per game and name the bot and the board when a game hangs or
+# crashes. Writing it changes no result.
+PROGRESS_GAMES = 0    # games started (a deadline restarts at each one)
+PROGRESS_IN_GAME = 1  # 1 while a game is being played (compilation is never counted)
+PROGRESS_SEAT = 2     # the seat whose policy is deciding, or -1
+PROGRESS_BOARD = 3    # set by the board loops: the board and table being played
+PROGRESS_TABLE = 4
+PROGRESS_FIELDS = 5
+
+
+def new_progress() -> np.ndarray:
+    """A progress block for a table played in this process (int64 (PROGRESS_FIELDS,))."""
+    progress = np.zeros(PROGRESS_FIELDS, dtype=np.int64)
+    progress[PROGRESS_SEAT] = -1
+    return progress
+
+
+# Streams of the game's own randomness (autodup.rng.DOMAINS owns every address).
+_SERVING_ORDER = np.uint64(STREAM_SERVING_ORDER)
+_MATCHMAKING = np.uint64(STREAM_MATCHMAKING)
+_COMBAT = np.uint64(STREAM_COMBAT)
+_TIEBREAK = np.uint64(STREAM_TIEBREAK)
+_LOOT_BAG = np.uint64(STREAM_LOOT_BAG)
+_REPLAY_PLAN = np.uint64(STREAM_REPLAY_PLAN)
+_REPLAY_SUBSTITUTE = np.uint64(STREAM_REPLAY_SUBSTITUTE)
+_POLICY = np.uint64(STREAM_POLICY)
 
 Rules = namedtuple("Rules", [
     "players", "starting_hp", "starting_gold", "bench_size", "max_rounds", "shop_size", "reroll_price",
@@ -159,13 +217,28 @@ Rules = namedtuple("Rules", [
 
 
 def rules_of(config) -> Rules:
-    """The jitted game's view of a :class:`~autodup.config.GameConfig`."""
+    """The jitted game's view of a :class:`~autodup.config.GameConfig`.
+
+    Raises
+    ------
+    autodup.config.ConfigError
+        The game's sizes would make two random-number addresses meet (see
+        :func:`autodup.rng.check_game_layout`).
+    """
+    from .config import ConfigError
+
+    try:
+        check_game_layout(config.max_rounds, config.players, config.shop_size, ACTION_CAP + 1)
+    except ValueError as error:
+        raise ConfigError(config.source, 0, "", str(error)) from None
     return Rules(**{name: getattr(config, name) for name in Rules._fields})
 
 
 # Per-seat result columns of play_table.
 RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "units_bought", "shops_seen",
-                  "rounds_alive", "illegal_actions", "cap_hits", "bot_errors")
+                  "rounds_alive", "illegal_actions", "cap_hits", "bot_errors", "bad_answers")
+# What a bot did wrong, per seat: the columns the summary and the warnings report.
+MISBEHAVIOUR_COLUMNS = ("illegal_actions", "cap_hits", "bot_errors", "bad_answers")
 
 
 # --------------------------------------------------------------------------
@@ -175,7 +248,7 @@ RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "un
 
 @game_kernel
 def _event_uniform(event_seed, kind, round_index, index):
-    return random_uniform(event_seed, kind, np.uint64(round_index * 4096 + index))
+    return random_uniform(event_seed, kind, event_counter(round_index, index))
 
 
 @game_kernel
@@ -227,8 +300,8 @@ def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitut
     n_tiers = tier_weights.shape[0]
     k = replay_counter[0]
     replay_counter[0] += 1
-    u = random_uniform(seat_seed, _SEAT_REPLAY, np.uint64(2 * k))
-    v = random_uniform(seat_seed, _SEAT_REPLAY, np.uint64(2 * k + 1))
+    u = random_uniform(seat_seed, _REPLAY_PLAN, np.uint64(2 * k))
+    v = random_uniform(seat_seed, _REPLAY_PLAN, np.uint64(2 * k + 1))
     total = positive_total(tier_weights, 0, n_tiers)
     if total <= 0.0:
         return -1
@@ -244,7 +317,7 @@ def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitut
     left = positive_total(pool, lo, hi)
     if left <= 0.0:
         return -1
-    w = random_uniform(seat_seed, _SEAT_SUBSTITUTE, np.uint64(substitute_counter[0]))
+    w = random_uniform(seat_seed, _REPLAY_SUBSTITUTE, np.uint64(substitute_counter[0]))
     substitute_counter[0] += 1
     return inverse_cdf_index(pool, lo, hi, left, w)
 
@@ -311,7 +384,7 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
         if shops[seat, slot] >= 0:
             continue
         _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, tier_weights)
-        key = (round_index * 1024 + roll) * 64 + slot
+        key = shop_key(round_index, roll, slot)
         champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, replay_counters,
                              tier_weights, scratch_pool if constrained else pool, key)
         shops[seat, slot] = champion
@@ -342,7 +415,12 @@ Desk = namedtuple("Desk", [
 ])
 
 # stats columns
-STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS, STAT_BOT_ERRORS = range(8)
+(STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS, STAT_BOT_ERRORS,
+ STAT_BAD_ANSWERS) = range(9)
+STATS = 9
+# RESULT_COLUMNS after the first four, in order, are these stats.
+_RESULT_STATS = (STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS,
+                 STAT_BOT_ERRORS, STAT_BAD_ANSWERS)
 
 
 @njit(cache=True)
@@ -361,7 +439,7 @@ def new_table(rules):
         np.zeros(players, dtype=np.int64), np.full(players, rules.starting_gold, dtype=np.int64),
         np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, 8), dtype=np.int64),
+        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, STATS), dtype=np.int64),
         np.zeros(players, dtype=np.bool_), np.zeros((players, 1), dtype=np.int64),
         np.zeros((players, 2, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
         np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
@@ -694,7 +772,7 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
 
 @game_kernel
 def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed):
-    alive_count = _shuffle_alive(table, event_seed, _EVENT_ORDER, round_index)
+    alive_count = _shuffle_alive(table, event_seed, _SERVING_ORDER, round_index)
     for i in range(alive_count):
         seat = table.order[i]
         interest = min(table.gold[seat] // rules.interest_per, rules.interest_max)
@@ -732,7 +810,7 @@ def bag_item(seat_seed, bag, position, permutation):
     for i in range(bag):
         permutation[i] = i
     for i in range(bag - 1, 0, -1):
-        j = int(random_uniform(seat_seed, _SEAT_LOOT, np.uint64(cycle * bag + i)) * (i + 1))
+        j = int(random_uniform(seat_seed, _LOOT_BAG, np.uint64(cycle * bag + i)) * (i + 1))
         permutation[i], permutation[j] = permutation[j], permutation[i]
     return permutation[index]
 
@@ -756,7 +834,7 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
             continue
         table.tier_weights[:] = 0.0
         table.tier_weights[tier] = 1.0
-        key = (1 << 40) + position  # loot keys: one per bag position, apart from shop keys
+        key = loot_key(position)  # one per bag position, apart from shop keys
         champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.replay_counters, table.tier_weights, table.pool, key)
         if champion < 0:
@@ -771,7 +849,7 @@ def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, or
     power_a, units_a = board_power(rules, table, a, order_scratch, trait_counts)
     power_b, units_b = board_power(rules, table, b, order_scratch, trait_counts)
     p_a = 1.0 / (1.0 + np.exp(-(np.log(power_a + 1.0) - np.log(power_b + 1.0)) / rules.combat_scale))
-    a_wins = _event_uniform(event_seed, _EVENT_COMBAT, round_index, pair) < p_a
+    a_wins = _event_uniform(event_seed, _COMBAT, round_index, pair) < p_a
     winner, loser = (a, b) if a_wins else (b, a)
     power_w, power_l, units_w = (power_a, power_b, units_a) if a_wins else (power_b, power_a, units_b)
     survivors = 0
@@ -815,7 +893,7 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
     keys = np.full(players, np.inf)
     for seat in range(players):
         if table.alive[seat] and (not only_dying or table.hp[seat] <= 0):
-            keys[seat] = table.hp[seat] + 0.5 * _event_uniform(event_seed, _EVENT_TIEBREAK, round_index, seat)
+            keys[seat] = table.hp[seat] + 0.5 * _event_uniform(event_seed, _TIEBREAK, round_index, seat)
     place = places_up_to
     for _ in range(players):
         seat = np.argmin(keys)
@@ -873,7 +951,7 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     # Two 53-bit random integers per decision, from the seat's policy stream.
     k = table.policy_draws[seat]
     table.policy_draws[seat] = k + 1
-    a, b = random_bits_pair(seat_seed, _SEAT_POLICY, np.uint64(k))
+    a, b = random_bits_pair(seat_seed, _POLICY, np.uint64(k))
     me[VIEW_RANDOM_A] = np.int64(a >> np.uint64(11))
     me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
 
@@ -893,21 +971,29 @@ def _lay_out_rules(rules, desk, seat, params):
 
 
 @game_kernel
-def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, check):
+def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
+               check, progress):
     """One seat's turn: its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``.
 
-    Returns the number of steps after which the table was unsound (``check`` only).
+    The policy sees exactly its ``n_params`` parameters, so reading beyond
+    them is an index error, not a silent zero. Returns the number of steps
+    after which the table was unsound (``check`` only).
     """
     violations = 0
     roll = 1
     _lay_out_rules(rules, desk, seat, params)
     for step in range(ACTION_CAP):
         _fill_view(rules, table, desk, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
+        progress[PROGRESS_SEAT] = seat
         decision = policy(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
                           desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
-                          desk.trait_breakpoints[seat], desk.params[seat], desk.memory[seat])
+                          desk.trait_breakpoints[seat], desk.params[seat, :n_params], desk.memory[seat])
+        progress[PROGRESS_SEAT] = -1
         if decision == 0:
             table.stats[seat, STAT_BOT_ERRORS] += 1
+            break
+        if not is_answer(decision):
+            table.stats[seat, STAT_BAD_ANSWERS] += 1
             break
         action, argument = decode_decision(decision)
         if action == ACTION_END:
@@ -924,8 +1010,31 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
     return violations
 
 
+@njit(cache=True)  # with the Numba runtime: it may allocate a larger log
+def _log_shops(order, shops, alive_count, round_index, shop_log):
+    """Copy the alive seats' shops into row ``round_index`` of ``shop_log``; returns the log, grown if full.
+
+    ``shop_log`` is int16 (rounds, players, shop_size), -1 where nothing was
+    logged. It doubles when a game outlasts it, so its memory follows the
+    rounds actually played, not ``max_rounds``.
+    """
+    if round_index >= shop_log.shape[0]:
+        grown = np.full((2 * shop_log.shape[0],) + shop_log.shape[1:], -1, dtype=np.int16)
+        grown[:shop_log.shape[0]] = shop_log
+        shop_log = grown
+    for i in range(alive_count):
+        seat = order[i]
+        for slot in range(shops.shape[1]):
+            shop_log[round_index, seat, slot] = shops[seat, slot]
+    return shop_log
+
+
+_FIRST_LOG_ROUNDS = 64  # rounds a shop log holds before it grows (set4 games last about 35)
+
+
 @njit(cache=True)
-def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, bot_of_seat, check, shop_log=None):
+def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
+               progress):
     """Play one table to the end.
 
     Parameters
@@ -942,13 +1051,14 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
         :func:`autodup.bots.policy_tuple`).
     params : float64 (MAX_PLAYERS, P)
         Each bot's parameters.
+    param_counts : int64 (MAX_PLAYERS,)
+        How many parameters each bot declares (it sees only those).
     bot_of_seat : int64 (players,)
         Seat ``s`` plays ``policies[bot_of_seat[s]]`` with ``params[bot_of_seat[s]]``.
     check : bool
         Verify conservation, gold and unit counts after every step.
-    shop_log : int16 (players, max_rounds, shop_size), optional
-        If given, receives each alive seat's shop after every round's free
-        refresh (-1 for an empty slot); rows of rounds not played are left alone.
+    progress : int64 (PROGRESS_FIELDS,)
+        Where the game is, for a watchdog (see ``PROGRESS_*``; :func:`new_progress`).
 
     Returns
     -------
@@ -957,20 +1067,31 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
         Steps after which the table was unsound (0 when ``check`` is off).
     rounds : int
         Rounds played.
+    shop_log : int16 (R, players, shop_size), R >= rounds
+        Row ``r < rounds``: each seat's shop after round ``r``'s free refresh,
+        for the seats alive then (-1 for an empty slot or a seat out).
     """
     if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
         raise ValueError("play_table needs one seat seed and one bot per player")
     for seat in range(rules.players):
-        if bot_of_seat[seat] < 0 or bot_of_seat[seat] >= min(len(policies), params.shape[0]):
+        bot = bot_of_seat[seat]
+        if bot < 0 or bot >= min(len(policies), params.shape[0], param_counts.shape[0]):
             raise ValueError("play_table: a seat's bot index is out of range")
+        if param_counts[bot] < 0 or param_counts[bot] > params.shape[1]:
+            raise ValueError("play_table: a bot's parameter count is out of range")
     if dealer < 0 or dealer > DEALER_REPLAY or order < 0 or order > ORDER_RACE:
         raise ValueError("play_table: unknown dealer or order code")
+    if progress.shape[0] < PROGRESS_FIELDS:
+        raise ValueError("play_table: the progress block is too small")
+    progress[PROGRESS_GAMES] += 1
+    progress[PROGRESS_IN_GAME] = 1
     table = new_table(rules)
     desk = new_desk(rules, table, params.shape[1])
     players = rules.players
     capacity = table.unit_champion.shape[1]
     order_scratch = np.zeros(capacity, dtype=np.int64)
     trait_counts = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
+    shop_log = np.full((min(_FIRST_LOG_ROUNDS, rules.max_rounds), players, rules.shop_size), -1, dtype=np.int16)
     violations = 0
     alive = players
     rounds = 0
@@ -979,27 +1100,25 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
             break
         rounds += 1
         alive_count = _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed)
-        if shop_log is not None:
-            for i in range(alive_count):
-                for slot in range(rules.shop_size):
-                    shop_log[table.order[i], round_index, slot] = table.shops[table.order[i], slot]
+        shop_log = _log_shops(table.order, table.shops, alive_count, round_index, shop_log)
         if check and not _table_is_sound(rules, table):
             violations += 1
         for i in range(alive_count):
             seat = table.order[i]
             bot = bot_of_seat[seat]
             violations += _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
-                                     policies[bot], params[bot], check)
+                                     policies[bot], params[bot], param_counts[bot], check, progress)
         if rules.round_pve[round_index]:
             for i in range(alive_count):
                 _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
         else:
-            k = _shuffle_alive(table, event_seed, _EVENT_MATCH, round_index)
+            k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index)
             for pair in range(k // 2):
                 _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair,
                        event_seed, order_scratch, trait_counts)
             if k % 2 == 1 and k > 1:
-                ghost = table.order[int(_event_uniform(event_seed, _EVENT_MATCH, round_index, 4000) * (k - 1))]
+                ghost = table.order[int(_event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_GHOST_INDEX)
+                                        * (k - 1))]
                 _fight(rules, table, table.order[k - 1], ghost, False, round_index, k // 2, event_seed,
                        order_scratch, trait_counts)
             alive = _eliminate(rules, table, round_index, event_seed, alive)
@@ -1012,15 +1131,10 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, b
         results[seat, 1] = table.hp[seat]
         results[seat, 2] = table.level[seat]
         results[seat, 3] = table.gold[seat]
-        results[seat, 4] = table.stats[seat, STAT_GOLD_SPENT]
-        results[seat, 5] = table.stats[seat, STAT_ROLLS]
-        results[seat, 6] = table.stats[seat, STAT_BOUGHT]
-        results[seat, 7] = table.stats[seat, STAT_SHOPS]
-        results[seat, 8] = table.stats[seat, STAT_ROUNDS]
-        results[seat, 9] = table.stats[seat, STAT_ILLEGAL]
-        results[seat, 10] = table.stats[seat, STAT_CAP_HITS]
-        results[seat, 11] = table.stats[seat, STAT_BOT_ERRORS]
-    return results, violations, rounds
+        for k in range(len(_RESULT_STATS)):
+            results[seat, 4 + k] = table.stats[seat, _RESULT_STATS[k]]
+    progress[PROGRESS_IN_GAME] = 0
+    return results, violations, rounds, shop_log
 
 
 # --------------------------------------------------------------------------
@@ -1069,7 +1183,8 @@ def loot_items(rules, seat_seed, n):
 
 
 @njit(cache=True)
-def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, policies, params, n_bots, rotate):
+def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, policies, params, param_counts, n_bots,
+                rotate, progress):
     """Play one table per board ``first_board .. first_board + n_boards - 1`` (seeds from the seed tree).
 
     Board ``b``'s grandparent is ``board_seed(tournament_seed, b)``; seat ``s``
@@ -1099,8 +1214,10 @@ def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, po
             seeds[s] = derive_seed_kernel(grandparent, np.uint64(LABEL_SEAT), np.uint64(s))
             bots[i, s] = (s + board) % n_bots if rotate else s % n_bots
         events = derive_seed_kernel(grandparent, np.uint64(LABEL_EVENTS), np.uint64(0))
-        table_results, _, table_rounds = play_table(rules, dealer, order, seeds, events, policies, params, bots[i],
-                                                    False)
+        progress[PROGRESS_BOARD] = board
+        progress[PROGRESS_TABLE] = 0
+        table_results, _, table_rounds, _ = play_table(rules, dealer, order, seeds, events, policies, params,
+                                                       param_counts, bots[i], False, progress)
         results[i] = table_results
         rounds[i] = table_rounds
     return results, rounds, bots

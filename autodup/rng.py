@@ -30,25 +30,47 @@ library's ``log1p``, gives the same bits on every platform and C library, so a
 run on a mixed cluster stays bit-identical. It is also about three times
 faster inside a race, where a library call spills every register.
 
-The keyed race takes outcome ``i``'s value from half ``i & 1`` of the block
-at ``(seed, KEYED_DOMAIN + (i >> 1), key)`` (see :func:`random_bits_pair`).
-
 Because nothing is sequential, every process, thread or resumed run computes
 the same value for the same address, in any order.
 
-Streams are partitioned by their top bits so that the users of this module can
-never collide:
+Domains: who owns which streams
+-------------------------------
+Every stream belongs to exactly one domain, declared once in :data:`DOMAINS`
+(purpose, stream range, the seed it lives under, what its counter counts).
+The top four bits of a stream name its domain, so no id of one purpose can
+reach another's streams; other modules import the named constants below and
+never write a stream number themselves. (Before this table, a seat's loot bag
+used stream 5 under the seat seed, which is also haystack needle 5's stream:
+needle 5's k-th value was the loot bag's k-th uniform.)
 
-=====================  ==========================================  ==========
-stream range           used by                                     counter
-=====================  ==========================================  ==========
-``0 .. 2**32-1``       haystack needles, stream = outcome id       occurrence
-``KEYED_DOMAIN + b``   keyed race, outcomes ``2b`` and ``2b+1``    draw key
-``PLAIN_STREAM``       plain sampler                               draw index
-``SEQUENCE_STREAM``    stream sampler                              value index
-``DERIVE_DOMAIN + l``  seed tree, label ``l``                      child index
-``TOY_DOMAIN + l``     the seed article's toy example              trial data
-=====================  ==========================================  ==========
+=====================  =============  ==========================================  ======================
+streams                seed           purpose                                     counter
+=====================  =============  ==========================================  ======================
+``0 .. 2**32-1``       seat           haystack needles, stream = outcome id       occurrence
+``GAME_DOMAIN + 1..4`` seat           loot bag, replay plan and substitutes,      see each constant
+                                      a policy's random values
+``GAME_DOMAIN + 5..8`` table events   serving order, matchmaking, combat,         :func:`event_counter`
+                                      tie-breaks
+``KEYED_DOMAIN + b``   seat           keyed race, outcomes ``2b`` and ``2b+1``    draw key (:func:`shop_key`,
+                                                                                  :func:`loot_key`)
+``PLAIN_STREAM``       seat           plain sampler                               draw index
+``SEQUENCE_STREAM``    seat           stream sampler                              value index
+``DERIVE_DOMAIN + l``  parent         seed tree, label ``l``                      child index
+``TOY_DOMAIN + l``     trial          the seed article's toy example              card position
+=====================  =============  ==========================================  ======================
+
+The keyed race takes outcome ``i``'s value from half ``i & 1`` of the block
+at ``(seed, KEYED_DOMAIN + (i >> 1), key)`` (see :func:`random_bits_pair`).
+
+Counter layouts
+---------------
+Event streams count ``round * EVENT_ROUND_STRIDE + index`` (index: a seat's
+position in a shuffle, a fight's pair, ``EVENT_GHOST_INDEX`` for the ghost
+opponent). Keyed draws are addressed by ``shop_key(round, roll, slot) =
+(round * KEY_ROLLS_PER_ROUND + roll) * KEY_SLOTS_PER_ROLL + slot`` and loot
+draws by ``loot_key(position) = LOOT_KEY_BASE + position``.
+:func:`check_game_layout` refuses rules under which two of these would meet
+(too many rounds, rolls, slots or seats).
 
 Seed tree
 ---------
@@ -63,6 +85,8 @@ Seed tree
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -94,12 +118,77 @@ _LG7 = 1.479819860511658591e-01
 
 UINT64_LIMIT = 2**64
 
-# Stream domains (top bits), see the module docstring.
-KEYED_DOMAIN = 1 << 62
-PLAIN_STREAM = (1 << 62) + (1 << 61)
-SEQUENCE_STREAM = (1 << 62) + (1 << 61) + 1
-DERIVE_DOMAIN = 1 << 63
-TOY_DOMAIN = (1 << 63) + (1 << 62)
+# --------------------------------------------------------------------------
+# domains: every stream has one owner (see the module docstring)
+# --------------------------------------------------------------------------
+
+DOMAIN_SHIFT = 60  # the top four bits of a stream name its domain
+NEEDLE_DOMAIN = 0 << DOMAIN_SHIFT
+GAME_DOMAIN = 2 << DOMAIN_SHIFT
+KEYED_DOMAIN = 4 << DOMAIN_SHIFT
+SAMPLER_DOMAIN = 6 << DOMAIN_SHIFT
+DERIVE_DOMAIN = 8 << DOMAIN_SHIFT
+TOY_DOMAIN = 12 << DOMAIN_SHIFT
+
+MAX_OUTCOMES = 1 << 32  # outcome ids (haystack needles, keyed outcomes) are below this
+MAX_LABEL = 1 << 32     # seed-tree labels are below this
+
+PLAIN_STREAM = SAMPLER_DOMAIN + 0
+SEQUENCE_STREAM = SAMPLER_DOMAIN + 1
+
+# Game streams under a seat's seed.
+STREAM_LOOT_BAG = GAME_DOMAIN + 1           # counter: cycle * bag size + shuffle step
+STREAM_REPLAY_PLAN = GAME_DOMAIN + 2        # counter: 2k, 2k + 1 for the k-th planned draw
+STREAM_REPLAY_SUBSTITUTE = GAME_DOMAIN + 3  # counter: substitution index
+STREAM_POLICY = GAME_DOMAIN + 4             # counter: the seat's decision index in the game
+# Game streams under a table's event seed; counters by event_counter(round, index).
+STREAM_SERVING_ORDER = GAME_DOMAIN + 5
+STREAM_MATCHMAKING = GAME_DOMAIN + 6
+STREAM_COMBAT = GAME_DOMAIN + 7
+STREAM_TIEBREAK = GAME_DOMAIN + 8
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A range of streams with one owner: streams ``first .. first + count - 1``."""
+
+    name: str
+    first: int
+    count: int
+    seed: str
+    counter: str
+    purpose: str
+
+    @property
+    def last(self) -> int:
+        return self.first + self.count - 1
+
+    def __contains__(self, stream: int) -> bool:
+        return self.first <= stream <= self.last
+
+
+DOMAINS = (
+    Domain("needles", NEEDLE_DOMAIN, MAX_OUTCOMES, "seat", "occurrence",
+           "haystack needles; stream = outcome id (champions, then tiers)"),
+    Domain("seat game streams", STREAM_LOOT_BAG, 4, "seat", "per stream",
+           "loot bag, replay plan, replay substitutes, a policy's random values"),
+    Domain("table events", STREAM_SERVING_ORDER, 4, "table events", "event_counter(round, index)",
+           "serving order, matchmaking, combat, tie-breaks"),
+    Domain("keyed", KEYED_DOMAIN, MAX_OUTCOMES // 2, "seat", "draw key (shop_key, loot_key)",
+           "keyed race; stream KEYED_DOMAIN + b holds outcomes 2b and 2b + 1"),
+    Domain("samplers", PLAIN_STREAM, 2, "seat", "draw index", "plain sampler, stream sampler"),
+    Domain("seed tree", DERIVE_DOMAIN, MAX_LABEL, "parent", "child index", "derive_seed, label l"),
+    Domain("toy", TOY_DOMAIN, 2, "trial", "card position", "the seed article's toy example (two shuffles)"),
+)
+
+
+def domain_of(stream: int) -> Domain:
+    """The domain that owns ``stream``; ``ValueError`` if none does."""
+    for domain in DOMAINS:
+        if stream in domain:
+            return domain
+    raise ValueError(f"stream {stream:#x} belongs to no domain of autodup.rng.DOMAINS")
+
 
 # Seed-tree labels.
 LABEL_BOARD = 1
@@ -107,6 +196,17 @@ LABEL_SEAT = 2
 LABEL_EVENTS = 3
 LABEL_TABLE = 4
 LABEL_TRIAL = 5
+
+# --------------------------------------------------------------------------
+# counter layouts of the game's streams
+# --------------------------------------------------------------------------
+
+EVENT_ROUND_STRIDE = 4096   # event counters per round
+EVENT_GHOST_INDEX = 4000    # the ghost opponent's draw in a round's matchmaking stream
+KEY_SLOTS_PER_ROLL = 64     # keyed draw keys per shop (one per slot)
+KEY_ROLLS_PER_ROUND = 1024  # shops per seat per round (the free refresh, then rerolls)
+LOOT_KEY_BASE = 1 << 40     # loot draws are keyed above every shop key
+MAX_ROUNDS = LOOT_KEY_BASE // (KEY_ROLLS_PER_ROUND * KEY_SLOTS_PER_ROLL)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -211,6 +311,52 @@ def random_exponential(seed, stream, counter):
     return exponential_from_bits(random_bits(seed, stream, counter))
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def event_counter(round_index, index):
+    """Counter of draw ``index`` (< ``EVENT_ROUND_STRIDE``) of round ``round_index`` in an event stream (uint64)."""
+    return np.uint64(round_index) * np.uint64(EVENT_ROUND_STRIDE) + np.uint64(index)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shop_key(round_index, roll, slot):
+    """Keyed draw key of a shop slot: the ``roll``-th shop of a seat's round (0: the free refresh)."""
+    return (round_index * KEY_ROLLS_PER_ROUND + roll) * KEY_SLOTS_PER_ROLL + slot
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def loot_key(position):
+    """Keyed draw key of the unit a seat's loot bag hands out at bag ``position``."""
+    return LOOT_KEY_BASE + position
+
+
+def check_game_layout(max_rounds: int, players: int, shop_size: int, shops_per_round: int) -> None:
+    """Refuse game sizes under which two event counters or two draw keys would be the same address.
+
+    Parameters
+    ----------
+    max_rounds : int
+        Rounds a game may last.
+    players : int
+        Seats at a table (shuffle positions and fights index event counters).
+    shop_size : int
+        Slots per shop.
+    shops_per_round : int
+        Shops a seat may see in one round (the free refresh, rerolls and loaded rolls).
+
+    Raises
+    ------
+    ValueError
+        One line naming the size and the layout limit it exceeds.
+    """
+    limits = (("max_rounds", max_rounds, MAX_ROUNDS, "keyed draw keys of later rounds would reach the loot keys"),
+              ("players", players, EVENT_GHOST_INDEX, "event counters of a round would reach the ghost's draw"),
+              ("shop size", shop_size, KEY_SLOTS_PER_ROLL, "a shop's keys would reach the next shop's"),
+              ("shops per round", shops_per_round, KEY_ROLLS_PER_ROUND, "a round's keys would reach the next round's"))
+    for name, value, limit, why in limits:
+        if not 0 < value <= limit:
+            raise ValueError(f"{name} {value} is beyond the random-number layout ({why}; allowed: 1 to {limit})")
+
+
 @njit(cache=True, _nrt=False)
 def derive_seed_kernel(parent, label, index):
     """Child seed ``(parent, DERIVE_DOMAIN + label, index)`` as uint64."""
@@ -241,7 +387,7 @@ def derive_seed(parent: int, label: int, index: int) -> int:
     parent : int
         Parent seed, in ``[0, 2**64)``.
     label : int
-        What the child is for (``LABEL_BOARD``, ``LABEL_SEAT``, ...), in ``[0, 2**62)``.
+        What the child is for (``LABEL_BOARD``, ``LABEL_SEAT``, ...), in ``[0, MAX_LABEL)``.
     index : int
         Which child, in ``[0, 2**64)``.
 
@@ -252,8 +398,8 @@ def derive_seed(parent: int, label: int, index: int) -> int:
     """
     parent = check_seed(parent, "parent seed")
     index = check_seed(index, "index")
-    if not 0 <= int(label) < 2**62:
-        raise ValueError(f"label must be in [0, 2**62), got {label}")
+    if not 0 <= int(label) < MAX_LABEL:
+        raise ValueError(f"label must be in [0, 2**32), got {label}")
     return int(derive_seed_kernel(np.uint64(parent), np.uint64(label), np.uint64(index)))
 
 

@@ -19,10 +19,13 @@ bytes as an uninterrupted one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import json
 import os
-import signal
+import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,11 +39,15 @@ from .game import (
     DEALER_PLAIN,
     DEALER_REPLAY,
     DEALER_STREAM,
+    MISBEHAVIOUR_COLUMNS,
     ORDER_EVENTS,
+    PROGRESS_BOARD,
+    PROGRESS_TABLE,
     RESULT_COLUMNS,
     play_table,
 )
 from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+from .workers import DEFAULT_GAME_TIMEOUT
 
 # name: (dealer code, whether tables share seeds)
 RUN_DEALERS = {
@@ -51,12 +58,20 @@ RUN_DEALERS = {
     "independent": (DEALER_PLAIN, False),
 }
 CHUNK_BOARDS = 25
-FORMAT_VERSION = 1
+# 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
+FORMAT_VERSION = 2
+MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
+PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
+DETERMINISM_FILE = "determinism.json"
+RAY_CONNECT_SECONDS = 5.0
+
+
+_ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 
 
 @njit(cache=True)
 def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_boards, n_tables, policies, params,
-                          n_bots, shared):
+                          param_counts, n_bots, shared, progress):
     """Play boards ``first_board ..`` at ``n_tables`` tables each.
 
     Returns
@@ -64,16 +79,22 @@ def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_
     results : int64 (n_boards, n_tables, players, len(RESULT_COLUMNS))
     bots : int64 (n_boards, n_tables, players)
         The bot of each seat (the Latin square).
-    shops : int16 (n_boards, n_tables, players, max_rounds, shop_size)
-        Each seat's shop after every round's free refresh (-1: empty slot or
-        a round the seat did not play).
+    shop_offsets : int64 (n_boards * n_tables * players + 1,)
+    shop_values : int16 (shop_offsets[-1],)
+        Row ``r`` (board, table, seat in that order) owns
+        ``shop_values[shop_offsets[r]:shop_offsets[r + 1]]``: the seat's shop
+        after every round's free refresh while it was alive, ``shop_size``
+        champions per round (-1: empty slot). Memory follows the rounds
+        actually played.
     """
     players = rules.players
     if n_bots < 1 or n_bots > min(len(policies), params.shape[0]) or n_tables < 1:
         raise ValueError("play_boards_at_tables: need 1 <= n_bots <= policies and n_tables >= 1")
     results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
     bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
-    shops = np.full((n_boards, n_tables, players, rules.max_rounds, rules.shop_size), -1, dtype=np.int16)
+    shop_offsets = np.zeros(n_boards * n_tables * players + 1, dtype=np.int64)
+    shop_values = np.empty(max(1, n_boards * n_tables * players * 16 * rules.shop_size), dtype=np.int16)
+    used = 0
     seeds = np.zeros(players, dtype=np.uint64)
     for i in range(n_boards):
         grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD),
@@ -85,14 +106,28 @@ def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_
                 seeds[s] = derive_seed_kernel(root, np.uint64(LABEL_SEAT), np.uint64(s))
                 bots[i, t, s] = (s + t) % n_bots
             events = derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
-            table_results, _, _ = play_table(rules, dealer, order, seeds, events, policies, params, bots[i, t],
-                                             False, shops[i, t])
+            progress[PROGRESS_BOARD] = first_board + i
+            progress[PROGRESS_TABLE] = t
+            table_results, _, _, shop_log = play_table(rules, dealer, order, seeds, events, policies, params,
+                                                       param_counts, bots[i, t], False, progress)
             results[i, t] = table_results
-    return results, bots, shops
+            for s in range(players):
+                row = (i * n_tables + t) * players + s
+                alive = table_results[s, _ROUNDS_ALIVE]
+                if used + alive * rules.shop_size > shop_values.shape[0]:
+                    grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
+                    grown[:used] = shop_values[:used]
+                    shop_values = grown
+                for r in range(alive):
+                    for slot in range(rules.shop_size):
+                        shop_values[used] = shop_log[r, s, slot]
+                        used += 1
+                shop_offsets[row + 1] = used
+    return results, bots, shop_offsets, shop_values[:used].copy()
 
 
 # --------------------------------------------------------------------------
-# a run's definition, and the work of one chunk (also run in worker processes)
+# a run's definition, and the work of one chunk (run in worker processes)
 # --------------------------------------------------------------------------
 
 
@@ -122,6 +157,19 @@ class RunSpec:
     def identity_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
+    def bot_at(self, table: int, seat: int) -> str:
+        """The bot at ``seat`` of ``table`` (the Latin square of :func:`play_boards_at_tables`)."""
+        return self.bot_names[(seat + table) % len(self.bot_names)]
+
+    def describe(self, where) -> str:
+        """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
+        if where.table < 0:  # a table of the determinism probe, which seats one bot (and random)
+            return f"bot {self.bot_names[-1 - where.table]!r} or its opponent, while probing its determinism"
+        if where.seat < 0:
+            return f"the table (no bot was deciding) at board {where.board}, table {where.table}"
+        return (f"bot {self.bot_at(where.table, where.seat)!r} (seat {where.seat}, board {where.board}, "
+                f"table {where.table})")
+
 
 def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec:
     """A run of ``bots`` (loaded :class:`~autodup.bots.Bot` objects, one table each) on a configuration file."""
@@ -129,6 +177,8 @@ def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec
 
     if dealer not in RUN_DEALERS:
         raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(RUN_DEALERS)})")
+    if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= MAX_BOARDS:
+        raise RunError(f"--boards: {boards} is out of range (allowed: 1 to {MAX_BOARDS:,})")
     config = load_config(config_path)
     if len({(b.path, tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
         raise RunError("--bots: a bot appears twice (with the same parameters)")
@@ -147,45 +197,15 @@ def code_fingerprint() -> str:
     import pyarrow
 
     from . import __version__
+    from .compile_cache import SOURCE_FINGERPRINT
 
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
-    return f"autodup {__version__} {digest.hexdigest()[:16]}, pyarrow {pyarrow.__version__}"
+    return f"autodup {__version__} {SOURCE_FINGERPRINT}, pyarrow {pyarrow.__version__}"
 
 
 def default_out(spec: RunSpec) -> Path:
     """``runs/<config>-<dealer>-<boards>b-seed<seed>-<hash of the identity>``: a folder named by the run."""
     digest = spec.identity_hash()[:10]
     return Path("runs") / f"{Path(spec.config).stem}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
-
-
-def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
-                   resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None) -> tuple:
-    """Play (or finish) a run and write its summary; returns ``(out, summary)``.
-
-    Without ``out`` the folder is :func:`default_out`, and finding it again
-    resumes it (its name says it is the same run).
-    """
-    from . import __version__
-
-    if backend == "ray":
-        _import_ray()  # before anything is written
-    elif backend != "local":
-        raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
-    if out is None:
-        out, resume = default_out(spec), True
-    out = Path(out)
-    extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
-             "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
-    remaining = prepare_output(out, spec, resume, extra)
-    if remaining:
-        run_chunks(spec, out, remaining, workers, backend, ray_address, quiet)
-    summary = summarize_run(out)
-    temporary = out / ".summary.json.tmp"
-    temporary.write_text(json.dumps(summary, indent=2))
-    os.replace(temporary, out / "summary.json")
-    return out, summary
 
 
 _WORKER_STATE: dict = {}
@@ -203,30 +223,50 @@ def _prepared(spec: RunSpec):
         if file_sha256(spec.config) != spec.config_sha256 or any(
                 file_sha256(path) != sha for (path, _), sha in zip(spec.bots, spec.bot_sha256)):
             raise RunError("the configuration or a bot file changed since the run started")
-        rules = rules_of(load_config(spec.config))
+        config = load_config(spec.config)
         bots = [load_bot(path).with_parameters(dict(params)) for path, params in spec.bots]
-        policies, params = policy_tuple(bots)
         _WORKER_STATE.clear()
-        _WORKER_STATE[key] = (rules, policies, params, len(bots))
+        _WORKER_STATE[key] = (config, rules_of(config), bots, policy_tuple(bots))
     return _WORKER_STATE[key]
 
 
-def play_chunk(spec: RunSpec, chunk: int) -> dict:
-    """Play chunk ``chunk`` of a run; returns its rows (:func:`chunk_rows`), compact enough to send back."""
-    rules, policies, params, n_bots = _prepared(spec)
+def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
+    """Play chunk ``chunk`` of a run; returns its rows (:func:`chunk_rows`), compact enough to send back.
+
+    ``progress`` (int64 (PROGRESS_FIELDS,)) is where the tables write where they are.
+    """
+    _, rules, bots, (policies, params, param_counts) = _prepared(spec)
     dealer, shared = RUN_DEALERS[spec.dealer]
     first = chunk * CHUNK_BOARDS
     count = min(CHUNK_BOARDS, spec.boards - first)
-    results, bots, shops = play_boards_at_tables(rules, dealer, ORDER_EVENTS, spec.seed, first, count, spec.tables,
-                                                 policies, params, n_bots, shared)
-    return chunk_rows(spec, chunk, results, bots, shops)
+    results, seating, shop_offsets, shop_values = play_boards_at_tables(
+        rules, dealer, ORDER_EVENTS, spec.seed, first, count, spec.tables, policies, params, param_counts,
+        len(bots), shared, progress)
+    return chunk_rows(spec, chunk, results, seating, shop_offsets, shop_values)
+
+
+def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
+    """``{bot name: bool}``: whether each bot plays the same tables the same way twice (see ``check_bot``)."""
+    from .bots import check_bot
+
+    config, _, bots, _ = _prepared(spec)
+    deterministic = {}
+    for index, bot in enumerate(bots):
+        progress[PROGRESS_TABLE] = -1 - index  # a probe table: see RunSpec.describe
+        deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress)["deterministic"]
+    return deterministic
 
 
 def chunk_count(boards: int) -> int:
     return (boards + CHUNK_BOARDS - 1) // CHUNK_BOARDS
 
 
-def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray, shops: np.ndarray) -> dict:
+def boards_in_chunk(boards: int, chunk: int) -> int:
+    return min(CHUNK_BOARDS, boards - chunk * CHUNK_BOARDS)
+
+
+def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray, shop_offsets: np.ndarray,
+               shop_values: np.ndarray) -> dict:
     """The rows of a chunk, one per (board, table, seat), as named columns.
 
     Every column is a numpy array except ``round_shops``: per row, the seat's
@@ -244,29 +284,57 @@ def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray,
     flat = results.reshape(-1, results.shape[-1])
     for i, name in enumerate(RESULT_COLUMNS):
         columns[name] = flat[:, i].copy()
-    rounds = columns["rounds_alive"]
-    per_round = shops.reshape(flat.shape[0], shops.shape[-2], shops.shape[-1])
-    alive = np.arange(per_round.shape[1])[None, :] < rounds[:, None]
-    offsets = np.concatenate([[0], np.cumsum(rounds * per_round.shape[2])]).astype(np.int32)
-    columns["round_shops"] = (offsets, per_round[alive].reshape(-1))
+    columns["round_shops"] = (shop_offsets.astype(np.int32), shop_values)
     return columns
 
 
 # --------------------------------------------------------------------------
-# storage
+# storage: chunks with checksums, read back only when they check out
 # --------------------------------------------------------------------------
 
 
 class RunError(ValueError):
-    """A run that cannot start or resume; ``str()`` is one line."""
+    """A run that cannot start, resume or be read; ``str()`` is one line."""
+
+
+class CorruptChunk(RunError):
+    """A chunk file whose content is not what was written (a checksum or an invariant fails)."""
+
+
+_CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
 
 
 def chunk_path(out: Path, chunk: int) -> Path:
     return out / "chunks" / f"chunk-{chunk:06d}.parquet"
 
 
-def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str) -> None:
-    """Write one chunk atomically: a temporary file, then a rename (a half-written chunk never looks done)."""
+def _column_digest(column) -> str:
+    """SHA-256 of a column's values (not of its encoding): what a chunk promises to give back when read."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_list(column.type):
+        # Parquet renames a list's child field (item, element): the type named is that of the values.
+        digest = hashlib.sha256(f"list<{column.type.value_type}>".encode())
+        offsets = np.asarray(column.offsets, dtype=np.int64)
+        digest.update((offsets - offsets[0]).tobytes())
+        digest.update(np.ascontiguousarray(column.flatten().to_numpy(zero_copy_only=False)).tobytes())
+    elif pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        digest = hashlib.sha256(b"string")
+        digest.update("\0".join(column.to_pylist()).encode())
+    else:
+        digest = hashlib.sha256(str(column.type).encode())
+        digest.update(np.ascontiguousarray(column.to_numpy(zero_copy_only=False)).tobytes())
+    return digest.hexdigest()
+
+
+def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_errors: dict | None = None) -> None:
+    """Write one chunk atomically: a temporary file, then a rename (a half-written chunk never looks done).
+
+    The schema's metadata holds the run's identity hash, the chunk index, a
+    checksum of every column's values and each bot's first error message.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -278,27 +346,70 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str) -> Non
             arrays[name] = pa.ListArray.from_arrays(pa.array(values[0]), pa.array(values[1]))
         else:
             arrays[name] = pa.array(values)
-    table = pa.table(arrays).replace_schema_metadata({"autodup_run": identity_hash, "autodup_chunk": str(chunk)})
+    table = pa.table(arrays)
+    checksums = {name: _column_digest(table.column(name)) for name in table.column_names}
+    table = table.replace_schema_metadata({"autodup_run": identity_hash, "autodup_chunk": str(chunk),
+                                           "autodup_checksums": json.dumps(checksums, sort_keys=True),
+                                           "autodup_errors": json.dumps(first_errors or {}, sort_keys=True)})
     pq.write_table(table, temporary, compression="zstd")
     with open(temporary, "rb") as handle:  # on disk before it gets its final name
         os.fsync(handle.fileno())
     os.replace(temporary, final)
 
 
-def read_results(out) -> dict:
-    """Every row of a finished (or partial) run as numpy columns, ordered by board, table, seat."""
-    import pyarrow as pa
+def read_chunk(path: Path, columns=None) -> tuple:
+    """The columns of one chunk as numpy arrays, checked; returns ``(columns, metadata)``.
+
+    Every column read is checked against the checksum written with it, and
+    placements (when read with board and table) against the rule that each
+    table's placements are 1 .. players.
+
+    Raises
+    ------
+    CorruptChunk
+        The file cannot be read, a checksum differs or an invariant fails.
+    """
     import pyarrow.parquet as pq
 
-    table = pa.concat_tables([pq.read_table(f) for f in chunk_files(out)])
-    columns = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    try:
+        table = pq.read_table(path, columns=columns)
+        metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
+        checksums = json.loads(metadata["autodup_checksums"])
+    except Exception as error:  # a damaged file fails in many ways; every one means the same
+        raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})") from None
+    for name in table.column_names:
+        if checksums.get(name) != _column_digest(table.column(name)):
+            raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)")
+    values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names
+              if name != "round_shops"}
+    if "round_shops" in table.column_names:
+        values["round_shops"] = table.column("round_shops").to_numpy(zero_copy_only=False)
+    if {"board", "table", "placement"} <= values.keys() and not _placements_are_whole(values):
+        raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)")
+    return values, metadata
+
+
+def _placements_are_whole(columns: dict) -> bool:
+    """Whether every (board, table) holds placements exactly 1 .. (its number of rows)."""
+    board, table, placement = columns["board"], columns["table"], columns["placement"]
+    order = np.lexsort((placement, table, board))
+    board, table, placement = board[order], table[order], placement[order]
+    starts = np.flatnonzero(np.r_[True, (board[1:] != board[:-1]) | (table[1:] != table[:-1])])
+    position = np.arange(board.size) - np.repeat(starts, np.diff(np.r_[starts, board.size]))
+    return bool(np.array_equal(placement, position + 1))
+
+
+def read_results(out) -> dict:
+    """Every row of a finished (or partial) run as numpy columns, ordered by board, table, seat (checked)."""
+    parts = [read_chunk(path)[0] for path in chunk_files(out)]
+    columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     order = np.lexsort((columns["seat"], columns["table"], columns["board"]))
     return {name: values[order] for name, values in columns.items()}
 
 
 def chunk_files(out) -> list:
     """The chunk files of a run folder, in chunk order (temporary files are not chunks)."""
-    files = sorted((Path(out) / "chunks").glob("chunk-[0-9]*.parquet"))
+    files = sorted(p for p in (Path(out) / "chunks").glob("chunk-*.parquet") if _CHUNK_NAME.match(p.name))
     if not files:
         raise RunError(f"{out}: no results (no chunks written)")
     return files
@@ -308,21 +419,21 @@ def file_sha256(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _chunk_is_ours(path: Path, chunk: int, identity_hash: str, rows: int) -> bool:
-    """Whether a chunk file was written by this run (its metadata), for this chunk, with all its ``rows``."""
-    import pyarrow.parquet as pq
+@dataclass
+class Plan:
+    """What a run folder holds: the chunks already done, and the ones found corrupted (deleted, to play again)."""
 
-    try:
-        metadata = pq.read_metadata(path)
-    except Exception:  # unreadable or truncated: not a finished chunk
-        return False
-    tags = metadata.metadata or {}
-    return (tags.get(b"autodup_run") == identity_hash.encode() and tags.get(b"autodup_chunk") == str(chunk).encode()
-            and metadata.num_rows == rows)
+    done: set
+    corrupted: list
 
 
-def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> list:
-    """Create or check the output folder; returns the chunks still to play.
+def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> Plan:
+    """Create or check the output folder (locked by the caller); returns what is already done.
+
+    Chunks on disk are verified in full (checksums and invariants); a
+    corrupted one is deleted and listed in ``Plan.corrupted``, so that it is
+    played again. Nothing here grows with the number of boards: only the
+    files that exist are looked at.
 
     Raises
     ------
@@ -331,8 +442,6 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         run exists and ``resume`` is off.
     """
     manifest_path = out / "manifest.json"
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out: {out} is a file, not a folder")
     if manifest_path.exists():
         try:
             manifest = json.loads(manifest_path.read_text())
@@ -348,131 +457,180 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             raise RunError(f"--resume: {out} holds a run with other arguments or files ({', '.join(differing)} "
                            "differ); resume with the same ones or use another --out")
     else:
-        if out.exists() and any(out.iterdir()):
+        if any(p.name != LOCK_NAME for p in out.iterdir()):
             raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
-        (out / "chunks").mkdir(parents=True, exist_ok=True)
+        (out / "chunks").mkdir(exist_ok=True)
         manifest = {"identity": spec.identity(), **manifest_extra}
-        temporary = manifest_path.with_name(".manifest.json.tmp")
-        temporary.write_text(json.dumps(manifest, indent=2))
-        os.replace(temporary, manifest_path)
+        _write_json_atomically(manifest_path, manifest)
     chunks = out / "chunks"
-    chunks.mkdir(parents=True, exist_ok=True)
-    for leftover in chunks.glob(".chunk-*.tmp"):  # a write that a kill interrupted
-        leftover.unlink()
-    known = {chunk_path(out, c) for c in range(chunk_count(spec.boards))}
-    strangers = [p.name for p in chunks.iterdir() if p not in known]
-    if strangers:
-        raise RunError(f"{chunks}: holds files that are not chunks of this run ({strangers[0]}, ...)")
+    chunks.mkdir(exist_ok=True)
+    identity_hash = spec.identity_hash()
+    rows_per_board = spec.tables * load_players(spec)
+    total = chunk_count(spec.boards)
+    plan = Plan(set(), [])
+    for entry in os.scandir(chunks):
+        if entry.name.startswith(".chunk-") and entry.name.endswith(".tmp"):
+            os.unlink(entry.path)  # a write that a kill interrupted
+            continue
+        match = _CHUNK_NAME.match(entry.name)
+        if not match or int(match.group(1)) >= total:
+            raise RunError(f"{chunks}: holds files that are not chunks of this run ({entry.name}, ...)")
+        chunk, path = int(match.group(1)), Path(entry.path)
+        try:
+            columns, metadata = read_chunk(path)
+        except CorruptChunk as error:
+            path.unlink()
+            plan.corrupted.append(str(error))
+            continue
+        rows = boards_in_chunk(spec.boards, chunk) * rows_per_board
+        if metadata.get("autodup_run") != identity_hash or metadata.get("autodup_chunk") != str(chunk) \
+                or columns["board"].size != rows:
+            raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
+        plan.done.add(chunk)
+    return plan
+
+
+def load_players(spec: RunSpec) -> int:
     from .config import load_config
 
-    identity_hash = spec.identity_hash()
-    rows_per_board = spec.tables * load_config(spec.config).players
-    remaining = []
-    for chunk in range(chunk_count(spec.boards)):
-        path = chunk_path(out, chunk)
-        rows = min(CHUNK_BOARDS, spec.boards - chunk * CHUNK_BOARDS) * rows_per_board
-        if path.exists() and not _chunk_is_ours(path, chunk, identity_hash, rows):
-            raise RunError(f"{path}: not a complete chunk of this run (delete it to play it again)")
-        if not path.exists():
-            remaining.append(chunk)
-    return remaining
+    return load_config(spec.config).players
+
+
+def _write_json_atomically(path: Path, data) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(data, indent=2))
+    os.replace(temporary, path)
+
+
+LOCK_NAME = ".lock"
+
+
+@contextlib.contextmanager
+def locked(out: Path):
+    """Hold ``out/.lock`` for the duration: a second run into the same folder is refused, not interleaved."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks on this platform: nothing to hold
+        yield
+        return
+    handle = open(out / LOCK_NAME, "a+")
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise RunError(f"--out: {out} is being written by another autodup run ({holder}); "
+                           "wait for it, or use another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
 
 
 # --------------------------------------------------------------------------
-# execution
+# running a tournament
 # --------------------------------------------------------------------------
 
 
-class _CtrlC:
-    """While active, a first Ctrl-C asks the run to stop after the chunks being written; a second one stops now.
+def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
+                   resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
+                   game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None) -> tuple:
+    """Play (or finish) a run and write its summary; returns ``(out, summary)``.
 
-    A signal landing inside a jitted kernel can surface as a SystemError
-    instead of KeyboardInterrupt, so the run polls this flag between chunks.
-    """
-
-    def __init__(self):
-        self.requested = False
-
-    def __enter__(self):
-        import threading
-
-        self.previous = None
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def _handle(self, signum, frame):
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-
-    def check(self):
-        if self.requested:
-            raise KeyboardInterrupt
-
-    def __exit__(self, *exc):
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
-        return False
-
-
-def _ignore_ctrl_c():
-    """Worker processes leave Ctrl-C to the parent, which stops them between chunks."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def run_chunks(spec: RunSpec, out: Path, chunks: list, workers: int, backend: str, ray_address=None,
-               quiet: bool = False) -> None:
-    """Play ``chunks`` with ``workers`` processes (or Ray) and write each as it completes.
+    Without ``out`` the folder is :func:`default_out`, and finding it again
+    resumes it (its name says it is the same run). ``warn(line)`` receives
+    one-line warnings (a corrupted chunk played again).
 
     Raises
     ------
-    KeyboardInterrupt
-        After Ctrl-C, once the chunks in hand are written (the run resumes with ``--resume``).
+    RunError
+        Bad arguments or folder, or a bot that hung or crashed a worker.
+    autodup.workers.Stopped
+        Ctrl-C or SIGTERM; finished chunks are kept.
     """
+    from . import __version__
+
+    warn = warn or (lambda line: print(f"autodup: warning: {line}", file=sys.stderr))
+    if backend not in ("local", "ray"):
+        raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
+    if ray_address is not None and backend != "ray":
+        raise RunError("--ray-address needs --backend ray")
+    if backend == "ray":
+        _import_ray()  # before anything is written
+        _check_ray_address(ray_address)
+    implicit = out is None
+    out = Path(default_out(spec) if implicit else out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out: {out} is a file, not a folder")
+    if resume and not out.exists():
+        raise RunError(f"--resume: {out} does not exist (nothing to resume; run without --resume to start it)")
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
+             "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
+    try:
+        with locked(out):
+            plan = prepare_output(out, spec, resume or implicit, extra)
+            for message in plan.corrupted:
+                warn(f"{message}; playing it again")
+            _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout)
+            summary = summarize_run(out)
+            _write_json_atomically(out / "summary.json", summary)
+    except BaseException:
+        if created and not any((out / "chunks").glob("chunk-*.parquet")):
+            shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+        raise
+    return out, summary
+
+
+def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_address, quiet: bool,
+          game_timeout: float) -> None:
+    """Probe the bots' determinism (once per folder) and play the chunks not done, writing each as it finishes."""
     from tqdm import tqdm
 
-    boards_left = sum(min(CHUNK_BOARDS, spec.boards - c * CHUNK_BOARDS) for c in chunks)
-    with tqdm(total=spec.boards, initial=spec.boards - boards_left, unit="board", disable=quiet,
-              file=sys.stderr, dynamic_ncols=True) as progress, _CtrlC() as ctrl_c:
-        identity_hash = spec.identity_hash()
+    from .workers import TaskError, WorkerFailure
 
-        def done(chunk, rows):
-            write_chunk(out, chunk, rows, identity_hash)
-            progress.update(int(np.unique(rows["board"]).size))
-            ctrl_c.check()
-
-        if backend == "ray":
-            _run_with_ray(spec, chunks, workers, ray_address, done)
-        elif workers == 1:
-            for chunk in chunks:
-                done(chunk, play_chunk(spec, chunk))
-        else:
-            _run_with_processes(spec, chunks, workers, done)
-
-
-def _run_with_processes(spec, chunks, workers, done):
-    import concurrent.futures
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
-    waiting = list(reversed(chunks))
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                                initializer=_ignore_ctrl_c) as pool:
-        # A few chunks in flight per worker: memory stays flat however many boards there are.
-        running = {}
+    total = chunk_count(spec.boards)
+    probed = (out / DETERMINISM_FILE).exists()
+    if len(plan.done) == total and probed:
+        return
+    tasks = [] if probed else [("probe", probe_determinism, (spec,))]
+    tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in range(total) if c not in plan.done))
+    identity_hash = spec.identity_hash()
+    done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
+    with tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr,
+              dynamic_ncols=True) as progress:
         try:
-            while waiting or running:
-                while waiting and len(running) < 2 * workers:
-                    chunk = waiting.pop()
-                    running[pool.submit(play_chunk, spec, chunk)] = chunk
-                finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-                for future in finished:
-                    done(running.pop(future), future.result())
-        except BaseException:
-            for future in running:
-                future.cancel()
-            raise
+            finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
+                        else _with_processes(spec, tasks, workers, game_timeout))
+            for key, result, errors in finished:
+                if key == "probe":
+                    _write_json_atomically(out / DETERMINISM_FILE, result)
+                    continue
+                write_chunk(out, key, result, identity_hash, _first_errors(spec, errors))
+                progress.update(boards_in_chunk(spec.boards, key))
+        except (WorkerFailure, TaskError) as error:
+            raise RunError(f"{error}; finished chunks are kept (see `autodup check-bot`, then --resume)") from None
+
+
+def _first_errors(spec: RunSpec, errors: list) -> dict:
+    """``{bot: message}``: the first policy error of each bot among ``(board, table, seat, message)`` records."""
+    first: dict = {}
+    for board, table, seat, message in errors:
+        if seat >= 0:
+            first.setdefault(spec.bot_at(table, seat), f"{message} (board {board}, seat {seat})")
+    return first
+
+
+def _with_processes(spec: RunSpec, tasks, workers: int, game_timeout: float):
+    from .workers import Pool
+
+    with Pool(workers, game_timeout, describe=spec.describe) as pool:
+        yield from pool.run(tasks)
 
 
 def _import_ray():
@@ -483,30 +641,91 @@ def _import_ray():
     return ray
 
 
-def _run_with_ray(spec, chunks, workers, ray_address, done):
+def _check_ray_address(address) -> None:
+    """Fail in seconds, not minutes, when nothing listens at ``--ray-address host:port``."""
+    import socket
+
+    if address is None or address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise RunError(f"--ray-address: {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS).close()
+    except OSError as error:
+        raise RunError(f"--ray-address: nothing answers at {address} ({error.strerror or error}); start a cluster "
+                       "with `ray start --head`, or leave out --ray-address to start one here") from None
+
+
+_RAY_LOCAL_POOL: list = []
+
+
+def run_watched(function, args: tuple, game_timeout: float, describe=None):
+    """Run a task in a watched worker process of this process (kept for the next call); returns ``(result, errors)``.
+
+    Ray workers call this, so that a bot that hangs or crashes is caught
+    there as it is in a local run.
+    """
+    from .workers import Pool, TaskError, WorkerFailure
+
+    if not _RAY_LOCAL_POOL:
+        _RAY_LOCAL_POOL.append(Pool(1, game_timeout, describe=describe))
+    pool = _RAY_LOCAL_POOL[0]
+    try:
+        return pool.run_one(function, args)
+    except (WorkerFailure, TaskError):
+        _RAY_LOCAL_POOL.pop().close()
+        raise
+
+
+def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: float):
     import logging
 
-    ray = _import_ray()
+    from .workers import POLL_SECONDS, SignalFlag
 
+    ray = _import_ray()
     started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
-                 log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        remote = ray.remote(play_chunk)
-        waiting = list(reversed(chunks))
-        in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", workers)))
-        pending = {}
-        while waiting or pending:
-            while waiting and len(pending) < in_flight:
-                chunk = waiting.pop()
-                pending[remote.remote(spec, chunk)] = chunk
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for reference in ready:
-                done(pending.pop(reference), ray.get(reference))
-    finally:
+    with SignalFlag() as signals:
         if started_here:
-            ray.shutdown()
+            with SignalFlag(immediate=True):  # ray.init can block: a signal must interrupt it
+                ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
+                         log_to_driver=False, logging_level=logging.WARNING)
+        pending: dict = {}
+        try:
+            remote = ray.remote(max_retries=0)(run_watched)
+            in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", workers)))
+            tasks = iter(tasks)
+            exhausted = False
+            while True:
+                while not exhausted and len(pending) < in_flight:
+                    try:
+                        key, function, args = next(tasks)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending[remote.remote(function, args, game_timeout, spec.describe)] = key
+                if not pending:
+                    return
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=POLL_SECONDS)
+                signals.check()
+                for reference in ready:
+                    key = pending.pop(reference)
+                    try:
+                        result, errors = ray.get(reference)
+                    except ray.exceptions.RayTaskError as error:
+                        cause = getattr(error, "cause", None)
+                        raise RunError(str(cause) if cause is not None else _first_line(error)) from None
+                    yield key, result, errors
+        finally:
+            for reference in pending:
+                ray.cancel(reference, force=True)
+            if started_here:
+                ray.shutdown()
+
+
+def _first_line(error) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 # --------------------------------------------------------------------------
@@ -515,7 +734,8 @@ def _run_with_ray(spec, chunks, workers, ray_address, done):
 
 
 def board_totals(columns: dict) -> dict:
-    """Per bot and board: rows, sums of placement and of duplicate score, and top-4 finishes.
+    """Per bot and board: rows, sums of placement and of duplicate score, and top-4 finishes; per bot the
+    totals of what it did wrong (``MISBEHAVIOUR_COLUMNS``, when the columns are given).
 
     The duplicate score of a row is its placement minus the mean placement at
     the same board and seat (over the tables). Boards never span chunks, so
@@ -533,7 +753,8 @@ def board_totals(columns: dict) -> dict:
         totals[str(name)] = {
             "boards": boards, "rows": np.bincount(index), "placement": np.bincount(index, weights=placement[mine]),
             "duplicate": np.bincount(index, weights=duplicate[mine]),
-            "top4": np.bincount(index, weights=(placement[mine] <= players // 2).astype(np.float64))}
+            "top4": np.bincount(index, weights=(placement[mine] <= players // 2).astype(np.float64)),
+            "misbehaviour": {key: int(columns[key][mine].sum()) for key in MISBEHAVIOUR_COLUMNS if key in columns}}
     return totals
 
 
@@ -542,10 +763,12 @@ def summarize_totals(parts) -> list:
 
     Per bot: mean placement and duplicate score with 95% confidence intervals
     from the spread of per-board means (boards are independent, the tables of
-    a board are not), and the top-half rate (``top4_rate`` at 8 seats);
-    sorted by duplicate score. With a full Latin square (as many tables as
-    bots, each bot at every seat once per board), a bot's duplicate score is
-    its mean placement minus ``(players + 1) / 2`` on every board.
+    a board are not), the top-half rate (``top4_rate`` at 8 seats), and the
+    totals of illegal actions, action-cap hits, decisions that raised and bad
+    answers; sorted by duplicate score. With a full Latin square (as many
+    tables as bots, each bot at every seat once per board), a bot's
+    duplicate score is its mean placement minus ``(players + 1) / 2`` on
+    every board.
     """
     merged: dict = {}
     for part in parts:
@@ -553,7 +776,7 @@ def summarize_totals(parts) -> list:
             merged.setdefault(name, []).append(totals)
     rows = []
     for name, pieces in merged.items():
-        joined = {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0]}
+        joined = {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0] if key != "misbehaviour"}
         count = joined["rows"]
         entry = {"bot": name, "rows": int(count.sum()), "boards": int(joined["boards"].size)}
         for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate")):
@@ -563,6 +786,8 @@ def summarize_totals(parts) -> list:
             entry[f"{label}_ci95"] = float(1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size)) \
                 if per_board.size > 1 else None
         entry["top4_rate"] = float(joined["top4"].sum() / count.sum())
+        for key in pieces[0]["misbehaviour"]:
+            entry[key] = sum(p["misbehaviour"][key] for p in pieces)
         rows.append(entry)
     return sorted(rows, key=lambda r: (r["duplicate_score"], r["bot"]))
 
@@ -573,12 +798,35 @@ def summarize(columns: dict) -> list:
 
 
 def summarize_run(out) -> list:
-    """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards)."""
-    import pyarrow.parquet as pq
+    """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards).
 
-    parts = []
+    Every chunk is checked as it is read (:func:`read_chunk`). Each bot's row
+    also gets ``first_error`` (its first policy error, or None) and
+    ``deterministic`` (from the probe at the start of the run, None if absent).
+    """
+    parts, first_errors = [], {}
     for path in chunk_files(out):
-        table = pq.read_table(path, columns=["board", "seat", "bot", "placement"])
-        parts.append(board_totals({name: table.column(name).to_numpy(zero_copy_only=False)
-                                   for name in table.column_names}))
-    return summarize_totals(parts)
+        columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *MISBEHAVIOUR_COLUMNS])
+        parts.append(board_totals(columns))
+        for bot, message in json.loads(metadata.get("autodup_errors", "{}")).items():
+            first_errors.setdefault(bot, message)
+    determinism_path = Path(out) / DETERMINISM_FILE
+    determinism = json.loads(determinism_path.read_text()) if determinism_path.exists() else {}
+    rows = summarize_totals(parts)
+    for row in rows:
+        row["first_error"] = first_errors.get(row["bot"])
+        row["deterministic"] = determinism.get(row["bot"])
+    return rows
+
+
+def misbehaving(summary: list) -> list:
+    """One phrase per bot that did something wrong in a run (empty when all played clean)."""
+    phrases = []
+    for row in summary:
+        wrong = [f"{row[key]:,} {key.replace('_', ' ')}" for key in MISBEHAVIOUR_COLUMNS if row.get(key)]
+        if row.get("deterministic") is False:
+            wrong.append("not deterministic")
+        if wrong:
+            first = f" (first: {row['first_error']})" if row.get("first_error") else ""
+            phrases.append(f"{row['bot']}: {', '.join(wrong)}{first}")
+    return phrases

@@ -49,6 +49,8 @@ ARTICLE = {
 }
 
 DEFAULT_TRIALS = 1_000_000
+MAX_TRIALS = 10**9          # about an hour on two cores; more is surely a typo
+TRIALS_PER_BLOCK = 1 << 20  # trials whose outcomes are held at once (6 MB)
 DEFAULT_SEED = 20230527
 
 _N_SYSTEMS = 6
@@ -120,22 +122,23 @@ def _alice_column(x_draw):
 
 
 @njit(cache=True, parallel=True)
-def toy_outcomes(seed, trials):
-    """Joint outcome of every system in every trial.
+def toy_outcomes(seed, first_trial, trials):
+    """Joint outcome of every system in trials ``first_trial .. first_trial + trials - 1``.
 
     Parameters
     ----------
     seed : uint64
-    trials : int
+    first_trial, trials : int
 
     Returns
     -------
     numpy.ndarray
-        int64, shape (trials, 6): ``row * 3 + column`` per system, in the
+        int8, shape (trials, 6): ``row * 3 + column`` per system, in the
         order fig1, fig2, fig3, fig4, fig5, keyed.
     """
-    out = np.empty((trials, _N_SYSTEMS), dtype=np.int64)
-    for trial in prange(trials):
+    out = np.empty((trials, _N_SYSTEMS), dtype=np.int8)
+    for i in prange(trials):
+        trial = first_trial + i
         _, needles, needle_count = engine_state(2)
         weights = np.zeros(2)
         trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(trial))
@@ -145,21 +148,21 @@ def toy_outcomes(seed, trials):
         alice_seed = derive_seed_kernel(trial_seed, LABEL_TABLE, np.uint64(1))
         alice_first = _x_position(alice_seed, _FIRST_SHUFFLE, 5)
         alice = 0 if alice_first == 0 else (1 if _x_position(alice_seed, _SECOND_SHUFFLE, 3) == 0 else 2)
-        out[trial, 0] = _bob_row(_x_position(bob_seed, _FIRST_SHUFFLE, 5)) * 3 + alice
+        out[i, 0] = _bob_row(_x_position(bob_seed, _FIRST_SHUFFLE, 5)) * 3 + alice
 
         # Figs. 2-4: one shared shuffle; a shared second shuffle of {X, blank, blank} when needed.
         shared = _x_position(trial_seed, _FIRST_SHUFFLE, 5)
         second = _x_position(trial_seed, _SECOND_SHUFFLE, 3)
         bob = _bob_row(shared)
-        out[trial, 1] = bob * 3 + _replay_alice(shared, second, False)
-        out[trial, 2] = bob * 3 + (0 if shared == 0 else (1 if second == 0 else 2))
-        out[trial, 3] = bob * 3 + _replay_alice(shared, second, True)
+        out[i, 1] = bob * 3 + _replay_alice(shared, second, False)
+        out[i, 2] = bob * 3 + (0 if shared == 0 else (1 if second == 0 else 2))
+        out[i, 3] = bob * 3 + _replay_alice(shared, second, True)
 
         # Fig. 5 and keyed: the exponential races, same seed at both tables.
         for system, keyed in ((4, False), (5, True)):
             bob_x = _race_player(keyed, trial_seed, False, needles, needle_count, weights)
             alice_x = _race_player(keyed, trial_seed, True, needles, needle_count, weights)
-            out[trial, system] = bob_x * 3 + _alice_column(alice_x)
+            out[i, system] = bob_x * 3 + _alice_column(alice_x)
     return out
 
 
@@ -182,13 +185,16 @@ def toy_figures(trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED) -> dict:
     """
     from .rng import check_seed
 
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"trials must be a positive integer, got {trials!r}")
-    outcomes = toy_outcomes(np.uint64(check_seed(seed)), int(trials))
-    figures = {}
-    for system, name in enumerate(FIGURES):
-        counts = np.bincount(outcomes[:, system], minlength=12).reshape(4, 3)
-        figures[name] = (counts / trials).tolist()
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials must be an integer from 1 to {MAX_TRIALS:,}, got {trials!r}")
+    seed = np.uint64(check_seed(seed))
+    counts = np.zeros((_N_SYSTEMS, 12), dtype=np.int64)
+    # Trials are played in blocks: memory stays flat however many are asked for.
+    for first in range(0, int(trials), TRIALS_PER_BLOCK):
+        outcomes = toy_outcomes(seed, first, min(TRIALS_PER_BLOCK, int(trials) - first))
+        for system in range(_N_SYSTEMS):
+            counts[system] += np.bincount(outcomes[:, system], minlength=12)
+    figures = {name: (counts[system].reshape(4, 3) / trials).tolist() for system, name in enumerate(FIGURES)}
     return {"rows": list(ROWS), "cols": list(COLS), "figures": figures, "trials": int(trials)}
 
 

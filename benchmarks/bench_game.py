@@ -21,7 +21,7 @@ import numpy as np
 
 from autodup.config import load_config
 from autodup.bots import bot_names, load_bot, policy_tuple
-from autodup.game import DEALERS, ORDER_EVENTS, play_boards, rules_of
+from autodup.game import DEALERS, ORDER_EVENTS, new_progress, play_boards, rules_of
 
 
 def measure(config_path: str, games: int, repeats: int) -> dict:
@@ -32,14 +32,16 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
     cases = {name: (code, greedy, 1) for name, code in DEALERS.items()}
     # Every bot of bots/ at one table, seats rotating board by board, haystack dealer.
     cases["roster"] = (DEALERS["haystack"], roster, len(roster_bots))
-    for code, (policies, params), n_bots in cases.values():  # compile, or load the cache, before timing
-        play_boards(rules, code, ORDER_EVENTS, 1, 0, 1, policies, params, n_bots, True)
+    progress = new_progress()
+    for code, (policies, params, param_counts), n_bots in cases.values():  # compile, or load the cache, first
+        play_boards(rules, code, ORDER_EVENTS, 1, 0, 1, policies, params, param_counts, n_bots, True, progress)
     samples = {name: [] for name in cases}
     rounds = {}
     for _ in range(repeats):
-        for name, (code, (policies, params), n_bots) in cases.items():
+        for name, (code, (policies, params, param_counts), n_bots) in cases.items():
             start = time.perf_counter()
-            _, played, _ = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies, params, n_bots, True)
+            _, played, _ = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies, params, param_counts, n_bots,
+                                       True, progress)
             samples[name].append(games / (time.perf_counter() - start))
             rounds[name] = float(played.mean())
     games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}

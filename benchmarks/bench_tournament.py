@@ -28,7 +28,7 @@ import numpy as np
 
 from autodup.bots import bot_names, load_bot, policy_tuple
 from autodup.config import load_config
-from autodup.game import ORDER_EVENTS, rules_of
+from autodup.game import ORDER_EVENTS, new_progress, rules_of
 from autodup.tournament import CHUNK_BOARDS, RUN_DEALERS, play_boards_at_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,13 +38,15 @@ CONFIG = ROOT / "configs" / "set4.yaml"
 def kernel_games_per_s(boards: int) -> float:
     rules = rules_of(load_config(CONFIG))
     bots = [load_bot(name) for name in bot_names()]
-    policies, params = policy_tuple(bots)
+    policies, params, param_counts = policy_tuple(bots)
     dealer, shared = RUN_DEALERS["haystack"]
-    play_boards_at_tables(rules, dealer, ORDER_EVENTS, 1, 0, 1, len(bots), policies, params, len(bots), shared)
+    progress = new_progress()
+    play_boards_at_tables(rules, dealer, ORDER_EVENTS, 1, 0, 1, len(bots), policies, params, param_counts, len(bots),
+                          shared, progress)
     start = time.perf_counter()
     for first in range(0, boards, CHUNK_BOARDS):
         play_boards_at_tables(rules, dealer, ORDER_EVENTS, 0, first, min(CHUNK_BOARDS, boards - first), len(bots),
-                              policies, params, len(bots), shared)
+                              policies, params, param_counts, len(bots), shared, progress)
     return boards * len(bots) / (time.perf_counter() - start)
 
 

@@ -27,6 +27,8 @@ from autodup.game import (
     RESULT_COLUMNS,
     decode_decision,
     encode_decision,
+    is_answer,
+    new_progress,
     play_boards,
     play_table,
     rules_of,
@@ -103,13 +105,21 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("bad_parameters.py", "PARAMETERS must map"),
     ("plain_function.py", "decorated with @autodup.bots.policy"),
     ("syntax_error.py", "cannot load: SyntaxError"),
-    ("does_not_compile.py", "cannot load: TypingError"),
+    ("does_not_compile.py", "decide cannot be compiled (line 12): Unknown attribute 'gold'"),
+    ("returns_text.py", "decide returns Literal[str](buy everything), not an answer: return buy(slot)"),
+    ("returns_float.py", "decide returns float64, not an answer: return buy(slot)"),
+    ("plain_helper.py", "decide calls rich(), a plain Python function: decorate it with @helper"),
+    ("allocates_array.py", "decide allocates a list or an array (line 15): a policy cannot allocate"),
+    ("allocates_list.py", "decide allocates a list or an array (line 13): a policy cannot allocate"),
+    ("undeclared_parameter.py", "decide reads params[1], but PARAMETERS declares 1 (roll_above)"),
+    ("greedy_without_extension", "a bot file must be a Python file whose name ends in .py"),
 ])
 def test_broken_bot_files_are_refused_with_one_line(file, message):
     with pytest.raises(BotError) as caught:
         load_bot(str(BAD / "broken" / file))
     text = str(caught.value)
-    assert message in text and str(BAD / "broken" / file) in text and "\n" not in text
+    assert message in text and str(BAD / "broken" / file) in text and "\n" not in text, text
+    assert "numba" not in text.lower() and "\x1b" not in text  # said in the README's terms
 
 
 def test_unknown_bots_and_parameters_are_refused():
@@ -131,17 +141,16 @@ def test_unknown_bots_and_parameters_are_refused():
         "greedy": {"roll_above": 20.0}, "econ": {"roll_stage": 5.0}}
     with pytest.raises(BotError, match="1 to 8 distinct bots"):
         policy_tuple([load_bot("greedy")] * (MAX_PLAYERS + 1))
-    policies, params = policy_tuple([load_bot("greedy")])
+    policies, params, param_counts = policy_tuple([load_bot("greedy")])
     with pytest.raises(ValueError, match="n_bots"):
-        play_boards(SET4, 0, ORDER_EVENTS, 1, 0, 1, policies, params, 0, True)
+        play_boards(SET4, 0, ORDER_EVENTS, 1, 0, 1, policies, params, param_counts, 0, True, new_progress())
 
 
 def play(seat_bots, board=0, dealer="haystack", check=False):
     g = board_seed(11, board)
     seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)
-    policies, params, bot_of_seat = seating(seat_bots)
-    results, violations, _ = play_table(SET4, DEALERS[dealer], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
-                                        policies, params, bot_of_seat, check)
+    results, violations, _, _ = play_table(SET4, DEALERS[dealer], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
+                                           *seating(seat_bots), check, new_progress())
     assert violations == 0
     return results
 
@@ -160,19 +169,23 @@ def test_parameters_change_play_and_are_per_seat():
 def test_seats_with_the_same_bot_share_one_policy_entry():
     greedy, econ = load_bot("greedy"), load_bot("econ")
     tweaked = greedy.with_parameters({"roll_above": 20.0})
-    _, params, bot_of_seat = seating([greedy, econ, greedy, tweaked, econ, greedy, tweaked, greedy])
+    _, params, param_counts, bot_of_seat = seating([greedy, econ, greedy, tweaked, econ, greedy, tweaked, greedy])
     assert bot_of_seat.tolist() == [0, 1, 0, 2, 1, 0, 2, 0]
     assert params[0, 0] == 50.0 and params[2, 0] == 20.0
+    assert param_counts[:3].tolist() == [len(greedy.defaults), len(econ.defaults), len(greedy.defaults)]
 
 
-def test_decisions_round_trip_through_the_encoding():
+def test_decisions_round_trip_through_the_encoding_and_numbers_are_not_answers():
     for action in range(16):
-        for argument in (-3, -1, 0, 1, 7, 1 << 40):
+        for argument in (-2**31, -3, -1, 0, 1, 7, 2**31 - 1):
             decision = encode_decision(action, argument)
             assert decode_decision(decision) == (action, argument)
-            assert decision != 0 or (action, argument) == (15, -1)
+            assert decision != 0 and is_answer(decision)
     assert decode_decision(encode_decision(ACTION_BUY, 4)) == (ACTION_BUY, 4)
     assert decode_decision(encode_decision(ACTION_LOADED_ROLL, -1)) == (ACTION_LOADED_ROLL, -1)
+    # What a policy returns by mistake (a small number, a float cast to int, a boolean) is not an answer.
+    for number in (0, 1, 2, 7, 100, -1, 2**40, 2**62, -2**63):
+        assert not is_answer(number)
 
 
 def test_games_with_real_bots_keep_every_invariant():
@@ -183,17 +196,15 @@ def test_games_with_real_bots_keep_every_invariant():
             assert sorted(results[:, 0].tolist()) == list(range(1, 9))
     g = board_seed(3, 0)
     seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)
-    policies, params, bot_of_seat = seating(bots)
-    _, violations, _ = play_table(SET4, DEALERS["haystack"], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
-                                  policies, params, bot_of_seat, True)
+    _, violations, _, _ = play_table(SET4, DEALERS["haystack"], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
+                                     *seating(bots), True, new_progress())
     assert violations == 0
 
 
 def mean_placements(seed, games):
     bots = [load_bot(name) for name in ROSTER]
-    policies, params = policy_tuple(bots)
-    results, _, who = play_boards(SET4, DEALERS["haystack"], ORDER_EVENTS, seed, 0, games, policies, params,
-                                  len(bots), True)
+    results, _, who = play_boards(SET4, DEALERS["haystack"], ORDER_EVENTS, seed, 0, games, *policy_tuple(bots),
+                                  len(bots), True, new_progress())
     # Rotation: every bot sits at every seat equally often.
     seat_counts = np.array([[np.sum(who[:, s] == b) for s in range(8)] for b in range(len(bots))])
     assert np.all(seat_counts == games // 8)

@@ -14,6 +14,7 @@ from autodup.game import (
     RESULT_COLUMNS,
     first_slot_counts,
     loot_items,
+    new_progress,
     play_table,
     rules_of,
 )
@@ -33,9 +34,9 @@ def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7, sea
     seats = np.array([seat_seed(g, s) for s in range(rules.players)], dtype=np.uint64)
     if seat_bots is None:  # half the seats act at random, legal or not: every action path is exercised
         seat_bots = [CHAOS if s % 2 else GREEDY for s in range(rules.players)]
-    policies, params, bot_of_seat = seating(seat_bots)
-    return play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)), policies, params,
-                      bot_of_seat, check)
+    results, violations, rounds, _ = play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)),
+                                                *seating(seat_bots), check, new_progress())
+    return results, violations, rounds
 
 
 @pytest.mark.parametrize("rules", [TINY, SET4], ids=["tiny", "set4"])
@@ -230,12 +231,19 @@ def test_rule_variants_keep_every_invariant(variant, dealer):
 
 
 def test_play_table_refuses_arrays_of_the_wrong_length():
-    policies, params, _ = seating([GREEDY])
+    policies, params, param_counts, _ = seating([GREEDY])
     eight = np.zeros(TINY.players, dtype=np.int64)
+    seeds = np.zeros(TINY.players, dtype=np.uint64)
     with pytest.raises(ValueError, match="one seat seed"):
-        play_table(TINY, 0, 0, np.zeros(2, dtype=np.uint64), np.uint64(1), policies, params, eight, False)
+        play_table(TINY, 0, 0, np.zeros(2, dtype=np.uint64), np.uint64(1), policies, params, param_counts, eight,
+                   False, new_progress())
     with pytest.raises(ValueError, match="unknown dealer"):
-        play_table(TINY, 9, 0, np.zeros(TINY.players, dtype=np.uint64), np.uint64(1), policies, params, eight, False)
-    with pytest.raises(ValueError, match="out of range"):
-        play_table(TINY, 0, 0, np.zeros(TINY.players, dtype=np.uint64), np.uint64(1), policies, params,
-                   eight + 8, False)
+        play_table(TINY, 9, 0, seeds, np.uint64(1), policies, params, param_counts, eight, False, new_progress())
+    with pytest.raises(ValueError, match="bot index is out of range"):
+        play_table(TINY, 0, 0, seeds, np.uint64(1), policies, params, param_counts, eight + 8, False, new_progress())
+    with pytest.raises(ValueError, match="parameter count is out of range"):
+        play_table(TINY, 0, 0, seeds, np.uint64(1), policies, params, param_counts + 99, eight, False,
+                   new_progress())
+    with pytest.raises(ValueError, match="progress block"):
+        play_table(TINY, 0, 0, seeds, np.uint64(1), policies, params, param_counts, eight, False,
+                   np.zeros(2, dtype=np.int64))

@@ -70,13 +70,13 @@ def test_results_do_not_depend_on_threads_and_differ_by_seed():
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = toy_outcomes(np.uint64(5), 20_000)
+        one = toy_outcomes(np.uint64(5), 0, 20_000)
         numba.set_num_threads(max(threads, 2))
-        many = toy_outcomes(np.uint64(5), 20_000)
+        many = toy_outcomes(np.uint64(5), 0, 20_000)
     finally:
         numba.set_num_threads(threads)
     assert np.array_equal(one, many)
-    assert not np.array_equal(one, toy_outcomes(np.uint64(6), 20_000))
+    assert not np.array_equal(one, toy_outcomes(np.uint64(6), 0, 20_000))
 
 
 @pytest.mark.parametrize("trials", [0, -5, 2.5, True])

@@ -1,0 +1,181 @@
+"""Where numba keeps autodup's compiled code: one folder per version of the package's code.
+
+numba's own cache checks only the source file of each function. A kernel in
+``tournament.py`` that inlines or calls functions of ``game.py`` stayed cached
+after ``game.py`` changed and went on playing the old rule, while ``autodup
+play`` (compiled from ``game.py`` itself) played the new one. Here every
+function of the package, and every bot's policy, is cached under::
+
+    <cache root>/<code fingerprint>/autodup/         the package's kernels
+    <cache root>/<code fingerprint>/bots/<module>/   a bot's policy; <module> names its file's content
+
+The fingerprint is a hash of the source files compiled code can depend on
+(:func:`compiled_modules`: every module that uses numba, and what those import),
+so any edit of them compiles afresh, and identical code (a copied checkout, a
+clean clone, an installed wheel) finds its cache wherever it lives. A bot's folder is
+named by the hash of the bot file's content, not its path, so a bot copied to
+another folder loads the same cache.
+
+The cache root is ``$AUTODUP_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/autodup``
+or ``~/.cache/autodup``; if none of these can be written, a folder in the
+system's temporary directory. The folders of the
+``KEPT_FINGERPRINTS`` most recently used versions are kept; older ones are
+removed when a new version first compiles.
+
+This module must be imported before any jitted function of the package is
+defined: ``autodup/__init__.py`` imports it first.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from numba.core.caching import CacheImpl, _CacheLocator
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+BOT_MODULE_PREFIX = "autodup_bot_"
+KEPT_FINGERPRINTS = 8
+
+
+def compiled_modules() -> list:
+    """The package's source files that compiled code can depend on, sorted.
+
+    Those that use numba, and every package module they import at their top
+    level (jitted code reads only module globals, so a constant imported from
+    another module is baked in). A module outside this set, such as the
+    configuration reader or the command line, can change without
+    invalidating compiled code.
+    """
+    sources = {path.stem: path.read_text(encoding="utf-8") for path in PACKAGE_DIR.glob("*.py")}
+    needed = [name for name, text in sources.items() if "numba" in text]
+    seen = set()
+    while needed:
+        name = needed.pop()
+        if name in seen or name not in sources:
+            continue
+        seen.add(name)
+        for node in ast.parse(sources[name]).body:  # top-level statements only
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                needed.extend([node.module] if node.module else [alias.name for alias in node.names])
+    return sorted(PACKAGE_DIR / f"{name}.py" for name in seen)
+
+
+def _fingerprint(paths) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+CODE_FINGERPRINT = _fingerprint(compiled_modules())  # what compiled code depends on
+SOURCE_FINGERPRINT = _fingerprint(sorted(PACKAGE_DIR.glob("*.py")))  # the whole package: what results depend on
+
+
+def cache_roots() -> list:
+    """The folders the cache may live in, in order of preference."""
+    roots = []
+    if os.environ.get("AUTODUP_CACHE_DIR"):
+        roots.append(Path(os.environ["AUTODUP_CACHE_DIR"]).expanduser())
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        roots.append(Path(base).expanduser() / "autodup")
+    roots.append(Path(tempfile.gettempdir()) / f"autodup-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    return roots
+
+
+def cache_folder() -> Path | None:
+    """This version's cache folder (created), or None if no root can be written."""
+    for root in cache_roots():
+        folder = root / CODE_FINGERPRINT
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError:
+            continue
+        _forget_old_versions(root)
+        return folder
+    return None
+
+
+def _forget_old_versions(root: Path) -> None:
+    """Keep the KEPT_FINGERPRINTS most recently used versions' folders under ``root``."""
+    try:
+        os.utime(root / CODE_FINGERPRINT)  # marks this version as used now
+        folders = [p for p in root.iterdir() if p.is_dir() and len(p.name) == len(CODE_FINGERPRINT)]
+        folders.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in folders[KEPT_FINGERPRINTS:]:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        pass  # another process may be pruning too; a folder left over is harmless
+
+
+_FOLDER: list = []  # this process's cache folder, found once
+
+
+def _folder() -> Path | None:
+    if not _FOLDER:
+        _FOLDER.append(cache_folder())
+    return _FOLDER[0]
+
+
+def bot_module_name(path: Path) -> str:
+    """The module name a bot file is loaded under: its stem and a hash of its content (not of its path)."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    stem = "".join(c if c.isalnum() else "_" for c in Path(path).stem)
+    return f"{BOT_MODULE_PREFIX}{stem}_{digest}"
+
+
+class FingerprintCacheLocator(_CacheLocator):
+    """numba cache locator for autodup's functions and bots (see the module docstring).
+
+    The source stamp numba checks is the code fingerprint: the folder already
+    depends on it, and a bot's folder on its content as well.
+    """
+
+    def __init__(self, py_func, cache_path: Path):
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = str(cache_path)
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return CODE_FINGERPRINT
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        module = getattr(py_func, "__module__", None) or ""
+        if module == "autodup" or module.startswith("autodup."):
+            if Path(py_file).resolve().parent != PACKAGE_DIR:
+                return None  # another copy of a module named autodup: numba's own rules apply
+            relative = Path("autodup")
+        elif module.startswith(BOT_MODULE_PREFIX):
+            relative = Path("bots") / module
+        else:
+            return None
+        folder = _folder()
+        if folder is None:
+            return None
+        self = cls(py_func, folder / relative)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None
+        return self
+
+
+def install() -> None:
+    """Put :class:`FingerprintCacheLocator` first in numba's list of cache locators (once)."""
+    if FingerprintCacheLocator not in CacheImpl._locator_classes:
+        CacheImpl._locator_classes.insert(0, FingerprintCacheLocator)
+
+
+install()
