@@ -126,16 +126,7 @@ def _first_allocation_line(function):
 
 
 class _PolicyCallback(CFunc):
-    """A policy's C callback: checked before it compiles, recompiled when its cache cannot be loaded."""
-
-    def compile(self):
-        try:
-            super().compile()
-        except PolicyError:
-            raise
-        except Exception:  # a cache file another numba wrote, or a damaged one: compile afresh
-            self._cache.flush()
-            super().compile()
+    """A policy's C callback, checked before it compiles (a damaged cache recompiles: see compile_cache)."""
 
     def _compile_uncached(self):
         function = self._pyfunc

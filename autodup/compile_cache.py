@@ -16,6 +16,9 @@ clean clone, an installed wheel) finds its cache wherever it lives. A bot's fold
 named by the hash of the bot file's content, not its path, so a bot copied to
 another folder loads the same cache.
 
+A cached entry that cannot be loaded (written by another numba, damaged) is
+compiled again and overwritten, for the package's functions and for bots.
+
 The cache root is ``$AUTODUP_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/autodup``
 or ``~/.cache/autodup``; if none of these can be written, a folder in the
 system's temporary directory. The folders of the
@@ -35,7 +38,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from numba.core.caching import CacheImpl, _CacheLocator
+from numba.core.caching import Cache, CacheImpl, _CacheLocator
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -172,10 +175,31 @@ class FingerprintCacheLocator(_CacheLocator):
         return self
 
 
+_NUMBA_LOAD_OVERLOAD = Cache.load_overload
+
+
+def _load_or_recompile(cache, signature, target_context):
+    """numba's ``Cache.load_overload``; for autodup's caches, an entry that cannot be loaded is compiled again.
+
+    A cache file written by another numba, truncated by a full disk or
+    damaged otherwise makes numba raise while loading it; for the package's
+    kernels, helpers and bots the entry is dropped instead (the function
+    compiles and the cache is rewritten).
+    """
+    try:
+        return _NUMBA_LOAD_OVERLOAD(cache, signature, target_context)
+    except Exception:
+        if not isinstance(getattr(cache._impl, "locator", None), FingerprintCacheLocator):
+            raise
+        cache.flush()
+        return None
+
+
 def install() -> None:
-    """Put :class:`FingerprintCacheLocator` first in numba's list of cache locators (once)."""
+    """Put :class:`FingerprintCacheLocator` first in numba's cache locators, and recompile what cannot be loaded."""
     if FingerprintCacheLocator not in CacheImpl._locator_classes:
         CacheImpl._locator_classes.insert(0, FingerprintCacheLocator)
+    Cache.load_overload = _load_or_recompile
 
 
 install()

@@ -164,7 +164,7 @@ class RunSpec:
     def describe(self, where) -> str:
         """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
         if where.table < 0:  # a table of the determinism probe, which seats one bot (and random)
-            return f"bot {self.bot_names[-1 - where.table]!r} or its opponent, while probing its determinism"
+            return f"a table probing bot {self.bot_names[-1 - where.table]!r}'s determinism (seat {where.seat})"
         if where.seat < 0:
             return f"the table (no bot was deciding) at board {where.board}, table {where.table}"
         return (f"bot {self.bot_at(where.table, where.seat)!r} (seat {where.seat}, board {where.board}, "
@@ -614,7 +614,10 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
                 write_chunk(out, key, result, identity_hash, _first_errors(spec, errors))
                 progress.update(boards_in_chunk(spec.boards, key))
         except (WorkerFailure, TaskError) as error:
-            raise RunError(f"{error}; finished chunks are kept (see `autodup check-bot`, then --resume)") from None
+            kept = len(list((out / "chunks").glob("chunk-*.parquet")))
+            after = (f"; the {kept} finished chunks are kept (--resume finishes the run)" if kept
+                     else "; no chunk was finished")
+            raise RunError(f"{error}{after}; see `autodup check-bot`") from None
 
 
 def _first_errors(spec: RunSpec, errors: list) -> dict:

@@ -36,8 +36,10 @@ import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -145,8 +147,14 @@ class _ErrorRecorder:
         return records
 
 
-def _worker_main(connection, progress_buffer, parent_pid: int) -> None:
+def _worker_main(connection, progress_buffer, parent_pid: int, log_path: str) -> None:
     _die_with_parent(parent_pid)
+    # What a worker writes to stderr, from Python or from C (numba, LLVM), goes to its log: the parent
+    # quotes the last line if the worker dies, and the terminal keeps one line per problem.
+    log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
+    os.dup2(log, 2)
+    os.close(log)
+    sys.stderr = open(2, "w", closefd=False)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     progress = np.frombuffer(progress_buffer, dtype=np.int64)
@@ -217,8 +225,11 @@ class _Worker:
         self.progress_buffer = context.RawArray("q", PROGRESS_FIELDS)
         self.progress = np.frombuffer(self.progress_buffer, dtype=np.int64)
         self.progress[PROGRESS_SEAT] = -1
+        descriptor, self.log_path = tempfile.mkstemp(prefix="autodup-worker-", suffix=".log")
+        os.close(descriptor)
         self.connection, child_end = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child_end, self.progress_buffer, os.getpid()),
+        self.process = context.Process(target=_worker_main,
+                                       args=(child_end, self.progress_buffer, os.getpid(), self.log_path),
                                        daemon=True)
         self.process.start()
         child_end.close()
@@ -242,11 +253,25 @@ class _Worker:
             self.games_seen, self.clock_started = games, now
         return now - self.clock_started
 
+    def last_words(self) -> str:
+        """The last line the worker wrote to stderr (an abort message), or ''."""
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(max(0, os.path.getsize(self.log_path) - 4096))
+                lines = [line.strip() for line in log.read().decode(errors="replace").splitlines() if line.strip()]
+        except OSError:
+            return ""
+        return re.sub(r"\x1b\[[0-9;]*m", "", lines[-1])[:300] if lines else ""
+
     def kill(self) -> None:
         if self.process.is_alive():
             self.process.kill()
         self.process.join(timeout=5)
         self.connection.close()
+        try:
+            os.unlink(self.log_path)
+        except OSError:
+            pass
 
 
 class Pool:
@@ -369,7 +394,11 @@ class Pool:
         worker.process.join(timeout=5)
         code = worker.process.exitcode
         how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
+        said = worker.last_words()
         worker.kill()
-        place = self.describe(where) if where else "a worker process between games"
-        raise WorkerFailure(f"{place} crashed the worker process ({how}; a helper that recurses forever, or "
-                            "memory written out of bounds?)", "crash", where)
+        if where:
+            cause = f"{how}: {said}" if said else f"{how}; a helper that recurses forever, or memory written out of " \
+                                                   "bounds?"
+            raise WorkerFailure(f"{self.describe(where)} crashed the worker process ({cause})", "crash", where)
+        raise WorkerFailure(f"a worker process crashed outside a game, while loading the bots or compiling ({how}"
+                            f"{': ' + said if said else ''})", "crash", None)

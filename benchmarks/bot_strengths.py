@@ -47,25 +47,35 @@ def measure(config_path: str, games: int, dealer: str) -> dict:
     }
 
 
+def markdown_table(result: dict) -> list:
+    """The README's table: one row per bot, best first by the first seed set."""
+    first, second = result["seed_sets"]
+    lines = ["| bot | mean placement (seeds 101) | top 4 | mean placement (seeds 202) | top 4 |",
+             "|---|---:|---:|---:|---:|"]
+    for name, row in sorted(first["bots"].items(), key=lambda item: item[1]["mean_placement"]):
+        other = second["bots"][name]
+        lines.append(f"| {name} | {row['mean_placement']:.2f} ± {row['standard_error']:.2f} | {row['top4_rate']:.2f} | "
+                     f"{other['mean_placement']:.2f} ± {other['standard_error']:.2f} | {other['top4_rate']:.2f} |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", default="configs/set4.yaml")
     parser.add_argument("--games", type=int, default=1000, help="games per seed set")
     parser.add_argument("--dealer", default="haystack", choices=sorted(DEALERS))
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--markdown", action="store_true", help="print only the table (as in the README)")
     args = parser.parse_args()
     result = measure(args.config, args.games, args.dealer)
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    first, second = result["seed_sets"]
+    if args.markdown:
+        print("\n".join(markdown_table(result)))
+        return
     print(f"{args.config}, {args.dealer} dealer, {args.games} games per seed set, seats rotating")
-    print("| bot | mean placement (seeds 101) | top 4 | mean placement (seeds 202) | top 4 |")
-    print("|---|---:|---:|---:|---:|")
-    for name, row in sorted(first["bots"].items(), key=lambda item: item[1]["mean_placement"]):
-        other = second["bots"][name]
-        print(f"| {name} | {row['mean_placement']:.2f} ± {row['standard_error']:.2f} | {row['top4_rate']:.2f} | "
-              f"{other['mean_placement']:.2f} ± {other['standard_error']:.2f} | {other['top4_rate']:.2f} |")
+    print("\n".join(markdown_table(result)))
     print(f"Spearman between the seed sets: {result['spearman']:.3f}; best to worst: "
           f"{result['best_to_worst']:.2f} places")
 

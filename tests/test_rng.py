@@ -153,3 +153,94 @@ def test_bits_pair_extends_random_bits():
             (counter & 0xFFFFFFFF, counter >> 32, stream & 0xFFFFFFFF, stream >> 32),
             (seed & 0xFFFFFFFF, seed >> 32))
         assert int(second) == words[2] | (words[3] << 32)
+
+
+# --------------------------------------------------------------------------
+# domains: every stream has one owner
+# --------------------------------------------------------------------------
+
+
+def test_domains_are_disjoint_and_within_64_bits():
+    spans = sorted((domain.first, domain.last, domain.name) for domain in rng.DOMAINS)
+    assert spans[0][0] >= 0 and spans[-1][1] < 2**64
+    for (_, last, name), (first, _, other) in zip(spans, spans[1:]):
+        assert last < first, f"{name} overlaps {other}"
+    # Every domain sits under its own top four bits, apart from the needles' (the outcome ids).
+    for domain in rng.DOMAINS:
+        assert domain.first >> rng.DOMAIN_SHIFT == domain.last >> rng.DOMAIN_SHIFT
+
+
+def test_every_named_stream_belongs_to_one_domain_and_no_outcome_id_reaches_a_game_stream():
+    named = {name: getattr(rng, name) for name in dir(rng) if name.startswith("STREAM_")}
+    named.update(PLAIN_STREAM=rng.PLAIN_STREAM, SEQUENCE_STREAM=rng.SEQUENCE_STREAM)
+    assert len(named) == 10 and len(set(named.values())) == len(named)
+    for name, stream in named.items():
+        owners = [domain.name for domain in rng.DOMAINS if stream in domain]
+        assert len(owners) == 1, (name, owners)
+        assert rng.domain_of(stream).name != "needles"
+    largest_outcome = rng.MAX_OUTCOMES - 1
+    assert rng.domain_of(largest_outcome).name == "needles" and rng.domain_of(0).name == "needles"
+    assert rng.domain_of(rng.KEYED_DOMAIN + (largest_outcome >> 1)).name == "keyed"
+    assert rng.domain_of(rng.DERIVE_DOMAIN + rng.LABEL_TRIAL).name == "seed tree"
+    with pytest.raises(ValueError, match="no domain"):
+        rng.domain_of(rng.GAME_DOMAIN + 1000)
+    with pytest.raises(ValueError, match="label"):
+        rng.derive_seed(1, rng.MAX_LABEL, 0)
+
+
+def test_game_counter_layouts_never_meet():
+    """Event counters of consecutive rounds, shop keys of consecutive shops and rounds, and loot keys, as named."""
+    assert rng.event_counter(0, rng.EVENT_GHOST_INDEX) < rng.event_counter(1, 0)
+    assert rng.shop_key(0, 0, rng.KEY_SLOTS_PER_ROLL - 1) < rng.shop_key(0, 1, 0)
+    assert rng.shop_key(0, rng.KEY_ROLLS_PER_ROUND - 1, rng.KEY_SLOTS_PER_ROLL - 1) < rng.shop_key(1, 0, 0)
+    last_shop = rng.shop_key(rng.MAX_ROUNDS - 1, rng.KEY_ROLLS_PER_ROUND - 1, rng.KEY_SLOTS_PER_ROLL - 1)
+    assert last_shop < rng.loot_key(0) == rng.LOOT_KEY_BASE
+    rng.check_game_layout(rng.MAX_ROUNDS, 8, rng.KEY_SLOTS_PER_ROLL, rng.KEY_ROLLS_PER_ROUND)
+    for args, name in (((rng.MAX_ROUNDS + 1, 8, 5, 65), "max_rounds"), ((60, rng.EVENT_GHOST_INDEX + 1, 5, 65),
+                       "players"), ((60, 8, rng.KEY_SLOTS_PER_ROLL + 1, 65), "shop size"),
+                       ((60, 8, 5, rng.KEY_ROLLS_PER_ROUND + 1), "shops per round")):
+        with pytest.raises(ValueError, match=name):
+            rng.check_game_layout(*args)
+
+
+def test_a_config_whose_rounds_would_alias_is_refused():
+    import dataclasses
+    from pathlib import Path
+
+    from autodup.config import ConfigError, load_config
+    from autodup.game import rules_of
+
+    config = load_config(Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml")
+    with pytest.raises(ConfigError, match="max_rounds .* beyond the random-number layout"):
+        rules_of(dataclasses.replace(config, max_rounds=rng.MAX_ROUNDS + 1))
+
+
+def test_loot_order_and_shop_timing_are_independent_at_a_haystack_seat():
+    """The loot bag's shuffle and the haystack's needles share a seat seed; their values must be unrelated.
+
+    Before the domains, the loot bag read stream 5 under the seat seed, which is needle 5's stream: the bag's
+    last swap used the uniform behind needle 5's second arrival. Here, over many seats, the first loot item
+    (two items in the bag: decided by that swap) against how often outcome 5 wins the first draws of a race
+    between outcomes 5 and 6: a chi-square test of independence.
+    """
+    from pathlib import Path
+
+    from autodup import Haystack
+    from autodup.config import parse_config
+    from autodup.game import loot_items, rules_of
+
+    text = (Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml").read_text()
+    three_items = "    - {gold: 1}\n    - {gold: 2}\n    - {unit: 1}\n"
+    assert three_items in text
+    rules = rules_of(parse_config(text.replace(three_items, "    - {gold: 1}\n    - {gold: 2}\n"), "two.yaml"))
+    assert rules.loot_gold.shape[0] == 2
+    weights = np.zeros(7)
+    weights[5] = weights[6] = 1.0
+    table = np.zeros((2, 4), dtype=np.int64)
+    for seat in range(20_000):
+        seed = rng.seat_seed(rng.board_seed(77, seat), 0)
+        first_item = int(loot_items(rules, U(seed), 1)[0])
+        wins = int(np.sum(Haystack(seed).draw_many(weights.copy(), 3) == 5))
+        table[first_item, wins] += 1
+    p_value = stats.chi2_contingency(table).pvalue
+    assert p_value > 1e-6, table

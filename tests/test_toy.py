@@ -83,3 +83,14 @@ def test_results_do_not_depend_on_threads_and_differ_by_seed():
 def test_bad_trials_are_rejected(trials):
     with pytest.raises(ValueError, match="trials"):
         toy_figures(trials=trials)
+
+
+def test_trials_in_blocks_count_the_same_as_in_one(monkeypatch):
+    """Trials are played in blocks (memory stays flat however many): the blocks change no count."""
+    from autodup import toy
+
+    whole = toy_figures(trials=5000, seed=11)
+    monkeypatch.setattr(toy, "TRIALS_PER_BLOCK", 1024)
+    assert toy_figures(trials=5000, seed=11) == whole
+    with pytest.raises(ValueError, match="1 to 1,000,000,000"):
+        toy_figures(trials=toy.MAX_TRIALS + 1)

@@ -1,0 +1,174 @@
+"""Compiled code is never stale: the cache follows the package's code, and a bot's cache follows its content."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autodup import compile_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Draws through a kernel of kernels.py that inlines rng.py's uniform: numba's own cache, keyed on each
+# function's file, kept kernels.py's compiled draw after rng.py changed.
+DRAWS = """
+import numpy as np
+from autodup import kernels
+from autodup.compile_cache import CODE_FINGERPRINT
+weights = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+draws = []
+for seed in range(40):
+    counter, needles, count = kernels.engine_state(6)
+    draws.append(kernels.engine_draw(kernels.ENGINE_PLAIN, np.uint64(seed), counter, needles, count, weights))
+print(CODE_FINGERPRINT, *draws)
+"""
+
+
+def run_in(package_root: Path, cache, code: str):
+    """Run ``code`` with the package at ``package_root``, compiled code cached under ``cache`` (None: as usual)."""
+    environment = {**os.environ, "PYTHONPATH": str(package_root)}
+    if cache is not None:
+        environment["AUTODUP_CACHE_DIR"] = str(cache)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                            cwd=package_root, env=environment)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def copy_package(target: Path) -> Path:
+    shutil.copytree(ROOT / "autodup", target / "autodup", ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def test_editing_a_module_recompiles_the_kernels_of_other_modules_that_use_it(tmp_path):
+    package = copy_package(tmp_path / "copy")
+    cache = tmp_path / "cache"
+    before = run_in(package, cache, DRAWS)
+    assert run_in(package, cache, DRAWS) == before  # the second run loads the cache
+    rng_file = package / "autodup" / "rng.py"
+    source = rng_file.read_text()
+    # The same law, other draws: u becomes 1 - u - 2**-53 (still a 53-bit uniform in [0, 1)).
+    edited = source.replace("return np.float64(bits >> _SHIFT11) * _TWO_POW_MINUS_53",
+                            "return 1.0 - 2.0**-53 - np.float64(bits >> _SHIFT11) * _TWO_POW_MINUS_53")
+    assert edited != source
+    rng_file.write_text(edited)
+    after = run_in(package, cache, DRAWS)
+    fresh = run_in(package, tmp_path / "fresh cache", DRAWS)
+    assert after[0] != before[0]            # a new fingerprint, so a new cache folder
+    assert after[1:] == fresh[1:]           # the cached kernels run the edited code
+    assert after[1:] != before[1:]          # which draws differently
+    assert sorted(p.name for p in cache.iterdir()) == sorted([before[0], after[0]])
+
+
+def test_a_copied_package_with_the_same_code_shares_the_cache(tmp_path):
+    one, two = copy_package(tmp_path / "one"), copy_package(tmp_path / "two")
+    cache = tmp_path / "cache"
+    first = run_in(one, cache, DRAWS)
+    assert run_in(two, cache, DRAWS) == first
+    assert [p.name for p in cache.iterdir()] == [first[0]]
+
+
+def test_a_damaged_cache_of_the_package_is_compiled_again(tmp_path):
+    package = copy_package(tmp_path / "copy")
+    cache = tmp_path / "cache"
+    first = run_in(package, cache, DRAWS)
+    damaged = list((cache / first[0] / "autodup").iterdir())
+    assert any(p.suffix == ".nbc" for p in damaged)
+    for path in damaged:
+        path.write_bytes(b"\x80\x04not a pickle" if path.suffix == ".nbc" else b"\x00" * 7)
+    assert run_in(package, cache, DRAWS) == first
+    assert run_in(package, cache, DRAWS) == first  # and the rewritten cache loads
+
+
+def test_only_modules_compiled_code_can_reach_are_in_the_fingerprint():
+    names = {path.name for path in compile_cache.compiled_modules()}
+    assert {"rng.py", "kernels.py", "game.py", "bots.py", "tournament.py", "toy.py"} <= names
+    assert not names & {"cli.py", "config.py", "__main__.py"}  # editing these recompiles nothing
+
+
+LOAD_BOT = """
+import sys
+from autodup.bots import load_bot
+from autodup.game import DEALERS, ORDER_EVENTS, new_progress, play_table, rules_of
+from autodup.bots import seating
+from autodup.config import load_config
+from autodup.rng import event_seed, seat_seed
+import numpy as np
+bot = load_bot(sys.argv[1])
+rules = rules_of(load_config(sys.argv[2]))
+seeds = np.array([seat_seed(3, s) for s in range(rules.players)], dtype=np.uint64)
+results = play_table(rules, DEALERS["haystack"], ORDER_EVENTS, seeds, np.uint64(event_seed(3, 0)),
+                     *seating([bot] * rules.players), False, new_progress())[0]
+print(bot.policy._cache_hits, *results[:, 0].tolist())
+"""
+
+
+def test_a_bot_cache_is_found_by_content_from_any_folder_and_a_damaged_one_is_recompiled(tmp_path):
+    """The table comes from the usual cache; the bot's content is new (a comment naming this test's folder)."""
+    tiny = str(ROOT / "configs" / "tiny.yaml")
+    paths = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "mybot.py")
+        paths[-1].write_text((ROOT / "bots" / "greedy.py").read_text() + f"# {tmp_path}\n")
+
+    def load(path):
+        return run_in(ROOT, None, LOAD_BOT.replace("sys.argv[1]", repr(str(path))).replace("sys.argv[2]", repr(tiny)))
+
+    bot_folder = compile_cache.cache_folder() / "bots" / compile_cache.bot_module_name(paths[0])
+    try:
+        first, second = load(paths[0]), load(paths[1])
+        assert first[0] == "0" and second[0] == "1"  # compiled once, then loaded from another folder's copy
+        assert first[1:] == second[1:]
+        assert bot_folder.is_dir() and compile_cache.bot_module_name(paths[1]) == bot_folder.name
+        for cached in bot_folder.iterdir():  # damage every cached file of the bot
+            cached.write_bytes(b"\x00garbage" * 10)
+        third = load(paths[1])
+        assert third[0] == "0" and third[1:] == first[1:]  # recompiled, same play
+    finally:
+        shutil.rmtree(bot_folder, ignore_errors=True)
+
+
+def test_bot_module_names_follow_content_not_path(tmp_path):
+    a, b = tmp_path / "a.py", tmp_path / "sub" / "a.py"
+    b.parent.mkdir()
+    a.write_text("x = 1\n")
+    b.write_text("x = 1\n")
+    assert compile_cache.bot_module_name(a) == compile_cache.bot_module_name(b)
+    b.write_text("x = 2\n")
+    assert compile_cache.bot_module_name(a) != compile_cache.bot_module_name(b)
+
+
+@pytest.mark.slow
+def test_an_edited_rule_in_game_reaches_both_run_and_play(tmp_path):
+    """The original defect: after an edit of game.py, `run` (cached in tournament.py) kept the old rule."""
+    package = copy_package(tmp_path / "copy")
+    for folder in ("configs", "bots"):
+        shutil.copytree(ROOT / folder, package / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    environment = {**os.environ, "PYTHONPATH": str(package), "AUTODUP_CACHE_DIR": str(cache)}
+
+    def autodup(*args):
+        result = subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True,
+                                timeout=1800, cwd=package, env=environment)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    def gold_won_by_the_winner():
+        played = autodup("play", "configs/tiny.yaml", "--seed", "4", "--bots", "greedy", "--json")
+        run = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "3", "--quiet", "--out",
+                      str(tmp_path / f"run{len(list(tmp_path.glob('run*')))}"), "--json")
+        return json.loads(played)["seats"], json.loads(run)["summary"]
+
+    before = gold_won_by_the_winner()
+    game_file = package / "autodup" / "game.py"
+    source = game_file.read_text()
+    edited = source.replace("table.gold[winner] += rules.pvp_win_gold", "table.gold[winner] += 10 * rules.pvp_win_gold")
+    assert edited != source
+    game_file.write_text(edited)
+    after = gold_won_by_the_winner()
+    assert after[0] != before[0] and after[1] != before[1]

@@ -1,0 +1,323 @@
+"""Results you can trust: bots that hang, crash or misbehave, signals, locks, corrupted chunks, absurd sizes.
+
+Each test here stands for a defect found by a review (issue 9) and fails on the code before its fix.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.bots import load_bot
+from autodup.tournament import (CHUNK_BOARDS, MAX_BOARDS, CorruptChunk, RunError, chunk_rows, make_spec,
+                                prepare_output, read_chunk, read_results, summarize_run, write_chunk)
+
+ROOT = Path(__file__).resolve().parents[1]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+BOTS = ROOT / "tests" / "bots"
+
+
+def autodup(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, env=ENVIRONMENT)
+
+
+def start(*args):
+    return subprocess.Popen([sys.executable, "-m", "autodup", *args], cwd=ROOT, env=ENVIRONMENT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def one_line(result) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def children(pid: int) -> list:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for_a_hung_worker(process, seconds=120):
+    """Wait until the run's workers are up and one has sat in a game for a while (the hang)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and len(children(process.pid)) < 2:
+        time.sleep(0.1)
+    time.sleep(5)  # the workers load, play until round 3 and hang there
+    assert process.poll() is None, process.communicate()
+
+
+# --------------------------------------------------------------------------
+# bots that hang or crash: a deadline from outside, one line naming the bot and the board
+# --------------------------------------------------------------------------
+
+
+def test_a_decide_that_never_returns_is_stopped_by_the_deadline_in_play_and_check_bot():
+    started = time.time()
+    result = autodup("play", "configs/tiny.yaml", "--bots", str(BOTS / "hangs.py"), "--game-timeout", "2")
+    assert result.returncode == 2 and time.time() - started < 60
+    line = one_line(result)
+    assert "hangs.py" in line and "seat" in line and "did not finish its game within 2 s" in line
+    checked = autodup("check-bot", str(BOTS / "hangs.py"), "--game-timeout", "2", "--games", "2", "--json")
+    assert checked.returncode == 1
+    report = json.loads(checked.stdout)
+    assert not report["clean"] and report["kind"] == "hang" and "check table" in report["failure"]
+
+
+def test_a_helper_that_recurses_forever_crashes_only_its_worker():
+    result = autodup("play", "configs/tiny.yaml", "--bots", str(BOTS / "recurses.py"))
+    assert result.returncode == 2
+    line = one_line(result)
+    assert "recurses.py" in line and "crashed the worker process" in line and ("SIGSEGV" in line or "SIGABRT" in line)
+
+
+def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_run(tmp_path):
+    """A bot that thinks for a second in a few games: a short deadline stops the run, a longer one finishes it.
+
+    The deadline is not part of the run's identity, so the stopped run resumes; with seed 1 the first slow game
+    is at board 59, after two finished chunks (asserted: a change of the game may move it).
+    """
+    args = ["configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'slow.py'}", "--bot-param", "slow.one_in=40",
+            "--bot-param", "slow.steps=1e10", "--boards", str(3 * CHUNK_BOARDS), "--seed", "1", "--workers", "1",
+            "--quiet"]
+    out = tmp_path / "run"
+    stopped = autodup("run", *args, "--out", str(out), "--game-timeout", "0.3")
+    assert stopped.returncode == 2
+    line = one_line(stopped)
+    assert "bot 'slow' (seat 0, board" in line and "did not finish its game within 0.3 s" in line
+    kept = sorted(p.name for p in (out / "chunks").glob("chunk-*.parquet"))
+    assert kept == ["chunk-000000.parquet", "chunk-000001.parquet"], (kept, line)
+    assert "the 2 finished chunks are kept" in line
+    resumed = autodup("run", *args, "--out", str(out), "--resume", "--game-timeout", "600")
+    assert resumed.returncode == 0, resumed.stderr
+    straight = autodup("run", *args, "--out", str(tmp_path / "straight"), "--game-timeout", "600")
+    assert straight.returncode == 0, straight.stderr
+    names = sorted(p.name for p in (tmp_path / "straight" / "chunks").glob("chunk-*.parquet"))
+    assert len(names) == 3
+    assert all((out / "chunks" / n).read_bytes() == (tmp_path / "straight" / "chunks" / n).read_bytes()
+               for n in names)
+
+
+def test_ctrl_c_works_while_a_bot_hangs_and_leaves_no_worker(tmp_path):
+    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
+                    "--workers", "2", "--game-timeout", "600", "--out", str(tmp_path / "run"), "--quiet")
+    wait_for_a_hung_worker(process)
+    workers = children(process.pid)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    time.sleep(1)
+    assert not [pid for pid in workers if alive(pid)]
+
+
+def test_sigterm_behaves_like_ctrl_c_and_kill_9_takes_the_workers_along(tmp_path):
+    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
+                    "--workers", "2", "--game-timeout", "600", "--out", str(tmp_path / "one"), "--quiet")
+    wait_for_a_hung_worker(process)
+    workers = children(process.pid)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 143 and "terminated" in stderr and "Traceback" not in stderr, stderr
+    time.sleep(1)
+    assert not [pid for pid in workers if alive(pid)]
+
+    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
+                    "--workers", "2", "--game-timeout", "600", "--out", str(tmp_path / "two"), "--quiet")
+    wait_for_a_hung_worker(process)
+    workers = children(process.pid)
+    assert len(workers) >= 2
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=30)
+    deadline = time.time() + 10
+    while time.time() < deadline and [pid for pid in workers if alive(pid)]:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if alive(pid)], "workers outlived their parent"
+
+
+def test_two_runs_into_one_folder_are_refused_and_resume_needs_a_run(tmp_path):
+    out = tmp_path / "run"
+    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
+                    "--workers", "1", "--game-timeout", "600", "--out", str(out), "--quiet")
+    try:
+        wait_for_a_hung_worker(process)
+        second = autodup("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
+                         "--out", str(out), "--resume", "--quiet")
+        assert second.returncode == 2 and "being written by another autodup run" in one_line(second)
+    finally:
+        process.kill()
+        process.communicate()
+    missing = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--resume", "--out",
+                      str(tmp_path / "nothing"), "--quiet")
+    assert missing.returncode == 2 and "does not exist" in one_line(missing)
+    assert not (tmp_path / "nothing").exists()
+
+
+# --------------------------------------------------------------------------
+# bots that misbehave without stopping: reported in the summary and in one warning line
+# --------------------------------------------------------------------------
+
+
+def test_a_run_reports_errors_illegal_actions_bad_answers_and_nondeterminism(tmp_path):
+    bots = ["greedy", "crash.py", "chaos.py", "unstable.py", "numbers.py"]
+    specs = ",".join(name if not name.endswith(".py") else str(BOTS / name) for name in bots)
+    result = autodup("run", "configs/set4.yaml", "--bots", specs, "--boards", "4", "--out", str(tmp_path / "run"),
+                     "--quiet", "--json")
+    assert result.returncode == 0
+    warning = one_line(result)  # no traceback per failed decision: one line for all of it
+    for phrase in ("crash: ", "bot errors", "IndexError", "chaos: ", "illegal actions", "unstable: not deterministic",
+                   "numbers: ", "bad answers", "autodup check-bot"):
+        assert phrase in warning, phrase
+    rows = {row["bot"]: row for row in json.loads(result.stdout)["summary"]}
+    stored = {row["bot"]: row for row in json.loads((tmp_path / "run" / "summary.json").read_text())}
+    assert rows == stored
+    assert rows["crash"]["bot_errors"] > 0 and rows["crash"]["first_error"].startswith("IndexError")
+    assert rows["chaos"]["illegal_actions"] > 0 and rows["numbers"]["bad_answers"] > 0
+    assert rows["unstable"]["deterministic"] is False and rows["greedy"]["deterministic"] is True
+    assert not any(rows["greedy"][key] for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers"))
+
+
+def test_a_number_returned_instead_of_an_answer_is_a_bad_answer_not_a_purchase():
+    from autodup.bots import check_bot
+    from autodup.config import load_config
+
+    report = check_bot(load_bot(str(BOTS / "numbers.py")), load_config(ROOT / "configs" / "tiny.yaml"), games=4)
+    assert report["bad_answers"] > 0 and not report["clean"] and "not an answer" in report["first_error"]
+    assert report["illegal_actions"] == 0  # 7 used to decode as a loaded roll, gold + 2 as buy(...)
+
+
+# --------------------------------------------------------------------------
+# corrupted chunks: checksums verified on resume and on read
+# --------------------------------------------------------------------------
+
+
+def flip_bytes_in_column(path: Path, column: str) -> None:
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(path).metadata.row_group(0)
+    chunk = next(metadata.column(i) for i in range(metadata.num_columns)
+                 if metadata.column(i).path_in_schema.split(".")[0] == column)
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    middle = start + chunk.total_compressed_size // 2
+    data = bytearray(path.read_bytes())
+    for i in range(4):
+        data[middle + i] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("corruption") / "run"
+    result = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                     "--out", str(out), "--quiet", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.mark.parametrize("column", ["placement", "round_shops", "bot"])
+def test_a_corrupted_chunk_is_caught_on_read_and_played_again_on_resume(finished_run, tmp_path, column):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    original = {p.name: p.read_bytes() for p in (out / "chunks").glob("chunk-*.parquet")}
+    summary = (out / "summary.json").read_text()
+    flip_bytes_in_column(out / "chunks" / "chunk-000001.parquet", column)
+    with pytest.raises(CorruptChunk, match="chunk-000001.parquet: corrupted"):
+        read_results(out)
+    if column == "round_shops":  # the summary reads (and checks) only the columns it needs
+        assert summarize_run(out) == json.loads(summary)
+    else:
+        with pytest.raises(CorruptChunk):
+            summarize_run(out)
+    resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                      "--out", str(out), "--quiet", "--workers", "1", "--resume")
+    assert resumed.returncode == 0
+    assert "chunk-000001.parquet: corrupted" in one_line(resumed) and "playing it again" in resumed.stderr
+    assert {p.name: p.read_bytes() for p in (out / "chunks").glob("chunk-*.parquet")} == original
+    assert (out / "summary.json").read_text() == summary
+
+
+def test_a_chunk_whose_placements_break_the_rules_is_refused_on_read(finished_run, tmp_path):
+    """A chunk written with consistent checksums but impossible content (two winners at a table)."""
+    columns, _ = read_chunk(finished_run / "chunks" / "chunk-000000.parquet")
+    forged = dict(columns)
+    forged["placement"] = columns["placement"].copy()
+    forged["placement"][1] = forged["placement"][0]
+    forged["round_shops"] = (np.concatenate([[0], np.cumsum([len(x) for x in columns["round_shops"]])]).astype(
+        np.int32), np.concatenate(list(columns["round_shops"])).astype(np.int16))
+    (tmp_path / "chunks").mkdir()
+    write_chunk(tmp_path, 0, forged, "forged")
+    with pytest.raises(CorruptChunk, match="placements are not 1 .. players"):
+        read_chunk(tmp_path / "chunks" / "chunk-000000.parquet")
+    assert read_chunk(finished_run / "chunks" / "chunk-000000.parquet")[0]["placement"].size == columns["board"].size
+
+
+# --------------------------------------------------------------------------
+# absurd sizes: one line, and nothing precomputed per board
+# --------------------------------------------------------------------------
+
+
+def test_absurd_sizes_get_one_line():
+    for args in (["run", "--boards", str(10**15)], ["toy", "--trials", str(10**12)],
+                 ["run", "--game-timeout", "0"], ["play", "configs/tiny.yaml", "--game-timeout", "forever"]):
+        result = autodup(*args)
+        assert result.returncode == 2 and result.stdout == "" and one_line(result).startswith("autodup: error:")
+
+
+def test_preparing_the_largest_run_allowed_costs_nothing_per_board(tmp_path):
+    spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot("greedy")], MAX_BOARDS, "haystack", 0)
+    tracemalloc.start()
+    started = time.perf_counter()
+    (tmp_path / "run").mkdir()
+    plan = prepare_output(tmp_path / "run", spec, False, {})
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert plan.done == set() and elapsed < 5 and peak < 20 * 2**20
+    with pytest.raises(RunError, match="out of range"):
+        make_spec(ROOT / "configs" / "tiny.yaml", [load_bot("greedy")], MAX_BOARDS + 1, "haystack", 0)
+
+
+def test_ray_address_mistakes_fail_in_seconds_with_one_line(tmp_path):
+    started = time.time()
+    nobody = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--backend", "ray",
+                     "--ray-address", "127.0.0.1:9", "--out", str(tmp_path / "a"), "--quiet", timeout=120)
+    assert nobody.returncode == 2 and "nothing answers at 127.0.0.1:9" in one_line(nobody)
+    assert time.time() - started < 60 and not (tmp_path / "a").exists()
+    without = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--ray-address",
+                      "127.0.0.1:9", "--out", str(tmp_path / "b"), "--quiet")
+    assert without.returncode == 2 and "--ray-address needs --backend ray" in one_line(without)
+
+
+def test_config_warnings_reach_play_and_run(tmp_path):
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("max_rounds: 60", "max_rounds: 010")
+    config = tmp_path / "octal.yaml"
+    config.write_text(text)
+    played = autodup("play", str(config), "--json")
+    assert played.returncode == 0 and "010 is read by YAML as 8 (octal)" in one_line(played)
+    run = autodup("run", str(config), "--bots", "greedy", "--boards", "2", "--out", str(tmp_path / "run"), "--quiet")
+    assert run.returncode == 0 and "warning" in one_line(run)
