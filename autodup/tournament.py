@@ -672,8 +672,10 @@ def run_watched(function, args: tuple, game_timeout: float, describe=None):
     from .workers import Pool, TaskError, WorkerFailure
 
     if not _RAY_LOCAL_POOL:
-        _RAY_LOCAL_POOL.append(Pool(1, game_timeout, describe=describe))
+        _RAY_LOCAL_POOL.append(Pool(1, game_timeout))
     pool = _RAY_LOCAL_POOL[0]
+    pool.game_timeout = float(game_timeout)
+    pool.describe = describe or pool.describe  # a Ray worker may serve several runs in turn
     try:
         return pool.run_one(function, args)
     except (WorkerFailure, TaskError):

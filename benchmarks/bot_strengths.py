@@ -73,6 +73,8 @@ def main() -> None:
         return
     if args.markdown:
         print("\n".join(markdown_table(result)))
+        print(f"\nSpearman between the two seed sets: {result['spearman']:.2f}; best to worst: "
+              f"{result['best_to_worst']:.1f} places.")
         return
     print(f"{args.config}, {args.dealer} dealer, {args.games} games per seed set, seats rotating")
     print("\n".join(markdown_table(result)))
