@@ -37,6 +37,7 @@ from numba.core.ccallback import CFunc
 
 from . import game
 from .compile_cache import bot_module_name
+from .errors import first_line, without_colours
 from .game import (  # noqa: F401  (re-exported for bot authors)
     ACTION_BUY,
     ACTION_BUY_XP,
@@ -96,7 +97,7 @@ _ALLOCATING = ("zeros", "empty", "ones", "full", "array", "arange", "zeros_like"
 
 def explain_compile_error(error: Exception, function) -> str:
     """One line, in the README's words, for why ``function`` (a decide or a helper) does not compile."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    text = without_colours(str(error))
     name = getattr(function, "__name__", "decide")
     own_file = Path(function.__code__.co_filename).name
     located = [line for file, line in re.findall(r'File "([^"]+)", line (\d+)', text) if Path(file).name == own_file]
@@ -112,7 +113,7 @@ def explain_compile_error(error: Exception, function) -> str:
         where = where or (f" (line {line})" if line else "")
         return (f"{name} allocates a list or an array{where}: a policy cannot allocate; keep what it needs "
                 "between decisions in memory (MEMORY_SIZE int64 words), and loop over the arrays it is given")
-    return f"{name} cannot be compiled{where}: {_first_line(error)}"
+    return f"{name} cannot be compiled{where}: {first_line(error)}"
 
 
 def _first_allocation_line(function):
@@ -168,7 +169,8 @@ def policy(function):
     instead of corrupting or crashing the table; the checks cost about a
     fifth of a game's time, the price of containing any bot. The compiled
     code is cached under the package's code fingerprint and the bot file's
-    content (see :mod:`autodup.compile_cache`).
+    content (see :mod:`autodup.compile_cache`), unless the bot's module has
+    a self-recursive jitted function, which numba cannot reload.
 
     Raises
     ------
@@ -178,9 +180,25 @@ def policy(function):
     """
     callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
                                locals={}, options={"_nrt": False, "boundscheck": True})
-    callback.enable_caching()
+    if not _calls_recursive_functions(function):
+        callback.enable_caching()
     callback.compile()
     return callback
+
+
+def _calls_recursive_functions(function) -> bool:
+    """Whether the bot's module defines a jitted function that calls itself.
+
+    numba cannot load a cached callback that calls a self-recursive function:
+    linking it aborts the process (``Symbol not found: .numba.unresolved$...``).
+    Such a policy is compiled afresh in each process instead.
+    """
+    for value in function.__globals__.values():
+        inner = getattr(value, "py_func", None)
+        if inner is not None and inner.__module__ == function.__module__ and \
+                inner.__name__ in inner.__code__.co_names:
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------
@@ -486,13 +504,6 @@ def _bot_path(spec: str) -> Path:
     return path
 
 
-def _first_line(error: Exception) -> str:
-    """The most telling line of an error (numba's start with pipeline names and colour codes)."""
-    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(error).splitlines()]
-    lines = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
-    return lines[0] if lines else ""
-
-
 def constant_parameter_reads(decide) -> list:
     """The constant indices ``k`` of every ``params[k]`` read in ``decide``'s own code (its 9th argument)."""
     code = decide.__code__
@@ -532,7 +543,7 @@ def load_bot(spec: str) -> Bot:
         raise BotError(f"{path}: {error}") from None
     except (Exception, SystemExit) as error:  # a bot file is user code: any failure is reported in one line
         sys.modules.pop(module_name, None)
-        raise BotError(f"{path}: cannot load: {type(error).__name__}: {_first_line(error)}") from None
+        raise BotError(f"{path}: cannot load: {type(error).__name__}: {first_line(error)}") from None
     declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
     name, description, defaults, decide = declared.values()
     if not isinstance(name, str) or not name.isidentifier():

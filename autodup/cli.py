@@ -140,12 +140,23 @@ def _overrides(args: argparse.Namespace) -> tuple:
     return from_file, args.bot_params or "--bot-params", parse_parameter_options(args.bot_param)
 
 
-def load_bots_with_overrides(specs: list, overrides: tuple) -> list:
-    """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``."""
-    from .bots import apply_overrides, load_bots
+def load_bots_with_overrides(specs: list, overrides: tuple, progress=None) -> list:
+    """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``.
+
+    ``progress`` (a worker's progress block) names the bot being loaded, should its code crash the process.
+    """
+    from .bots import apply_overrides, load_bot
+    from .game import PROGRESS_LOADING
 
     from_file, origin, options = overrides
-    return apply_overrides(load_bots(specs, from_file, origin), options, "--bot-param")
+    bots = []
+    for index, spec in enumerate(specs):
+        if progress is not None:
+            progress[PROGRESS_LOADING] = index + 1
+        bots.append(load_bot(spec))
+    if progress is not None:
+        progress[PROGRESS_LOADING] = 0
+    return apply_overrides(apply_overrides(bots, from_file, origin), options, "--bot-param")
 
 
 def _warn_about_config(config) -> None:
@@ -181,7 +192,7 @@ def play_in_worker(config_path: str, specs: list, overrides: tuple, seed: int, d
     from .rng import event_seed, seat_seed
 
     config = load_config(config_path)
-    seat_bots = load_bots_with_overrides(specs, overrides)
+    seat_bots = load_bots_with_overrides(specs, overrides, progress)
     seats = np.array([seat_seed(seed, s) for s in range(config.players)], dtype=np.uint64)
     progress[PROGRESS_BOARD] = seed
     with bot_errors_collected() as errors:
@@ -212,6 +223,8 @@ def _run_play(args: argparse.Namespace) -> int:
         raise ValueError(f"--bots: {len(specs)} bots for {config.players} seats (allowed: one, or one per seat)")
 
     def describe(where):
+        if where.loading >= 0:
+            return f"bot {specs[where.loading]} (while it was loaded)"
         return f"bot {specs[where.seat]} (seat {where.seat})" if where.seat >= 0 else "the table"
 
     with Pool(1, args.game_timeout, describe=describe) as pool:
@@ -257,7 +270,7 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
     from .bots import check_bot
     from .config import load_config
 
-    bot = load_bots_with_overrides([spec], overrides)[0]
+    bot = load_bots_with_overrides([spec], overrides, progress)[0]
     return check_bot(bot, load_config(config_path), games=games, seed=seed, progress=progress)
 
 
@@ -268,6 +281,8 @@ def _run_check_bot(args: argparse.Namespace) -> int:
     _warn_about_config(load_config(args.config))
 
     def describe(where):
+        if where.loading >= 0:
+            return f"bot {args.bot} (while it was loaded)"
         return f"seat {where.seat} of check table {where.board}" if where.seat >= 0 else "the table"
 
     overrides = _overrides(args)
@@ -322,13 +337,9 @@ def _run_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_line(error: Exception) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else ""
-
-
 def main(argv: list[str] | None = None) -> int:
     from .config import ConfigError
+    from .errors import first_line
     from .workers import Stopped, TaskError, WorkerFailure
 
     args = build_parser().parse_args(argv)
@@ -340,10 +351,10 @@ def main(argv: list[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 2
     except (ValueError, WorkerFailure, TaskError) as error:  # one line each, whatever process raised it
-        print(f"autodup: error: {_first_line(error) or type(error).__name__}", file=sys.stderr)
+        print(f"autodup: error: {first_line(error)}", file=sys.stderr)
         return 2
     except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
-        print(f"autodup: error: {type(error).__name__}: {_first_line(error)}", file=sys.stderr)
+        print(f"autodup: error: {type(error).__name__}: {first_line(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.workers.Stopped)
         signal_number = stop.signal_number if isinstance(stop, Stopped) else 2

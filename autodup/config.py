@@ -83,6 +83,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from .errors import first_line
+
 EMPTY_TIER_SKIP = 0
 EMPTY_TIER_EMPTY = 1
 EMPTY_TIER_RULES = {"skip": EMPTY_TIER_SKIP, "empty": EMPTY_TIER_EMPTY}
@@ -462,8 +464,8 @@ def _construct_scalar(node, loader: _ReplayLoader, file: str, path: tuple, notes
 
 
 def _first_line(error) -> str:
-    text = getattr(error, "problem", None) or str(error)
-    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    """The first line of a YAML error's problem (without its position), else of the error."""
+    return first_line(getattr(error, "problem", None) or error) or type(error).__name__
 
 
 def _path_key(key):

@@ -185,7 +185,8 @@ PROGRESS_IN_GAME = 1  # 1 while a game is being played (compilation is never cou
 PROGRESS_SEAT = 2     # the seat whose policy is deciding, or -1
 PROGRESS_BOARD = 3    # set by the board loops: the board and table being played
 PROGRESS_TABLE = 4
-PROGRESS_FIELDS = 5
+PROGRESS_LOADING = 5  # set while bots load: 1 + the index of the bot being loaded, 0 when none is
+PROGRESS_FIELDS = 6
 
 
 def new_progress() -> np.ndarray:

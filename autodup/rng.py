@@ -136,6 +136,9 @@ MAX_LABEL = 1 << 32     # seed-tree labels are below this
 PLAIN_STREAM = SAMPLER_DOMAIN + 0
 SEQUENCE_STREAM = SAMPLER_DOMAIN + 1
 
+# The toy example's two shuffles, under a trial's seed; counter: the shuffle step.
+STREAM_TOY_FIRST_SHUFFLE = TOY_DOMAIN + 0
+STREAM_TOY_SECOND_SHUFFLE = TOY_DOMAIN + 1
 # Game streams under a seat's seed.
 STREAM_LOOT_BAG = GAME_DOMAIN + 1           # counter: cycle * bag size + shuffle step
 STREAM_REPLAY_PLAN = GAME_DOMAIN + 2        # counter: 2k, 2k + 1 for the k-th planned draw

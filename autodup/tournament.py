@@ -42,11 +42,13 @@ from .game import (
     MISBEHAVIOUR_COLUMNS,
     ORDER_EVENTS,
     PROGRESS_BOARD,
+    PROGRESS_LOADING,
     PROGRESS_TABLE,
     RESULT_COLUMNS,
     play_table,
 )
 from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+from .errors import first_line
 from .workers import DEFAULT_GAME_TIMEOUT
 
 # name: (dealer code, whether tables share seeds)
@@ -163,8 +165,10 @@ class RunSpec:
 
     def describe(self, where) -> str:
         """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
+        if where.loading >= 0:
+            return f"bot {self.bot_names[where.loading]!r} (while it was loaded)"
         if where.table < 0:  # a table of the determinism probe, which seats one bot (and random)
-            return f"a table probing bot {self.bot_names[-1 - where.table]!r}'s determinism (seat {where.seat})"
+            return f"bot {self.bot_names[-1 - where.table]!r} (seat {where.seat} of a table probing its determinism)"
         if where.seat < 0:
             return f"the table (no bot was deciding) at board {where.board}, table {where.table}"
         return (f"bot {self.bot_at(where.table, where.seat)!r} (seat {where.seat}, board {where.board}, "
@@ -211,8 +215,8 @@ def default_out(spec: RunSpec) -> Path:
 _WORKER_STATE: dict = {}
 
 
-def _prepared(spec: RunSpec):
-    """Rules and policies of a spec, built once per process."""
+def _prepared(spec: RunSpec, progress: np.ndarray):
+    """Rules and policies of a spec, built once per process (``progress`` names the bot being loaded)."""
     key = spec
     if key not in _WORKER_STATE:
         from .bots import load_bot, policy_tuple
@@ -224,7 +228,11 @@ def _prepared(spec: RunSpec):
                 file_sha256(path) != sha for (path, _), sha in zip(spec.bots, spec.bot_sha256)):
             raise RunError("the configuration or a bot file changed since the run started")
         config = load_config(spec.config)
-        bots = [load_bot(path).with_parameters(dict(params)) for path, params in spec.bots]
+        bots = []
+        for index, (path, params) in enumerate(spec.bots):
+            progress[PROGRESS_LOADING] = index + 1  # a bot whose compiled code crashes the process is named
+            bots.append(load_bot(path).with_parameters(dict(params)))
+        progress[PROGRESS_LOADING] = 0
         _WORKER_STATE.clear()
         _WORKER_STATE[key] = (config, rules_of(config), bots, policy_tuple(bots))
     return _WORKER_STATE[key]
@@ -235,7 +243,7 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
 
     ``progress`` (int64 (PROGRESS_FIELDS,)) is where the tables write where they are.
     """
-    _, rules, bots, (policies, params, param_counts) = _prepared(spec)
+    _, rules, bots, (policies, params, param_counts) = _prepared(spec, progress)
     dealer, shared = RUN_DEALERS[spec.dealer]
     first = chunk * CHUNK_BOARDS
     count = min(CHUNK_BOARDS, spec.boards - first)
@@ -249,7 +257,7 @@ def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
     """``{bot name: bool}``: whether each bot plays the same tables the same way twice (see ``check_bot``)."""
     from .bots import check_bot
 
-    config, _, bots, _ = _prepared(spec)
+    config, _, bots, _ = _prepared(spec, progress)
     deterministic = {}
     for index, bot in enumerate(bots):
         progress[PROGRESS_TABLE] = -1 - index  # a probe table: see RunSpec.describe
@@ -719,18 +727,13 @@ def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: flo
                         result, errors = ray.get(reference)
                     except ray.exceptions.RayTaskError as error:
                         cause = getattr(error, "cause", None)
-                        raise RunError(str(cause) if cause is not None else _first_line(error)) from None
+                        raise RunError(first_line(cause if cause is not None else error)) from None
                     yield key, result, errors
         finally:
             for reference in pending:
                 ray.cancel(reference, force=True)
             if started_here:
                 ray.shutdown()
-
-
-def _first_line(error) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0] if lines else type(error).__name__
 
 
 # --------------------------------------------------------------------------

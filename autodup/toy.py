@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit, prange
 
 from .kernels import engine_state, haystack_race, keyed_race
-from .rng import LABEL_TABLE, LABEL_TRIAL, TOY_DOMAIN, derive_seed_kernel, random_uniform
+from .rng import (LABEL_TABLE, LABEL_TRIAL, STREAM_TOY_FIRST_SHUFFLE, STREAM_TOY_SECOND_SHUFFLE, derive_seed_kernel,
+                  random_uniform)
 
 ROWS = [
     "X on 1st draw",
@@ -55,13 +56,12 @@ DEFAULT_SEED = 20230527
 
 _N_SYSTEMS = 6
 _X, _BLANK = 0, 1
-_FIRST_SHUFFLE, _SECOND_SHUFFLE = 0, 1
+_FIRST_SHUFFLE, _SECOND_SHUFFLE = np.uint64(STREAM_TOY_FIRST_SHUFFLE), np.uint64(STREAM_TOY_SECOND_SHUFFLE)
 
 
 @njit(cache=True)
-def _x_position(seed, which, n_cards):
+def _x_position(seed, stream, n_cards):
     """Position of the X (card 0) after a Fisher-Yates shuffle of ``n_cards`` cards."""
-    stream = np.uint64(TOY_DOMAIN) + np.uint64(which)
     position = 0  # the X starts on top
     for i in range(n_cards - 1, 0, -1):
         j = int(random_uniform(seed, stream, np.uint64(i)) * (i + 1))

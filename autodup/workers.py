@@ -36,7 +36,6 @@ import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
-import re
 import signal
 import sys
 import tempfile
@@ -46,7 +45,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .game import PROGRESS_BOARD, PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_SEAT, PROGRESS_TABLE
+from .errors import first_line, without_colours
+from .game import (PROGRESS_BOARD, PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_LOADING,
+                   PROGRESS_SEAT, PROGRESS_TABLE)
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
@@ -64,11 +65,13 @@ class Stopped(KeyboardInterrupt):
 
 @dataclass(frozen=True)
 class Where:
-    """Where a game was when something happened: board, table and the seat deciding (-1: none)."""
+    """Where a worker was when something happened: board, table and the seat deciding (-1: none), or the
+    index of the bot it was loading (``loading`` >= 0, outside any game)."""
 
     board: int
     table: int
     seat: int
+    loading: int = -1
 
 
 class WorkerFailure(RuntimeError):
@@ -98,6 +101,8 @@ class TaskError(RuntimeError):
 
 def describe_where(where: Where) -> str:
     """``seat 3 at board 17, table 2`` (the default description of a place)."""
+    if where.loading >= 0:
+        return f"bot number {where.loading + 1} (while it was loaded)"
     seat = f"seat {where.seat}" if where.seat >= 0 else "the table (no bot was deciding)"
     return f"{seat} at board {where.board}, table {where.table}"
 
@@ -138,7 +143,7 @@ class _ErrorRecorder:
         self.count += 1
         if len(self.records) < ERRORS_KEPT:
             error = unraisable.exc_value
-            message = f"{type(error).__name__}: {error}".splitlines()[0] if error is not None else "error"
+            message = f"{type(error).__name__}: {first_line(error)}" if error is not None else "error"
             self.records.append((int(self.progress[PROGRESS_BOARD]), int(self.progress[PROGRESS_TABLE]),
                                  int(self.progress[PROGRESS_SEAT]), message))
 
@@ -172,9 +177,8 @@ def _worker_main(connection, progress_buffer, parent_pid: int, log_path: str) ->
             result = function(*args, progress=progress)
             reply = ("done", key, result, recorder.take())
         except BaseException as error:  # reported to the parent in one line; the worker goes on
-            progress[PROGRESS_IN_GAME] = 0
-            text = str(error).strip().splitlines()
-            reply = ("error", key, text[0] if text else type(error).__name__, type(error).__name__)
+            progress[PROGRESS_IN_GAME] = progress[PROGRESS_LOADING] = 0
+            reply = ("error", key, first_line(error), type(error).__name__)
         try:
             connection.send(reply)
         except (OSError, ValueError):
@@ -238,10 +242,12 @@ class _Worker:
         self.clock_started = 0.0  # when the current game was first seen in progress
 
     def where(self):
-        if not self.progress[PROGRESS_IN_GAME]:
-            return None
-        return Where(int(self.progress[PROGRESS_BOARD]), int(self.progress[PROGRESS_TABLE]),
-                     int(self.progress[PROGRESS_SEAT]))
+        if self.progress[PROGRESS_IN_GAME]:
+            return Where(int(self.progress[PROGRESS_BOARD]), int(self.progress[PROGRESS_TABLE]),
+                         int(self.progress[PROGRESS_SEAT]))
+        if self.progress[PROGRESS_LOADING]:
+            return Where(-1, -1, -1, int(self.progress[PROGRESS_LOADING]) - 1)
+        return None
 
     def game_time(self, now: float) -> float:
         """Seconds the current game has been in progress (0 when none is)."""
@@ -261,7 +267,7 @@ class _Worker:
                 lines = [line.strip() for line in log.read().decode(errors="replace").splitlines() if line.strip()]
         except OSError:
             return ""
-        return re.sub(r"\x1b\[[0-9;]*m", "", lines[-1])[:300] if lines else ""
+        return without_colours(lines[-1])[:300] if lines else ""
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -400,5 +406,5 @@ class Pool:
             cause = f"{how}: {said}" if said else f"{how}; a helper that recurses forever, or memory written out of " \
                                                    "bounds?"
             raise WorkerFailure(f"{self.describe(where)} crashed the worker process ({cause})", "crash", where)
-        raise WorkerFailure(f"a worker process crashed outside a game, while loading the bots or compiling ({how}"
-                            f"{': ' + said if said else ''})", "crash", None)
+        raise WorkerFailure(f"a worker process crashed outside a game ({how}{': ' + said if said else ''})", "crash",
+                            None)

@@ -88,11 +88,21 @@ def test_a_decide_that_never_returns_is_stopped_by_the_deadline_in_play_and_chec
     assert not report["clean"] and report["kind"] == "hang" and "check table" in report["failure"]
 
 
-def test_a_helper_that_recurses_forever_crashes_only_its_worker():
+def test_a_helper_that_recurses_forever_crashes_only_its_worker(tmp_path):
     result = autodup("play", "configs/tiny.yaml", "--bots", str(BOTS / "recurses.py"))
     assert result.returncode == 2
     line = one_line(result)
-    assert "recurses.py" in line and "crashed the worker process" in line and ("SIGSEGV" in line or "SIGABRT" in line)
+    assert "recurses.py (seat 0) crashed the worker process (signal SIGSEGV" in line
+    run = autodup("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'recurses.py'}", "--boards", "30",
+                  "--workers", "1", "--out", str(tmp_path / "crash"), "--quiet")
+    assert run.returncode == 2 and "bot 'recurses' (seat" in one_line(run) and "SIGSEGV" in run.stderr
+
+
+def test_a_bot_with_a_recursive_helper_that_ends_plays_in_every_process(tmp_path):
+    """numba cannot reload a cached policy that calls a self-recursive function; such policies are not cached."""
+    run = autodup("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'recurses.py'}", "--bot-param",
+                  "recurses.limit=50", "--boards", "30", "--workers", "2", "--out", str(tmp_path / "run"), "--quiet")
+    assert run.returncode == 0 and run.stderr == "", run.stderr
 
 
 def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_run(tmp_path):
