@@ -132,48 +132,44 @@ def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_ru
                for n in names)
 
 
-def test_ctrl_c_works_while_a_bot_hangs_and_leaves_no_worker(tmp_path):
+def start_a_hung_run(out: Path):
+    """``autodup run`` with a bot that hangs and a deadline far away; returns the process and its children."""
     process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
-                    "--workers", "2", "--game-timeout", "600", "--out", str(tmp_path / "run"), "--quiet")
-    wait_for_a_hung_worker(process)
-    workers = children(process.pid)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr
-    time.sleep(1)
-    assert not [pid for pid in workers if alive(pid)]
-
-
-def test_sigterm_behaves_like_ctrl_c_and_kill_9_takes_the_workers_along(tmp_path):
-    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
-                    "--workers", "2", "--game-timeout", "600", "--out", str(tmp_path / "one"), "--quiet")
-    wait_for_a_hung_worker(process)
-    workers = children(process.pid)
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 143 and "terminated" in stderr and "Traceback" not in stderr, stderr
-    time.sleep(1)
-    assert not [pid for pid in workers if alive(pid)]
-
-    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
-                    "--workers", "2", "--game-timeout", "600", "--out", str(tmp_path / "two"), "--quiet")
+                    "--workers", "2", "--game-timeout", "600", "--out", str(out), "--quiet")
     wait_for_a_hung_worker(process)
     workers = children(process.pid)
     assert len(workers) >= 2
+    return process, workers
+
+
+def assert_gone(pids, seconds=10.0):
+    deadline = time.time() + seconds
+    while time.time() < deadline and [pid for pid in pids if alive(pid)]:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if alive(pid)], "workers outlived the run"
+
+
+@pytest.mark.parametrize("signal_number, code, word", [(signal.SIGINT, 130, "interrupted"),
+                                                        (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_and_sigterm_stop_a_run_whose_bot_hangs_and_leave_no_worker(tmp_path, signal_number, code, word):
+    process, workers = start_a_hung_run(tmp_path / "run")
+    process.send_signal(signal_number)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == code and word in stderr and "Traceback" not in stderr, stderr
+    assert_gone(workers)
+
+
+def test_kill_9_of_a_run_takes_its_workers_along(tmp_path):
+    process, workers = start_a_hung_run(tmp_path / "run")
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=30)
-    deadline = time.time() + 10
-    while time.time() < deadline and [pid for pid in workers if alive(pid)]:
-        time.sleep(0.1)
-    assert not [pid for pid in workers if alive(pid)], "workers outlived their parent"
+    assert_gone(workers)
 
 
 def test_two_runs_into_one_folder_are_refused_and_resume_needs_a_run(tmp_path):
     out = tmp_path / "run"
-    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
-                    "--workers", "1", "--game-timeout", "600", "--out", str(out), "--quiet")
+    process, _ = start_a_hung_run(out)
     try:
-        wait_for_a_hung_worker(process)
         second = autodup("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
                          "--out", str(out), "--resume", "--quiet")
         assert second.returncode == 2 and "being written by another autodup run" in one_line(second)
