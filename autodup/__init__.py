@@ -1,22 +1,12 @@
 """autodup: duplicate tournaments of a Teamfight-Tactics-like autochess game.
 
-Layers, each depending only on the ones above it in this list:
+Layers, each depending only on the ones before it:
 compile_cache -> rng -> draw engines (kernels, draw) -> config -> game -> bots -> workers -> tournament -> CLI.
-"""
 
-# First: every jitted function of the package is cached under a folder keyed by the code's fingerprint.
-from . import compile_cache  # noqa: F401  (isort: skip)
-from .draw import (
-    ENGINES,
-    Haystack,
-    KeyedSampler,
-    PlainSampler,
-    Sampler,
-    StreamSampler,
-    keyed_draw,
-    make_sampler,
-    race,
-)
+The draw API (``Haystack``, ``race``, ...) is imported on first use, so that the command line starts
+without loading numba; every jitted module imports :mod:`autodup.rng`, which installs the compile
+cache (:mod:`autodup.compile_cache`) before any function is compiled.
+"""
 
 __version__ = "0.1.0"
 
@@ -32,3 +22,11 @@ __all__ = [
     "race",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    if name in __all__:
+        from . import draw
+
+        return getattr(draw, name)
+    raise AttributeError(f"module 'autodup' has no attribute {name!r}")

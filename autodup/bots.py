@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import hashlib
 import importlib.util
 import math
 import re
@@ -34,9 +35,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 from numba.core.ccallback import CFunc
+from numba.core.compiler_lock import global_compiler_lock
 
 from . import game
-from .compile_cache import bot_module_name
+from .compile_cache import bot_module_name, modules_digest
 from .errors import first_line, without_colours
 from .game import (  # noqa: F401  (re-exported for bot authors)
     ACTION_BUY,
@@ -126,13 +128,38 @@ def _first_allocation_line(function):
     return None
 
 
+# What numba's object code holds for a call it links only at run time (a recursive function).
+_UNRESOLVED_SYMBOL = b".numba.unresolved$"
+
+
 class _PolicyCallback(CFunc):
-    """A policy's C callback, checked before it compiles (a damaged cache recompiles: see compile_cache)."""
+    """A policy's C callback: checked before it compiles, and cached only if numba can load it back.
+
+    numba cannot reload compiled code that calls a recursive function (self-
+    or mutually recursive, in the bot or in a module it imports): linking it
+    aborts the process (``LLVM ERROR: Symbol not found: .numba.unresolved$``).
+    Such a policy is compiled afresh in each process instead of being saved.
+    (A damaged cache entry is compiled again: see :mod:`autodup.compile_cache`.)
+    """
+
+    @global_compiler_lock
+    def compile(self):
+        result = self._cache.load_overload(self._sig, self._targetdescr.target_context)
+        if result is None:
+            result = self._compile_uncached()
+            _, _, (object_code, *_) = result.library.serialize_using_object_code()
+            if _UNRESOLVED_SYMBOL not in object_code:
+                self._cache.save_overload(self._sig, result)
+        else:
+            self._cache_hits += 1
+        self._library = result.library
+        self._wrapper_name = result.fndesc.llvm_cfunc_wrapper_name
+        self._wrapper_address = self._library.get_pointer_to_function(self._wrapper_name)
 
     def _compile_uncached(self):
         function = self._pyfunc
         try:
-            _check_answer_type(function)
+            _check_policy_source(function)
             return super()._compile_uncached()
         except PolicyError:
             raise
@@ -140,12 +167,21 @@ class _PolicyCallback(CFunc):
             raise PolicyError(explain_compile_error(error, function)) from None
 
 
-def _check_answer_type(function) -> None:
-    """Type ``decide`` alone and refuse a return type that is not an integer (a float, a boolean...).
+def _check_policy_source(function) -> None:
+    """Refuse what compiles but cannot work in a table: ``print``, and a return type that is not an integer.
 
-    A C callback casts whatever ``decide`` returns to int64: ``return 2.5``
-    would silently become a number that is not an answer.
+    A policy plays in a worker process whose output is discarded, and numba's
+    callbacks fail on ``print`` when freshly compiled. A C callback casts
+    whatever ``decide`` returns to int64: ``return 2.5`` would silently become
+    a number that is not an answer, so ``decide`` is typed alone first.
     """
+    codes = [function.__code__] + [value.py_func.__code__ for value in function.__globals__.values()
+                                   if getattr(getattr(value, "py_func", None), "__module__", None) == function.__module__]
+    for code in codes:
+        if "print" in code.co_names:
+            raise PolicyError(f"{code.co_name} calls print(): a policy plays in a worker process whose output is "
+                              "discarded; remove it, and see what a bot does with `autodup play` or `check-bot`")
+
     from numba.core import compiler, typed_passes, types as numba_types
     from numba.core.registry import cpu_target
 
@@ -169,8 +205,8 @@ def policy(function):
     instead of corrupting or crashing the table; the checks cost about a
     fifth of a game's time, the price of containing any bot. The compiled
     code is cached under the package's code fingerprint and the bot file's
-    content (see :mod:`autodup.compile_cache`), unless the bot's module has
-    a self-recursive jitted function, which numba cannot reload.
+    content and of the modules it imports (see :mod:`autodup.compile_cache`),
+    unless numba could not load it back (see :class:`_PolicyCallback`).
 
     Raises
     ------
@@ -180,25 +216,9 @@ def policy(function):
     """
     callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
                                locals={}, options={"_nrt": False, "boundscheck": True})
-    if not _calls_recursive_functions(function):
-        callback.enable_caching()
+    callback.enable_caching()
     callback.compile()
     return callback
-
-
-def _calls_recursive_functions(function) -> bool:
-    """Whether the bot's module defines a jitted function that calls itself.
-
-    numba cannot load a cached callback that calls a self-recursive function:
-    linking it aborts the process (``Symbol not found: .numba.unresolved$...``).
-    Such a policy is compiled afresh in each process instead.
-    """
-    for value in function.__globals__.values():
-        inner = getattr(value, "py_func", None)
-        if inner is not None and inner.__module__ == function.__module__ and \
-                inner.__name__ in inner.__code__.co_names:
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------
@@ -450,6 +470,16 @@ def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, 
 
 
 @dataclass(frozen=True)
+class BotInfo:
+    """What a run records of a bot: no compiled code, so it travels between processes."""
+
+    name: str
+    path: Path
+    parameters: dict
+    fingerprint: str  # SHA-256 of the bot file and of its own modules it imports (see compile_cache.user_modules)
+
+
+@dataclass(frozen=True)
 class Bot:
     """A loaded bot: its declarations, compiled policy and parameter values."""
 
@@ -459,6 +489,10 @@ class Bot:
     policy: CFunc = field(repr=False)
     path: Path
     parameters: dict = field(default_factory=dict)
+    fingerprint: str = ""
+
+    def info(self) -> BotInfo:
+        return BotInfo(self.name, self.path, dict(self.parameters), self.fingerprint)
 
     def with_parameters(self, overrides: dict, origin: str = "--bot-param") -> "Bot":
         """A copy with some parameters changed; unknown names or non-numbers raise :class:`BotError`."""
@@ -471,7 +505,7 @@ class Bot:
             if number is None:
                 raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
             values[key] = number
-        return Bot(self.name, self.description, self.defaults, self.policy, self.path, values)
+        return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint)
 
     def parameter_vector(self) -> np.ndarray:
         """float64 (MAX_PARAMETERS,): the values in declaration order, zero-padded."""
@@ -563,7 +597,8 @@ def load_bot(spec: str) -> Bot:
         raise BotError(f"{path}: decide reads params[{beyond[0]}], but PARAMETERS declares {len(defaults)} "
                        f"({declared_names}); declare every parameter decide reads")
     defaults = {k: float(v) for k, v in defaults.items()}
-    bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults))
+    fingerprint = hashlib.sha256(path.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
+    bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults), fingerprint)
     _LOADED[path] = bot
     return bot
 
@@ -690,6 +725,16 @@ def bot_errors_collected():
 _CHECK_DEALERS = ("haystack", "plain", "keyed")
 
 
+def explain_silent_errors(bot_errors: int, bad_answers: int):
+    """The message for errors that came without an exception's text (None when there were none)."""
+    if bot_errors:
+        return ("decide returned 0, which is what a decision that raises returns: an error; return an answer "
+                f"({_ANSWERS})")
+    if bad_answers:
+        return f"decide returned a value that is not an answer: {_ANSWERS}"
+    return None
+
+
 def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=None) -> dict:
     """Play ``bot`` through many tables and report how it behaves.
 
@@ -747,9 +792,7 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
         rounds += int(results[mine, column("rounds_alive")].sum())
         unsound_steps += int(unsound)
     deterministic = all(np.array_equal(a[0], b[0]) for a, b in zip(first, second))
-    first_error = errors[0] if errors else None
-    if first_error is None and totals["bad_answers"]:
-        first_error = f"decide returned a value that is not an answer: {_ANSWERS}"
+    first_error = errors[0] if errors else explain_silent_errors(totals["bot_errors"], totals["bad_answers"])
     report = {"bot": bot.name, "path": str(bot.path), "games": games, "seat_rounds": rounds, **totals,
               "first_error": first_error, "unsound_steps": unsound_steps, "deterministic": deterministic}
     report["clean"] = deterministic and unsound_steps == 0 and not any(totals.values()) and not errors

@@ -43,6 +43,23 @@ def _trials(text: str) -> int:
     return value
 
 
+MAX_WORKERS = 256  # each worker holds its own compiled code (about 100 MB)
+
+
+def _workers(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {MAX_WORKERS})")
+    return value
+
+
+def _bot_specs(text: str) -> list:
+    specs = [part.strip() for part in text.split(",")]
+    if not all(specs):
+        raise ValueError(f"--bots: {text!r} names no bot at some position (allowed: comma-separated names or paths)")
+    return specs
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -107,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dealer", default="haystack", help="haystack, keyed, stream, replay or independent")
     run.add_argument("--seed", type=_seed, default=0, help="tournament seed")
     run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
-    run.add_argument("--workers", type=_positive_int, default=os.cpu_count() or 1, help="processes")
+    run.add_argument("--workers", type=_workers, default=os.cpu_count() or 1, help="processes")
     run.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
     run.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
@@ -216,7 +233,7 @@ def _run_play(args: argparse.Namespace) -> int:
         raise ValueError(f"--order: unknown order {args.order!r} (allowed: {', '.join(ORDERS)})")
     if ORDERS[args.order] == ORDER_RACE and args.dealer != "haystack":
         raise ValueError("--order race needs --dealer haystack (the race runs on the seats' haystacks)")
-    specs = [b.strip() for b in args.bots.split(",")]
+    specs = _bot_specs(args.bots)
     if len(specs) == 1:
         specs = specs * config.players
     if len(specs) != config.players:
@@ -308,15 +325,27 @@ def _run_check_bot(args: argparse.Namespace) -> int:
     return 0 if report["clean"] else 1
 
 
+def bot_infos_in_worker(specs: list, overrides: tuple, progress) -> list:
+    """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.workers`)."""
+    return [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
+
+
 def _run_tournament(args: argparse.Namespace) -> int:
     from .bots import bot_names
     from .config import load_config
     from .tournament import make_spec, misbehaving, run_tournament
+    from .workers import Pool
 
     _warn_about_config(load_config(args.config))
-    specs = [b.strip() for b in args.bots.split(",")] if args.bots else bot_names()
-    spec = make_spec(args.config, load_bots_with_overrides(specs, _overrides(args)), args.boards, args.dealer,
-                     args.seed)
+    specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
+
+    def describe(where):
+        return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "a bot"
+
+    # Bots are user code: even loading them (importing, compiling) happens in a watched process.
+    with Pool(1, args.game_timeout, describe=describe) as pool:
+        infos, _ = pool.run_one(bot_infos_in_worker, (specs, _overrides(args)))
+    spec = make_spec(args.config, infos, args.boards, args.dealer, args.seed)
     out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
                                   args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
     problems = misbehaving(summary)
@@ -338,25 +367,32 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config import ConfigError
-    from .errors import first_line
-    from .workers import Stopped, TaskError, WorkerFailure
+    """Run one command; returns the exit code (0, 1 for a check that is not clean, 2 for an error,
+    130 or 143 when Ctrl-C or SIGTERM stopped it)."""
+    from .errors import Stopped, TaskError, WorkerFailure, first_line
 
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
+        from .config import ConfigError
+        from .workers import SignalFlag
+
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
                     "check-bot": _run_check_bot, "run": _run_tournament}
-        return commands[args.command](args)
-    except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
-        print(error, file=sys.stderr)
-        return 2
+        # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
+        # worker pool takes over and stops between polls (see autodup.workers).
+        with SignalFlag(immediate=True):
+            try:
+                return commands[args.command](args)
+            except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
+                print(error, file=sys.stderr)
+                return 2
     except (ValueError, WorkerFailure, TaskError) as error:  # one line each, whatever process raised it
         print(f"autodup: error: {first_line(error)}", file=sys.stderr)
         return 2
     except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
         print(f"autodup: error: {type(error).__name__}: {first_line(error)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.workers.Stopped)
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.errors.Stopped)
         signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
         what = "terminated" if signal_number == 15 else "interrupted"
         print(f"autodup: {what}; finished work is kept (run again with --resume to finish a run)", file=sys.stderr)

@@ -7,7 +7,8 @@ play`` (compiled from ``game.py`` itself) played the new one. Here every
 function of the package, and every bot's policy, is cached under::
 
     <cache root>/<code fingerprint>/autodup/         the package's kernels
-    <cache root>/<code fingerprint>/bots/<module>/   a bot's policy; <module> names its file's content
+    <cache root>/<code fingerprint>/bots/<module>/   a bot's policy; <module> names its file's content,
+                                                     and that of its own modules it imports
 
 The fingerprint is a hash of the source files compiled code can depend on
 (:func:`compiled_modules`: every module that uses numba, and what those import),
@@ -35,7 +36,10 @@ import ast
 import hashlib
 import os
 import shutil
+import sys
+import sysconfig
 import tempfile
+import types
 from pathlib import Path
 
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
@@ -133,6 +137,50 @@ def bot_module_name(path: Path) -> str:
     return f"{BOT_MODULE_PREFIX}{stem}_{digest}"
 
 
+def _installed_roots() -> tuple:
+    paths = sysconfig.get_paths()
+    return tuple({str(Path(paths[key]).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                  if key in paths} | {str(PACKAGE_DIR)})
+
+
+def user_modules(namespace: dict) -> list:
+    """Source files of the modules a bot's code can reach through ``namespace`` (its globals), transitively,
+    that are neither the standard library, installed packages nor autodup: a bot's own helper modules.
+
+    Compiled code inlines what it calls, so an edit of one of these files must recompile the bot.
+    """
+    roots = tuple(root + os.sep for root in _installed_roots())
+    found, seen, pending = {}, set(), [namespace]
+    while pending:
+        for value in list(pending.pop().values()):
+            if isinstance(value, types.ModuleType):
+                module = value
+            else:
+                inner = getattr(value, "py_func", value)  # a jitted function's Python function
+                module = sys.modules.get(getattr(inner, "__module__", None) or "")
+            file = getattr(module, "__file__", None)
+            if module is None or file is None or id(module) in seen:
+                continue
+            seen.add(id(module))
+            path = Path(file).resolve()
+            if path.suffix != ".py" or str(path).startswith(roots) or module.__name__.startswith(BOT_MODULE_PREFIX):
+                continue
+            found[module.__name__] = path
+            pending.append(vars(module))
+    return [found[name] for name in sorted(found)]
+
+
+def modules_digest(namespace: dict) -> str:
+    """A hash of the content of :func:`user_modules` (by module name, not path); '' when there are none."""
+    files = user_modules(namespace)
+    if not files:
+        return ""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.stem.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 class FingerprintCacheLocator(_CacheLocator):
     """numba cache locator for autodup's functions and bots (see the module docstring).
 
@@ -161,7 +209,9 @@ class FingerprintCacheLocator(_CacheLocator):
                 return None  # another copy of a module named autodup: numba's own rules apply
             relative = Path("autodup")
         elif module.startswith(BOT_MODULE_PREFIX):
-            relative = Path("bots") / module
+            # The bot's content is in its module name; the modules it imports are added here.
+            imported = modules_digest(py_func.__globals__)
+            relative = Path("bots") / (f"{module}-{imported}" if imported else module)
         else:
             return None
         folder = _folder()

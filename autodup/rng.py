@@ -89,6 +89,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+# First: every jitted function of the package is cached under a folder keyed by the code's fingerprint.
+from . import compile_cache  # noqa: F401  (isort: skip)
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,7 @@ MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is su
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0
+RAY_START_SECONDS = 120.0
 
 
 _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
@@ -141,7 +143,7 @@ class RunSpec:
     config_sha256: str
     bots: tuple          # (path, ((parameter, value), ...)) per bot, in seating order
     bot_names: tuple
-    bot_sha256: tuple    # of each bot file
+    bot_sha256: tuple    # of each bot file and its own modules (Bot.fingerprint)
     boards: int
     dealer: str
     seed: int
@@ -176,7 +178,8 @@ class RunSpec:
 
 
 def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec:
-    """A run of ``bots`` (loaded :class:`~autodup.bots.Bot` objects, one table each) on a configuration file."""
+    """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each) on a
+    configuration file."""
     from .config import load_config
 
     if dealer not in RUN_DEALERS:
@@ -192,7 +195,7 @@ def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec
         raise RunError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: 1 to {config.players})")
     return RunSpec(config=str(Path(config_path).resolve()), config_sha256=file_sha256(config_path),
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
-                   bot_names=tuple(b.name for b in bots), bot_sha256=tuple(file_sha256(b.path) for b in bots),
+                   bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
                    boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint())
 
 
@@ -224,14 +227,15 @@ def _prepared(spec: RunSpec, progress: np.ndarray):
         from .game import rules_of
 
         # Every process checks that the files are still those the run was started with.
-        if file_sha256(spec.config) != spec.config_sha256 or any(
-                file_sha256(path) != sha for (path, _), sha in zip(spec.bots, spec.bot_sha256)):
-            raise RunError("the configuration or a bot file changed since the run started")
+        if file_sha256(spec.config) != spec.config_sha256:
+            raise RunError("the configuration changed since the run started")
         config = load_config(spec.config)
         bots = []
         for index, (path, params) in enumerate(spec.bots):
             progress[PROGRESS_LOADING] = index + 1  # a bot whose compiled code crashes the process is named
             bots.append(load_bot(path).with_parameters(dict(params)))
+            if bots[-1].fingerprint != spec.bot_sha256[index]:
+                raise RunError(f"bot {bots[-1].name!r} (its file or its own modules) changed since the run started")
         progress[PROGRESS_LOADING] = 0
         _WORKER_STATE.clear()
         _WORKER_STATE[key] = (config, rules_of(config), bots, policy_tuple(bots))
@@ -571,27 +575,32 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
         _import_ray()  # before anything is written
         _check_ray_address(ray_address)
     implicit = out is None
+    if not implicit and not str(out).strip():
+        raise RunError("--out: empty (allowed: the path of a folder)")
     out = Path(default_out(spec) if implicit else out)
     if out.exists() and not out.is_dir():
         raise RunError(f"--out: {out} is a file, not a folder")
     if resume and not out.exists():
         raise RunError(f"--resume: {out} does not exist (nothing to resume; run without --resume to start it)")
+    if out.exists() and not (out / "manifest.json").exists() and any(p.name != LOCK_NAME for p in out.iterdir()):
+        # Refused before anything (even the lock) is written into a folder that is not ours.
+        raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
              "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
-    try:
-        with locked(out):
+    with locked(out):  # a run refused here touches nothing of the run that holds the folder
+        try:
             plan = prepare_output(out, spec, resume or implicit, extra)
             for message in plan.corrupted:
                 warn(f"{message}; playing it again")
             _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout)
             summary = summarize_run(out)
             _write_json_atomically(out / "summary.json", summary)
-    except BaseException:
-        if created and not any((out / "chunks").glob("chunk-*.parquet")):
-            shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
-        raise
+        except BaseException:
+            if created and not any((out / "chunks").glob("chunk-*.parquet")):
+                shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+            raise
     return out, summary
 
 
@@ -603,8 +612,9 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     from .workers import TaskError, WorkerFailure
 
     total = chunk_count(spec.boards)
-    probed = (out / DETERMINISM_FILE).exists()
-    if len(plan.done) == total and probed:
+    probed = read_determinism(out) is not None
+    tasks_count = total - len(plan.done) + (0 if probed else 1)
+    if tasks_count == 0:
         return
     tasks = [] if probed else [("probe", probe_determinism, (spec,))]
     tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in range(total) if c not in plan.done))
@@ -614,7 +624,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
               dynamic_ncols=True) as progress:
         try:
             finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
-                        else _with_processes(spec, tasks, workers, game_timeout))
+                        else _with_processes(spec, tasks, min(workers, tasks_count), game_timeout))
             for key, result, errors in finished:
                 if key == "probe":
                     _write_json_atomically(out / DETERMINISM_FILE, result)
@@ -652,20 +662,40 @@ def _import_ray():
     return ray
 
 
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # + empty SETTINGS
+
+
 def _check_ray_address(address) -> None:
-    """Fail in seconds, not minutes, when nothing listens at ``--ray-address host:port``."""
+    """Fail in seconds, not minutes, when nothing, or something that is not Ray, listens at ``--ray-address``.
+
+    A Ray cluster's address (its GCS, or a ``ray://`` client server) speaks gRPC, that is HTTP/2: it answers
+    the HTTP/2 preface with a SETTINGS frame. A web server (a dashboard's port) does not, and Ray itself
+    would wait on it in native code for about 40 seconds before giving up.
+    """
     import socket
 
     if address is None or address == "auto":
         return
     host, _, port = address.removeprefix("ray://").rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # [::1]:6379
     if not host or not port.isdigit():
         raise RunError(f"--ray-address: {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
     try:
-        socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS).close()
+        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS) as connection:
+            connection.settimeout(RAY_CONNECT_SECONDS)
+            connection.sendall(_HTTP2_PREFACE)
+            header = b""
+            while len(header) < 9:
+                received = connection.recv(9 - len(header))
+                if not received:
+                    break
+                header += received
     except OSError as error:
         raise RunError(f"--ray-address: nothing answers at {address} ({error.strerror or error}); start a cluster "
                        "with `ray start --head`, or leave out --ray-address to start one here") from None
+    if len(header) < 9 or header[3] != 4:
+        raise RunError(f"--ray-address: {address} answers, but not as a Ray cluster does (no gRPC there); give the "
+                       "address `ray start --head` printed")
 
 
 _RAY_LOCAL_POOL: list = []
@@ -680,7 +710,10 @@ def run_watched(function, args: tuple, game_timeout: float, describe=None):
     from .workers import Pool, TaskError, WorkerFailure
 
     if not _RAY_LOCAL_POOL:
+        import atexit
+
         _RAY_LOCAL_POOL.append(Pool(1, game_timeout))
+        atexit.register(_RAY_LOCAL_POOL[0].close)
     pool = _RAY_LOCAL_POOL[0]
     pool.game_timeout = float(game_timeout)
     pool.describe = describe or pool.describe  # a Ray worker may serve several runs in turn
@@ -691,24 +724,52 @@ def run_watched(function, args: tuple, game_timeout: float, describe=None):
         raise
 
 
-def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: float):
+def _start_ray(ray, ray_address, workers: int) -> None:
+    """``ray.init``, interrupted by Ctrl-C or SIGTERM, and given up after ``RAY_START_SECONDS`` (an address where
+    something that is not a Ray cluster listens would otherwise hang it)."""
     import logging
+    import signal
+    import threading
 
-    from .workers import POLL_SECONDS, SignalFlag
+    from .workers import SignalFlag
+
+    def give_up(signum, frame):
+        where = f"at {ray_address}" if ray_address else "here"
+        raise RunError(f"--backend ray: no Ray cluster answered {where} within {RAY_START_SECONDS:g} s (is it the "
+                       "address of a Ray cluster? a dashboard's port is not)")
+
+    timed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if timed:
+        previous = signal.signal(signal.SIGALRM, give_up)
+        signal.setitimer(signal.ITIMER_REAL, RAY_START_SECONDS)
+    try:
+        with SignalFlag(immediate=True):
+            ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
+                     log_to_driver=False, logging_level=logging.ERROR)
+    except (RunError, KeyboardInterrupt):
+        raise
+    except Exception as error:  # Ray's own failures (a version mismatch, a refused connection): one line
+        raise RunError(f"--backend ray: Ray did not start: {first_line(error)}") from None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: float):
+    from .workers import POLL_SECONDS, SignalFlag, TaskError, WorkerFailure
 
     ray = _import_ray()
     started_here = not ray.is_initialized()
-    with SignalFlag() as signals:
+    pending: dict = {}
+    try:
         if started_here:
-            with SignalFlag(immediate=True):  # ray.init can block: a signal must interrupt it
-                ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
-                         log_to_driver=False, logging_level=logging.WARNING)
-        pending: dict = {}
-        try:
-            remote = ray.remote(max_retries=0)(run_watched)
-            in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", workers)))
-            tasks = iter(tasks)
-            exhausted = False
+            _start_ray(ray, ray_address, workers)
+        remote = ray.remote(max_retries=0)(run_watched)
+        in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", workers)))
+        tasks = iter(tasks)
+        exhausted = False
+        with SignalFlag() as signals:
             while True:
                 while not exhausted and len(pending) < in_flight:
                     try:
@@ -725,15 +786,17 @@ def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: flo
                     key = pending.pop(reference)
                     try:
                         result, errors = ray.get(reference)
-                    except ray.exceptions.RayTaskError as error:
+                    except ray.exceptions.RayError as error:  # a task's own failure travels as its cause
                         cause = getattr(error, "cause", None)
-                        raise RunError(first_line(cause if cause is not None else error)) from None
+                        if isinstance(cause, (WorkerFailure, TaskError)):
+                            raise type(cause)(*cause.__reduce__()[1]) from None
+                        raise RunError(f"Ray: {first_line(cause if cause is not None else error)}") from None
                     yield key, result, errors
-        finally:
-            for reference in pending:
-                ray.cancel(reference, force=True)
-            if started_here:
-                ray.shutdown()
+    finally:
+        for reference in pending:
+            ray.cancel(reference, force=True)
+        if started_here and ray.is_initialized():
+            ray.shutdown()
 
 
 # --------------------------------------------------------------------------
@@ -812,19 +875,32 @@ def summarize_run(out) -> list:
     also gets ``first_error`` (its first policy error, or None) and
     ``deterministic`` (from the probe at the start of the run, None if absent).
     """
+    from .bots import explain_silent_errors
+
     parts, first_errors = [], {}
     for path in chunk_files(out):
         columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *MISBEHAVIOUR_COLUMNS])
         parts.append(board_totals(columns))
         for bot, message in json.loads(metadata.get("autodup_errors", "{}")).items():
             first_errors.setdefault(bot, message)
-    determinism_path = Path(out) / DETERMINISM_FILE
-    determinism = json.loads(determinism_path.read_text()) if determinism_path.exists() else {}
+    determinism = read_determinism(out) or {}
     rows = summarize_totals(parts)
     for row in rows:
-        row["first_error"] = first_errors.get(row["bot"])
+        row["first_error"] = first_errors.get(row["bot"]) or explain_silent_errors(row.get("bot_errors", 0),
+                                                                                  row.get("bad_answers", 0))
         row["deterministic"] = determinism.get(row["bot"])
     return rows
+
+
+def read_determinism(out) -> dict | None:
+    """``{bot: bool}`` from the run's determinism probe, or None if absent or damaged (it is probed again)."""
+    try:
+        data = json.loads((Path(out) / DETERMINISM_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, bool) for k, v in data.items()):
+        return None
+    return data
 
 
 def misbehaving(summary: list) -> list:

@@ -32,6 +32,7 @@ happened at, and returned with the task's result.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import multiprocessing.connection
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import first_line, without_colours
+from .errors import Stopped, TaskError, Where, WorkerFailure, first_line, without_colours  # noqa: F401
 from .game import (PROGRESS_BOARD, PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_LOADING,
                    PROGRESS_SEAT, PROGRESS_TABLE)
 
@@ -53,50 +54,6 @@ DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hun
 POLL_SECONDS = 0.1
 TASKS_PER_WORKER = 2  # in flight: a worker starts its next task while the parent stores the last result
 ERRORS_KEPT = 20      # bot errors recorded per task (all are counted by the table)
-
-
-class Stopped(KeyboardInterrupt):
-    """Ctrl-C or SIGTERM stopped the pool; ``signal_number`` says which."""
-
-    def __init__(self, signal_number: int):
-        super().__init__(signal.Signals(signal_number).name)
-        self.signal_number = signal_number
-
-
-@dataclass(frozen=True)
-class Where:
-    """Where a worker was when something happened: board, table and the seat deciding (-1: none), or the
-    index of the bot it was loading (``loading`` >= 0, outside any game)."""
-
-    board: int
-    table: int
-    seat: int
-    loading: int = -1
-
-
-class WorkerFailure(RuntimeError):
-    """A worker hung or died while playing; ``str()`` is one line.
-
-    Attributes
-    ----------
-    kind : str
-        ``"hang"`` (a game outlived its deadline) or ``"crash"`` (the process died).
-    where : Where or None
-        Where the game was, if a game was in progress.
-    """
-
-    def __init__(self, message: str, kind: str, where):
-        super().__init__(message)
-        self.kind = kind
-        self.where = where
-
-
-class TaskError(RuntimeError):
-    """A task raised in a worker; ``str()`` is its one-line message, ``kind`` the exception's class name."""
-
-    def __init__(self, message: str, kind: str):
-        super().__init__(message)
-        self.kind = kind
 
 
 def describe_where(where: Where) -> str:
@@ -154,14 +111,20 @@ class _ErrorRecorder:
 
 def _worker_main(connection, progress_buffer, parent_pid: int, log_path: str) -> None:
     _die_with_parent(parent_pid)
-    # What a worker writes to stderr, from Python or from C (numba, LLVM), goes to its log: the parent
-    # quotes the last line if the worker dies, and the terminal keeps one line per problem.
+    # What a worker writes, from Python or from C (numba, LLVM, a bot's print), goes to its log: the
+    # parent quotes the last line if the worker dies, and the command's own output stays clean. The
+    # log is unlinked at once (the parent holds it open), so no kill can leave it behind.
     log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
-    os.dup2(log, 2)
+    os.unlink(log_path)
+    for stream in (1, 2):
+        os.dup2(log, stream)
     os.close(log)
+    sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # The parent decides when to stop: a Ctrl-C or SIGTERM sent to the whole process group (a terminal,
+    # `timeout`, a batch system) reaches it, and it kills the workers; the kernel kills them if it dies.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     progress = np.frombuffer(progress_buffer, dtype=np.int64)
     recorder = _ErrorRecorder(progress)
     sys.unraisablehook = recorder
@@ -230,7 +193,7 @@ class _Worker:
         self.progress = np.frombuffer(self.progress_buffer, dtype=np.int64)
         self.progress[PROGRESS_SEAT] = -1
         descriptor, self.log_path = tempfile.mkstemp(prefix="autodup-worker-", suffix=".log")
-        os.close(descriptor)
+        self.log = os.fdopen(descriptor, "rb")  # read by the parent; the worker unlinks the name
         self.connection, child_end = context.Pipe()
         self.process = context.Process(target=_worker_main,
                                        args=(child_end, self.progress_buffer, os.getpid(), self.log_path),
@@ -260,12 +223,11 @@ class _Worker:
         return now - self.clock_started
 
     def last_words(self) -> str:
-        """The last line the worker wrote to stderr (an abort message), or ''."""
+        """The last line the worker wrote (an abort message), or ''."""
         try:
-            with open(self.log_path, "rb") as log:
-                log.seek(max(0, os.path.getsize(self.log_path) - 4096))
-                lines = [line.strip() for line in log.read().decode(errors="replace").splitlines() if line.strip()]
-        except OSError:
+            self.log.seek(max(0, os.fstat(self.log.fileno()).st_size - 4096))
+            lines = [line.strip() for line in self.log.read().decode(errors="replace").splitlines() if line.strip()]
+        except (OSError, ValueError):
             return ""
         return without_colours(lines[-1])[:300] if lines else ""
 
@@ -274,10 +236,9 @@ class _Worker:
             self.process.kill()
         self.process.join(timeout=5)
         self.connection.close()
-        try:
+        self.log.close()
+        with contextlib.suppress(OSError):  # the worker died before it could unlink its log
             os.unlink(self.log_path)
-        except OSError:
-            pass
 
 
 class Pool:
@@ -355,6 +316,7 @@ class Pool:
             now = time.monotonic()
             for worker in busy:
                 if worker.tasks and not worker.process.is_alive() and not worker.connection.poll():
+                    self._signals.check()  # a signal to the whole group is a stop, not a crash
                     self._fail_crash(worker)
                 if worker.tasks and worker.game_time(now) > self.game_timeout:
                     self._fail_hang(worker)
@@ -381,6 +343,7 @@ class Pool:
         try:
             reply = worker.connection.recv()
         except (EOFError, OSError):
+            self._signals.check()
             self._fail_crash(worker)
         kind, key = reply[0], reply[1]
         worker.tasks.remove(key)
@@ -406,5 +369,8 @@ class Pool:
             cause = f"{how}: {said}" if said else f"{how}; a helper that recurses forever, or memory written out of " \
                                                    "bounds?"
             raise WorkerFailure(f"{self.describe(where)} crashed the worker process ({cause})", "crash", where)
-        raise WorkerFailure(f"a worker process crashed outside a game ({how}{': ' + said if said else ''})", "crash",
-                            None)
+        from .compile_cache import cache_folder
+
+        raise WorkerFailure(f"a worker process crashed outside a game ({how}{': ' + said if said else ''}); if it "
+                            f"repeats, a damaged compiled-code cache may be the cause: remove {cache_folder()}",
+                            "crash", None)

@@ -113,6 +113,7 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("allocates_list.py", "decide allocates a list or an array (line 13): a policy cannot allocate"),
     ("undeclared_parameter.py", "decide reads params[1], but PARAMETERS declares 1 (roll_above)"),
     ("greedy_without_extension", "a bot file must be a Python file whose name ends in .py"),
+    ("prints.py", "decide calls print(): a policy plays in a worker process whose output is discarded"),
 ])
 def test_broken_bot_files_are_refused_with_one_line(file, message):
     with pytest.raises(BotError) as caught:

@@ -133,6 +133,44 @@ def test_a_bot_cache_is_found_by_content_from_any_folder_and_a_damaged_one_is_re
         shutil.rmtree(bot_folder, ignore_errors=True)
 
 
+HELPED_BOT = """
+from autodup.bots import GOLD, REROLL_PRICE, end_turn, policy, reroll
+from myhelpers import reserve
+
+NAME = "helped"
+DESCRIPTION = "Rolls above the reserve its helper module sets."
+PARAMETERS = {}
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    if me[GOLD] >= reserve(me) + me[REROLL_PRICE]:
+        return reroll()
+    return end_turn()
+"""
+
+
+def test_a_bot_recompiles_when_a_module_of_its_own_changes(tmp_path):
+    """Compiled code inlines the helpers a bot imports from its own modules: an edit of one must recompile it."""
+    (tmp_path / "helped.py").write_text(HELPED_BOT)
+    helpers = tmp_path / "myhelpers.py"
+    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"}
+
+    def rolls():
+        result = subprocess.run([sys.executable, "-m", "autodup", "play", str(ROOT / "configs" / "tiny.yaml"),
+                                 "--bots", str(tmp_path / "helped.py"), "--json"], capture_output=True, text=True,
+                                timeout=600, cwd=tmp_path, env=environment)
+        assert result.returncode == 0, result.stderr
+        return sum(seat["rolls"] for seat in json.loads(result.stdout)["seats"])
+
+    helpers.write_text(f"# {tmp_path}\nfrom autodup.bots import helper\nRESERVE = 0\n\n\n@helper\n"
+                       "def reserve(me):\n    return RESERVE\n")
+    assert rolls() > 0
+    helpers.write_text(helpers.read_text().replace("RESERVE = 0", "RESERVE = 1000"))
+    assert rolls() == 0  # not the cached policy of the first module
+
+
 def test_bot_module_names_follow_content_not_path(tmp_path):
     a, b = tmp_path / "a.py", tmp_path / "sub" / "a.py"
     b.parent.mkdir()

@@ -98,11 +98,25 @@ def test_a_helper_that_recurses_forever_crashes_only_its_worker(tmp_path):
     assert run.returncode == 2 and "bot 'recurses' (seat" in one_line(run) and "SIGSEGV" in run.stderr
 
 
-def test_a_bot_with_a_recursive_helper_that_ends_plays_in_every_process(tmp_path):
-    """numba cannot reload a cached policy that calls a self-recursive function; such policies are not cached."""
-    run = autodup("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'recurses.py'}", "--bot-param",
-                  "recurses.limit=50", "--boards", "30", "--workers", "2", "--out", str(tmp_path / "run"), "--quiet")
-    assert run.returncode == 0 and run.stderr == "", run.stderr
+def test_bots_with_recursive_helpers_that_end_play_in_every_process(tmp_path):
+    """numba cannot reload a cached policy that calls a recursive function; such policies are not cached."""
+    for _ in range(2):  # the second time, the first run's cache would be loaded
+        run = autodup("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'recurses.py'},{BOTS / 'mutual.py'}",
+                      "--bot-param", "recurses.limit=50", "--boards", "30", "--workers", "2", "--quiet", "--out",
+                      str(tmp_path / f"run{len(list(tmp_path.iterdir()))}"))
+        assert run.returncode == 0 and run.stderr == "", run.stderr
+
+
+def test_a_bot_that_ends_the_process_while_it_loads_is_named_in_every_command(tmp_path):
+    for command in (["play", "configs/tiny.yaml", "--bots", str(BOTS / "broken" / "os_exit.py")],
+                    ["check-bot", str(BOTS / "broken" / "os_exit.py")],
+                    ["run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'broken' / 'os_exit.py'}", "--boards",
+                     "5", "--out", str(tmp_path / "run"), "--quiet"]):
+        result = autodup(*command)
+        assert result.returncode in (1, 2)
+        text = one_line(result) if command[0] != "check-bot" else result.stdout.strip()
+        assert "os_exit.py (while it was loaded) crashed the worker process (exit code 3" in text, text
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_run(tmp_path):
@@ -132,10 +146,15 @@ def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_ru
                for n in names)
 
 
-def start_a_hung_run(out: Path):
-    """``autodup run`` with a bot that hangs and a deadline far away; returns the process and its children."""
-    process = start("run", "configs/tiny.yaml", "--bots", f"greedy,{BOTS / 'hangs.py'}", "--boards", "60",
-                    "--workers", "2", "--game-timeout", "600", "--out", str(out), "--quiet")
+def start_a_hung_run(out: Path, temporary: Path = None):
+    """``autodup run`` with a bot that hangs and a deadline far away, in a session of its own (so that a signal
+    can go to its whole process group, as a terminal or `timeout` sends it); returns the process and its
+    children. ``temporary`` is its TMPDIR."""
+    environment = {**ENVIRONMENT, **({"TMPDIR": str(temporary)} if temporary else {})}
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "run", "configs/tiny.yaml", "--bots",
+                                f"greedy,{BOTS / 'hangs.py'}", "--boards", "60", "--workers", "2", "--game-timeout",
+                                "600", "--out", str(out), "--quiet"], cwd=ROOT, env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     wait_for_a_hung_worker(process)
     workers = children(process.pid)
     assert len(workers) >= 2
@@ -149,21 +168,60 @@ def assert_gone(pids, seconds=10.0):
     assert not [pid for pid in pids if alive(pid)], "workers outlived the run"
 
 
+@pytest.mark.parametrize("to_group", [False, True], ids=["to the command", "to its process group"])
 @pytest.mark.parametrize("signal_number, code, word", [(signal.SIGINT, 130, "interrupted"),
                                                         (signal.SIGTERM, 143, "terminated")])
-def test_ctrl_c_and_sigterm_stop_a_run_whose_bot_hangs_and_leave_no_worker(tmp_path, signal_number, code, word):
-    process, workers = start_a_hung_run(tmp_path / "run")
-    process.send_signal(signal_number)
+def test_ctrl_c_and_sigterm_stop_a_run_whose_bot_hangs_and_leave_nothing(tmp_path, signal_number, code, word,
+                                                                        to_group):
+    (tmp_path / "tmp").mkdir()
+    process, workers = start_a_hung_run(tmp_path / "run", tmp_path / "tmp")
+    if to_group:  # the workers get the signal too: it is still a stop, not a bot's crash
+        os.killpg(process.pid, signal_number)
+    else:
+        process.send_signal(signal_number)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == code and word in stderr and "Traceback" not in stderr, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "crashed" not in stderr
     assert_gone(workers)
+    assert not list((tmp_path / "tmp").glob("autodup-worker-*")), "worker logs left behind"
 
 
-def test_kill_9_of_a_run_takes_its_workers_along(tmp_path):
-    process, workers = start_a_hung_run(tmp_path / "run")
+def test_kill_9_of_a_run_takes_its_workers_along_and_leaves_no_file(tmp_path):
+    (tmp_path / "tmp").mkdir()
+    process, workers = start_a_hung_run(tmp_path / "run", tmp_path / "tmp")
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=30)
     assert_gone(workers)
+    assert not list((tmp_path / "tmp").glob("autodup-worker-*")), "worker logs left behind"
+
+
+def test_a_refused_folder_is_left_as_it_was(tmp_path):
+    """A folder that is not a run (a run's chunks folder, someone's files) gets no lock file or anything else."""
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    for out in (foreign, tmp_path / ""):
+        result = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "2", "--out", str(out),
+                         "--quiet")
+        assert result.returncode == 2 and "not a run folder" in one_line(result)
+    assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
+    for args in (["--out", ""], ["--bots", ""], ["--bots", "greedy,,econ"], ["--workers", "100000"]):
+        result = autodup("run", "configs/tiny.yaml", "--boards", "2", "--quiet", *args)
+        assert result.returncode == 2 and one_line(result).startswith("autodup: error:"), args
+
+
+def test_a_damaged_determinism_probe_is_probed_again(finished_run, tmp_path):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    original = (out / "determinism.json").read_text()
+    for damage in ('{"greedy": tru', "[]", '{"greedy": "yes"}'):
+        (out / "determinism.json").write_text(damage)
+        resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards",
+                          str(2 * CHUNK_BOARDS), "--out", str(out), "--quiet", "--workers", "1", "--resume")
+        assert resumed.returncode == 0 and resumed.stderr == "", resumed.stderr
+        assert json.loads((out / "determinism.json").read_text()) == json.loads(original)
 
 
 def test_two_runs_into_one_folder_are_refused_and_resume_needs_a_run(tmp_path):
@@ -204,6 +262,15 @@ def test_a_run_reports_errors_illegal_actions_bad_answers_and_nondeterminism(tmp
     assert rows["chaos"]["illegal_actions"] > 0 and rows["numbers"]["bad_answers"] > 0
     assert rows["unstable"]["deterministic"] is False and rows["greedy"]["deterministic"] is True
     assert not any(rows["greedy"][key] for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers"))
+
+
+def test_zero_is_reported_as_what_it_is():
+    """0 is what numba's callback returns when decide raises: counted as an error, and said so."""
+    from autodup.bots import check_bot
+    from autodup.config import load_config
+
+    report = check_bot(load_bot(str(BOTS / "zero.py")), load_config(ROOT / "configs" / "tiny.yaml"), games=2)
+    assert report["bot_errors"] > 0 and report["bad_answers"] == 0 and "returned 0" in report["first_error"]
 
 
 def test_a_number_returned_instead_of_an_answer_is_a_bad_answer_not_a_purchase():
@@ -317,6 +384,20 @@ def test_ray_address_mistakes_fail_in_seconds_with_one_line(tmp_path):
     without = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--ray-address",
                       "127.0.0.1:9", "--out", str(tmp_path / "b"), "--quiet")
     assert without.returncode == 2 and "--ray-address needs --backend ray" in one_line(without)
+    # Something that is not Ray answers there (a web server, as at a dashboard's port).
+    import http.server
+    import threading
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        started = time.time()
+        web = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--backend", "ray",
+                      "--ray-address", f"127.0.0.1:{server.server_address[1]}", "--out", str(tmp_path / "c"),
+                      "--quiet", timeout=120)
+    finally:
+        server.shutdown()
+    assert web.returncode == 2 and "not as a Ray cluster does" in one_line(web) and time.time() - started < 60
 
 
 def test_config_warnings_reach_play_and_run(tmp_path):

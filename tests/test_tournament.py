@@ -144,6 +144,16 @@ def test_the_ray_backend_writes_the_same_bytes(tmp_path):
     assert ray_summary == local_summary
 
 
+def test_a_bot_that_hangs_on_ray_is_stopped_and_named_in_one_line(tmp_path):
+    """Each Ray worker plays in a watched process of its own, as a local run does."""
+    result = run("configs/tiny.yaml", "--bots", f"greedy,{ROOT / 'tests' / 'bots' / 'hangs.py'}", "--boards", "5",
+                 "--workers", "2", "--backend", "ray", "--game-timeout", "3", "--out", str(tmp_path / "ray"),
+                 "--quiet")
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "bot 'hangs'" in lines[0] and "did not finish its game within 3 s" in lines[0]
+
+
 def test_a_killed_run_resumes_to_the_same_bytes(tmp_path):
     args = ["configs/set4.yaml", "--bots", ",".join(FOUR), "--boards", str(8 * CHUNK_BOARDS), "--workers", "1",
             "--quiet"]
