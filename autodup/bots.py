@@ -175,8 +175,8 @@ def _check_policy_source(function) -> None:
     whatever ``decide`` returns to int64: ``return 2.5`` would silently become
     a number that is not an answer, so ``decide`` is typed alone first.
     """
-    codes = [function.__code__] + [value.py_func.__code__ for value in function.__globals__.values()
-                                   if getattr(getattr(value, "py_func", None), "__module__", None) == function.__module__]
+    helpers = [value.py_func for value in function.__globals__.values() if hasattr(value, "py_func")]
+    codes = [function.__code__] + [helper.__code__ for helper in helpers if helper.__module__ == function.__module__]
     for code in codes:
         if "print" in code.co_names:
             raise PolicyError(f"{code.co_name} calls print(): a policy plays in a worker process whose output is "

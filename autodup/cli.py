@@ -25,32 +25,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _boards(text: str) -> int:
-    from .tournament import MAX_BOARDS
+def _count_up_to(limit: int):
+    """An argparse type: an integer from 1 to ``limit`` (a larger value is surely a typo, and one line says so)."""
+    def parse(text: str) -> int:
+        value = _positive_int(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {limit:,})")
+        return value
 
-    value = _positive_int(text)
-    if value > MAX_BOARDS:
-        raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {MAX_BOARDS:,})")
-    return value
-
-
-def _trials(text: str) -> int:
-    from .toy import MAX_TRIALS
-
-    value = _positive_int(text)
-    if value > MAX_TRIALS:
-        raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {MAX_TRIALS:,})")
-    return value
+    return parse
 
 
 MAX_WORKERS = 256  # each worker holds its own compiled code (about 100 MB)
-
-
-def _workers(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_WORKERS:
-        raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {MAX_WORKERS})")
-    return value
 
 
 def _bot_specs(text: str) -> list:
@@ -66,7 +52,8 @@ def _seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not 0 < value < 10**7:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: more than 0 seconds)")
+        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: more than 0 and less than 10,000,000 "
+                                         "seconds)")
     return value
 
 
@@ -86,12 +73,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .toy import DEFAULT_SEED, DEFAULT_TRIALS
+    from .toy import DEFAULT_SEED, DEFAULT_TRIALS, MAX_TRIALS
+    from .tournament import MAX_BOARDS
 
     parser = _Parser(prog="autodup", description="Duplicate tournaments of a TFT-like autochess game.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     toy = commands.add_parser("toy", help="reproduce the seed article's toy example (Figs. 1-5 and keyed)")
-    toy.add_argument("--trials", type=_trials, default=DEFAULT_TRIALS, help="paired games per system")
+    toy.add_argument("--trials", type=_count_up_to(MAX_TRIALS), default=DEFAULT_TRIALS, help="paired games per system")
     toy.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="root seed")
     toy.add_argument("--json", action="store_true", help="print JSON instead of tables")
     play = commands.add_parser("play", help="play one table and print each seat's result")
@@ -120,11 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="play a duplicate tournament: boards x tables, results in Parquet")
     run.add_argument("config", nargs="?", default=str(DEFAULT_CONFIG), help="configuration (default set4)")
     run.add_argument("--bots", help="comma-separated bots (names or paths); default: every bot in bots/")
-    run.add_argument("--boards", type=_boards, default=1000, help="boards (grandparent seeds) to play")
+    run.add_argument("--boards", type=_count_up_to(MAX_BOARDS), default=1000, help="boards (grandparent seeds) to play")
     run.add_argument("--dealer", default="haystack", help="haystack, keyed, stream, replay or independent")
     run.add_argument("--seed", type=_seed, default=0, help="tournament seed")
     run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
-    run.add_argument("--workers", type=_workers, default=os.cpu_count() or 1, help="processes")
+    run.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
     run.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
     run.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
     run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")

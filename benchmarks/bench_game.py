@@ -40,8 +40,8 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
     for _ in range(repeats):
         for name, (code, (policies, params, param_counts), n_bots) in cases.items():
             start = time.perf_counter()
-            _, played, _ = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies, params, param_counts, n_bots,
-                                       True, progress)
+            _, played, _ = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies, params, param_counts,
+                                       n_bots, True, progress)
             samples[name].append(games / (time.perf_counter() - start))
             rounds[name] = float(played.mean())
     games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}

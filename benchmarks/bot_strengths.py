@@ -54,8 +54,9 @@ def markdown_table(result: dict) -> list:
              "|---|---:|---:|---:|---:|"]
     for name, row in sorted(first["bots"].items(), key=lambda item: item[1]["mean_placement"]):
         other = second["bots"][name]
-        lines.append(f"| {name} | {row['mean_placement']:.2f} ± {row['standard_error']:.2f} | {row['top4_rate']:.2f} | "
-                     f"{other['mean_placement']:.2f} ± {other['standard_error']:.2f} | {other['top4_rate']:.2f} |")
+        first_cells = f"{row['mean_placement']:.2f} ± {row['standard_error']:.2f} | {row['top4_rate']:.2f}"
+        other_cells = f"{other['mean_placement']:.2f} ± {other['standard_error']:.2f} | {other['top4_rate']:.2f}"
+        lines.append(f"| {name} | {first_cells} | {other_cells} |")
     return lines
 
 
