@@ -722,9 +722,6 @@ def bot_errors_collected():
 # the bot check
 # --------------------------------------------------------------------------
 
-_CHECK_DEALERS = ("haystack", "plain", "keyed")
-
-
 def explain_silent_errors(bot_errors: int, bad_answers: int):
     """The message for errors that came without an exception's text (None when there were none)."""
     if bot_errors:
@@ -739,8 +736,9 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
     """Play ``bot`` through many tables and report how it behaves.
 
     Half the tables seat the bot everywhere; the others alternate it with the
-    ``random`` bot, whose play drives it into varied states. Dealers rotate,
-    and every step is checked for conservation. All tables are then
+    ``random`` bot, whose play drives it into varied states. Table ``g`` is
+    board ``g`` of tournament ``seed``; the exact dealers take turns, and every
+    step is checked for conservation. All tables are then
     played a second time: any difference means the bot is not deterministic
     (a random number without an address, state kept outside ``memory``).
     ``progress`` (int64 (PROGRESS_FIELDS,)) receives where the games are, for
@@ -757,28 +755,24 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
         ``unsound_steps``, ``deterministic`` and ``clean`` (all zero and
         deterministic).
     """
-    from .game import DEALERS, MISBEHAVIOUR_COLUMNS, ORDER_EVENTS, PROGRESS_BOARD, RESULT_COLUMNS, new_progress, \
-        play_table, rules_of
-    from .rng import board_seed, event_seed, seat_seed
+    from .boards import play_boards
+    from .dealers import exact_dealers
+    from .game import MISBEHAVIOUR_COLUMNS, RESULT_COLUMNS, rules_of
 
     rules = rules_of(config)
     opponent = load_bot("random")
-    progress = new_progress() if progress is None else progress
+    dealers = exact_dealers()
 
     def play_all():
         outcome = []
         for g in range(games):
-            grandparent = board_seed(seed, g)
-            seats = np.array([seat_seed(grandparent, s) for s in range(rules.players)], dtype=np.uint64)
             mixed = g % 2 == 1
             seat_bots = [opponent if mixed and s % 2 else bot for s in range(rules.players)]
-            lineup = seating(seat_bots)
-            progress[PROGRESS_BOARD] = g
-            results, unsound, _, _ = play_table(rules, DEALERS[_CHECK_DEALERS[g % len(_CHECK_DEALERS)]],
-                                                ORDER_EVENTS, seats, np.uint64(event_seed(grandparent, 0)),
-                                                *lineup, True, progress)
+            *lineup, bot_of_seat = seating(seat_bots)
+            played = play_boards(rules, dealers[g % len(dealers)], *lineup, seed=seed, first_board=g,
+                                 seating="fixed", bot_of_seat=bot_of_seat, check=True, progress=progress)
             mine = np.array([b is bot for b in seat_bots])
-            outcome.append((results, unsound, mine))
+            outcome.append((played.results[0, 0], int(played.violations[0, 0]), mine))
         return outcome
 
     with bot_errors_collected() as errors:

@@ -57,6 +57,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _board_index(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: 0 or more)")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text, 0)
@@ -73,6 +83,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .dealers import DEALERS, DEFAULT_DEALER
     from .toy import DEFAULT_SEED, DEFAULT_TRIALS, MAX_TRIALS
     from .tournament import MAX_BOARDS
 
@@ -84,11 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     toy.add_argument("--json", action="store_true", help="print JSON instead of tables")
     play = commands.add_parser("play", help="play one table and print each seat's result")
     play.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
-    play.add_argument("--seed", type=_seed, default=0, help="board seed (the grandparent of the table)")
+    play.add_argument("--seed", type=_seed, default=0, help="tournament seed, as in `autodup run`")
+    play.add_argument("--board", type=_board_index, default=0, help="which board of the seed to play")
     play.add_argument("--bots", default="greedy", help="comma-separated bot per seat, or one for all: names "
                       "from `autodup bots` or paths to bot files")
     _add_bot_parameter_options(play)
-    play.add_argument("--dealer", default="haystack", help="plain, stream, haystack, keyed or replay")
+    play.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
     play.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
     play.add_argument("--json", action="store_true", help="print JSON")
     _add_game_timeout(play)
@@ -109,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("config", nargs="?", default=str(DEFAULT_CONFIG), help="configuration (default set4)")
     run.add_argument("--bots", help="comma-separated bots (names or paths); default: every bot in bots/")
     run.add_argument("--boards", type=_count_up_to(MAX_BOARDS), default=1000, help="boards (grandparent seeds) to play")
-    run.add_argument("--dealer", default="haystack", help="haystack, keyed, stream, replay or independent")
+    run.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
     run.add_argument("--seed", type=_seed, default=0, help="tournament seed")
     run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
     run.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
@@ -186,41 +198,40 @@ def _run_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def play_in_worker(config_path: str, specs: list, overrides: tuple, seed: int, dealer: str, order: str,
+def play_in_worker(config_path: str, specs: list, overrides: tuple, seed: int, board: int, dealer: str, order: str,
                    progress) -> dict:
     """Load the bots and play one table (runs in a watched worker: see :mod:`autodup.workers`)."""
-    import numpy as np
-
+    from .boards import play_boards
     from .bots import bot_errors_collected, seating
     from .config import load_config
-    from .game import DEALERS, ORDERS, PROGRESS_BOARD, RESULT_COLUMNS, play_table, rules_of
-    from .rng import event_seed, seat_seed
+    from .game import RESULT_COLUMNS, rules_of
 
     config = load_config(config_path)
     seat_bots = load_bots_with_overrides(specs, overrides, progress)
-    seats = np.array([seat_seed(seed, s) for s in range(config.players)], dtype=np.uint64)
-    progress[PROGRESS_BOARD] = seed
+    *lineup, bot_of_seat = seating(seat_bots)
     with bot_errors_collected() as errors:
-        results, _, rounds, _ = play_table(rules_of(config), DEALERS[dealer], ORDERS[order], seats,
-                                           np.uint64(event_seed(seed, 0)), *seating(seat_bots), False, progress)
+        played = play_boards(rules_of(config), dealer, *lineup, seed=seed, first_board=board, seating="fixed",
+                             bot_of_seat=bot_of_seat, order=order, progress=progress)
+    results = played.results[0, 0]
     rows = [{"seat": s, "bot": seat_bots[s].name, **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
             for s in range(config.players)]
-    return {"rows": rows, "rounds": int(rounds), "errors": errors}
+    return {"rows": rows, "rounds": int(results[:, RESULT_COLUMNS.index("rounds_alive")].max()), "errors": errors}
 
 
 def _run_play(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .game import DEALERS, ORDER_RACE, ORDERS
+    from .dealers import DEALERS, dealer_named
+    from .game import ORDER_RACE, ORDERS
     from .workers import Pool
 
     config = load_config(args.config)
     _warn_about_config(config)
-    if args.dealer not in DEALERS:
-        raise ValueError(f"--dealer: unknown dealer {args.dealer!r} (allowed: {', '.join(DEALERS)})")
+    dealer = dealer_named(args.dealer)
     if args.order not in ORDERS:
         raise ValueError(f"--order: unknown order {args.order!r} (allowed: {', '.join(ORDERS)})")
-    if ORDERS[args.order] == ORDER_RACE and args.dealer != "haystack":
-        raise ValueError("--order race needs --dealer haystack (the race runs on the seats' haystacks)")
+    if ORDERS[args.order] == ORDER_RACE and not dealer.race_order:
+        allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
+        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
     specs = _bot_specs(args.bots)
     if len(specs) == 1:
         specs = specs * config.players
@@ -233,8 +244,8 @@ def _run_play(args: argparse.Namespace) -> int:
         return f"bot {specs[where.seat]} (seat {where.seat})" if where.seat >= 0 else "the table"
 
     with Pool(1, args.game_timeout, describe=describe) as pool:
-        played, _ = pool.run_one(play_in_worker, (args.config, specs, _overrides(args), args.seed, args.dealer,
-                                                  args.order))
+        played, _ = pool.run_one(play_in_worker, (args.config, specs, _overrides(args), args.seed, args.board,
+                                                  args.dealer, args.order))
     rows, rounds, errors = played["rows"], played["rounds"], played["errors"]
     if errors:
         failed = sum(row["bot_errors"] for row in rows)
@@ -245,7 +256,8 @@ def _run_play(args: argparse.Namespace) -> int:
         print(f"autodup: warning: {', '.join(sorted({row['bot'] for row in bad}))} returned values that are not "
               "answers; see `autodup check-bot`", file=sys.stderr)
     if args.json:
-        print(json.dumps({"config": config.source, "seed": args.seed, "dealer": args.dealer, "order": args.order,
+        print(json.dumps({"config": config.source, "seed": args.seed, "board": args.board, "dealer": args.dealer,
+                          "order": args.order,
                           "rounds": rounds, "seats": rows}))
         return 0
     print(f"{config.name}: seed {args.seed}, dealer {args.dealer}, {rounds} rounds")

@@ -25,10 +25,9 @@ from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from .kernels import (
+    ENGINE_COUNT,
     ENGINE_HAYSTACK,
     ENGINE_KEYED,
-    ENGINE_PLAIN,
-    ENGINE_STREAM,
     engine_draw_hierarchical,
     haystack_advance,
     haystack_consume,
@@ -39,19 +38,13 @@ from .kernels import (
 )
 from .rng import (
     EVENT_GHOST_INDEX,
-    LABEL_BOARD,
-    LABEL_EVENTS,
-    LABEL_SEAT,
     STREAM_COMBAT,
     STREAM_LOOT_BAG,
     STREAM_MATCHMAKING,
     STREAM_POLICY,
-    STREAM_REPLAY_PLAN,
-    STREAM_REPLAY_SUBSTITUTE,
     STREAM_SERVING_ORDER,
     STREAM_TIEBREAK,
     check_game_layout,
-    derive_seed_kernel,
     event_counter,
     loot_key,
     random_bits_pair,
@@ -69,14 +62,7 @@ game_kernel = njit(cache=True, _nrt=False)
 # 3x slower (measured): the turn loop and the round start stay separate.
 game_inline = njit(cache=True, _nrt=False, inline="always")
 
-# Dealers: the four engines, and the deliberately incorrect replay system.
-DEALER_PLAIN = ENGINE_PLAIN
-DEALER_STREAM = ENGINE_STREAM
-DEALER_HAYSTACK = ENGINE_HAYSTACK
-DEALER_KEYED = ENGINE_KEYED
-DEALER_REPLAY = 4
-DEALERS = {"plain": DEALER_PLAIN, "stream": DEALER_STREAM, "haystack": DEALER_HAYSTACK, "keyed": DEALER_KEYED,
-           "replay": DEALER_REPLAY}
+# The dealer is an engine code (ENGINE_*); autodup.dealers.DEALERS holds one record per dealer.
 
 # How the simultaneous shop refreshes of a round are served.
 ORDER_EVENTS = 0  # a serving order of the seats drawn from the table's event stream
@@ -202,8 +188,6 @@ _MATCHMAKING = np.uint64(STREAM_MATCHMAKING)
 _COMBAT = np.uint64(STREAM_COMBAT)
 _TIEBREAK = np.uint64(STREAM_TIEBREAK)
 _LOOT_BAG = np.uint64(STREAM_LOOT_BAG)
-_REPLAY_PLAN = np.uint64(STREAM_REPLAY_PLAN)
-_REPLAY_SUBSTITUTE = np.uint64(STREAM_REPLAY_SUBSTITUTE)
 _POLICY = np.uint64(STREAM_POLICY)
 
 Rules = namedtuple("Rules", [
@@ -295,42 +279,10 @@ def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out
 # --------------------------------------------------------------------------
 
 
-@game_kernel
-def _replay_draw(rules, seat_seed, replay_counter, tier_weights, pool, substitute_counter):
-    """The deliberately incorrect replay dealer: a planned (tier, champion) ignoring copies left."""
-    n_tiers = tier_weights.shape[0]
-    k = replay_counter[0]
-    replay_counter[0] += 1
-    u = random_uniform(seat_seed, _REPLAY_PLAN, np.uint64(2 * k))
-    v = random_uniform(seat_seed, _REPLAY_PLAN, np.uint64(2 * k + 1))
-    total = positive_total(tier_weights, 0, n_tiers)
-    if total <= 0.0:
-        return -1
-    tier = inverse_cdf_index(tier_weights, 0, n_tiers, total, u)
-    size = rules.tier_start[tier + 1] - rules.tier_start[tier]
-    if size == 0:
-        return -1
-    champion = rules.tier_start[tier] + min(int(v * size), size - 1)
-    if pool[champion] > 0.0:
-        return champion
-    # Substitution: a fresh draw from what is actually left in the tier.
-    lo, hi = rules.tier_start[tier], rules.tier_start[tier + 1]
-    left = positive_total(pool, lo, hi)
-    if left <= 0.0:
-        return -1
-    w = random_uniform(seat_seed, _REPLAY_SUBSTITUTE, np.uint64(substitute_counter[0]))
-    substitute_counter[0] += 1
-    return inverse_cdf_index(pool, lo, hi, left, w)
-
-
 @game_inline
-def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, replay_counters, tier_weights,
-              pool, key):
+def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_weights, pool, key):
     """One shop slot for ``seat`` from the current pool; -1 if nothing can be dealt."""
-    if dealer == DEALER_REPLAY:
-        return _replay_draw(rules, seat_seeds[seat], replay_counters[seat, 0:1], tier_weights, pool,
-                            replay_counters[seat, 1:2])
-    if dealer == DEALER_KEYED:
+    if dealer == ENGINE_KEYED:
         counters[seat, 0] = key
     return engine_draw_hierarchical(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
                                     tier_weights, pool, rules.tier_start)
@@ -341,6 +293,19 @@ def _take_from_pool(rules, pool, champion):
     """A champion dealt to a shop leaves the pool (if the rules say so); returns whether it did."""
     if champion >= 0 and rules.units_leave_pool:
         pool[champion] -= 1.0
+        return True
+    return False
+
+
+@game_inline
+def _put_in_shop(rules, shops, seat, slot, champion, pool, tier_totals):
+    """Show ``champion`` (or -1) in ``seat``'s ``slot``: it leaves the pool and its tier's total, if the rules say so.
+
+    The one place a dealt champion lands, whichever order serves the seats. Returns whether it left the pool.
+    """
+    shops[seat, slot] = champion
+    if _take_from_pool(rules, pool, champion):
+        tier_totals[rules.champion_tier[champion]] -= 1.0
         return True
     return False
 
@@ -367,9 +332,8 @@ def _clear_shop(rules, shops, seat, pool):
 
 
 @game_kernel
-def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count,
-               replay_counters, pool, shops, tier_totals, tier_weights, constrained, qualifies, qualifying_totals,
-               scratch_pool):
+def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count, pool, shops,
+               tier_totals, tier_weights, constrained, qualifies, qualifying_totals, scratch_pool):
     """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
 
     With ``constrained``, only champions with ``qualifies[c]`` are dealt (a loaded roll).
@@ -385,15 +349,11 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
         if shops[seat, slot] >= 0:
             continue
         _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, tier_weights)
-        key = shop_key(round_index, roll, slot)
-        champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, replay_counters,
-                             tier_weights, scratch_pool if constrained else pool, key)
-        shops[seat, slot] = champion
-        if _take_from_pool(rules, pool, champion):
-            tier_totals[rules.champion_tier[champion]] -= 1.0
-            if constrained:
-                scratch_pool[champion] -= 1.0
-                qualifying_totals[rules.champion_tier[champion]] -= 1.0
+        champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_weights,
+                             scratch_pool if constrained else pool, shop_key(round_index, roll, slot))
+        if _put_in_shop(rules, shops, seat, slot, champion, pool, tier_totals) and constrained:
+            scratch_pool[champion] -= 1.0
+            qualifying_totals[rules.champion_tier[champion]] -= 1.0
 
 
 # --------------------------------------------------------------------------
@@ -403,7 +363,7 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
 Table = namedtuple("Table", [
     "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
     "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count",
-    "replay_counters", "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
+    "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
     "qualifies", "order", "policy_draws", "bag_scratch", "remaining",
 ])
 
@@ -441,9 +401,9 @@ def new_table(rules):
         np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, STATS), dtype=np.int64),
-        np.zeros(players, dtype=np.bool_), np.zeros((players, 1), dtype=np.int64),
+        np.zeros(players, dtype=np.bool_), np.zeros((players, 2), dtype=np.int64),
         np.zeros((players, 2, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
-        np.zeros((players, 2), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros(players, dtype=np.int64),
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.arange(players), np.zeros(players, dtype=np.int64),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
@@ -621,9 +581,8 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
 def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     _clear_shop(rules, table.shops, seat, table.pool)
     _fill_shop(rules, dealer, seat, table.level[seat], round_index, roll, seat_seeds, table.counters,
-               table.needles, table.needle_count, table.replay_counters, table.pool, table.shops,
-               table.tier_totals, table.tier_weights, constrained, table.qualifies, table.qualifying_totals,
-               table.scratch_pool)
+               table.needles, table.needle_count, table.pool, table.shops, table.tier_totals, table.tier_weights,
+               constrained, table.qualifies, table.qualifying_totals, table.scratch_pool)
     table.stats[seat, STAT_SHOPS] += 1
 
 
@@ -738,8 +697,8 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         if not table.locked[seat]:
             remaining[seat] = rules.shop_size
             total_remaining += rules.shop_size
+    _tier_totals(rules, table.pool, table.tier_totals)  # kept up to date serve by serve (whole copies: exact)
     while total_remaining > 0:
-        _tier_totals(rules, table.pool, table.tier_totals)
         winner, tier = -1, -1
         best_gap = np.inf
         for seat in range(remaining.shape[0]):
@@ -764,9 +723,8 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
         champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
                                  rules.tier_start[tier], rules.tier_start[tier + 1], 0)
-        slot = rules.shop_size - remaining[winner]
-        table.shops[winner, slot] = champion
-        _take_from_pool(rules, table.pool, champion)
+        _put_in_shop(rules, table.shops, winner, rules.shop_size - remaining[winner], champion, table.pool,
+                     table.tier_totals)
         remaining[winner] -= 1
         total_remaining -= 1
 
@@ -785,7 +743,7 @@ def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_see
         table.stats[seat, STAT_ROUNDS] += 1
         if not table.locked[seat]:
             _clear_shop(rules, table.shops, seat, table.pool)
-    if order == ORDER_RACE and dealer == DEALER_HAYSTACK:
+    if order == ORDER_RACE and dealer == ENGINE_HAYSTACK:
         _refresh_by_race(rules, table, seat_seeds, alive_count)
         for i in range(alive_count):
             if not table.locked[table.order[i]]:
@@ -837,7 +795,7 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
         table.tier_weights[tier] = 1.0
         key = loot_key(position)  # one per bag position, apart from shop keys
         champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
-                             table.replay_counters, table.tier_weights, table.pool, key)
+                             table.tier_weights, table.pool, key)
         if champion < 0:
             table.gold[seat] += rules.tier_cost[tier]
             continue
@@ -1042,7 +1000,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     ----------
     rules : Rules
     dealer : int
-        ``DEALER_*``.
+        The dealer's engine code (``autodup.dealers.DEALERS[name].code``).
     order : int
         ``ORDER_EVENTS`` or ``ORDER_RACE`` (the race needs the haystack dealer).
     seat_seeds : uint64 (players,)
@@ -1080,7 +1038,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             raise ValueError("play_table: a seat's bot index is out of range")
         if param_counts[bot] < 0 or param_counts[bot] > params.shape[1]:
             raise ValueError("play_table: a bot's parameter count is out of range")
-    if dealer < 0 or dealer > DEALER_REPLAY or order < 0 or order > ORDER_RACE:
+    if dealer < 0 or dealer >= ENGINE_COUNT or order < 0 or order > ORDER_RACE:
         raise ValueError("play_table: unknown dealer or order code")
     if progress.shape[0] < PROGRESS_FIELDS:
         raise ValueError("play_table: the progress block is too small")
@@ -1160,14 +1118,12 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.pool[:] = pool
         table.shops[0, :] = -1
         table.level[0] = level
-        table.counters[0, 0] = 0
+        table.counters[0, :] = 0
         table.needles[0, :, :] = 0.0
         table.needle_count[0, :] = 0
-        table.replay_counters[0, :] = 0
         _fill_shop(rules, dealer, 0, level, 0, 0, seeds, table.counters, table.needles, table.needle_count,
-                   table.replay_counters, table.pool, table.shops, table.tier_totals,
-                   table.tier_weights, loaded_trait >= 0, table.qualifies, table.qualifying_totals,
-                   table.scratch_pool)
+                   table.pool, table.shops, table.tier_totals, table.tier_weights, loaded_trait >= 0,
+                   table.qualifies, table.qualifying_totals, table.scratch_pool)
         first = table.shops[0, 0]
         counts[first if first >= 0 else pool.shape[0]] += 1
     return counts
@@ -1181,44 +1137,3 @@ def loot_items(rules, seat_seed, n):
     for k in range(n):
         out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k, permutation)
     return out
-
-
-@njit(cache=True)
-def play_boards(rules, dealer, order, tournament_seed, first_board, n_boards, policies, params, param_counts, n_bots,
-                rotate, progress):
-    """Play one table per board ``first_board .. first_board + n_boards - 1`` (seeds from the seed tree).
-
-    Board ``b``'s grandparent is ``board_seed(tournament_seed, b)``; seat ``s``
-    plays with ``seat_seed(g, s)`` and the table's events use ``event_seed(g, 0)``.
-    Seat ``s`` of board ``b`` plays bot ``(s + b) % n_bots`` if ``rotate``,
-    else bot ``s % n_bots``.
-
-    Returns
-    -------
-    results : int64 (n_boards, players, len(RESULT_COLUMNS))
-    rounds : int64 (n_boards,)
-        Rounds played.
-    bots : int64 (n_boards, players)
-        The bot of each seat.
-    """
-    players = rules.players
-    if n_bots < 1 or n_bots > min(len(policies), params.shape[0]):
-        raise ValueError("play_boards: n_bots must be between 1 and the number of policies")
-    results = np.zeros((n_boards, players, len(RESULT_COLUMNS)), dtype=np.int64)
-    rounds = np.zeros(n_boards, dtype=np.int64)
-    bots = np.zeros((n_boards, players), dtype=np.int64)
-    seeds = np.zeros(players, dtype=np.uint64)
-    for i in range(n_boards):
-        board = first_board + i
-        grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))
-        for s in range(players):
-            seeds[s] = derive_seed_kernel(grandparent, np.uint64(LABEL_SEAT), np.uint64(s))
-            bots[i, s] = (s + board) % n_bots if rotate else s % n_bots
-        events = derive_seed_kernel(grandparent, np.uint64(LABEL_EVENTS), np.uint64(0))
-        progress[PROGRESS_BOARD] = board
-        progress[PROGRESS_TABLE] = 0
-        table_results, _, table_rounds, _ = play_table(rules, dealer, order, seeds, events, policies, params,
-                                                       param_counts, bots[i], False, progress)
-        results[i] = table_results
-        rounds[i] = table_rounds
-    return results, rounds, bots

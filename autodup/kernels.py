@@ -59,6 +59,8 @@ from numba import njit
 from .rng import (
     KEYED_DOMAIN,
     PLAIN_STREAM,
+    REPLAY_PLAN_STREAM,
+    REPLAY_SUBSTITUTE_STREAM,
     SEQUENCE_STREAM,
     exponential_from_bits,
     random_bits_pair,
@@ -71,6 +73,8 @@ ENGINE_PLAIN = 0
 ENGINE_STREAM = 1
 ENGINE_HAYSTACK = 2
 ENGINE_KEYED = 3
+ENGINE_REPLAY = 4  # deliberately incorrect (hierarchical draws only): see replay_draw
+ENGINE_COUNT = 5
 
 # Rows of the haystack's needles array.
 RESIDUAL = 0
@@ -96,13 +100,14 @@ def engine_state(n_needles):
 
     Returns
     -------
-    counter : int64 (1,)
-        Plain/stream value counter, or the keyed draw key.
+    counter : int64 (2,)
+        Plain/stream value counter, or the keyed draw key; the replay
+        engine's planned draws and substitutions.
     needles : float64 (2, n_needles)
         Haystack needles (rows ``RESIDUAL``, ``NEXT``).
     needle_count : int64 (n_needles,)
     """
-    return np.zeros(1, dtype=np.int64), np.zeros((2, n_needles)), np.zeros(n_needles, dtype=np.int64)
+    return np.zeros(2, dtype=np.int64), np.zeros((2, n_needles)), np.zeros(n_needles, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------
@@ -326,6 +331,49 @@ def keyed_race(seed, key, weights, lo, hi, id_offset):
 
 
 # --------------------------------------------------------------------------
+# replay: the seed article's deliberately incorrect system (its Fig. 2)
+# --------------------------------------------------------------------------
+
+_REPLAY_PLAN = np.uint64(REPLAY_PLAN_STREAM)
+_REPLAY_SUBSTITUTE = np.uint64(REPLAY_SUBSTITUTE_STREAM)
+
+
+@inline_kernel
+def replay_draw(seed, counter, tier_weights, outcome_weights, tier_start):
+    """A planned (tier, outcome) that ignores what is left, substituted when the plan is gone.
+
+    Draw ``k`` plans a tier by ``tier_weights`` and an outcome uniform among
+    the tier's outcomes, from uniforms ``2k`` and ``2k + 1`` of the plan
+    stream, the same at every table whatever was drawn before. A planned
+    outcome of weight zero is replaced by a fresh draw by weight inside the
+    tier (the substitute stream). So the planned outcomes keep their odds
+    while the pool empties: exactly the article's flaw, caught by the tests.
+    ``counter`` (int64 (2,)) counts plans and substitutions.
+    """
+    n_tiers = tier_weights.shape[0]
+    k = counter[0]
+    counter[0] += 1
+    u = random_uniform(seed, _REPLAY_PLAN, np.uint64(2 * k))
+    v = random_uniform(seed, _REPLAY_PLAN, np.uint64(2 * k + 1))
+    total = positive_total(tier_weights, 0, n_tiers)
+    if total <= 0.0:
+        return -1
+    tier = inverse_cdf_index(tier_weights, 0, n_tiers, total, u)
+    lo, hi = tier_start[tier], tier_start[tier + 1]
+    if hi == lo:
+        return -1
+    planned = lo + min(int(v * (hi - lo)), hi - lo - 1)
+    if outcome_weights[planned] > 0.0:
+        return planned
+    left = positive_total(outcome_weights, lo, hi)
+    if left <= 0.0:
+        return -1
+    w = random_uniform(seed, _REPLAY_SUBSTITUTE, np.uint64(counter[1]))
+    counter[1] += 1
+    return inverse_cdf_index(outcome_weights, lo, hi, left, w)
+
+
+# --------------------------------------------------------------------------
 # dispatch by engine code
 # --------------------------------------------------------------------------
 
@@ -334,9 +382,10 @@ def keyed_race(seed, key, weights, lo, hi, id_offset):
 def engine_draw(engine, seed, counter, needles, needle_count, weights):
     """One flat draw from ``weights`` (float64 (n,)) with the engine ``engine``.
 
-    ``counter`` (int64 (1,)) is the plain/stream value counter or the keyed
+    ``counter`` (int64 (2,)) is the plain/stream value counter or the keyed
     draw key; ``needles`` (float64 (2, n)) and ``needle_count`` (int64 (n,))
-    hold a haystack and are ignored by the other engines. Returns an index or -1.
+    hold a haystack and are ignored by the other engines. Returns an index or
+    -1. (The replay engine draws hierarchically only.)
     """
     n = weights.shape[0]
     if engine == ENGINE_HAYSTACK:
@@ -374,6 +423,8 @@ def engine_draw_hierarchical(engine, seed, counter, needles, needle_count,
     Haystack state has N + T needles (tier ``t`` is needle ``N + t``). A
     keyed draw uses the same key for both races.
     """
+    if engine == ENGINE_REPLAY:
+        return replay_draw(seed, counter, tier_weights, outcome_weights, tier_start)
     n_tiers = tier_weights.shape[0]
     n_outcomes = tier_start[n_tiers]
     if engine == ENGINE_HAYSTACK:

@@ -47,14 +47,14 @@ needle 5's k-th value was the loot bag's k-th uniform.)
 streams                seed           purpose                                     counter
 =====================  =============  ==========================================  ======================
 ``0 .. 2**32-1``       seat           haystack needles, stream = outcome id       occurrence
-``GAME_DOMAIN + 1..4`` seat           loot bag, replay plan and substitutes,      see each constant
-                                      a policy's random values
-``GAME_DOMAIN + 5..8`` table events   serving order, matchmaking, combat,         :func:`event_counter`
+``GAME_DOMAIN + 1..2`` seat           loot bag, a policy's random values          see each constant
+``GAME_DOMAIN + 3..6`` table events   serving order, matchmaking, combat,         :func:`event_counter`
                                       tie-breaks
 ``KEYED_DOMAIN + b``   seat           keyed race, outcomes ``2b`` and ``2b+1``    draw key (:func:`shop_key`,
                                                                                   :func:`loot_key`)
 ``PLAIN_STREAM``       seat           plain sampler                               draw index
 ``SEQUENCE_STREAM``    seat           stream sampler                              value index
+``REPLAY_*_STREAM``    seat           replay engine: plan, substitutes            draw index
 ``DERIVE_DOMAIN + l``  parent         seed tree, label ``l``                      child index
 ``TOY_DOMAIN + l``     trial          the seed article's toy example              card position
 =====================  =============  ==========================================  ======================
@@ -138,20 +138,20 @@ MAX_LABEL = 1 << 32     # seed-tree labels are below this
 
 PLAIN_STREAM = SAMPLER_DOMAIN + 0
 SEQUENCE_STREAM = SAMPLER_DOMAIN + 1
+REPLAY_PLAN_STREAM = SAMPLER_DOMAIN + 2        # counter: 2k, 2k + 1 for the k-th planned draw
+REPLAY_SUBSTITUTE_STREAM = SAMPLER_DOMAIN + 3  # counter: substitution index
 
 # The toy example's two shuffles, under a trial's seed; counter: the shuffle step.
 STREAM_TOY_FIRST_SHUFFLE = TOY_DOMAIN + 0
 STREAM_TOY_SECOND_SHUFFLE = TOY_DOMAIN + 1
 # Game streams under a seat's seed.
 STREAM_LOOT_BAG = GAME_DOMAIN + 1           # counter: cycle * bag size + shuffle step
-STREAM_REPLAY_PLAN = GAME_DOMAIN + 2        # counter: 2k, 2k + 1 for the k-th planned draw
-STREAM_REPLAY_SUBSTITUTE = GAME_DOMAIN + 3  # counter: substitution index
-STREAM_POLICY = GAME_DOMAIN + 4             # counter: the seat's decision index in the game
+STREAM_POLICY = GAME_DOMAIN + 2             # counter: the seat's decision index in the game
 # Game streams under a table's event seed; counters by event_counter(round, index).
-STREAM_SERVING_ORDER = GAME_DOMAIN + 5
-STREAM_MATCHMAKING = GAME_DOMAIN + 6
-STREAM_COMBAT = GAME_DOMAIN + 7
-STREAM_TIEBREAK = GAME_DOMAIN + 8
+STREAM_SERVING_ORDER = GAME_DOMAIN + 3
+STREAM_MATCHMAKING = GAME_DOMAIN + 4
+STREAM_COMBAT = GAME_DOMAIN + 5
+STREAM_TIEBREAK = GAME_DOMAIN + 6
 
 
 @dataclass(frozen=True)
@@ -176,13 +176,13 @@ class Domain:
 DOMAINS = (
     Domain("needles", NEEDLE_DOMAIN, MAX_OUTCOMES, "seat", "occurrence",
            "haystack needles; stream = outcome id (champions, then tiers)"),
-    Domain("seat game streams", STREAM_LOOT_BAG, 4, "seat", "per stream",
-           "loot bag, replay plan, replay substitutes, a policy's random values"),
+    Domain("seat game streams", STREAM_LOOT_BAG, 2, "seat", "per stream", "loot bag, a policy's random values"),
     Domain("table events", STREAM_SERVING_ORDER, 4, "table events", "event_counter(round, index)",
            "serving order, matchmaking, combat, tie-breaks"),
     Domain("keyed", KEYED_DOMAIN, MAX_OUTCOMES // 2, "seat", "draw key (shop_key, loot_key)",
            "keyed race; stream KEYED_DOMAIN + b holds outcomes 2b and 2b + 1"),
-    Domain("samplers", PLAIN_STREAM, 2, "seat", "draw index", "plain sampler, stream sampler"),
+    Domain("samplers", PLAIN_STREAM, 4, "seat", "draw index",
+           "plain sampler, stream sampler, the replay engine's plan and substitutes"),
     Domain("seed tree", DERIVE_DOMAIN, MAX_LABEL, "parent", "child index", "derive_seed, label l"),
     Domain("toy", TOY_DOMAIN, 2, "trial", "card position", "the seed article's toy example (two shuffles)"),
 )

@@ -5,11 +5,10 @@ played by ``T`` tables (one per bot by default), seated by a cyclic Latin
 square: at table ``t``, seat ``s`` plays bot ``(s + t) % n_bots``, so every bot
 plays every seat of every board once (when ``T == n_bots``).
 
-Dealers (``RUN_DEALERS``): ``haystack``, ``keyed``, ``stream`` and ``replay``
-give seat ``s`` of every table the same seat seed and every table the same
-event seed; ``independent`` is the control, where the table index is mixed
-into the seed (``table_seed``) so that tables share nothing and deal with the
-plain sampler.
+Dealers are those of :data:`autodup.dealers.DEALERS`: ``haystack``, ``keyed``,
+``stream`` and ``replay`` give seat ``s`` of every table the same seat seed and
+every table the same event seed; ``independent`` is the control, whose tables
+share nothing (see :mod:`autodup.boards` for the seed tree).
 
 Boards are played in chunks of ``CHUNK_BOARDS``, whatever the number of
 workers, and each chunk is written as one Parquet file (to a temporary name,
@@ -32,35 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from .game import (
-    DEALER_HAYSTACK,
-    DEALER_KEYED,
-    DEALER_PLAIN,
-    DEALER_REPLAY,
-    DEALER_STREAM,
-    MISBEHAVIOUR_COLUMNS,
-    ORDER_EVENTS,
-    PROGRESS_BOARD,
-    PROGRESS_LOADING,
-    PROGRESS_TABLE,
-    RESULT_COLUMNS,
-    play_table,
-)
-from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+from .boards import SEATING_LATIN, play_boards, seat_bot
+from .dealers import DEALERS, dealer_named
+from .game import MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_TABLE, RESULT_COLUMNS
 from .errors import first_line
 from .workers import DEFAULT_GAME_TIMEOUT
 
-# name: (dealer code, whether tables share seeds)
-RUN_DEALERS = {
-    "haystack": (DEALER_HAYSTACK, True),
-    "keyed": (DEALER_KEYED, True),
-    "stream": (DEALER_STREAM, True),
-    "replay": (DEALER_REPLAY, True),
-    "independent": (DEALER_PLAIN, False),
-}
 CHUNK_BOARDS = 25
+_NO_FIXED_SEATS = np.zeros(1, dtype=np.int64)
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
 FORMAT_VERSION = 2
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
@@ -68,66 +47,6 @@ PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot 
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0
 RAY_START_SECONDS = 120.0
-
-
-_ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
-
-
-@njit(cache=True)
-def play_boards_at_tables(rules, dealer, order, tournament_seed, first_board, n_boards, n_tables, policies, params,
-                          param_counts, n_bots, shared, progress):
-    """Play boards ``first_board ..`` at ``n_tables`` tables each.
-
-    Returns
-    -------
-    results : int64 (n_boards, n_tables, players, len(RESULT_COLUMNS))
-    bots : int64 (n_boards, n_tables, players)
-        The bot of each seat (the Latin square).
-    shop_offsets : int64 (n_boards * n_tables * players + 1,)
-    shop_values : int16 (shop_offsets[-1],)
-        Row ``r`` (board, table, seat in that order) owns
-        ``shop_values[shop_offsets[r]:shop_offsets[r + 1]]``: the seat's shop
-        after every round's free refresh while it was alive, ``shop_size``
-        champions per round (-1: empty slot). Memory follows the rounds
-        actually played.
-    """
-    players = rules.players
-    if n_bots < 1 or n_bots > min(len(policies), params.shape[0]) or n_tables < 1:
-        raise ValueError("play_boards_at_tables: need 1 <= n_bots <= policies and n_tables >= 1")
-    results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
-    bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
-    shop_offsets = np.zeros(n_boards * n_tables * players + 1, dtype=np.int64)
-    shop_values = np.empty(max(1, n_boards * n_tables * players * 16 * rules.shop_size), dtype=np.int16)
-    used = 0
-    seeds = np.zeros(players, dtype=np.uint64)
-    for i in range(n_boards):
-        grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD),
-                                         np.uint64(first_board + i))
-        for t in range(n_tables):
-            # The control mixes the table into the seed: its tables share nothing.
-            root = grandparent if shared else derive_seed_kernel(grandparent, np.uint64(LABEL_TABLE), np.uint64(t))
-            for s in range(players):
-                seeds[s] = derive_seed_kernel(root, np.uint64(LABEL_SEAT), np.uint64(s))
-                bots[i, t, s] = (s + t) % n_bots
-            events = derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
-            progress[PROGRESS_BOARD] = first_board + i
-            progress[PROGRESS_TABLE] = t
-            table_results, _, _, shop_log = play_table(rules, dealer, order, seeds, events, policies, params,
-                                                       param_counts, bots[i, t], False, progress)
-            results[i, t] = table_results
-            for s in range(players):
-                row = (i * n_tables + t) * players + s
-                alive = table_results[s, _ROUNDS_ALIVE]
-                if used + alive * rules.shop_size > shop_values.shape[0]:
-                    grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
-                    grown[:used] = shop_values[:used]
-                    shop_values = grown
-                for r in range(alive):
-                    for slot in range(rules.shop_size):
-                        shop_values[used] = shop_log[r, s, slot]
-                        used += 1
-                shop_offsets[row + 1] = used
-    return results, bots, shop_offsets, shop_values[:used].copy()
 
 
 # --------------------------------------------------------------------------
@@ -162,8 +81,8 @@ class RunSpec:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
     def bot_at(self, table: int, seat: int) -> str:
-        """The bot at ``seat`` of ``table`` (the Latin square of :func:`play_boards_at_tables`)."""
-        return self.bot_names[(seat + table) % len(self.bot_names)]
+        """The bot at ``seat`` of ``table`` (a run seats its tables by the Latin square)."""
+        return self.bot_names[seat_bot(SEATING_LATIN, 0, table, seat, len(self.bot_names), _NO_FIXED_SEATS)]
 
     def describe(self, where) -> str:
         """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
@@ -182,8 +101,8 @@ def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec
     configuration file."""
     from .config import load_config
 
-    if dealer not in RUN_DEALERS:
-        raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(RUN_DEALERS)})")
+    if dealer not in DEALERS:
+        raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(DEALERS)})")
     if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= MAX_BOARDS:
         raise RunError(f"--boards: {boards} is out of range (allowed: 1 to {MAX_BOARDS:,})")
     config = load_config(config_path)
@@ -247,14 +166,11 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
 
     ``progress`` (int64 (PROGRESS_FIELDS,)) is where the tables write where they are.
     """
-    _, rules, bots, (policies, params, param_counts) = _prepared(spec, progress)
-    dealer, shared = RUN_DEALERS[spec.dealer]
-    first = chunk * CHUNK_BOARDS
-    count = min(CHUNK_BOARDS, spec.boards - first)
-    results, seating, shop_offsets, shop_values = play_boards_at_tables(
-        rules, dealer, ORDER_EVENTS, spec.seed, first, count, spec.tables, policies, params, param_counts,
-        len(bots), shared, progress)
-    return chunk_rows(spec, chunk, results, seating, shop_offsets, shop_values)
+    _, rules, bots, lineup = _prepared(spec, progress)
+    played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=chunk * CHUNK_BOARDS,
+                         boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating="latin",
+                         n_bots=len(bots), progress=progress)
+    return chunk_rows(spec, chunk, played.results, played.bots, played.shop_offsets, played.shop_values)
 
 
 def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:

@@ -1,10 +1,12 @@
 """Full 8-seat games per second on a configuration, per dealer, in one process and one run.
 
-Every dealer plays the same boards (one table per board, seeds from the seed
-tree) with the greedy bot at every seat. Repeats are interleaved across
-dealers and each figure is the median; ``ratio_to_plain`` is the cost of a
-game relative to the plain dealer, from the same run. ``roster_games_per_s``
-is the haystack with every bot of ``bots/`` at one table, seats rotating.
+Every dealer of the registry plays the same boards (one table per board,
+seeds from the seed tree) with the greedy bot at every seat, through the board
+driver that ``autodup run`` uses. Repeats are interleaved across dealers and
+each figure is the median; ``ratio_to_control`` is the cost of a game
+relative to the ``independent`` control (the plain sampler), from the same
+run. ``roster_games_per_s`` is the haystack with every bot of ``bots/`` at one
+table, seats rotating.
 
 Usage: ``python benchmarks/bench_game.py [CONFIG] [--games N] [--repeats R] [--json]``
 """
@@ -21,7 +23,9 @@ import numpy as np
 
 from autodup.config import load_config
 from autodup.bots import bot_names, load_bot, policy_tuple
-from autodup.game import DEALERS, ORDER_EVENTS, new_progress, play_boards, rules_of
+from autodup.boards import play_boards
+from autodup.dealers import CONTROL, DEALERS
+from autodup.game import RESULT_COLUMNS, rules_of
 
 
 def measure(config_path: str, games: int, repeats: int) -> dict:
@@ -29,25 +33,24 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
     greedy = policy_tuple([load_bot("greedy")])
     roster_bots = [load_bot(name) for name in bot_names()]
     roster = policy_tuple(roster_bots)
-    cases = {name: (code, greedy, 1) for name, code in DEALERS.items()}
-    # Every bot of bots/ at one table, seats rotating board by board, haystack dealer.
-    cases["roster"] = (DEALERS["haystack"], roster, len(roster_bots))
-    progress = new_progress()
-    for code, (policies, params, param_counts), n_bots in cases.values():  # compile, or load the cache, first
-        play_boards(rules, code, ORDER_EVENTS, 1, 0, 1, policies, params, param_counts, n_bots, True, progress)
+    # Every dealer with greedy at every seat, then every bot of bots/ at one table, seats rotating board by board:
+    # (dealer, lineup, seating, bots seated).
+    cases = {name: (dealer, greedy, "latin", 1) for name, dealer in DEALERS.items()}
+    cases["roster"] = (DEALERS["haystack"], roster, "rotating", len(roster_bots))
+    for dealer, lineup, seating, n_bots in cases.values():  # compile, or load the cache, before timing
+        play_boards(rules, dealer, *lineup, seed=1, seating=seating, n_bots=n_bots)
     samples = {name: [] for name in cases}
     rounds = {}
     for _ in range(repeats):
-        for name, (code, (policies, params, param_counts), n_bots) in cases.items():
+        for name, (dealer, lineup, seating, n_bots) in cases.items():
             start = time.perf_counter()
-            _, played, _ = play_boards(rules, code, ORDER_EVENTS, 2026, 0, games, policies, params, param_counts,
-                                       n_bots, True, progress)
+            played = play_boards(rules, dealer, *lineup, seed=2026, boards=games, seating=seating, n_bots=n_bots)
             samples[name].append(games / (time.perf_counter() - start))
-            rounds[name] = float(played.mean())
+            rounds[name] = float(played.results[..., RESULT_COLUMNS.index("rounds_alive")].max(axis=-1).mean())
     games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}
     return {
         "games_per_s": games_per_s,
-        "ratio_to_plain": {name: games_per_s["plain"] / value for name, value in games_per_s.items()},
+        "ratio_to_control": {name: games_per_s[CONTROL] / value for name, value in games_per_s.items()},
         "roster_games_per_s": float(np.median(samples["roster"])),
         "roster": [bot.name for bot in roster_bots],
         "mean_rounds": rounds,
@@ -72,9 +75,9 @@ def main() -> None:
         return
     print(f"games per second on {args.config}, one process, greedy bot at every seat, median of {args.repeats}")
     for name, value in result["games_per_s"].items():
-        print(f"{name:<10} {value:9.1f} games/s   cost {result['ratio_to_plain'][name]:.2f}x plain   "
+        print(f"{name:<12} {value:9.1f} games/s   cost {result['ratio_to_control'][name]:.2f}x {CONTROL}   "
               f"{result['mean_rounds'][name]:.1f} rounds")
-    print(f"{'roster':<10} {result['roster_games_per_s']:9.1f} games/s   haystack, the {len(result['roster'])} bots "
+    print(f"{'roster':<12} {result['roster_games_per_s']:9.1f} games/s   haystack, the {len(result['roster'])} bots "
           f"of bots/ rotating seats   {result['mean_rounds']['roster']:.1f} rounds")
 
 

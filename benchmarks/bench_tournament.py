@@ -28,25 +28,24 @@ import numpy as np
 
 from autodup.bots import bot_names, load_bot, policy_tuple
 from autodup.config import load_config
-from autodup.game import ORDER_EVENTS, new_progress, rules_of
-from autodup.tournament import CHUNK_BOARDS, RUN_DEALERS, play_boards_at_tables
+from autodup.game import rules_of
+from autodup.boards import play_boards
+from autodup.tournament import CHUNK_BOARDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "set4.yaml"
 
 
 def kernel_games_per_s(boards: int) -> float:
+    """The board driver alone, in this process, chunk by chunk as ``autodup run`` plays."""
     rules = rules_of(load_config(CONFIG))
     bots = [load_bot(name) for name in bot_names()]
-    policies, params, param_counts = policy_tuple(bots)
-    dealer, shared = RUN_DEALERS["haystack"]
-    progress = new_progress()
-    play_boards_at_tables(rules, dealer, ORDER_EVENTS, 1, 0, 1, len(bots), policies, params, param_counts, len(bots),
-                          shared, progress)
+    lineup = policy_tuple(bots)
+    play_boards(rules, "haystack", *lineup, seed=1, tables=len(bots), n_bots=len(bots))
     start = time.perf_counter()
     for first in range(0, boards, CHUNK_BOARDS):
-        play_boards_at_tables(rules, dealer, ORDER_EVENTS, 0, first, min(CHUNK_BOARDS, boards - first), len(bots),
-                              policies, params, param_counts, len(bots), shared, progress)
+        play_boards(rules, "haystack", *lineup, seed=0, first_board=first, boards=min(CHUNK_BOARDS, boards - first),
+                    tables=len(bots), n_bots=len(bots))
     return boards * len(bots) / (time.perf_counter() - start)
 
 

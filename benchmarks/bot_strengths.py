@@ -17,7 +17,9 @@ from scipy.stats import spearmanr
 
 from autodup.bots import bot_names, load_bot, policy_tuple
 from autodup.config import load_config
-from autodup.game import DEALERS, ORDER_EVENTS, new_progress, play_boards, rules_of
+from autodup.boards import play_boards
+from autodup.dealers import DEALERS
+from autodup.game import rules_of
 
 SEED_SETS = (101, 202)  # tournament seeds: their boards are disjoint branches of the seed tree
 
@@ -25,11 +27,11 @@ SEED_SETS = (101, 202)  # tournament seeds: their boards are disjoint branches o
 def measure(config_path: str, games: int, dealer: str) -> dict:
     rules = rules_of(load_config(config_path))
     bots = [load_bot(name) for name in bot_names()]
-    policies, params, param_counts = policy_tuple(bots)
+    lineup = policy_tuple(bots)
     sets = []
     for seed in SEED_SETS:
-        results, _, who = play_boards(rules, DEALERS[dealer], ORDER_EVENTS, seed, 0, games, policies, params,
-                                      param_counts, len(bots), True, new_progress())
+        played = play_boards(rules, dealer, *lineup, seed=seed, boards=games, seating="rotating", n_bots=len(bots))
+        results, who = played.results[:, 0], played.bots[:, 0]
         placements = results[:, :, 0]
         rows = {}
         for b, bot in enumerate(bots):

@@ -19,17 +19,17 @@ from autodup.bots import (
     seating,
 )
 from autodup.config import load_config
+from autodup.boards import play_boards
+from autodup.dealers import DEALERS
 from autodup.game import (
     ACTION_BUY,
     ACTION_LOADED_ROLL,
-    DEALERS,
     ORDER_EVENTS,
     RESULT_COLUMNS,
     decode_decision,
     encode_decision,
     is_answer,
     new_progress,
-    play_boards,
     play_table,
     rules_of,
 )
@@ -142,15 +142,14 @@ def test_unknown_bots_and_parameters_are_refused():
         "greedy": {"roll_above": 20.0}, "econ": {"roll_stage": 5.0}}
     with pytest.raises(BotError, match="1 to 8 distinct bots"):
         policy_tuple([load_bot("greedy")] * (MAX_PLAYERS + 1))
-    policies, params, param_counts = policy_tuple([load_bot("greedy")])
     with pytest.raises(ValueError, match="n_bots"):
-        play_boards(SET4, 0, ORDER_EVENTS, 1, 0, 1, policies, params, param_counts, 0, True, new_progress())
+        play_boards(SET4, "haystack", *policy_tuple([load_bot("greedy")]), seed=1, n_bots=0)
 
 
 def play(seat_bots, board=0, dealer="haystack", check=False):
     g = board_seed(11, board)
     seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)
-    results, violations, _, _ = play_table(SET4, DEALERS[dealer], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
+    results, violations, _, _ = play_table(SET4, DEALERS[dealer].code, ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
                                            *seating(seat_bots), check, new_progress())
     assert violations == 0
     return results
@@ -192,20 +191,21 @@ def test_decisions_round_trip_through_the_encoding_and_numbers_are_not_answers()
 def test_games_with_real_bots_keep_every_invariant():
     bots = [load_bot(name) for name in ROSTER]
     for board in range(6):
-        for dealer in ("haystack", "keyed", "plain"):
+        for dealer in ("haystack", "keyed", "independent"):
             results = play(bots[board % 8:] + bots[:board % 8], board, dealer, check=False)
             assert sorted(results[:, 0].tolist()) == list(range(1, 9))
     g = board_seed(3, 0)
     seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)
-    _, violations, _, _ = play_table(SET4, DEALERS["haystack"], ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
+    _, violations, _, _ = play_table(SET4, DEALERS["haystack"].code, ORDER_EVENTS, seats, np.uint64(event_seed(g, 0)),
                                      *seating(bots), True, new_progress())
     assert violations == 0
 
 
 def mean_placements(seed, games):
     bots = [load_bot(name) for name in ROSTER]
-    results, _, who = play_boards(SET4, DEALERS["haystack"], ORDER_EVENTS, seed, 0, games, *policy_tuple(bots),
-                                  len(bots), True, new_progress())
+    played = play_boards(SET4, "haystack", *policy_tuple(bots), seed=seed, boards=games, seating="rotating",
+                         n_bots=len(bots))
+    results, who = played.results[:, 0], played.bots[:, 0]
     # Rotation: every bot sits at every seat equally often.
     seat_counts = np.array([[np.sum(who[:, s] == b) for s in range(8)] for b in range(len(bots))])
     assert np.all(seat_counts == games // 8)

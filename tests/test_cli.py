@@ -75,7 +75,8 @@ def test_play_prints_every_seat_and_is_deterministic():
     ["check-bot", "tests/bots/broken/no_name.py"],
     ["check-bot", "greedy", "--bot-params", "tests/bots/params_huge.yaml"],
     ["check-bot", "tests/bots/broken/exits.py"],
-    ["play", "configs/tiny.yaml", "--order", "race", "--dealer", "plain"],
+    ["play", "configs/tiny.yaml", "--order", "race", "--dealer", "independent"],
+    ["play", "configs/tiny.yaml", "--dealer", "plain"],
     ["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
 ])
 def test_play_rejects_bad_input_with_one_line(args):

@@ -7,8 +7,8 @@ import pytest
 
 from autodup.bots import load_bot, seating
 from autodup.config import load_config, parse_config
+from autodup.dealers import DEALERS
 from autodup.game import (
-    DEALERS,
     ORDER_EVENTS,
     ORDER_RACE,
     RESULT_COLUMNS,
@@ -34,7 +34,7 @@ def play(rules, dealer, board, order=ORDER_EVENTS, check=True, tournament=7, sea
     seats = np.array([seat_seed(g, s) for s in range(rules.players)], dtype=np.uint64)
     if seat_bots is None:  # half the seats act at random, legal or not: every action path is exercised
         seat_bots = [CHAOS if s % 2 else GREEDY for s in range(rules.players)]
-    results, violations, rounds, _ = play_table(rules, DEALERS[dealer], order, seats, np.uint64(event_seed(g, 0)),
+    results, violations, rounds, _ = play_table(rules, DEALERS[dealer].code, order, seats, np.uint64(event_seed(g, 0)),
                                                 *seating(seat_bots), check, new_progress())
     return results, violations, rounds
 
@@ -67,7 +67,7 @@ def test_games_are_deterministic_and_seed_dependent():
 def test_a_game_stopped_by_max_rounds_is_ranked_by_hp():
     text = (ROOT / "configs" / "tiny.yaml").read_text().replace("max_rounds: 60", "max_rounds: 4")
     rules = rules_of(parse_config(text, "short.yaml"))
-    results, violations, rounds = play(rules, "plain", 0)
+    results, violations, rounds = play(rules, "independent", 0)
     assert rounds == 4 and violations == 0
     by_place = results[np.argsort(results[:, 0]), 1]
     assert np.all(np.diff(by_place) <= 0)
@@ -104,12 +104,12 @@ def exact_first_slot(rules, level, pool, qualifies=None, empty_tier_skips=True):
     return probabilities
 
 
-@pytest.mark.parametrize("dealer", list(DEALERS.keys() - {"replay"}))
+@pytest.mark.parametrize("dealer", [name for name, dealer in DEALERS.items() if dealer.exact])
 @pytest.mark.parametrize("level", [3, 7, 9])
 def test_first_slot_follows_odds_and_copies(dealer, level):
     pool = SET4.champion_copies.astype(float)
     pool[[0, 5, 14, 30]] = [0, 3, 20, 1]  # a champion sold out, others depleted
-    counts = first_slot_counts(SET4, DEALERS[dealer], level, pool, 40_000, 1000 * level, -1)
+    counts = first_slot_counts(SET4, DEALERS[dealer].code, level, pool, 40_000, 1000 * level, -1)
     exact = exact_first_slot(SET4, level, pool)
     assert counts[0] == 0  # a champion with no copies is never offered
     assert goodness_of_fit(counts, exact) > P_FLOOR
@@ -118,9 +118,9 @@ def test_first_slot_follows_odds_and_copies(dealer, level):
 def test_replay_dealer_is_caught_by_the_shop_statistics():
     pool = SET4.champion_copies.astype(float)
     pool[13:26] = [22, 1, 1, 1, 1, 1, 22, 22, 22, 1, 1, 1, 1]  # a depleted 2-cost tier
-    counts = first_slot_counts(SET4, DEALERS["replay"], 7, pool, 40_000, 5, -1)
+    counts = first_slot_counts(SET4, DEALERS["replay"].code, 7, pool, 40_000, 5, -1)
     assert goodness_of_fit(counts, exact_first_slot(SET4, 7, pool)) < P_FLOOR
-    control = first_slot_counts(SET4, DEALERS["plain"], 7, pool, 40_000, 10**6, -1)
+    control = first_slot_counts(SET4, DEALERS["independent"].code, 7, pool, 40_000, 10**6, -1)
     assert same_distribution(counts, control) < P_FLOOR
 
 
@@ -132,14 +132,14 @@ def test_empty_tier_rule(skips):
     rules = rules_of(parse_config(text, "rule.yaml"))
     pool = rules.champion_copies.astype(float)
     pool[26:39] = 0  # the 3-cost tier is sold out
-    counts = first_slot_counts(rules, DEALERS["haystack"], 7, pool, 30_000, 77, -1)
+    counts = first_slot_counts(rules, DEALERS["haystack"].code, 7, pool, 30_000, 77, -1)
     exact = exact_first_slot(rules, 7, pool, empty_tier_skips=skips)
     assert counts[26:39].sum() == 0
     assert (counts[-1] > 0) == (not skips)
     assert goodness_of_fit(counts, exact) > P_FLOOR
 
 
-@pytest.mark.parametrize("dealer", ["plain", "haystack", "keyed"])
+@pytest.mark.parametrize("dealer", ["independent", "haystack", "keyed"])
 def test_loaded_roll_equals_rerolling_each_slot_until_it_fits(dealer):
     """Seed 002's gold standard: rejection sampling of a normal slot, against the constrained draw."""
     trait = 0  # Adept: Irelia, Shen, Yone
@@ -147,12 +147,12 @@ def test_loaded_roll_equals_rerolling_each_slot_until_it_fits(dealer):
     qualifies = np.array([trait in SET4.champion_traits[c] for c in range(len(names))], dtype=float)
     pool = SET4.champion_copies.astype(float)
     level = 8
-    loaded = first_slot_counts(SET4, DEALERS[dealer], level, pool, 20_000, 3, trait)
+    loaded = first_slot_counts(SET4, DEALERS[dealer].code, level, pool, 20_000, 3, trait)
     assert loaded[np.flatnonzero(qualifies == 0)].sum() == 0
     exact = exact_first_slot(SET4, level, pool, qualifies=qualifies)
     assert goodness_of_fit(loaded, exact) > P_FLOOR
     # Rejection sampling: deal normal first slots and keep those that fit.
-    normal = first_slot_counts(SET4, DEALERS["plain"], level, pool, 400_000, 10**7, -1)
+    normal = first_slot_counts(SET4, DEALERS["independent"].code, level, pool, 400_000, 10**7, -1)
     kept = np.where(np.append(qualifies, 0) > 0, normal, 0)
     assert same_distribution(loaded, kept) > P_FLOOR
 
@@ -217,7 +217,7 @@ VARIANTS = {
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("dealer", ["plain", "haystack", "keyed", "replay"])
+@pytest.mark.parametrize("dealer", ["independent", "haystack", "keyed", "replay"])
 def test_rule_variants_keep_every_invariant(variant, dealer):
     text = (ROOT / "configs" / "tiny.yaml").read_text()
     for old, new in VARIANTS[variant]:

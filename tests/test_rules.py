@@ -5,12 +5,12 @@ from pathlib import Path
 import numpy as np
 
 from autodup.config import load_config
+from autodup.dealers import DEALERS
 from autodup.game import (
     ACTION_BUY,
     ACTION_BUY_XP,
     ACTION_LOCK,
     ACTION_SELL,
-    DEALER_HAYSTACK,
     ORDER_EVENTS,
     _add_unit,
     _fight,
@@ -19,6 +19,8 @@ from autodup.game import (
     new_table,
     rules_of,
 )
+
+HAYSTACK = DEALERS["haystack"].code
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = load_config(ROOT / "configs" / "set4.yaml")
@@ -30,7 +32,7 @@ GAREN = CONFIG.champion_names.index("Garen")  # a 1-cost
 
 
 def act(table, seat, action, argument=0, round_index=5):
-    return apply_action(RULES, DEALER_HAYSTACK, table, seat, round_index, 1, SEEDS, action, argument)
+    return apply_action(RULES, HAYSTACK, table, seat, round_index, 1, SEEDS, action, argument)
 
 
 def give(table, seat, champion, n=1):
@@ -46,7 +48,7 @@ def test_income_interest_and_streak_gold_at_round_start():
     table.gold[2], table.streak[2] = 9, 1     # no interest, no streak gold
     round_index = 3                           # stage 2: income 5
     assert RULES.round_income[round_index] == 5
-    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, round_index, SEEDS, EVENTS)
+    _start_round(RULES, HAYSTACK, ORDER_EVENTS, table, round_index, SEEDS, EVENTS)
     assert table.gold[:3].tolist() == [25 + 5 + 2 + 2, 55 + 5 + 5 + 3, 9 + 5]
     # Passive XP after the first round: 2 XP take a level-1 seat to level 2 (which needs 2).
     assert (table.level[0], table.xp[0]) == (2, 0)
@@ -93,12 +95,12 @@ def test_a_full_bench_buys_only_what_completes_a_combine():
 
 def test_a_locked_shop_survives_one_refresh():
     table = new_table(RULES)
-    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, 0, SEEDS, EVENTS)
+    _start_round(RULES, HAYSTACK, ORDER_EVENTS, table, 0, SEEDS, EVENTS)
     shop = table.shops[0].copy()
     assert act(table, 0, ACTION_LOCK)
-    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, 1, SEEDS, EVENTS)
+    _start_round(RULES, HAYSTACK, ORDER_EVENTS, table, 1, SEEDS, EVENTS)
     assert np.array_equal(table.shops[0], shop) and not table.locked[0]
-    _start_round(RULES, DEALER_HAYSTACK, ORDER_EVENTS, table, 2, SEEDS, EVENTS)
+    _start_round(RULES, HAYSTACK, ORDER_EVENTS, table, 2, SEEDS, EVENTS)
     assert not np.array_equal(table.shops[0], shop)
 
 
@@ -138,7 +140,7 @@ def test_race_serving_order_deals_each_seat_by_its_own_odds():
         for order in tiers:
             table = new_table(RULES)
             table.level[:] = levels
-            _start_round(RULES, DEALER_HAYSTACK, order, table, 0, seeds, np.uint64(trial))  # no passive XP yet
+            _start_round(RULES, HAYSTACK, order, table, 0, seeds, np.uint64(trial))  # no passive XP yet
             for seat in range(8):
                 for champion in table.shops[seat]:
                     tiers[order][seat, RULES.champion_tier[champion]] += 1

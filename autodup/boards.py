@@ -1,0 +1,187 @@
+"""The board driver: boards of a tournament seed, played at tables seated by a design. Every command uses it.
+
+Seed tree
+---------
+Board ``b``'s grandparent is ``g = board_seed(tournament_seed, b)``. A dealer
+that shares seeds (:attr:`autodup.dealers.Dealer.shares_seeds`) gives seat
+``s`` of every table the seat seed ``seat_seed(g, s)`` and every table the
+event seed ``event_seed(g, 0)``; the ``independent`` control first mixes in
+the table, ``root = table_seed(g, t)``, so that its tables share nothing.
+
+Seating designs (:data:`SEATINGS`)
+----------------------------------
+``latin``
+    Seat ``s`` of table ``t`` plays bot ``(s + t) mod n``: with ``n`` tables,
+    every bot plays every seat of every board once (``autodup run``).
+``rotating``
+    Seat ``s`` of board ``b`` plays bot ``(s + b) mod n`` at every table: one
+    table per board, seats rotating board by board (the benchmarks).
+``fixed``
+    Seat ``s`` plays the bot given for it at every table of every board
+    (``autodup play``, ``check-bot``).
+
+The loop is one jitted function, :func:`play_boards_kernel`: compiled once,
+whatever the command, and the benchmarks time what ``autodup run`` runs.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .dealers import DEALERS, Dealer, dealer_named
+from .game import ORDER_RACE, ORDERS, PROGRESS_BOARD, PROGRESS_TABLE, RESULT_COLUMNS, new_progress, play_table
+from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+
+SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A seating design: which bot sits where, by board, table and seat."""
+
+    name: str
+    code: int
+    description: str
+
+
+SEATINGS = {seating.name: seating for seating in (
+    Seating("latin", SEATING_LATIN, "seat s of table t plays bot (s + t) mod n: every bot at every seat of a board"),
+    Seating("rotating", SEATING_ROTATING, "seat s of board b plays bot (s + b) mod n: seats rotate board by board"),
+    Seating("fixed", SEATING_FIXED, "seat s plays the bot given for it, at every table of every board"),
+)}
+
+_ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
+
+BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values"])
+BoardResults.__doc__ = """What :func:`play_boards` returns.
+
+results : int64 (boards, tables, players, len(RESULT_COLUMNS))
+bots : int64 (boards, tables, players)
+    The bot (index into the policies) at each seat.
+violations : int64 (boards, tables)
+    Steps after which the table was unsound (0 unless ``check``).
+shop_offsets : int64 (boards * tables * players + 1,)
+shop_values : int16 (shop_offsets[-1],)
+    Row ``r`` (board, table, seat in that order) owns
+    ``shop_values[shop_offsets[r]:shop_offsets[r + 1]]``: the seat's shop after
+    every round's free refresh while it was alive, ``shop_size`` champions per
+    round (-1: an empty slot). Memory follows the rounds actually played.
+"""
+
+
+@njit(cache=True)
+def seat_bot(design, board, table, seat, n_bots, fixed):
+    """The bot at ``seat`` of ``table`` of ``board`` under seating ``design`` (``fixed``: int64 (players,))."""
+    if design == SEATING_LATIN:
+        return (seat + table) % n_bots
+    if design == SEATING_ROTATING:
+        return (seat + board) % n_bots
+    return fixed[seat]
+
+
+@njit(cache=True)
+def table_seeds(tournament_seed, board, table, shared, seat_seeds):
+    """Fill ``seat_seeds`` (uint64 (players,)) for a table of a board; returns its event seed (see the seed tree)."""
+    grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))
+    root = grandparent if shared else derive_seed_kernel(grandparent, np.uint64(LABEL_TABLE), np.uint64(table))
+    for seat in range(seat_seeds.shape[0]):
+        seat_seeds[seat] = derive_seed_kernel(root, np.uint64(LABEL_SEAT), np.uint64(seat))
+    return derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
+
+
+@njit(cache=True)
+def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_board, n_boards, n_tables, design, fixed,
+                       policies, params, param_counts, n_bots, check, progress):
+    """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
+    players = rules.players
+    results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
+    bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
+    violations = np.zeros((n_boards, n_tables), dtype=np.int64)
+    shop_offsets = np.zeros(n_boards * n_tables * players + 1, dtype=np.int64)
+    shop_values = np.empty(max(1, n_boards * n_tables * players * 16 * rules.shop_size), dtype=np.int16)
+    used = 0
+    seeds = np.zeros(players, dtype=np.uint64)
+    for i in range(n_boards):
+        board = first_board + i
+        for t in range(n_tables):
+            events = table_seeds(tournament_seed, board, t, shared, seeds)
+            for s in range(players):
+                bots[i, t, s] = seat_bot(design, board, t, s, n_bots, fixed)
+            progress[PROGRESS_BOARD] = board
+            progress[PROGRESS_TABLE] = t
+            table_results, unsound, _, shop_log = play_table(rules, dealer, order, seeds, events, policies, params,
+                                                             param_counts, bots[i, t], check, progress)
+            results[i, t] = table_results
+            violations[i, t] = unsound
+            for s in range(players):
+                row = (i * n_tables + t) * players + s
+                alive = table_results[s, _ROUNDS_ALIVE]
+                if used + alive * rules.shop_size > shop_values.shape[0]:
+                    grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
+                    grown[:used] = shop_values[:used]
+                    shop_values = grown
+                for r in range(alive):
+                    for slot in range(rules.shop_size):
+                        shop_values[used] = shop_log[r, s, slot]
+                        used += 1
+                shop_offsets[row + 1] = used
+    return results, bots, violations, shop_offsets, shop_values[:used].copy()
+
+
+def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
+                tables: int = 1, seating: str = "latin", n_bots: int = None, bot_of_seat=None, order: str = "events",
+                check: bool = False, progress=None) -> BoardResults:
+    """Play ``boards`` boards of tournament ``seed`` from ``first_board``, at ``tables`` tables each.
+
+    Parameters
+    ----------
+    rules : autodup.game.Rules
+    dealer : autodup.dealers.Dealer or str
+    policies, params, param_counts
+        As :func:`autodup.bots.policy_tuple` gives them.
+    seating : str
+        A name of :data:`SEATINGS`. ``latin`` and ``rotating`` seat the first
+        ``n_bots`` bots (required); ``fixed`` seats ``bot_of_seat`` (int64
+        (players,)).
+    order : str
+        How a round's refreshes are served (``events``, or ``race`` with a
+        dealer that supports it).
+    check : bool
+        Check conservation, gold and unit counts after every step.
+    progress : int64 (PROGRESS_FIELDS,), optional
+        Where the tables write where they are (a worker's shared block).
+
+    Raises
+    ------
+    ValueError
+        One line: an unknown dealer, seating or order, or counts out of range.
+    """
+    dealer = dealer if isinstance(dealer, Dealer) else dealer_named(dealer)
+    if seating not in SEATINGS:
+        raise ValueError(f"unknown seating {seating!r} (allowed: {', '.join(SEATINGS)})")
+    if order not in ORDERS:
+        raise ValueError(f"--order: unknown order {order!r} (allowed: {', '.join(ORDERS)})")
+    if ORDERS[order] == ORDER_RACE and not dealer.race_order:
+        allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
+        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
+    available = min(len(policies), params.shape[0], param_counts.shape[0])
+    fixed = np.zeros(rules.players, dtype=np.int64)
+    if SEATINGS[seating].code != SEATING_FIXED:
+        # The policy tuple is padded to MAX_PLAYERS entries: how many are bots is the caller's to say.
+        if n_bots is None or not 1 <= n_bots <= available:
+            raise ValueError(f"n_bots: seating {seating!r} needs the number of bots, 1 to {available} (got {n_bots})")
+    else:
+        n_bots = available
+        fixed = np.asarray(bot_of_seat, dtype=np.int64)
+        if fixed.shape != (rules.players,) or fixed.min() < 0 or fixed.max() >= available:
+            raise ValueError(f"bot_of_seat must give each of the {rules.players} seats a bot below {available}")
+    if boards < 1 or tables < 1 or first_board < 0:
+        raise ValueError(f"need boards >= 1, tables >= 1 and first_board >= 0 (got {boards}, {tables}, {first_board})")
+    return BoardResults(*play_boards_kernel(
+        rules, dealer.code, dealer.shares_seeds, ORDERS[order], np.uint64(seed), first_board, boards, tables,
+        SEATINGS[seating].code, fixed, policies, params, param_counts, n_bots, check,
+        new_progress() if progress is None else progress))

@@ -1,0 +1,108 @@
+"""The board driver: the seed tree, the seating designs, the shop log; checked against the table played by hand."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.boards import SEATINGS, play_boards
+from autodup.bots import load_bot, policy_tuple, seating
+from autodup.config import load_config, parse_config
+from autodup.dealers import DEALERS
+from autodup.game import ORDER_EVENTS, RESULT_COLUMNS, new_progress, play_table, rules_of
+from autodup.rng import board_seed, event_seed, seat_seed, table_seed
+
+ROOT = Path(__file__).resolve().parents[1]
+SET4 = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
+FOUR = ["greedy", "econ", "traits", "random"]
+
+
+def test_the_latin_square_seats_every_bot_at_every_seat_of_every_board_once():
+    bots = [load_bot(name) for name in FOUR + ["fast8", "reroll3", "reroll2", "reroll1"]]
+    played = play_boards(SET4, "haystack", *policy_tuple(bots), seed=5, boards=3, tables=8, n_bots=8)
+    for board in played.bots:
+        assert all(sorted(board[:, s].tolist()) == list(range(8)) for s in range(8))  # every bot at every seat
+        assert all(sorted(board[t].tolist()) == list(range(8)) for t in range(8))     # every bot at every table
+
+
+def test_fewer_bots_than_seats_still_play_every_seat_once():
+    bots = [load_bot(name) for name in ("greedy", "econ", "random")]
+    played = play_boards(SET4, "independent", *policy_tuple(bots), seed=2, boards=2, tables=3, n_bots=3)
+    for board in played.bots:
+        for seat in range(8):
+            assert sorted(board[:, seat].tolist()) == [0, 1, 2]
+
+
+def test_rotating_and_fixed_seatings():
+    bots = [load_bot(name) for name in FOUR]
+    rotating = play_boards(SET4, "haystack", *policy_tuple(bots), seed=3, boards=5, seating="rotating", n_bots=4)
+    for board in range(5):
+        assert rotating.bots[board, 0].tolist() == [(s + board) % 4 for s in range(8)]
+    *lineup, bot_of_seat = seating([bots[0], bots[1]] * 4)
+    fixed = play_boards(SET4, "haystack", *lineup, seed=3, boards=2, tables=2, seating="fixed", bot_of_seat=bot_of_seat)
+    assert np.all(fixed.bots == bot_of_seat)
+    assert set(SEATINGS) == {"latin", "rotating", "fixed"}
+
+
+@pytest.mark.parametrize("dealer", sorted(DEALERS))
+def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
+    """Against the seed tree written out with autodup.rng, and each table played alone."""
+    bots = [load_bot(name) for name in FOUR]
+    lineup = policy_tuple(bots)
+    record = DEALERS[dealer]
+    played = play_boards(SET4, dealer, *lineup, seed=9, first_board=2, boards=1, tables=4, n_bots=4)
+    g = board_seed(9, 2)
+    first_shops = []
+    for t in range(4):
+        root = g if record.shares_seeds else table_seed(g, t)
+        seeds = np.array([seat_seed(root, s) for s in range(8)], dtype=np.uint64)
+        expected, _, rounds, log = play_table(SET4, record.code, ORDER_EVENTS, seeds, np.uint64(event_seed(root, 0)),
+                                              *lineup, played.bots[0, t], False, new_progress())
+        assert np.array_equal(played.results[0, t], expected)
+        alive = expected[:, RESULT_COLUMNS.index("rounds_alive")]
+        for s in range(8):
+            row = t * 8 + s
+            shops = played.shop_values[played.shop_offsets[row]:played.shop_offsets[row + 1]]
+            assert np.array_equal(shops.reshape(-1, SET4.shop_size), log[:alive[s], s])  # the rounds it was alive
+            assert np.all(log[alive[s]:rounds, s] == -1)
+        first_shops.append(log[0])
+    # Before anyone acts, tables that share seeds deal every seat the same first shop; the control does not.
+    same_first_shop = all(np.array_equal(first_shops[t], first_shops[0]) for t in range(4))
+    assert same_first_shop == record.shares_seeds
+
+
+def test_the_shop_log_grows_with_the_rounds_played_not_max_rounds():
+    """A game of 10,000 rounds at most, ended early, logs only the rounds it played."""
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("max_rounds: 60", "max_rounds: 10000")
+    rules = rules_of(parse_config(text, "long.yaml"))
+    bots = [load_bot(name) for name in FOUR]
+    played = play_boards(rules, "haystack", *policy_tuple(bots), seed=1, boards=2, tables=4, n_bots=4, check=True)
+    rounds = played.results[..., RESULT_COLUMNS.index("rounds_alive")].reshape(-1)
+    assert rounds.max() < 200 and played.shop_values.size == rounds.sum() * rules.shop_size
+    assert played.shop_offsets[-1] == played.shop_values.size and not played.violations.any()
+    # A game that lasts longer than the first log grows it.
+    stalled = re.sub(r"damage: \d+", "damage: 0", text).replace("damage_per_surviving_unit: 1",
+                                                                "damage_per_surviving_unit: 0")
+    stalled_rules = rules_of(parse_config(stalled.replace("max_rounds: 10000", "max_rounds: 150"), "stalled.yaml"))
+    seeds = np.array([seat_seed(4, s) for s in range(stalled_rules.players)], dtype=np.uint64)
+    lineup = seating([load_bot("greedy")] * stalled_rules.players)
+    _, _, played_rounds, log = play_table(stalled_rules, DEALERS["independent"].code, ORDER_EVENTS, seeds,
+                                          np.uint64(5), *lineup, False, new_progress())
+    assert played_rounds == 150 and log.shape[0] >= 150 and np.all(log[149] >= -1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seating": "circle"}, "unknown seating"),
+    ({"order": "race"}, "needs a dealer that races"),
+    ({"n_bots": 9}, "n_bots"),
+    ({"n_bots": None}, "n_bots"),
+    ({"boards": 0}, "boards >= 1"),
+    ({"seating": "fixed", "bot_of_seat": [0] * 7}, "bot_of_seat"),
+])
+def test_the_driver_refuses_bad_arguments_in_one_line(kwargs, message):
+    lineup = policy_tuple([load_bot("greedy")])
+    with pytest.raises(ValueError, match=message):
+        play_boards(SET4, "keyed", *lineup, seed=1, **{"n_bots": 1, **kwargs})
+    with pytest.raises(ValueError, match="unknown dealer 'plain'"):
+        play_boards(SET4, "plain", *lineup, seed=1, n_bots=1)
