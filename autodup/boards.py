@@ -30,10 +30,11 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import cfunc, njit
 
-from .dealers import DEALERS, Dealer, dealer_named
-from .game import ORDER_RACE, ORDERS, PROGRESS_BOARD, PROGRESS_TABLE, RESULT_COLUMNS, new_progress, play_table
+from .dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
+from .game import (ACTION_END, LOG_STATE_NAMES, MAX_PARAMETERS, MAX_PLAYERS, ORDER_RACE, ORDERS, POLICY_SIGNATURE,
+                   PROGRESS_BOARD, PROGRESS_TABLE, RESULT_COLUMNS, encode_decision, new_progress, play_table)
 from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED = 0, 1, 2
@@ -56,7 +57,8 @@ SEATINGS = {seating.name: seating for seating in (
 
 _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 
-BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values"])
+BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
+                                           "state_values", "final_champion", "final_star"])
 BoardResults.__doc__ = """What :func:`play_boards` returns.
 
 results : int64 (boards, tables, players, len(RESULT_COLUMNS))
@@ -70,6 +72,13 @@ shop_values : int16 (shop_offsets[-1],)
     ``shop_values[shop_offsets[r]:shop_offsets[r + 1]]``: the seat's shop after
     every round's free refresh while it was alive, ``shop_size`` champions per
     round (-1: an empty slot). Memory follows the rounds actually played.
+state_values : int32 (shop_offsets[-1] // shop_size, len(LOG_STATE_NAMES))
+    Row ``r``'s level, gold and HP when it saw each of those shops: rows
+    ``shop_offsets[r] // shop_size`` to ``shop_offsets[r + 1] // shop_size``.
+final_champion : int16 (boards, tables, players, B)
+final_star : int8 (boards, tables, players, B)
+    Each seat's board when it left the game, strongest first (see
+    :class:`autodup.game.TableLog`).
 """
 
 
@@ -103,7 +112,14 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
     violations = np.zeros((n_boards, n_tables), dtype=np.int64)
     shop_offsets = np.zeros(n_boards * n_tables * players + 1, dtype=np.int64)
     shop_values = np.empty(max(1, n_boards * n_tables * players * 16 * rules.shop_size), dtype=np.int16)
+    state_values = np.empty((max(1, n_boards * n_tables * players * 16), len(LOG_STATE_NAMES)), dtype=np.int32)
+    largest_board = 0
+    for level in range(rules.level_board_size.shape[0]):
+        largest_board = max(largest_board, rules.level_board_size[level])
+    final_champion = np.full((n_boards, n_tables, players, largest_board), -1, dtype=np.int16)
+    final_star = np.zeros((n_boards, n_tables, players, largest_board), dtype=np.int8)
     used = 0
+    used_rounds = 0
     seeds = np.zeros(players, dtype=np.uint64)
     for i in range(n_boards):
         board = first_board + i
@@ -113,10 +129,12 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
                 bots[i, t, s] = seat_bot(design, board, t, s, n_bots, fixed)
             progress[PROGRESS_BOARD] = board
             progress[PROGRESS_TABLE] = t
-            table_results, unsound, _, shop_log = play_table(rules, dealer, order, seeds, events, policies, params,
-                                                             param_counts, bots[i, t], check, progress)
+            table_results, unsound, _, log = play_table(rules, dealer, order, seeds, events, policies, params,
+                                                        param_counts, bots[i, t], check, progress)
             results[i, t] = table_results
             violations[i, t] = unsound
+            final_champion[i, t] = log.final_champion
+            final_star[i, t] = log.final_star
             for s in range(players):
                 row = (i * n_tables + t) * players + s
                 alive = table_results[s, _ROUNDS_ALIVE]
@@ -124,12 +142,19 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
                     grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
                     grown[:used] = shop_values[:used]
                     shop_values = grown
+                if used_rounds + alive > state_values.shape[0]:
+                    grown_states = np.empty((2 * (used_rounds + alive), state_values.shape[1]), dtype=np.int32)
+                    grown_states[:used_rounds] = state_values[:used_rounds]
+                    state_values = grown_states
                 for r in range(alive):
                     for slot in range(rules.shop_size):
-                        shop_values[used] = shop_log[r, s, slot]
+                        shop_values[used] = log.shops[r, s, slot]
                         used += 1
+                    state_values[used_rounds] = log.states[r, s]
+                    used_rounds += 1
                 shop_offsets[row + 1] = used
-    return results, bots, violations, shop_offsets, shop_values[:used].copy()
+    return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
+            final_champion, final_star)
 
 
 def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
@@ -185,3 +210,34 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
         rules, dealer.code, dealer.shares_seeds, ORDERS[order], np.uint64(seed), first_board, boards, tables,
         SEATINGS[seating].code, fixed, policies, params, param_counts, n_bots, check,
         new_progress() if progress is None else progress))
+
+
+# --------------------------------------------------------------------------
+# compiling the table ahead of the bots
+# --------------------------------------------------------------------------
+
+
+@cfunc(POLICY_SIGNATURE, cache=True)
+def _ends_every_turn(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
+                     params, memory):
+    return encode_decision(ACTION_END, 0)
+
+
+def table_is_compiled() -> bool:
+    """Whether this machine's compiled-code cache holds the table (:func:`play_boards_kernel`) for this version."""
+    from .compile_cache import cache_folder
+
+    folder = cache_folder()
+    return folder is not None and any((folder / "autodup").glob("boards.play_boards_kernel-*.nbi"))
+
+
+def compile_table(rules) -> None:
+    """Compile the table (and save it in the cache) by playing one board with a policy that always ends its turn.
+
+    Bots are C callbacks of one signature, so the table compiled here is the
+    one every command runs, whatever its bots: a run compiles it in one
+    process while another compiles the bots, instead of in every worker.
+    """
+    policies = (_ends_every_turn,) * MAX_PLAYERS
+    play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
+                np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1)

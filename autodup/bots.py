@@ -14,9 +14,12 @@ A bot file (``bots/<name>.py``, or any path) declares::
 
 ``decide`` runs inside the jitted table once per decision (see
 :data:`autodup.game.POLICY_SIGNATURE` for the arrays it reads). ``me[GOLD]``,
-``me[LEVEL]``... name the fields of the seat's view; ``memory`` keeps
-``MEMORY_SIZE`` int64 words for the game. The helpers below are jitted and
-may be called from ``decide``.
+``me[LEVEL]``... name the fields of the seat's view (:data:`autodup.game.VIEW`
+declares them); ``memory`` keeps ``MEMORY_SIZE`` int64 words for the game.
+The view says what is legal (``me[BUYABLE]``, ``me[CAN_REROLL]``...), by the
+rules the table applies: :func:`can_buy` and its siblings read it, so a bot
+never restates a rule. The helpers below are jitted and may be called from
+``decide``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from . import game
 from .compile_cache import bot_module_name, modules_digest
 from .errors import first_line, without_colours
+from .shipped import roster_folder
 from .game import (  # noqa: F401  (re-exported for bot authors)
     ACTION_BUY,
     ACTION_BUY_XP,
@@ -52,18 +56,17 @@ from .game import (  # noqa: F401  (re-exported for bot authors)
     MAX_PLAYERS,
     MEMORY_SIZE,
     POLICY_SIGNATURE,
+    VIEW_MASK_BITS,
     VIEW_NAMES,
     copies_of_star,
     encode_decision,
 )
 
-# The seat's view, by name: me[GOLD], me[LEVEL], ... (see autodup.game.VIEW_*).
-(GOLD, LEVEL, XP, XP_TO_LEVEL, HP, STREAK, ROUND, STAGE, ROUND_IN_STAGE, PVE_ROUND, ALIVE_PLAYERS, UNITS, BOARD_SIZE, CAPACITY,
- LOADED_USED, LOCKED, ACTIONS, ROLLS, SEAT, PLAYERS, SHOP_SIZE, MAX_LEVEL, REROLL_PRICE, XP_PRICE, XP_AMOUNT,
- INTEREST_PER, INTEREST_MAX, RANDOM_A, RANDOM_B) = range(len(VIEW_NAMES))
-assert BOARD_SIZE == game.VIEW_BOARD_SIZE and RANDOM_B == game.VIEW_RANDOM_B
-
-BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
+# The seat's view, by name: me[GOLD], me[LEVEL], ... one name per field of autodup.game.VIEW, in capitals
+# (GOLD = game.VIEW_GOLD, ...). Module-level integers, so numba compiles me[GOLD] to a constant index.
+_VIEW_INDEX = {name.upper(): index for index, name in enumerate(VIEW_NAMES)}
+assert not _VIEW_INDEX.keys() & globals().keys(), "a view field's name is taken in autodup.bots"
+globals().update(_VIEW_INDEX)
 
 
 def _finite_number(value):
@@ -301,12 +304,39 @@ def completes_a_combine(champion, me, unit_champion, unit_star):
 
 
 @helper
-def can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
-    """Whether buying ``shop[slot]`` is legal now (gold, and room or a combine)."""
-    champion = shop[slot]
-    if champion < 0 or champion_cost[champion] > me[GOLD]:
-        return False
-    return me[UNITS] < me[CAPACITY] or completes_a_combine(champion, me, unit_champion, unit_star)
+def can_buy(slot, me, shop=None, unit_champion=None, unit_star=None, champion_cost=None):
+    """Whether buying ``shop[slot]`` is legal now, as the table decides it (``me[BUYABLE]``).
+
+    Only ``slot`` and ``me`` are read: the table computes the rule (gold, room
+    or a combine, copies left in the pool when shown units stay in it) with
+    the predicate it applies. The other arguments are accepted for bots
+    written before the view carried legality.
+    """
+    return 0 <= slot < VIEW_MASK_BITS and ((me[BUYABLE] >> slot) & 1) == 1
+
+
+@helper
+def can_sell(unit, me):
+    """Whether selling unit ``unit`` is legal now: any unit held (``unit < me[UNITS]``)."""
+    return 0 <= unit < me[UNITS]
+
+
+@helper
+def can_reroll(me):
+    """Whether a reroll is legal now (``me[CAN_REROLL]``)."""
+    return me[CAN_REROLL] != 0
+
+
+@helper
+def can_buy_xp(me):
+    """Whether buying XP is legal now (``me[CAN_BUY_XP]``)."""
+    return me[CAN_BUY_XP] != 0
+
+
+@helper
+def can_loaded_roll(me):
+    """Whether a loaded roll of a trait (any trait id) is legal now (``me[CAN_LOADED_ROLL]``)."""
+    return me[CAN_LOADED_ROLL] != 0
 
 
 @helper
@@ -345,7 +375,7 @@ def buy_best(me, shop, unit_champion, unit_star, champion_cost, spare_gold):
     best_slot, best_score = -1, -1
     for slot in range(me[SHOP_SIZE]):
         champion = shop[slot]
-        if not can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+        if not can_buy(slot, me):
             continue
         owned = copies_owned(champion, me, unit_champion, unit_star)
         cost = champion_cost[champion]
@@ -357,24 +387,50 @@ def buy_best(me, shop, unit_champion, unit_star, champion_cost, spare_gold):
     return buy(best_slot) if best_slot >= 0 else 0
 
 
+# The standard curve keeps TFT's opening: level 3 through stage 1, level 4 when stage 2 starts.
+_CURVE_OPENING_LEVEL = 3
+_CURVE_STAGE_TWO_LEVEL = 4
+
+
 @helper
-def standard_level(me):
-    """The level a steady player has by this round: 4 at stage 2, 5 at 2-5, 6 at 3-2, 7 at 4-1, 8 at 5-1, 9 at 6-1."""
-    stage, step = me[STAGE], me[ROUND_IN_STAGE]
-    level = 3
-    if stage >= 2:
-        level = 4
-    if stage > 2 or (stage == 2 and step >= 5):
-        level = 5
-    if stage > 3 or (stage == 3 and step >= 2):
-        level = 6
-    if stage >= 4:
-        level = 7
-    if stage >= 5:
-        level = 8
-    if stage >= 6:
-        level = 9
-    return min(level, me[MAX_LEVEL])
+def curve_level(me, rounds_behind=0):
+    """The level a steady player has by now, from the configuration's stages and max level.
+
+    Level 3 through stage 1 and level 4 at the start of stage 2, as in TFT;
+    then the remaining levels, up to ``me[MAX_LEVEL]``, are spread evenly
+    over the rounds from the start of stage 2 to the start of the
+    next-to-last stage the configuration lists (``me[STAGES] - 1``; the last
+    stage repeats until the game ends), progress within a stage counted in
+    its own rounds (``me[ROUND_IN_STAGE]`` of ``me[STAGE_ROUNDS]``), rounded
+    to the nearest level (halves up). With three stages or fewer the max
+    level is due from stage 2. Never above ``me[MAX_LEVEL]``.
+
+    On Set 4 (seven stages: 3 rounds, then 6 each; max level 9) this gives
+    3, then 4 at 2-1, 5 at 2-4, 6 at 3-3, 7 at 4-1, 8 at 4-6 and 9 at 5-5:
+    never more than a level from Set 4's standard curve (5 at 2-5, 6 at
+    3-2, 8 at 5-1, 9 at 6-1), and each level within two rounds of it.
+
+    ``rounds_behind`` > 0 gives the curve as it was that many rounds ago
+    (counted in the current stage's rounds), < 0 as it will be: a slower or
+    faster player on the same configuration's pace.
+    """
+    top = me[MAX_LEVEL]
+    rounds = max(me[STAGE_ROUNDS], 1)
+    since_stage_two = (me[STAGE] - 2) * rounds + me[ROUND_IN_STAGE] - 1 - rounds_behind  # in rounds
+    if me[STAGE] < 2 or since_stage_two < 0:
+        return min(_CURVE_OPENING_LEVEL, top)
+    climb = top - _CURVE_STAGE_TWO_LEVEL
+    span = me[STAGES] - 3  # stages from the start of stage 2 to the start of stage me[STAGES] - 1
+    if climb <= 0 or span <= 0:
+        return top if climb > 0 else min(_CURVE_STAGE_TWO_LEVEL, top)
+    # level = 4 + climb * since_stage_two / (span * rounds), rounded; integers keep halves exact.
+    numerator = climb * since_stage_two
+    denominator = span * rounds
+    return min(_CURVE_STAGE_TWO_LEVEL + (2 * numerator + denominator) // (2 * denominator), top)
+
+
+# The name bots used before the curve came from the configuration (it was Set 4's curve then).
+standard_level = curve_level
 
 
 @helper
@@ -425,7 +481,8 @@ def room_for(champion, me, shop, unit_champion, unit_star, champion_cost, keep_c
 def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, keep, three_stars):
     """The reroll strategy: stop at ``level`` and slow-roll above ``keep`` gold for 3-star ``cost``-cost units.
 
-    Once ``three_stars`` such 3-stars are held (or from stage 6), levels on the standard curve again.
+    Once ``three_stars`` such 3-stars are held (or from stage 6), levels on the standard curve
+    (:func:`curve_level`) again.
     """
     gold = me[GOLD]
     cost = np.int64(cost)
@@ -434,8 +491,8 @@ def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, 
         if unit_star[u] == 3 and champion_cost[unit_champion[u]] == cost:
             held += 1
     done = held >= three_stars or me[STAGE] >= 6
-    target = standard_level(me) if done else min(np.int64(level), standard_level(me))
-    if me[LEVEL] < target and gold >= me[XP_PRICE]:
+    target = curve_level(me) if done else min(np.int64(level), curve_level(me))
+    if me[LEVEL] < target and can_buy_xp(me):
         return buy_xp()
     best_slot, best_score = -1, -1
     for slot in range(me[SHOP_SIZE]):
@@ -445,7 +502,7 @@ def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, 
         owned = copies_owned(champion, me, unit_champion, unit_star)
         if owned >= 9 or (champion_cost[champion] != cost and owned == 0):
             continue
-        if can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+        if can_buy(slot, me):
             score = owned * 10 + (5 if champion_cost[champion] == cost else 0)
             if score > best_score:
                 best_slot, best_score = slot, score
@@ -459,7 +516,7 @@ def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, 
         choice = buy_best(me, shop, unit_champion, unit_star, champion_cost, gold - keep // 2)
         if choice != 0:
             return choice
-    if me[LEVEL] >= target and gold >= keep + me[REROLL_PRICE] and me[ROLLS] < 20:
+    if me[LEVEL] >= target and gold >= keep + me[REROLL_PRICE] and can_reroll(me) and me[ROLLS] < 20:
         return reroll()
     return end_turn()
 
@@ -519,8 +576,8 @@ _LOADED: dict = {}
 
 
 def bot_names() -> list:
-    """Names of the bots shipped in ``bots/`` (files not starting with ``_``)."""
-    return sorted(p.stem for p in BOTS_DIR.glob("*.py") if not p.name.startswith("_"))
+    """Names of the shipped bots (``bots/`` of the repository; files not starting with ``_``)."""
+    return sorted(p.stem for p in roster_folder().glob("*.py") if not p.name.startswith("_"))
 
 
 def _bot_path(spec: str) -> Path:
@@ -532,7 +589,7 @@ def _bot_path(spec: str) -> Path:
         if path.suffix != ".py":
             raise BotError(f"{spec}: a bot file must be a Python file whose name ends in .py")
         return path.resolve()
-    path = BOTS_DIR / f"{spec}.py"
+    path = roster_folder() / f"{spec}.py"
     if spec.startswith("_") or not path.is_file():
         raise BotError(f"unknown bot {spec!r} (allowed: {', '.join(bot_names())}, or a path to a bot file)")
     return path
@@ -732,40 +789,112 @@ def explain_silent_errors(bot_errors: int, bad_answers: int):
     return None
 
 
-def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=None) -> dict:
-    """Play ``bot`` through many tables and report how it behaves.
+AS_WRITTEN = "as written"  # the label of the configuration itself among its variants
+
+
+def rule_variants(config) -> dict:
+    """Small changes of ``config``'s rules that a bot must play legally too: ``{label: GameConfig}``.
+
+    A bot that restates a rule instead of reading legality from its view
+    (``can_buy`` and its siblings) breaks when that rule changes; these
+    variants change one rule each, so the bot check sees it:
+
+    * ``shop.units_leave_pool``: the other value (shown units stay in the pool,
+      so a buy also needs a copy left there; or the reverse);
+    * ``shop.empty_tier``: every other rule :data:`autodup.config.EMPTY_TIER_RULES` allows;
+    * ``bench_size: 1``: the smallest bench, so the bench is often full;
+    * ``shop.size: 1``: a single slot;
+    * ``levels.*.xp: 0``: every level free, so the max level comes at the first XP;
+    * ``stages: the last only``: one stage, repeated from the first round (the level curve's edge).
+
+    A variant that is already the configuration's own rule, or that the
+    configuration cannot take, is left out. Each is the configuration's YAML
+    (``config.text``, or its file) read, edited and compiled again with
+    :func:`autodup.config.parse_config`.
+    """
+    import copy
+
+    import yaml
+
+    from .config import EMPTY_TIER_RULES, ConfigError, parse_config
+
+    text = getattr(config, "text", "") or Path(config.source).read_text(encoding="utf-8")
+    parsed = yaml.safe_load(text)
+    variants = {}
+
+    def variant(label, change):
+        data = copy.deepcopy(parsed)
+        change(data)
+        try:
+            variants[label] = parse_config(yaml.safe_dump(data, sort_keys=False), f"{config.source} ({label})")
+        except ConfigError:
+            pass  # a rule this configuration cannot take together with its others: not a variant of it
+
+    def free_levels(data):
+        for level in data["levels"].values():
+            level["xp"] = 0
+
+    leave = not config.units_leave_pool
+    variant(f"shop.units_leave_pool: {str(leave).lower()}", lambda data: data["shop"].update(units_leave_pool=leave))
+    for rule, code in EMPTY_TIER_RULES.items():
+        if code != config.empty_tier:
+            variant(f"shop.empty_tier: {rule}", lambda data, rule=rule: data["shop"].update(empty_tier=rule))
+    if config.bench_size != 1:
+        variant("bench_size: 1", lambda data: data.update(bench_size=1))
+    if config.shop_size != 1:
+        variant("shop.size: 1", lambda data: data["shop"].update(size=1))
+    if config.level_xp[2:].any():
+        variant("levels.*.xp: 0", free_levels)
+    if config.n_stages > 1:
+        variant("stages: the last only", lambda data: data.update(stages=data["stages"][-1:]))
+    return variants
+
+
+def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=None, variant_games=None) -> dict:
+    """Play ``bot`` through many tables, on ``config`` and on its rule variants, and report how it behaves.
 
     Half the tables seat the bot everywhere; the others alternate it with the
-    ``random`` bot, whose play drives it into varied states. Table ``g`` is
-    board ``g`` of tournament ``seed``; the exact dealers take turns, and every
-    step is checked for conservation. All tables are then
-    played a second time: any difference means the bot is not deterministic
-    (a random number without an address, state kept outside ``memory``).
-    ``progress`` (int64 (PROGRESS_FIELDS,)) receives where the games are, for
-    a watchdog (see :mod:`autodup.workers`); the table index there is left as
-    the caller set it.
+    ``random`` bot, whose play drives it into varied states. ``games`` tables
+    play ``config`` as written, then ``variant_games`` each of
+    :func:`rule_variants`, so that a bot which restates a rule instead of
+    reading legality from its view is caught; by default one per 20 tables
+    as written (6 each for the command's 120, none for a quick check of
+    fewer than 20 tables, such as a run's determinism probe). Table ``g`` (counted over all of them) is board ``g`` of
+    tournament ``seed``; the exact dealers take turns, and every step is
+    checked for conservation. Every table is played a second time: any
+    difference means the bot is not deterministic (a random number without
+    an address, state kept outside ``memory``). ``progress`` (int64
+    (PROGRESS_FIELDS,)) receives where the games are, for a watchdog (see
+    :mod:`autodup.workers`); the table index there is left as the caller set
+    it.
 
     Returns
     -------
     dict
-        ``games``, ``seat_rounds`` (rounds the bot played, over its seats),
-        ``illegal_actions``, ``cap_hits``, ``bot_errors`` (decisions that
-        raised), ``bad_answers`` (decisions that returned something that is
-        not an answer), ``first_error`` (its message, or None),
+        Over all tables: ``games``, ``seat_rounds`` (rounds the bot played,
+        over its seats), ``illegal_actions``, ``cap_hits``, ``bot_errors``
+        (decisions that raised), ``bad_answers`` (decisions that returned
+        something that is not an answer), ``first_error`` (its message,
+        after the variant's label when a variant caused it; or None),
         ``unsound_steps``, ``deterministic`` and ``clean`` (all zero and
-        deterministic).
+        deterministic). ``variants`` holds the same counts (and
+        ``first_error``, ``clean``) per rule set: :data:`AS_WRITTEN` first,
+        then each label of :func:`rule_variants`.
     """
     from .boards import play_boards
     from .dealers import exact_dealers
     from .game import MISBEHAVIOUR_COLUMNS, RESULT_COLUMNS, rules_of
 
-    rules = rules_of(config)
+    per_variant = games // 20 if variant_games is None else int(variant_games)
+    plan = [(AS_WRITTEN, rules_of(config), games)]
+    plan += [(label, rules_of(variant), per_variant) for label, variant in rule_variants(config).items()]
     opponent = load_bot("random")
     dealers = exact_dealers()
+    column = RESULT_COLUMNS.index
 
-    def play_all():
+    def play(rules, first_board, count):
         outcome = []
-        for g in range(games):
+        for g in range(first_board, first_board + count):
             mixed = g % 2 == 1
             seat_bots = [opponent if mixed and s % 2 else bot for s in range(rules.players)]
             *lineup, bot_of_seat = seating(seat_bots)
@@ -775,19 +904,32 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
             outcome.append((played.results[0, 0], int(played.violations[0, 0]), mine))
         return outcome
 
-    with bot_errors_collected() as errors:
-        first, second = play_all(), play_all()
-    column = RESULT_COLUMNS.index
-    totals = {name: 0 for name in MISBEHAVIOUR_COLUMNS}
-    rounds = unsound_steps = 0
-    for results, unsound, mine in first:
-        for name in totals:
-            totals[name] += int(results[mine, column(name)].sum())
-        rounds += int(results[mine, column("rounds_alive")].sum())
-        unsound_steps += int(unsound)
-    deterministic = all(np.array_equal(a[0], b[0]) for a, b in zip(first, second))
-    first_error = errors[0] if errors else explain_silent_errors(totals["bot_errors"], totals["bad_answers"])
-    report = {"bot": bot.name, "path": str(bot.path), "games": games, "seat_rounds": rounds, **totals,
-              "first_error": first_error, "unsound_steps": unsound_steps, "deterministic": deterministic}
-    report["clean"] = deterministic and unsound_steps == 0 and not any(totals.values()) and not errors
+    variants = {}
+    board = 0
+    for label, rules, count in plan:
+        with bot_errors_collected() as errors:
+            first, second = play(rules, board, count), play(rules, board, count)
+        board += count
+        totals = {name: 0 for name in MISBEHAVIOUR_COLUMNS}
+        rounds = unsound_steps = 0
+        for results, unsound, mine in first:
+            for name in totals:
+                totals[name] += int(results[mine, column(name)].sum())
+            rounds += int(results[mine, column("rounds_alive")].sum())
+            unsound_steps += int(unsound)
+        deterministic = all(np.array_equal(a[0], b[0]) for a, b in zip(first, second))
+        first_error = errors[0] if errors else explain_silent_errors(totals["bot_errors"], totals["bad_answers"])
+        part = {"games": count, "seat_rounds": rounds, **totals, "first_error": first_error,
+                "unsound_steps": unsound_steps, "deterministic": deterministic}
+        part["clean"] = deterministic and unsound_steps == 0 and not any(totals.values()) and first_error is None
+        variants[label] = part
+    report = {"bot": bot.name, "path": str(bot.path)}
+    for key in ("games", "seat_rounds", *MISBEHAVIOUR_COLUMNS, "unsound_steps"):
+        report[key] = sum(part[key] for part in variants.values())
+    report["first_error"] = next((error if label == AS_WRITTEN else f"({label}) {error}"
+                                  for label, part in variants.items() if (error := part["first_error"]) is not None),
+                                 None)
+    report["deterministic"] = all(part["deterministic"] for part in variants.values())
+    report["clean"] = all(part["clean"] for part in variants.values())
+    report["variants"] = variants
     return report

@@ -1,6 +1,7 @@
-"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``.
+"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``, ``summary``.
 
-Bad input gets one line on stderr and exit code 2.
+Bad input gets one line on stderr and exit code 2. Configurations are named
+(``set4``, ``tiny``: shipped) or given by path; so are bots.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import sys
 from pathlib import Path
 
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "set4.yaml"
+DEFAULT_BOARDS = 1000
+RUN_SEED = 0  # the default tournament seed of run and play
 
 
 def _positive_int(text: str) -> int:
@@ -77,7 +79,23 @@ def _seed(text: str) -> int:
     return value
 
 
+class _HelpWithDefaults(argparse.HelpFormatter):
+    """Every option's help ends with its default, unless the help says it or there is none to say."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        nothing = action.default is None or action.default is False or action.default == [] \
+            or action.default == argparse.SUPPRESS
+        if "default" in text or nothing or not action.option_strings and action.nargs is None:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpWithDefaults)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # one line, exit 2, no usage dump
         self.exit(2, f"autodup: error: {message}\n")
 
@@ -87,51 +105,69 @@ def build_parser() -> argparse.ArgumentParser:
     from .toy import DEFAULT_SEED, DEFAULT_TRIALS, MAX_TRIALS
     from .tournament import MAX_BOARDS
 
+    from . import __version__
+    from .shipped import DEFAULT_CONFIG, config_names
+
+    configs = ", ".join(config_names())
     parser = _Parser(prog="autodup", description="Duplicate tournaments of a TFT-like autochess game.")
+    parser.add_argument("--version", action="version", version=f"autodup {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     toy = commands.add_parser("toy", help="reproduce the seed article's toy example (Figs. 1-5 and keyed)")
     toy.add_argument("--trials", type=_count_up_to(MAX_TRIALS), default=DEFAULT_TRIALS, help="paired games per system")
     toy.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="root seed")
     toy.add_argument("--json", action="store_true", help="print JSON instead of tables")
     play = commands.add_parser("play", help="play one table and print each seat's result")
-    play.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
-    play.add_argument("--seed", type=_seed, default=0, help="tournament seed, as in `autodup run`")
+    play.add_argument("config", help=f"a shipped configuration ({configs}) or the path of a YAML file")
+    play.add_argument("--seed", type=_seed, default=RUN_SEED, help="tournament seed, as in `autodup run`")
     play.add_argument("--board", type=_board_index, default=0, help="which board of the seed to play")
-    play.add_argument("--bots", default="greedy", help="comma-separated bot per seat, or one for all: names "
-                      "from `autodup bots` or paths to bot files")
+    play.add_argument("--table", type=_board_index, default=0, help="which table of the board: seat s plays bot "
+                      "(s + table) mod (number of bots), as in `autodup run`")
+    play.add_argument("--bots", default="greedy", help="1 to seats distinct bots, comma-separated (names from "
+                      "`autodup bots` or paths to bot files), seated as in `autodup run`")
     _add_bot_parameter_options(play)
     play.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
     play.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
     play.add_argument("--json", action="store_true", help="print JSON")
     _add_game_timeout(play)
     check = commands.add_parser("check", help="validate a game configuration (YAML) and summarize it")
-    check.add_argument("config", help="path to a configuration file, e.g. configs/set4.yaml")
-    bots = commands.add_parser("bots", help="list the bots in bots/ with their descriptions")
+    check.add_argument("config", help=f"a shipped configuration ({configs}) or the path of a YAML file")
+    bots = commands.add_parser("bots", help="list the shipped bots with their descriptions")
     bots.add_argument("--json", action="store_true", help="print JSON")
     check_bot = commands.add_parser("check-bot", help="play a bot through many tables: illegal actions, action-cap "
                                     "hits, errors, determinism (exit 0 when clean)")
     check_bot.add_argument("bot", help="a bot name or a path to a bot file")
-    check_bot.add_argument("--config", default=str(DEFAULT_CONFIG), help="configuration to play (default set4)")
-    check_bot.add_argument("--games", type=_positive_int, default=120, help="tables to play (each twice)")
+    check_bot.add_argument("--config", default=DEFAULT_CONFIG, help=f"configuration to play ({configs} or a path)")
+    check_bot.add_argument("--games", type=_positive_int, default=120, help="tables to play on the configuration "
+                           "as written (each twice)")
+    check_bot.add_argument("--variant-games", type=_board_index, help="tables on each rule variant of the "
+                           "configuration (default: one per 20 of --games)")
     check_bot.add_argument("--seed", type=_seed, default=2026, help="tournament seed of the tables")
     check_bot.add_argument("--json", action="store_true", help="print JSON")
     _add_game_timeout(check_bot)
     _add_bot_parameter_options(check_bot)
     run = commands.add_parser("run", help="play a duplicate tournament: boards x tables, results in Parquet")
-    run.add_argument("config", nargs="?", default=str(DEFAULT_CONFIG), help="configuration (default set4)")
-    run.add_argument("--bots", help="comma-separated bots (names or paths); default: every bot in bots/")
-    run.add_argument("--boards", type=_count_up_to(MAX_BOARDS), default=1000, help="boards (grandparent seeds) to play")
-    run.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
-    run.add_argument("--seed", type=_seed, default=0, help="tournament seed")
+    # What defines a run has no parser default: with --resume, what is not given comes from the run's manifest.
+    run.add_argument("config", nargs="?", help=f"a shipped configuration ({configs}) or the path of a YAML file "
+                     f"(default: {DEFAULT_CONFIG})")
+    run.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
+                     "shipped bot)")
+    run.add_argument("--boards", type=_count_up_to(MAX_BOARDS), help="boards (grandparent seeds) to play "
+                     f"(default: {DEFAULT_BOARDS})")
+    run.add_argument("--dealer", help=f"one of {', '.join(DEALERS)} (default: {DEFAULT_DEALER})")
+    run.add_argument("--seed", type=_seed, help=f"tournament seed (default: {RUN_SEED})")
     run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
     run.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
     run.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
     run.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
-    run.add_argument("--resume", action="store_true", help="finish an interrupted run in --out")
+    run.add_argument("--resume", action="store_true", help="finish the run in --out; what defines the run and is "
+                     "not given is taken from its manifest")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_game_timeout(run)
     _add_bot_parameter_options(run)
+    summary = commands.add_parser("summary", help="print the summary of a run folder (also read-only ones)")
+    summary.add_argument("out", help="a run folder (what `autodup run` printed)")
+    summary.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -198,22 +234,29 @@ def _run_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def play_in_worker(config_path: str, specs: list, overrides: tuple, seed: int, board: int, dealer: str, order: str,
-                   progress) -> dict:
-    """Load the bots and play one table (runs in a watched worker: see :mod:`autodup.workers`)."""
-    from .boards import play_boards
-    from .bots import bot_errors_collected, seating
+def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board: int, table: int, dealer: str,
+                   order: str, progress) -> dict:
+    """Load the bots and play one table of a board, seated as ``autodup run`` seats it (runs in a watched
+    worker: see :mod:`autodup.workers`)."""
+    import numpy as np
+
+    from .boards import SEATING_LATIN, play_boards, seat_bot
+    from .bots import bot_errors_collected, policy_tuple
     from .config import load_config
     from .game import RESULT_COLUMNS, rules_of
+    from .tournament import check_lineup
 
-    config = load_config(config_path)
-    seat_bots = load_bots_with_overrides(specs, overrides, progress)
-    *lineup, bot_of_seat = seating(seat_bots)
+    config = load_config(config)
+    bots = load_bots_with_overrides(specs, overrides, progress)
+    check_lineup(bots, config.players)
     with bot_errors_collected() as errors:
-        played = play_boards(rules_of(config), dealer, *lineup, seed=seed, first_board=board, seating="fixed",
-                             bot_of_seat=bot_of_seat, order=order, progress=progress)
-    results = played.results[0, 0]
-    rows = [{"seat": s, "bot": seat_bots[s].name, **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
+        # The tables before it are played too (at most a few games), so that the control's seeds are the run's.
+        played = play_boards(rules_of(config), dealer, *policy_tuple(bots), seed=seed, first_board=board,
+                             tables=table + 1, seating="latin", n_bots=len(bots), order=order, progress=progress)
+    results = played.results[0, table]
+    names = [bots[seat_bot(SEATING_LATIN, board, table, s, len(bots), np.zeros(1, dtype=np.int64))].name
+             for s in range(config.players)]
+    rows = [{"seat": s, "bot": names[s], **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
             for s in range(config.players)]
     return {"rows": rows, "rounds": int(results[:, RESULT_COLUMNS.index("rounds_alive")].max()), "errors": errors}
 
@@ -222,6 +265,7 @@ def _run_play(args: argparse.Namespace) -> int:
     from .config import load_config
     from .dealers import DEALERS, dealer_named
     from .game import ORDER_RACE, ORDERS
+    from .tournament import check_bot_count
     from .workers import Pool
 
     config = load_config(args.config)
@@ -233,19 +277,21 @@ def _run_play(args: argparse.Namespace) -> int:
         allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
         raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
     specs = _bot_specs(args.bots)
-    if len(specs) == 1:
-        specs = specs * config.players
-    if len(specs) != config.players:
-        raise ValueError(f"--bots: {len(specs)} bots for {config.players} seats (allowed: one, or one per seat)")
+    check_bot_count(len(specs), config.players)
+    if args.table >= len(specs):
+        raise ValueError(f"--table: {args.table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one "
+                         "table per bot)")
 
     def describe(where):
         if where.loading >= 0:
             return f"bot {specs[where.loading]} (while it was loaded)"
-        return f"bot {specs[where.seat]} (seat {where.seat})" if where.seat >= 0 else "the table"
+        if where.seat < 0:
+            return "the table"
+        return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
     with Pool(1, args.game_timeout, describe=describe) as pool:
         played, _ = pool.run_one(play_in_worker, (args.config, specs, _overrides(args), args.seed, args.board,
-                                                  args.dealer, args.order))
+                                                  args.table, args.dealer, args.order))
     rows, rounds, errors = played["rows"], played["rounds"], played["errors"]
     if errors:
         failed = sum(row["bot_errors"] for row in rows)
@@ -256,11 +302,13 @@ def _run_play(args: argparse.Namespace) -> int:
         print(f"autodup: warning: {', '.join(sorted({row['bot'] for row in bad}))} returned values that are not "
               "answers; see `autodup check-bot`", file=sys.stderr)
     if args.json:
-        print(json.dumps({"config": config.source, "seed": args.seed, "board": args.board, "dealer": args.dealer,
+        print(json.dumps({"config": config.source, "seed": args.seed, "board": args.board, "table": args.table,
+                          "dealer": args.dealer,
                           "order": args.order,
                           "rounds": rounds, "seats": rows}))
         return 0
-    print(f"{config.name}: seed {args.seed}, dealer {args.dealer}, {rounds} rounds")
+    print(f"{config.name}: seed {args.seed}, board {args.board}, table {args.table}, dealer {args.dealer}, "
+          f"{rounds} rounds")
     header = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen",
               "illegal_actions", "cap_hits", "bot_errors", "bad_answers"]
     print("  ".join(f"{h:>12}" for h in header))
@@ -282,13 +330,15 @@ def _run_bots(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: int, seed: int, progress) -> dict:
+def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: int, seed: int, variant_games,
+                        progress) -> dict:
     """Load a bot and run the bot check (runs in a watched worker: see :mod:`autodup.workers`)."""
     from .bots import check_bot
     from .config import load_config
 
     bot = load_bots_with_overrides([spec], overrides, progress)[0]
-    return check_bot(bot, load_config(config_path), games=games, seed=seed, progress=progress)
+    return check_bot(bot, load_config(config_path), games=games, seed=seed, progress=progress,
+                     variant_games=variant_games)
 
 
 def _run_check_bot(args: argparse.Namespace) -> int:
@@ -305,7 +355,8 @@ def _run_check_bot(args: argparse.Namespace) -> int:
     overrides = _overrides(args)
     try:
         with Pool(1, args.game_timeout, describe=describe) as pool:
-            report, _ = pool.run_one(check_bot_in_worker, (args.bot, overrides, args.config, args.games, args.seed))
+            report, _ = pool.run_one(check_bot_in_worker, (args.bot, overrides, args.config, args.games, args.seed,
+                                                           args.variant_games))
     except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
         report = {"bot": args.bot, "clean": False, "failure": str(failure), "kind": failure.kind}
         if args.json:
@@ -322,6 +373,13 @@ def _run_check_bot(args: argparse.Namespace) -> int:
         for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers", "unsound_steps", "deterministic",
                     "first_error"):
             print(f"  {key:<16} {report[key]}")
+        variants = report.get("variants") or {}
+        if len(variants) > 1:
+            print("  rule set                             tables  illegal  cap hits  errors  bad answers  verdict")
+            for label, counts in variants.items():
+                print(f"  {label:<36} {counts['games']:>6}  {counts['illegal_actions']:>7}  {counts['cap_hits']:>8}  "
+                      f"{counts['bot_errors']:>6}  {counts['bad_answers']:>11}  "
+                      f"{'clean' if counts['clean'] else 'NOT CLEAN'}")
     return 0 if report["clean"] else 1
 
 
@@ -330,39 +388,120 @@ def bot_infos_in_worker(specs: list, overrides: tuple, progress) -> list:
     return [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
 
 
+def compile_table_in_worker(config_text: str, progress) -> bool:
+    """Compile the table into the cache (runs in a watched worker, beside the one compiling the bots)."""
+    from .boards import compile_table
+    from .config import parse_config
+    from .game import rules_of
+
+    compile_table(rules_of(parse_config(config_text)))
+    return True
+
+
+def _from_manifest(args: argparse.Namespace) -> None:
+    """``--resume --out DIR``: fill what defines the run and was not given from DIR's manifest.
+
+    The configuration is the folder's snapshot; bots are their recorded files
+    (or the folder's copies, if those are gone) with their recorded parameters.
+    """
+    from .tournament import BOT_SNAPSHOTS, CONFIG_SNAPSHOT, RunError, read_manifest
+
+    out = Path(args.out)
+    identity = read_manifest(out)["identity"]
+    if args.config is None:
+        args.config = str(out / CONFIG_SNAPSHOT)
+    if args.bots is None:
+        recorded = identity["bots"]
+        specs, parameters = [], {}
+        for name, path, _, params in recorded:
+            copy = out / BOT_SNAPSHOTS / f"{name}.py"
+            specs.append(path if Path(path).is_file() or not copy.is_file() else str(copy))
+            parameters[name] = params
+        args.bots = ",".join(specs)
+        if args.bot_params is None:
+            args.recorded_parameters = parameters
+    for option, key in (("boards", "boards"), ("dealer", "dealer"), ("seed", "seed")):
+        if getattr(args, option) is None:
+            setattr(args, option, identity[key])
+    if not isinstance(args.boards, int):
+        raise RunError(f"{out}/manifest.json: boards is not a number of boards")
+
+
 def _run_tournament(args: argparse.Namespace) -> int:
+    from .boards import table_is_compiled
     from .bots import bot_names
     from .config import load_config
-    from .tournament import make_spec, misbehaving, run_tournament
+    from .dealers import DEFAULT_DEALER
+    from .shipped import DEFAULT_CONFIG
+    from .tournament import check_bot_count, make_spec, misbehaving, run_tournament
     from .workers import Pool
 
-    _warn_about_config(load_config(args.config))
+    if args.resume and args.out is not None and Path(args.out).is_dir():
+        _from_manifest(args)
+    args.config = DEFAULT_CONFIG if args.config is None else args.config
+    args.boards = DEFAULT_BOARDS if args.boards is None else args.boards
+    args.dealer = DEFAULT_DEALER if args.dealer is None else args.dealer
+    args.seed = RUN_SEED if args.seed is None else args.seed
+    config = load_config(args.config)
+    _warn_about_config(config)
     specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
+    check_bot_count(len(specs), config.players)
+    overrides = _overrides(args)
+    if getattr(args, "recorded_parameters", None):
+        overrides = (args.recorded_parameters, f"{args.out}/manifest.json", overrides[2])
 
     def describe(where):
-        return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "a bot"
+        return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
 
-    # Bots are user code: even loading them (importing, compiling) happens in a watched process.
-    with Pool(1, args.game_timeout, describe=describe) as pool:
-        infos, _ = pool.run_one(bot_infos_in_worker, (specs, _overrides(args)))
-    spec = make_spec(args.config, infos, args.boards, args.dealer, args.seed)
+    # Bots are user code: even loading them (importing, compiling) happens in a watched process. The table
+    # compiles beside them, once, so that the run's workers all load it from the cache.
+    tasks = [("bots", bot_infos_in_worker, (specs, overrides))]
+    if not table_is_compiled():
+        print("autodup: compiling the game for this machine (once per version of autodup; about a minute)...",
+              file=sys.stderr)
+        tasks.append(("table", compile_table_in_worker, (config.text,)))
+    with Pool(len(tasks), args.game_timeout, describe=describe) as pool:
+        infos = {key: result for key, result, _ in pool.run(tasks)}["bots"]
+    spec = make_spec(config, infos, args.boards, args.dealer, args.seed)
     out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
                                   args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
     problems = misbehaving(summary)
     if problems:
         print(f"autodup: warning: {'; '.join(problems)}; see `autodup check-bot BOT`", file=sys.stderr)
-    bots = spec.bot_names
-    if args.json:
-        print(json.dumps({"out": str(out), "summary": summary}))
-        return 0
-    print(f"{out}: {args.boards} boards x {len(bots)} tables, dealer {args.dealer}, seed {args.seed}")
+    _print_summary(out, spec.boards, spec.boards, spec.bot_names, spec.dealer, spec.seed, summary, args.json)
+    return 0
+
+
+def _print_summary(out, boards_done: int, boards: int, bots, dealer: str, seed: int, summary: list,
+                   as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"out": str(out), "boards": boards, "boards_done": boards_done, "summary": summary}))
+        return
+    done = f"{boards} boards" if boards_done == boards else f"{boards_done} of {boards} boards (unfinished)"
+    print(f"{out}: {done} x {len(bots)} tables, dealer {dealer}, seed {seed}")
     print(f"{'bot':<12} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
+
     def interval(value):
         return "n/a" if value is None else f"{value:.3f}"
 
     for row in summary:
         print(f"{row['bot']:<12} {row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
+
+
+def _run_summary(args: argparse.Namespace) -> int:
+    """``autodup summary DIR``: a run's summary, read from its chunks (checked) without writing anything."""
+    from .tournament import boards_in_chunk, chunk_files, read_manifest, summarize_run
+
+    out = Path(args.out)
+    identity = read_manifest(out)["identity"]
+    chunks = chunk_files(out)
+    if not chunks:
+        raise ValueError(f"{out}: no finished chunk yet (nothing to summarize)")
+    done = sum(boards_in_chunk(identity["boards"], int(p.stem.split("-")[1])) for p in chunks)
+    summary = summarize_run(out)
+    _print_summary(out, done, identity["boards"], [row[0] for row in identity["bots"]], identity["dealer"],
+                   identity["seed"], summary, args.json)
     return 0
 
 
@@ -377,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         from .workers import SignalFlag
 
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
-                    "check-bot": _run_check_bot, "run": _run_tournament}
+                    "check-bot": _run_check_bot, "run": _run_tournament, "summary": _run_summary}
         # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
         # worker pool takes over and stops between polls (see autodup.workers).
         with SignalFlag(immediate=True):
@@ -386,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
             except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
                 print(error, file=sys.stderr)
                 return 2
+    except BrokenPipeError:  # `autodup bots | head`: the reader has gone, and wants nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed
+        return 1
     except (ValueError, WorkerFailure, TaskError) as error:  # one line each, whatever process raised it
         print(f"autodup: error: {first_line(error)}", file=sys.stderr)
         return 2

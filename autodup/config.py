@@ -76,7 +76,7 @@ import math
 import os
 import stat
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,7 @@ import numpy as np
 import yaml
 
 from .errors import first_line
+from .shipped import config_file, config_names
 
 EMPTY_TIER_SKIP = 0
 EMPTY_TIER_EMPTY = 1
@@ -178,7 +179,8 @@ def _read_config_file(path: Path) -> bytes:
     except ConfigError:
         raise
     except FileNotFoundError:
-        raise ConfigError(file, 0, "", "no such file") from None
+        raise ConfigError(file, 0, "", f"no such file (shipped configurations: {', '.join(config_names())}; "
+                          "or the path of a YAML file)") from None
     except OSError as error:
         raise ConfigError(file, 0, "", f"cannot be read ({error.strerror or error})") from None
     except ValueError as error:  # a path with a NUL character
@@ -802,6 +804,7 @@ class GameConfig:
     star_power: np.ndarray
     lines: dict = field(default_factory=dict, repr=False, compare=False)
     warnings: tuple = field(default=(), repr=False, compare=False)
+    text: str = field(default="", repr=False, compare=False)  # the YAML it was compiled from (a run's snapshot)
 
     @property
     def n_tiers(self) -> int:
@@ -839,7 +842,8 @@ def load_config(path) -> GameConfig:
     Parameters
     ----------
     path : str or os.PathLike
-        A regular file of at most :data:`MAX_CONFIG_BYTES` bytes of UTF-8 YAML.
+        A regular file of at most :data:`MAX_CONFIG_BYTES` bytes of UTF-8 YAML,
+        or the name of a shipped configuration (``set4``, ``tiny``).
 
     Returns
     -------
@@ -851,7 +855,7 @@ def load_config(path) -> GameConfig:
     ConfigError
         One line naming the file, line, field and what is wrong.
     """
-    path = Path(path)
+    path = config_file(path)
     return parse_config(_decode(_read_config_file(path), str(path)), str(path))
 
 
@@ -870,7 +874,7 @@ def parse_config(text: str, file: str = "<config>") -> GameConfig:
         raise _too_large(file)
     try:
         data, notes = _parse_yaml(text, file)
-        return _compile(_Reader(data, notes, file), Path(file).stem)
+        return replace(_compile(_Reader(data, notes, file), Path(file).stem), text=text)
     except RecursionError:  # the limits keep recursion shallow; this is a last guard, never a traceback
         raise ConfigError(file, 0, "", f"nested too deeply to read (allowed: at most {MAX_NESTING} levels)") \
             from None

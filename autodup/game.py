@@ -96,17 +96,57 @@ ACTION_CAP = 64  # actions per seat per round; a broken policy cannot hang a tab
 # bad answer; either way the turn ends and the seat's ``bot_errors`` or
 # ``bad_answers`` count goes up.
 #
-# The seat's view ``me`` (int64 (VIEW_FIELDS,)), rebuilt before each decision:
-(VIEW_GOLD, VIEW_LEVEL, VIEW_XP, VIEW_XP_TO_LEVEL, VIEW_HP, VIEW_STREAK, VIEW_ROUND, VIEW_STAGE, VIEW_ROUND_IN_STAGE,
- VIEW_PVE_ROUND, VIEW_ALIVE_PLAYERS, VIEW_UNITS, VIEW_BOARD_SIZE, VIEW_CAPACITY, VIEW_LOADED_USED, VIEW_LOCKED, VIEW_ACTIONS,
- VIEW_ROLLS, VIEW_SEAT, VIEW_PLAYERS, VIEW_SHOP_SIZE, VIEW_MAX_LEVEL, VIEW_REROLL_PRICE, VIEW_XP_PRICE,
- VIEW_XP_AMOUNT, VIEW_INTEREST_PER, VIEW_INTEREST_MAX, VIEW_RANDOM_A, VIEW_RANDOM_B) = range(29)
-VIEW_FIELDS = 29
-VIEW_NAMES = ("gold", "level", "xp", "xp_to_level", "hp", "streak", "round", "stage", "round_in_stage", "pve_round",
-              "alive_players",
-              "units", "board_size", "capacity", "loaded_used", "locked", "actions", "rolls", "seat", "players",
-              "shop_size", "max_level", "reroll_price", "xp_price", "xp_amount", "interest_per", "interest_max",
-              "random_a", "random_b")
+# The seat's view ``me`` (int64 (VIEW_FIELDS,)), rebuilt before each decision: one entry per field, in
+# this order. This table is the view's only declaration: VIEW_NAMES, VIEW_FIELDS and the index constants
+# below, and the names bots use (autodup.bots: me[GOLD], ...), all derive from it.
+VIEW = (
+    ("gold", "gold held"),
+    ("level", "level, from 1"),
+    ("xp", "XP towards the next level"),
+    ("xp_to_level", "XP still needed for the next level (0 at the max level)"),
+    ("hp", "hit points"),
+    ("streak", "win streak (> 0) or loss streak (< 0)"),
+    ("round", "round, from 0"),
+    ("stage", "stage, from 1 (numbered as in TFT: 2-1 is the first round of stage 2)"),
+    ("round_in_stage", "round within the stage, from 1"),
+    ("stage_rounds", "rounds in this stage (fewer if max_rounds ends the game inside it)"),
+    ("stages", "stages the configuration lists (the last one repeats until the game ends)"),
+    ("pve_round", "1 in a PvE round"),
+    ("alive_players", "seats still playing"),
+    ("units", "units held: the first me[UNITS] entries of unit_champion and unit_star"),
+    ("board_size", "units the level puts on the board"),
+    ("capacity", "units the seat may hold: bench plus board"),
+    ("loaded_used", "1 once this round's loaded roll is spent"),
+    ("locked", "1 while the shop is locked"),
+    ("actions", "actions taken this turn"),
+    ("rolls", "shops rerolled this turn (loaded rolls included)"),
+    ("seat", "the seat, from 0"),
+    ("players", "seats at the table"),
+    ("shop_size", "shop slots"),
+    ("max_level", "the highest level"),
+    ("reroll_price", "gold for a reroll"),
+    ("xp_price", "gold for one purchase of XP"),
+    ("xp_amount", "XP per purchase"),
+    ("interest_per", "gold held per gold of interest"),
+    ("interest_max", "the most interest a round pays"),
+    # What is legal now, by the predicates apply_action itself uses (legal_*): a bot reads legality here
+    # instead of restating the rules, so a rule change cannot make it play illegal actions.
+    ("buyable", "bit s is set when buying shop slot s is legal (legal_buy)"),
+    ("can_reroll", "1 when a reroll is legal (legal_reroll)"),
+    ("can_buy_xp", "1 when buying XP is legal (legal_buy_xp)"),
+    ("can_loaded_roll", "1 when a loaded roll of any trait is legal (legal_loaded_roll)"),
+    ("random_a", "a 53-bit random integer, fresh for every decision (the seat's policy stream)"),
+    ("random_b", "a second one, independent of random_a"),
+)
+VIEW_NAMES = tuple(name for name, _ in VIEW)
+VIEW_FIELDS = len(VIEW)
+# VIEW_GOLD = 0, VIEW_LEVEL = 1, ...: numba reads module globals when it compiles a function, so
+# me[VIEW_GOLD] compiles to a constant index, exactly as a literal would.
+globals().update({f"VIEW_{name.upper()}": index for index, name in enumerate(VIEW_NAMES)})
+# A sell of unit u is legal for every unit held (u < me[UNITS], legal_sell); ending the turn and toggling
+# the lock always are. Buyable slots travel as one int64 bitmask: the configuration allows at most 20 slots.
+VIEW_MASK_BITS = 63
+
 MAX_PLAYERS = 8        # policies travel as a tuple of this length (extra entries are never called)
 MEMORY_SIZE = 32       # int64 words a policy may keep per seat for a game (zero at the start)
 MAX_PARAMETERS = 16    # float64 parameters per seat
@@ -197,8 +237,37 @@ Rules = namedtuple("Rules", [
     "tier_cost", "tier_start", "champion_tier", "champion_copies", "champion_traits", "trait_breakpoints",
     "trait_bonus", "level_xp", "level_board_size", "level_odds", "round_pve", "round_damage", "round_income",
     "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power", "champion_cost",
-    "round_stage",
+    "round_stage", "n_stages", "round_in_stage", "stage_rounds",
 ])
+# Rules fields computed here rather than read from the configuration.
+_DERIVED_RULES = ("round_in_stage", "stage_rounds")
+
+
+def stage_positions(round_stage):
+    """Each round's place in its stage, from the stage of every round.
+
+    Parameters
+    ----------
+    round_stage : int64 (R,)
+        The stage of every round (from 0), as :class:`~autodup.config.GameConfig` holds it.
+
+    Returns
+    -------
+    round_in_stage : int64 (R,)
+        The round's number within its stage, from 1.
+    stage_rounds : int64 (R,)
+        Rounds in the round's stage (a stage that ``R`` cuts short counts only its rounds before ``R``).
+    """
+    round_stage = np.asarray(round_stage)
+    round_in_stage = np.zeros(round_stage.shape[0], dtype=np.int64)
+    stage_rounds = np.zeros(round_stage.shape[0], dtype=np.int64)
+    start = 0
+    for end in range(1, round_stage.shape[0] + 1):
+        if end == round_stage.shape[0] or round_stage[end] != round_stage[start]:
+            round_in_stage[start:end] = np.arange(1, end - start + 1)
+            stage_rounds[start:end] = end - start
+            start = end
+    return round_in_stage, stage_rounds
 
 
 def rules_of(config) -> Rules:
@@ -216,7 +285,12 @@ def rules_of(config) -> Rules:
         check_game_layout(config.max_rounds, config.players, config.shop_size, ACTION_CAP + 1)
     except ValueError as error:
         raise ConfigError(config.source, 0, "", str(error)) from None
-    return Rules(**{name: getattr(config, name) for name in Rules._fields})
+    if config.shop_size > VIEW_MASK_BITS:  # the configuration allows 20; the view's buy mask holds 63
+        raise ConfigError(config.source, 0, "shop.size",
+                          f"{config.shop_size} slots (allowed: at most {VIEW_MASK_BITS})")
+    round_in_stage, stage_rounds = stage_positions(config.round_stage)
+    return Rules(**{name: getattr(config, name) for name in Rules._fields if name not in _DERIVED_RULES},
+                 round_in_stage=round_in_stage, stage_rounds=stage_rounds)
 
 
 # Per-seat result columns of play_table.
@@ -424,7 +498,7 @@ def new_desk(rules, table, n_params):
     )
 
 
-@game_kernel
+@game_inline  # read for every shop slot of every decision (legal_buy)
 def capacity_of(rules, table, seat):
     """Units a seat may hold: bench plus the board its level allows."""
     return rules.bench_size + rules.level_board_size[table.level[seat]]
@@ -528,11 +602,12 @@ def _level_up(rules, table, seat):
         table.xp[seat] = 0
 
 
-@game_kernel
-def board_power(rules, table, seat, order_scratch, trait_counts):
-    """Combat power of the seat's board: the strongest units the level allows, times trait bonuses.
+@game_inline
+def _strongest_first(rules, table, seat, order_scratch):
+    """Order the seat's units strongest first in ``order_scratch``; returns how many the board holds.
 
-    Returns (power, number of units on the board).
+    The board is the strongest units the level allows: what fights, and what
+    a run records as a seat's final board.
     """
     n = table.n_units[seat]
     for u in range(n):
@@ -546,7 +621,29 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
                             table.unit_star[seat, order_scratch[j - 1]]):
             order_scratch[j], order_scratch[j - 1] = order_scratch[j - 1], order_scratch[j]
             j -= 1
-    on_board = min(n, rules.level_board_size[table.level[seat]])
+    return min(n, rules.level_board_size[table.level[seat]])
+
+
+@game_kernel
+def _record_final_board(rules, table, seat, order_scratch, final_champion, final_star):
+    """Write the seat's board (champions and stars, strongest first, -1 / 0 after) as it leaves the game."""
+    on_board = _strongest_first(rules, table, seat, order_scratch)
+    for i in range(final_champion.shape[1]):
+        if i < on_board:
+            final_champion[seat, i] = table.unit_champion[seat, order_scratch[i]]
+            final_star[seat, i] = table.unit_star[seat, order_scratch[i]]
+        else:
+            final_champion[seat, i] = -1
+            final_star[seat, i] = 0
+
+
+@game_kernel
+def board_power(rules, table, seat, order_scratch, trait_counts):
+    """Combat power of the seat's board: the strongest units the level allows, times trait bonuses.
+
+    Returns (power, number of units on the board).
+    """
+    on_board = _strongest_first(rules, table, seat, order_scratch)
     power = 0.0
     trait_counts[:] = 0
     for i in range(on_board):
@@ -586,24 +683,68 @@ def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, cons
     table.stats[seat, STAT_SHOPS] += 1
 
 
+# The legality of each action, one predicate per action: apply_action refuses what they refuse, and
+# _fill_view writes their answers into the view (VIEW_BUYABLE, ...), so a bot reads the very rule the
+# table applies. Inlined: they run for every shop slot of every decision.
+
+
+@game_inline
+def legal_buy(rules, table, seat, slot):
+    """Whether ``seat`` may buy shop ``slot`` now.
+
+    The slot holds a champion, the seat has its cost in gold, and room for a
+    unit or a purchase that completes a 2-star at once; when shown units stay
+    in the pool (``units_leave_pool`` false), the pool must still hold a copy.
+    """
+    if slot < 0 or slot >= rules.shop_size:
+        return False
+    champion = table.shops[seat, slot]
+    if champion < 0:
+        return False
+    if table.gold[seat] < rules.tier_cost[rules.champion_tier[champion]]:
+        return False
+    if table.n_units[seat] >= capacity_of(rules, table, seat) and not _completes_a_combine(table, seat, champion):
+        return False
+    return rules.units_leave_pool or table.pool[champion] >= 1.0
+
+
+@game_inline
+def legal_sell(table, seat, unit):
+    """Whether ``seat`` may sell its unit ``unit``: any unit it holds."""
+    return 0 <= unit < table.n_units[seat]
+
+
+@game_inline
+def legal_reroll(rules, table, seat):
+    """Whether ``seat`` may reroll its shop: it has the price."""
+    return table.gold[seat] >= rules.reroll_price
+
+
+@game_inline
+def legal_buy_xp(rules, table, seat):
+    """Whether ``seat`` may buy XP: it has the price and is below the max level."""
+    return table.gold[seat] >= rules.xp_price and table.level[seat] < rules.max_level
+
+
+@game_inline
+def legal_loaded_roll(rules, table, seat, trait):
+    """Whether ``seat`` may make a loaded roll of ``trait``: a trait id, and the round's loaded roll unspent."""
+    return not table.loaded_used[seat] and 0 <= trait < rules.trait_breakpoints.shape[0]
+
+
 @game_inline
 def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument):
-    """Apply one action; returns True if it was legal (an illegal one changes nothing)."""
+    """Apply one action; returns True if it was legal (an illegal one changes nothing).
+
+    Legality is decided by the ``legal_*`` predicates alone (the ones the view reports).
+    """
     if action == ACTION_BUY:
-        if argument < 0 or argument >= rules.shop_size:
+        if not legal_buy(rules, table, seat, argument):
             return False
         champion = table.shops[seat, argument]
-        if champion < 0:
-            return False
         cost = rules.tier_cost[rules.champion_tier[champion]]
-        if table.gold[seat] < cost:
-            return False
-        if table.n_units[seat] >= capacity_of(rules, table, seat) and not _completes_a_combine(table, seat, champion):
-            return False
         if not rules.units_leave_pool:
-            if table.pool[champion] < 1.0:
-                return False
-            table.pool[champion] -= 1.0
+            table.pool[champion] -= 1.0  # shown units stayed in the pool: the bought one leaves it now
         table.gold[seat] -= cost
         table.stats[seat, STAT_GOLD_SPENT] += cost
         table.stats[seat, STAT_BOUGHT] += 1
@@ -612,7 +753,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         return True
     if action == ACTION_SELL:
         # A unit sells for its cost times the copies it holds (1, 3 or 9).
-        if argument < 0 or argument >= table.n_units[seat]:
+        if not legal_sell(table, seat, argument):
             return False
         champion = table.unit_champion[seat, argument]
         copies = copies_of_star(table.unit_star[seat, argument])
@@ -621,7 +762,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         _remove_unit(table, seat, argument)
         return True
     if action == ACTION_REROLL:
-        if table.gold[seat] < rules.reroll_price:
+        if not legal_reroll(rules, table, seat):
             return False
         table.gold[seat] -= rules.reroll_price
         table.stats[seat, STAT_GOLD_SPENT] += rules.reroll_price
@@ -629,7 +770,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, False)
         return True
     if action == ACTION_BUY_XP:
-        if table.gold[seat] < rules.xp_price or table.level[seat] >= rules.max_level:
+        if not legal_buy_xp(rules, table, seat):
             return False
         table.gold[seat] -= rules.xp_price
         table.stats[seat, STAT_GOLD_SPENT] += rules.xp_price
@@ -640,7 +781,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.locked[seat] = not table.locked[seat]
         return True
     if action == ACTION_LOADED_ROLL:
-        if table.loaded_used[seat] or argument < 0 or argument >= rules.trait_breakpoints.shape[0]:
+        if not legal_loaded_roll(rules, table, seat, argument):
             return False
         _mark_trait(rules, argument, table.qualifies)
         table.loaded_used[seat] = True
@@ -824,8 +965,11 @@ def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, or
 
 
 @njit(cache=True)
-def _eliminate(rules, table, round_index, event_seed, alive_before):
-    """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream)."""
+def _eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
+    """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream).
+
+    Their boards are recorded (:func:`_record_final_board`) before their units return to the pool.
+    """
     dying = 0
     for seat in range(table.alive.shape[0]):
         if table.alive[seat] and table.hp[seat] <= 0:
@@ -836,6 +980,7 @@ def _eliminate(rules, table, round_index, event_seed, alive_before):
     for seat in range(table.alive.shape[0]):
         if table.alive[seat] and table.hp[seat] <= 0:
             table.alive[seat] = False
+            _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
             _clear_shop(rules, table.shops, seat, table.pool)
             while table.n_units[seat] > 0:
                 u = table.n_units[seat] - 1
@@ -865,7 +1010,10 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
 
 @game_inline
 def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, actions, rolls):
-    """Write the seat's view for its next decision (see ``VIEW_*``) and copy its shop, units and the pool."""
+    """Write the seat's view for its next decision (see :data:`VIEW`) and copy its shop, units and the pool.
+
+    The legality fields come from the ``legal_*`` predicates, on the state the decision will act on.
+    """
     for slot in range(table.shops.shape[1]):
         desk.shop[seat, slot] = table.shops[seat, slot]
     for u in range(table.unit_champion.shape[1]):
@@ -883,12 +1031,10 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     me[VIEW_STREAK] = table.streak[seat]
     me[VIEW_ROUND] = round_index
     # Numbered as in TFT: stage 1 is the first, and 2-1 is the first round of stage 2.
-    stage = rules.round_stage[round_index]
-    me[VIEW_STAGE] = stage + 1
-    first = round_index
-    while first > 0 and rules.round_stage[first - 1] == stage:
-        first -= 1
-    me[VIEW_ROUND_IN_STAGE] = round_index - first + 1
+    me[VIEW_STAGE] = rules.round_stage[round_index] + 1
+    me[VIEW_ROUND_IN_STAGE] = rules.round_in_stage[round_index]
+    me[VIEW_STAGE_ROUNDS] = rules.stage_rounds[round_index]
+    me[VIEW_STAGES] = rules.n_stages
     me[VIEW_PVE_ROUND] = 1 if rules.round_pve[round_index] else 0
     me[VIEW_ALIVE_PLAYERS] = alive_count
     me[VIEW_UNITS] = table.n_units[seat]
@@ -907,6 +1053,19 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     me[VIEW_XP_AMOUNT] = rules.xp_amount
     me[VIEW_INTEREST_PER] = rules.interest_per
     me[VIEW_INTEREST_MAX] = rules.interest_max
+    buyable = 0
+    for slot in range(rules.shop_size):
+        if legal_buy(rules, table, seat, slot):
+            buyable |= 1 << slot
+    me[VIEW_BUYABLE] = buyable
+    me[VIEW_CAN_REROLL] = 1 if legal_reroll(rules, table, seat) else 0
+    me[VIEW_CAN_BUY_XP] = 1 if legal_buy_xp(rules, table, seat) else 0
+    loaded = 0
+    for trait in range(rules.trait_breakpoints.shape[0]):
+        if legal_loaded_roll(rules, table, seat, trait):
+            loaded = 1
+            break
+    me[VIEW_CAN_LOADED_ROLL] = loaded
     # Two 53-bit random integers per decision, from the seat's policy stream.
     k = table.policy_draws[seat]
     table.policy_draws[seat] = k + 1
@@ -969,26 +1128,52 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
     return violations
 
 
-@njit(cache=True)  # with the Numba runtime: it may allocate a larger log
-def _log_shops(order, shops, alive_count, round_index, shop_log):
-    """Copy the alive seats' shops into row ``round_index`` of ``shop_log``; returns the log, grown if full.
+# What a table logs of each seat each round, beside its shop (TableLog.states[round, seat, ...]).
+LOG_LEVEL, LOG_GOLD, LOG_HP = range(3)
+LOG_STATE_NAMES = ("level", "gold", "hp")
 
-    ``shop_log`` is int16 (rounds, players, shop_size), -1 where nothing was
-    logged. It doubles when a game outlasts it, so its memory follows the
-    rounds actually played, not ``max_rounds``.
+TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star"])
+TableLog.__doc__ = """What :func:`play_table` logs of a game, beside the results.
+
+shops : int16 (R, players, shop_size), R >= rounds
+    Row ``r < rounds``: each seat's shop after round ``r``'s free refresh,
+    for the seats alive then (-1 for an empty slot or a seat out).
+states : int32 (R, players, len(LOG_STATE_NAMES))
+    Level, gold and HP of each seat alive at that moment (when it sees that
+    shop), 0 for a seat out.
+final_champion : int16 (players, B), B the largest board size
+    Each seat's board when it left the game (or at the end), strongest unit
+    first, -1 after its last unit.
+final_star : int8 (players, B)
+    The stars (1, 2, 3) of those units, 0 after the last.
+"""
+
+
+@njit(cache=True)  # with the Numba runtime: it may allocate larger logs
+def _log_round(table, alive_count, round_index, shop_log, state_log):
+    """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs.
+
+    Returns the logs, both grown (doubled) when a game outlasts them, so that
+    their memory follows the rounds actually played, not ``max_rounds``.
     """
     if round_index >= shop_log.shape[0]:
         grown = np.full((2 * shop_log.shape[0],) + shop_log.shape[1:], -1, dtype=np.int16)
         grown[:shop_log.shape[0]] = shop_log
         shop_log = grown
+        grown_states = np.zeros((2 * state_log.shape[0],) + state_log.shape[1:], dtype=np.int32)
+        grown_states[:state_log.shape[0]] = state_log
+        state_log = grown_states
     for i in range(alive_count):
-        seat = order[i]
-        for slot in range(shops.shape[1]):
-            shop_log[round_index, seat, slot] = shops[seat, slot]
-    return shop_log
+        seat = table.order[i]
+        for slot in range(table.shops.shape[1]):
+            shop_log[round_index, seat, slot] = table.shops[seat, slot]
+        state_log[round_index, seat, LOG_LEVEL] = table.level[seat]
+        state_log[round_index, seat, LOG_GOLD] = table.gold[seat]
+        state_log[round_index, seat, LOG_HP] = table.hp[seat]
+    return shop_log, state_log
 
 
-_FIRST_LOG_ROUNDS = 64  # rounds a shop log holds before it grows (set4 games last about 35)
+_FIRST_LOG_ROUNDS = 64  # rounds a log holds before it grows (set4 games last about 35)
 
 
 @njit(cache=True)
@@ -1026,9 +1211,8 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         Steps after which the table was unsound (0 when ``check`` is off).
     rounds : int
         Rounds played.
-    shop_log : int16 (R, players, shop_size), R >= rounds
-        Row ``r < rounds``: each seat's shop after round ``r``'s free refresh,
-        for the seats alive then (-1 for an empty slot or a seat out).
+    log : TableLog
+        Each seat's shop, level, gold and HP by round, and its final board.
     """
     if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
         raise ValueError("play_table needs one seat seed and one bot per player")
@@ -1050,7 +1234,14 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     capacity = table.unit_champion.shape[1]
     order_scratch = np.zeros(capacity, dtype=np.int64)
     trait_counts = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
-    shop_log = np.full((min(_FIRST_LOG_ROUNDS, rules.max_rounds), players, rules.shop_size), -1, dtype=np.int16)
+    first_rounds = min(_FIRST_LOG_ROUNDS, rules.max_rounds)
+    shop_log = np.full((first_rounds, players, rules.shop_size), -1, dtype=np.int16)
+    state_log = np.zeros((first_rounds, players, len(LOG_STATE_NAMES)), dtype=np.int32)
+    largest_board = 0
+    for level in range(rules.level_board_size.shape[0]):
+        largest_board = max(largest_board, rules.level_board_size[level])
+    final_champion = np.full((players, largest_board), -1, dtype=np.int16)
+    final_star = np.zeros((players, largest_board), dtype=np.int8)
     violations = 0
     alive = players
     rounds = 0
@@ -1059,7 +1250,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             break
         rounds += 1
         alive_count = _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed)
-        shop_log = _log_shops(table.order, table.shops, alive_count, round_index, shop_log)
+        shop_log, state_log = _log_round(table, alive_count, round_index, shop_log, state_log)
         if check and not _table_is_sound(rules, table):
             violations += 1
         for i in range(alive_count):
@@ -1080,12 +1271,15 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
                                         * (k - 1))]
                 _fight(rules, table, table.order[k - 1], ghost, False, round_index, k // 2, event_seed,
                        order_scratch, trait_counts)
-            alive = _eliminate(rules, table, round_index, event_seed, alive)
+            alive = _eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion,
+                               final_star)
         if check and not _table_is_sound(rules, table):
             violations += 1
     _rank_seats(table, event_seed, rules.max_rounds, False, alive)
     results = np.zeros((players, len(RESULT_COLUMNS)), dtype=np.int64)
     for seat in range(players):
+        if table.alive[seat]:
+            _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
         results[seat, 0] = table.placement[seat]
         results[seat, 1] = table.hp[seat]
         results[seat, 2] = table.level[seat]
@@ -1093,7 +1287,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         for k in range(len(_RESULT_STATS)):
             results[seat, 4 + k] = table.stats[seat, _RESULT_STATS[k]]
     progress[PROGRESS_IN_GAME] = 0
-    return results, violations, rounds, shop_log
+    return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star)
 
 
 # --------------------------------------------------------------------------

@@ -41,7 +41,8 @@ from .workers import DEFAULT_GAME_TIMEOUT
 CHUNK_BOARDS = 25
 _NO_FIXED_SEATS = np.zeros(1, dtype=np.int64)
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
-FORMAT_VERSION = 2
+# 3: replay streams in the samplers' domain; config and bot snapshots; per-round level, gold, HP; final boards.
+FORMAT_VERSION = 3
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
@@ -56,10 +57,17 @@ RAY_START_SECONDS = 120.0
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that determines a run's results (not how it is executed)."""
+    """Everything that determines a run's results (not how it is executed).
 
-    config: str
-    config_sha256: str
+    The configuration travels as its text, so that workers, resumes and
+    readers compile the very YAML the run started with, wherever the file is
+    now; the run folder keeps a copy (:data:`CONFIG_SNAPSHOT`).
+    """
+
+    config_name: str     # the configuration's name (GameConfig.name)
+    config_source: str   # where its text was read: a path, or a run folder's snapshot
+    config_text: str
+    config_sha256: str   # of config_text in UTF-8
     bots: tuple          # (path, ((parameter, value), ...)) per bot, in seating order
     bot_names: tuple
     bot_sha256: tuple    # of each bot file and its own modules (Bot.fingerprint)
@@ -80,6 +88,12 @@ class RunSpec:
     def identity_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
+    def config(self):
+        """The :class:`~autodup.config.GameConfig` of the run, compiled from its text."""
+        from .config import parse_config
+
+        return parse_config(self.config_text, self.config_source)
+
     def bot_at(self, table: int, seat: int) -> str:
         """The bot at ``seat`` of ``table`` (a run seats its tables by the Latin square)."""
         return self.bot_names[seat_bot(SEATING_LATIN, 0, table, seat, len(self.bot_names), _NO_FIXED_SEATS)]
@@ -96,26 +110,49 @@ class RunSpec:
                 f"table {where.table})")
 
 
-def make_spec(config_path, bots, boards: int, dealer: str, seed: int) -> RunSpec:
-    """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each) on a
-    configuration file."""
-    from .config import load_config
+def make_spec(config, bots, boards: int, dealer: str, seed: int) -> RunSpec:
+    """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each).
+
+    ``config`` is a :class:`~autodup.config.GameConfig`, a shipped name
+    (``set4``, ``tiny``) or the path of a YAML file.
+    """
+    from .config import GameConfig, load_config
 
     if dealer not in DEALERS:
         raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(DEALERS)})")
     if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= MAX_BOARDS:
         raise RunError(f"--boards: {boards} is out of range (allowed: 1 to {MAX_BOARDS:,})")
-    config = load_config(config_path)
-    if len({(b.path, tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
-        raise RunError("--bots: a bot appears twice (with the same parameters)")
-    if len({b.name for b in bots}) != len(bots):
-        raise RunError("--bots: two bots share a name; results could not tell them apart")
-    if not 1 <= len(bots) <= config.players:
-        raise RunError(f"--bots: {len(bots)} bots for {config.players} seats (allowed: 1 to {config.players})")
-    return RunSpec(config=str(Path(config_path).resolve()), config_sha256=file_sha256(config_path),
+    config = config if isinstance(config, GameConfig) else load_config(config)
+    check_lineup(bots, config.players)
+    source = config.source if not Path(config.source).exists() else str(Path(config.source).resolve())
+    return RunSpec(config_name=config.name, config_source=source, config_text=config.text,
+                   config_sha256=hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest(),
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
                    bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
                    boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint())
+
+
+def check_bot_count(bots: int, seats: int) -> None:
+    """Raise :class:`RunError` unless 1 <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked before
+    any bot is loaded."""
+    if not 1 <= bots <= seats:
+        raise RunError(f"--bots: {bots} bots for {seats} seats (allowed: 1 to {seats}; every table seats every bot "
+                       "of the run, so that each plays every seat of every board against the same field)")
+
+
+def check_lineup(bots, seats: int) -> None:
+    """The rule ``run`` and ``play`` share: 1 to ``seats`` distinct bots, seated by the Latin square.
+
+    More bots than seats is refused: a run plays one table per bot and every
+    table seats every bot of the run, so that each plays every seat of every
+    board against the same field; a table has no room for more.
+    """
+    check_bot_count(len(bots), seats)
+    if len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
+        raise RunError("--bots: a bot appears twice (with the same parameters); the Latin square seats each "
+                       "listed bot at every seat, so list it once")
+    if len({b.name for b in bots}) != len(bots):
+        raise RunError("--bots: two bots share a name; results could not tell them apart")
 
 
 def code_fingerprint() -> str:
@@ -131,7 +168,8 @@ def code_fingerprint() -> str:
 def default_out(spec: RunSpec) -> Path:
     """``runs/<config>-<dealer>-<boards>b-seed<seed>-<hash of the identity>``: a folder named by the run."""
     digest = spec.identity_hash()[:10]
-    return Path("runs") / f"{Path(spec.config).stem}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", spec.config_name).strip("._") or "config"
+    return Path("runs") / f"{name}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
 
 
 _WORKER_STATE: dict = {}
@@ -142,13 +180,11 @@ def _prepared(spec: RunSpec, progress: np.ndarray):
     key = spec
     if key not in _WORKER_STATE:
         from .bots import load_bot, policy_tuple
-        from .config import load_config
         from .game import rules_of
 
-        # Every process checks that the files are still those the run was started with.
-        if file_sha256(spec.config) != spec.config_sha256:
-            raise RunError("the configuration changed since the run started")
-        config = load_config(spec.config)
+        # Every process checks that the bots' files are still those the run was started with (the
+        # configuration travels as its text).
+        config = spec.config()
         bots = []
         for index, (path, params) in enumerate(spec.bots):
             progress[PROGRESS_LOADING] = index + 1  # a bot whose compiled code crashes the process is named
@@ -170,7 +206,7 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
     played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=chunk * CHUNK_BOARDS,
                          boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating="latin",
                          n_bots=len(bots), progress=progress)
-    return chunk_rows(spec, chunk, played.results, played.bots, played.shop_offsets, played.shop_values)
+    return chunk_rows(spec, chunk, played, rules.shop_size)
 
 
 def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
@@ -181,7 +217,8 @@ def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
     deterministic = {}
     for index, bot in enumerate(bots):
         progress[PROGRESS_TABLE] = -1 - index  # a probe table: see RunSpec.describe
-        deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress)["deterministic"]
+        deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress,
+                                            variant_games=0)["deterministic"]
     return deterministic
 
 
@@ -193,26 +230,49 @@ def boards_in_chunk(boards: int, chunk: int) -> int:
     return min(CHUNK_BOARDS, boards - chunk * CHUNK_BOARDS)
 
 
-def chunk_rows(spec: RunSpec, chunk: int, results: np.ndarray, bots: np.ndarray, shop_offsets: np.ndarray,
-               shop_values: np.ndarray) -> dict:
+ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: one value per round alive
+LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars")
+
+
+def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     """The rows of a chunk, one per (board, table, seat), as named columns.
 
-    Every column is a numpy array except ``round_shops``: per row, the seat's
-    shop after each round's free refresh while it was alive, flattened
-    (``shop_size`` champions per round, -1 for an empty slot), as
-    ``(offsets, values)`` of a list column.
+    ``played`` is the :class:`autodup.boards.BoardResults` of the chunk's
+    boards. Every column is a numpy array except the list columns
+    (:data:`LIST_COLUMNS`), given as ``(offsets, values)``:
+
+    - ``round_shops``: the seat's shop after each round's free refresh while
+      it was alive, flattened (``shop_size`` champions per round, -1 for an
+      empty slot);
+    - ``round_level``, ``round_gold``, ``round_hp``: what the seat had when it
+      saw each of those shops;
+    - ``final_champions``, ``final_stars``: its board when it left the game
+      (or at the end), strongest unit first.
+
+    Champions are indices into the configuration's champions (the run
+    folder's snapshot); :mod:`autodup.results` reads them with names.
     """
+    results = played.results
     n_boards, n_tables, players, _ = results.shape
     board = np.repeat(np.arange(n_boards) + chunk * CHUNK_BOARDS, n_tables * players)
     table = np.tile(np.repeat(np.arange(n_tables), players), n_boards)
     seat = np.tile(np.arange(players), n_boards * n_tables)
     names = np.array(spec.bot_names, dtype=object)
     columns = {"board": board.astype(np.int64), "table": table.astype(np.int64), "seat": seat.astype(np.int64),
-               "bot": names[bots.reshape(-1)]}
+               "bot": names[played.bots.reshape(-1)]}
     flat = results.reshape(-1, results.shape[-1])
     for i, name in enumerate(RESULT_COLUMNS):
         columns[name] = flat[:, i].copy()
-    columns["round_shops"] = (shop_offsets.astype(np.int32), shop_values)
+    columns["round_shops"] = (played.shop_offsets.astype(np.int32), played.shop_values)
+    round_offsets = (played.shop_offsets // shop_size).astype(np.int32)
+    for k, name in enumerate(ROUND_COLUMNS):
+        columns[name] = (round_offsets, played.state_values[:, k].copy())
+    champions = played.final_champion.reshape(len(seat), -1)
+    on_board = champions >= 0
+    board_offsets = np.zeros(len(seat) + 1, dtype=np.int32)
+    np.cumsum(on_board.sum(axis=1), out=board_offsets[1:])
+    columns["final_champions"] = (board_offsets, champions[on_board])
+    columns["final_stars"] = (board_offsets, played.final_star.reshape(len(seat), -1)[on_board])
     return columns
 
 
@@ -285,17 +345,13 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_
     os.replace(temporary, final)
 
 
-def read_chunk(path: Path, columns=None) -> tuple:
-    """The columns of one chunk as numpy arrays, checked; returns ``(columns, metadata)``.
-
-    Every column read is checked against the checksum written with it, and
-    placements (when read with board and table) against the rule that each
-    table's placements are 1 .. players.
+def read_chunk_table(path: Path, columns=None) -> tuple:
+    """The columns of one chunk as a pyarrow Table, each checked against its checksum; ``(table, metadata)``.
 
     Raises
     ------
     CorruptChunk
-        The file cannot be read, a checksum differs or an invariant fails.
+        The file cannot be read or a checksum differs.
     """
     import pyarrow.parquet as pq
 
@@ -308,10 +364,23 @@ def read_chunk(path: Path, columns=None) -> tuple:
     for name in table.column_names:
         if checksums.get(name) != _column_digest(table.column(name)):
             raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)")
-    values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names
-              if name != "round_shops"}
-    if "round_shops" in table.column_names:
-        values["round_shops"] = table.column("round_shops").to_numpy(zero_copy_only=False)
+    return table, metadata
+
+
+def read_chunk(path: Path, columns=None) -> tuple:
+    """The columns of one chunk as numpy arrays, checked; returns ``(columns, metadata)``.
+
+    Every column read is checked against the checksum written with it, and
+    placements (when read with board and table) against the rule that each
+    table's placements are 1 .. players. List columns are object arrays.
+
+    Raises
+    ------
+    CorruptChunk
+        The file cannot be read, a checksum differs or an invariant fails.
+    """
+    table, metadata = read_chunk_table(path, columns)
+    values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
     if {"board", "table", "placement"} <= values.keys() and not _placements_are_whole(values):
         raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)")
     return values, metadata
@@ -370,17 +439,13 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         run exists and ``resume`` is off.
     """
     manifest_path = out / "manifest.json"
-    if manifest_path.exists():
-        try:
-            manifest = json.loads(manifest_path.read_text())
-        except (OSError, ValueError) as error:
-            raise RunError(f"{manifest_path}: unreadable manifest ({error})") from None
-        if not isinstance(manifest, dict):
-            raise RunError(f"{manifest_path}: not a run manifest")
-        if not resume:
-            raise RunError(f"{out}: holds a run already (use --resume to finish it, or another --out)")
-        recorded = manifest.get("identity") if isinstance(manifest.get("identity"), dict) else {}
+    existed = manifest_path.exists()
+    if existed:
+        recorded = read_manifest(out)["identity"]
         if recorded != spec.identity():
+            if not resume:
+                raise RunError(f"{out}: holds another run already (use another --out, or --resume --out {out} "
+                               "to finish that one with its own arguments)")
             differing = sorted(k for k in spec.identity() if recorded.get(k) != spec.identity()[k])
             raise RunError(f"--resume: {out} holds a run with other arguments or files ({', '.join(differing)} "
                            "differ); resume with the same ones or use another --out")
@@ -390,6 +455,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         (out / "chunks").mkdir(exist_ok=True)
         manifest = {"identity": spec.identity(), **manifest_extra}
         _write_json_atomically(manifest_path, manifest)
+    _write_snapshots(out, spec)
     chunks = out / "chunks"
     chunks.mkdir(exist_ok=True)
     identity_hash = spec.identity_hash()
@@ -415,18 +481,70 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
                 or columns["board"].size != rows:
             raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
         plan.done.add(chunk)
+    if existed and not resume and len(plan.done) < total:
+        raise RunError(f"{out}: holds this run, unfinished (use --resume to finish it, or another --out)")
     return plan
 
 
-def load_players(spec: RunSpec) -> int:
-    from .config import load_config
+CONFIG_SNAPSHOT = "config.yaml"   # the configuration's text, as the run read it
+BOT_SNAPSHOTS = "bots"            # each bot's file, as the run loaded it: bots/<name>.py
 
-    return load_config(spec.config).players
+
+def _write_snapshots(out: Path, spec: RunSpec) -> None:
+    """Keep the configuration and the bots' files by content (those missing), so that the folder reads anywhere.
+
+    Written after the manifest, which is what makes a folder a run: a kill
+    in between leaves a run whose resume writes them.
+    """
+    if not (out / CONFIG_SNAPSHOT).is_file():
+        _write_bytes_atomically(out / CONFIG_SNAPSHOT, spec.config_text.encode("utf-8", "surrogatepass"))
+    folder = out / BOT_SNAPSHOTS
+    folder.mkdir(exist_ok=True)
+    for name, (path, _) in zip(spec.bot_names, spec.bots):
+        if not (folder / f"{name}.py").is_file():
+            _write_bytes_atomically(folder / f"{name}.py", Path(path).read_bytes())
+
+
+def read_manifest(out) -> dict:
+    """The manifest of a run folder, checked for what readers use (``identity`` with bots, boards, dealer, seed).
+
+    Raises
+    ------
+    RunError
+        No run folder there, or a manifest that is not one.
+    """
+    path = Path(out) / "manifest.json"
+    if not Path(out).is_dir():
+        raise RunError(f"{out}: no such run folder")
+    if not path.is_file():
+        raise RunError(f"{out}: not a run folder (no manifest.json)")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise RunError(f"{path}: unreadable manifest ({first_line(error)})") from None
+    identity = manifest.get("identity") if isinstance(manifest, dict) else None
+    valid = isinstance(identity, dict) and isinstance(identity.get("bots"), list) \
+        and all(isinstance(bot, list) and len(bot) == 4 for bot in identity["bots"]) \
+        and all(key in identity for key in ("boards", "dealer", "seed", "format"))
+    if not valid:
+        raise RunError(f"{path}: not a run manifest")
+    if identity["format"] != FORMAT_VERSION:
+        raise RunError(f"{path}: a run of results format {identity['format']} (this autodup reads format "
+                       f"{FORMAT_VERSION}; use the autodup that wrote it)")
+    return manifest
+
+
+def load_players(spec: RunSpec) -> int:
+    return spec.config().players
 
 
 def _write_json_atomically(path: Path, data) -> None:
+    _write_bytes_atomically(path, json.dumps(data, indent=2).encode())
+
+
+def _write_bytes_atomically(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(json.dumps(data, indent=2))
+    temporary.write_bytes(data)
     os.replace(temporary, path)
 
 
@@ -466,12 +584,14 @@ def locked(out: Path):
 
 def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
                    resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
-                   game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None) -> tuple:
+                   game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None) -> tuple:
     """Play (or finish) a run and write its summary; returns ``(out, summary)``.
 
     Without ``out`` the folder is :func:`default_out`, and finding it again
-    resumes it (its name says it is the same run). ``warn(line)`` receives
-    one-line warnings (a corrupted chunk played again).
+    resumes it (its name says it is the same run); so does an ``out`` that
+    holds this very run, finished. ``warn(line)`` receives one-line warnings
+    (a corrupted chunk played again), ``note(line)`` one-line news (a
+    finished run whose results are reused).
 
     Raises
     ------
@@ -483,6 +603,7 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
     from . import __version__
 
     warn = warn or (lambda line: print(f"autodup: warning: {line}", file=sys.stderr))
+    note = note or (lambda line: print(f"autodup: {line}", file=sys.stderr))
     if backend not in ("local", "ray"):
         raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
     if ray_address is not None and backend != "ray":
@@ -503,13 +624,16 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
         raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    extra = {"package_version": __version__, "config": spec.config, "bots": list(spec.bot_names),
+    extra = {"package_version": __version__, "config": spec.config_source, "config_name": spec.config_name,
+             "bots": list(spec.bot_names),
              "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
     with locked(out):  # a run refused here touches nothing of the run that holds the folder
         try:
             plan = prepare_output(out, spec, resume or implicit, extra)
             for message in plan.corrupted:
                 warn(f"{message}; playing it again")
+            if len(plan.done) == chunk_count(spec.boards) and read_determinism(out) is not None:
+                note(f"{out}: this run is finished already; its results are reused (nothing played)")
             _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout)
             summary = summarize_run(out)
             _write_json_atomically(out / "summary.json", summary)

@@ -329,8 +329,11 @@ class Pool:
 
     def _hand_out(self, pending) -> bool:
         """Give idle workers tasks; returns True once ``pending`` is exhausted."""
-        for worker in sorted(self._workers, key=lambda w: len(w.tasks)):
-            while len(worker.tasks) < TASKS_PER_WORKER:
+        # One task to each worker before a second to any: the first tasks (compiling, say) run side by side.
+        for depth in range(TASKS_PER_WORKER):
+            for worker in self._workers:
+                if len(worker.tasks) > depth:
+                    continue
                 try:
                     key, function, args = next(pending)
                 except StopIteration:

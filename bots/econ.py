@@ -1,8 +1,8 @@
 """econ: the interest player. Keeps 50 gold, levels on time, rolls down once at a fixed stage."""
 
-from autodup.bots import (ACTIONS, BOARD_SIZE, GOLD, LEVEL, REROLL_PRICE, ROLLS, SHOP_SIZE, STAGE, UNITS, XP_PRICE,
-                          buy, buy_best, buy_xp, can_buy, copies_owned, end_turn, interest_gold, policy, reroll,
-                          room_for, standard_level)
+from autodup.bots import (ACTIONS, BOARD_SIZE, GOLD, LEVEL, REROLL_PRICE, ROLLS, SHOP_SIZE, STAGE, UNITS, buy,
+                          buy_best, buy_xp, can_buy, can_buy_xp, can_reroll, copies_owned, curve_level, end_turn,
+                          interest_gold, policy, reroll, room_for)
 
 NAME = "econ"
 DESCRIPTION = "Holds max interest, levels on time, buys pairs and board fillers, rolls down once at stage 4."
@@ -17,10 +17,10 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
     gold = me[GOLD]
     keep = interest_gold(me)
     if me[ACTIONS] >= 40 or me[ROLLS] >= 20:  # the rest of a roll-down waits for next round (cap: 64 actions)
-        if me[STAGE] >= params[0] and memory[ROLLED_DOWN] == 0 and gold < me[REROLL_PRICE]:
+        if me[STAGE] >= params[0] and memory[ROLLED_DOWN] == 0 and not can_reroll(me):
             memory[ROLLED_DOWN] = 1
         return end_turn()
-    if me[LEVEL] < standard_level(me) and gold >= me[XP_PRICE]:
+    if me[LEVEL] < curve_level(me) and can_buy_xp(me):
         return buy_xp()
     if me[STAGE] >= params[0] and memory[ROLLED_DOWN] == 0:
         # The roll-down: spend everything on the strongest board, once.
@@ -32,13 +32,13 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
                 answer = room_for(shop[slot], me, shop, unit_champion, unit_star, champion_cost, -1)
                 if answer != 0:
                     return answer
-        if gold < me[REROLL_PRICE]:
+        if not can_reroll(me):
             memory[ROLLED_DOWN] = 1
             return end_turn()
         return reroll()
     # Pairs are always worth it; otherwise only fill the board, and only above the interest line.
     for slot in range(me[SHOP_SIZE]):
-        if can_buy(slot, me, shop, unit_champion, unit_star, champion_cost):
+        if can_buy(slot, me):
             champion = shop[slot]
             if copies_owned(champion, me, unit_champion, unit_star) > 0 and gold - champion_cost[champion] >= keep // 2:
                 return buy(slot)
@@ -48,5 +48,6 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
         choice = buy_best(me, shop, unit_champion, unit_star, champion_cost, gold - keep)
         if choice != 0:
             return choice
-        return reroll()
+        if can_reroll(me):
+            return reroll()
     return end_turn()

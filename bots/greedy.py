@@ -1,10 +1,11 @@
-"""greedy: the plain player. Strongest affordable units (pairs first), the standard level curve."""
+"""greedy: the plain player. Strongest affordable units (pairs first), five rounds behind the standard curve."""
 
-from autodup.bots import (CAPACITY, GOLD, LEVEL, MAX_LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE,
-                          buy_best, buy_xp, end_turn, interest_gold, policy, reroll, sell, unit_value, weakest_unit)
+from autodup.bots import (CAPACITY, GOLD, LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, buy_best, buy_xp,
+                          can_buy_xp, can_reroll, curve_level, end_turn, interest_gold, policy, reroll, sell,
+                          unit_value, weakest_unit)
 
 NAME = "greedy"
-DESCRIPTION = "Buys the strongest units it can afford (pairs first), levels on the standard curve, rolls when rich."
+DESCRIPTION = "Buys the strongest units it can afford (pairs first), levels a little behind the curve, rolls when rich."
 PARAMETERS = {"roll_above": 50.0}  # gold kept when rolling
 
 
@@ -13,7 +14,8 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
            memory):
     gold, round_index = me[GOLD], me[ROUND]
     reserve = min(interest_gold(me), 10 * (round_index // 6)) if round_index > 8 else 0
-    if me[LEVEL] < min(me[MAX_LEVEL], 3 + round_index // 5) and gold - me[XP_PRICE] >= reserve // 2:
+    # Five rounds behind the standard curve, gold to units first: on Set 4 one level every five rounds, as before.
+    if me[LEVEL] < curve_level(me, 5) and gold - me[XP_PRICE] >= reserve // 2 and can_buy_xp(me):
         return buy_xp()
     choice = buy_best(me, shop, unit_champion, unit_star, champion_cost, gold - reserve)
     if choice != 0:
@@ -25,6 +27,6 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
         for slot in range(me[SHOP_SIZE]):
             if shop[slot] >= 0 and value < champion_cost[shop[slot]] <= gold:
                 return sell(weakest)
-    if gold >= params[0] + me[REROLL_PRICE]:
+    if gold >= params[0] + me[REROLL_PRICE] and can_reroll(me):
         return reroll()
     return end_turn()

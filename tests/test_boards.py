@@ -10,7 +10,7 @@ from autodup.boards import SEATINGS, play_boards
 from autodup.bots import load_bot, policy_tuple, seating
 from autodup.config import load_config, parse_config
 from autodup.dealers import DEALERS
-from autodup.game import ORDER_EVENTS, RESULT_COLUMNS, new_progress, play_table, rules_of
+from autodup.game import LOG_GOLD, LOG_HP, LOG_LEVEL, ORDER_EVENTS, RESULT_COLUMNS, new_progress, play_table, rules_of
 from autodup.rng import board_seed, event_seed, seat_seed, table_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,9 +64,15 @@ def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
         for s in range(8):
             row = t * 8 + s
             shops = played.shop_values[played.shop_offsets[row]:played.shop_offsets[row + 1]]
-            assert np.array_equal(shops.reshape(-1, SET4.shop_size), log[:alive[s], s])  # the rounds it was alive
-            assert np.all(log[alive[s]:rounds, s] == -1)
-        first_shops.append(log[0])
+            assert np.array_equal(shops.reshape(-1, SET4.shop_size), log.shops[:alive[s], s])  # rounds alive
+            assert np.all(log.shops[alive[s]:rounds, s] == -1)
+            states = played.state_values[played.shop_offsets[row] // SET4.shop_size:
+                                         played.shop_offsets[row + 1] // SET4.shop_size]
+            assert np.array_equal(states, log.states[:alive[s], s])
+            assert np.all(log.states[alive[s]:rounds, s] == 0)
+        assert np.array_equal(played.final_champion[0, t], log.final_champion)
+        assert np.array_equal(played.final_star[0, t], log.final_star)
+        first_shops.append(log.shops[0])
     # Before anyone acts, tables that share seeds deal every seat the same first shop; the control does not.
     same_first_shop = all(np.array_equal(first_shops[t], first_shops[0]) for t in range(4))
     assert same_first_shop == record.shares_seeds
@@ -89,7 +95,8 @@ def test_the_shop_log_grows_with_the_rounds_played_not_max_rounds():
     lineup = seating([load_bot("greedy")] * stalled_rules.players)
     _, _, played_rounds, log = play_table(stalled_rules, DEALERS["independent"].code, ORDER_EVENTS, seeds,
                                           np.uint64(5), *lineup, False, new_progress())
-    assert played_rounds == 150 and log.shape[0] >= 150 and np.all(log[149] >= -1)
+    assert played_rounds == 150 and log.shops.shape[0] >= 150 and np.all(log.shops[149] >= -1)
+    assert log.states.shape[0] == log.shops.shape[0] and np.all(log.states[149, :, LOG_LEVEL] >= 1)
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -106,3 +113,32 @@ def test_the_driver_refuses_bad_arguments_in_one_line(kwargs, message):
         play_boards(SET4, "keyed", *lineup, seed=1, **{"n_bots": 1, **kwargs})
     with pytest.raises(ValueError, match="unknown dealer 'plain'"):
         play_boards(SET4, "plain", *lineup, seed=1, n_bots=1)
+
+
+def test_the_log_holds_what_each_seat_had_each_round_and_its_final_board():
+    """Level, gold and HP by round obey the game's rules, and the final board is the strongest units allowed."""
+    config = load_config(ROOT / "configs" / "set4.yaml")
+    bots = [load_bot(name) for name in ("reroll3", "reroll2", "greedy", "traits")]
+    played = play_boards(SET4, "haystack", *policy_tuple(bots), seed=11, boards=6, tables=4, n_bots=4)
+    results = played.results.reshape(-1, len(RESULT_COLUMNS))
+    champions = played.final_champion.reshape(len(results), -1)
+    stars = played.final_star.reshape(len(results), -1)
+    rounds_logged = 0
+    for row, result in enumerate(results):
+        states = played.state_values[played.shop_offsets[row] // SET4.shop_size:
+                                     played.shop_offsets[row + 1] // SET4.shop_size]
+        rounds_logged += len(states)
+        level, gold, hp = states[:, LOG_LEVEL], states[:, LOG_GOLD], states[:, LOG_HP]
+        assert len(states) == result[RESULT_COLUMNS.index("rounds_alive")]
+        assert hp[0] == config.starting_hp and np.all(np.diff(hp) <= 0)      # HP only falls
+        assert np.all(np.diff(level) >= 0) and level[-1] <= result[RESULT_COLUMNS.index("level")]
+        assert np.all(gold >= 0) and np.all(hp > 0)                           # a seat at 0 HP has left
+        on_board = champions[row] >= 0
+        n = int(on_board.sum())
+        assert np.all(on_board[:n]) and not np.any(on_board[n:])              # packed, then -1
+        assert 1 <= n <= config.level_board_size[result[RESULT_COLUMNS.index("level")]]
+        assert np.all((stars[row, :n] >= 1) & (stars[row, :n] <= 3)) and np.all(stars[row, n:] == 0)
+        power = config.champion_cost[champions[row, :n]] * config.star_power[stars[row, :n] - 1]
+        assert np.all(np.diff(power) <= 0)                                    # strongest first
+    assert rounds_logged == played.state_values.shape[0]
+    assert (stars == 3).any(), "reroll bots make 3-stars on set4: the final boards should show some"

@@ -8,6 +8,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from autodup.bots import (
+    AS_WRITTEN,
     MAX_PLAYERS,
     BotError,
     bot_names,
@@ -16,9 +17,10 @@ from autodup.bots import (
     load_bots,
     parse_parameter_options,
     policy_tuple,
+    rule_variants,
     seating,
 )
-from autodup.config import load_config
+from autodup.config import EMPTY_TIER_RULES, load_config, parse_config
 from autodup.boards import play_boards
 from autodup.dealers import DEALERS
 from autodup.game import (
@@ -60,13 +62,96 @@ CONFIG_FILES = sorted((ROOT / "configs").glob("*.yaml"))
 
 @pytest.mark.parametrize("name", bot_names())
 @pytest.mark.parametrize("path", CONFIG_FILES, ids=[p.stem for p in CONFIG_FILES])
-def test_every_shipped_bot_passes_the_bot_check_on_every_config(name, path):
-    """Legal, within the action cap, error-free and deterministic: every bot of bots/ on every config of configs/."""
+def test_every_shipped_bot_passes_the_bot_check_on_every_config_and_its_rule_variants(name, path):
+    """Legal, within the action cap, error-free and deterministic: every bot of bots/ on every config of configs/,
+    and on each rule variant of it (a few tables each)."""
     config = load_config(path)
-    report = check_bot(load_bot(name), config, games=60 if path.stem == "set4" else 24)
+    report = check_bot(load_bot(name), config, games=60 if path.stem == "set4" else 24, variant_games=2)
+    assert list(report["variants"]) == [AS_WRITTEN, *rule_variants(config)]
+    for label, part in report["variants"].items():
+        misbehaviour = {key: part[key] for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers",
+                                                    "unsound_steps")}
+        assert part["clean"] and not any(misbehaviour.values()), (label, part)
+        assert part["seat_rounds"] > part["games"] * 5, (label, part)  # the bot really played
     assert report["clean"], report
     assert report["seat_rounds"] > 24 * 10
+    assert report["games"] == sum(part["games"] for part in report["variants"].values())
 
+
+def variant_of(path, old, new):
+    text = Path(path).read_text()
+    assert old in text
+    return parse_config(text.replace(old, new), "variant.yaml")
+
+
+def test_rule_variants_change_one_rule_each():
+    """Each variant differs from its configuration in the rule its label names, and in nothing else."""
+    for path in CONFIG_FILES:
+        config = load_config(path)
+        variants = rule_variants(config)
+        assert len(variants) >= 5
+        changed = {
+            f"shop.units_leave_pool: {str(not config.units_leave_pool).lower()}":
+                lambda v: v.units_leave_pool != config.units_leave_pool,
+            "bench_size: 1": lambda v: v.bench_size == 1,
+            "shop.size: 1": lambda v: v.shop_size == 1,
+            "levels.*.xp: 0": lambda v: not v.level_xp.any(),
+            "stages: the last only": lambda v: v.n_stages == 1,
+        }
+        for rule, code in EMPTY_TIER_RULES.items():
+            if code != config.empty_tier:
+                changed[f"shop.empty_tier: {rule}"] = lambda v, code=code: v.empty_tier == code
+        assert set(variants) == set(changed)
+        for label, variant in variants.items():
+            assert changed[label](variant), label
+            same = [f for f in ("players", "starting_hp", "max_rounds", "reroll_price", "xp_price", "tier_cost",
+                                "champion_copies", "champion_traits", "level_odds", "interest_per")
+                    if np.array_equal(getattr(variant, f), getattr(config, f))]
+            assert len(same) == 10, (label, same)
+
+
+def illegal_actions_of(rules, seat_bots, boards):
+    *lineup, bot_of_seat = seating(seat_bots)
+    illegal = 0
+    for dealer in ("haystack", "keyed", "independent"):
+        played = play_boards(rules, dealer, *lineup, seed=2026, boards=boards, seating="fixed",
+                             bot_of_seat=bot_of_seat, check=True)
+        assert played.violations.sum() == 0
+        illegal += int(played.results[..., column("illegal_actions")].sum())
+    return illegal
+
+
+def test_greedy_plays_legally_when_shown_units_stay_in_the_pool():
+    """Issue 10: greedy on tiny.yaml with units_leave_pool false made 13,721 illegal actions in 6 boards,
+    because its buy rule was restated without the pool. Bots now read legality from the view."""
+    rules = rules_of(variant_of(ROOT / "configs" / "tiny.yaml", "units_leave_pool: true", "units_leave_pool: false"))
+    assert illegal_actions_of(rules, [load_bot("greedy")] * 8, boards=6) == 0
+    # The same tables with a bot that restates the old rule: the variant is one that catches it.
+    restates = load_bot(str(BAD / "restates.py"))
+    assert illegal_actions_of(rules, [restates] * 8, boards=6) > 1000
+    assert illegal_actions_of(rules_of(TINY_CONFIG), [restates] * 8, boards=6) == 0
+
+
+def test_the_bot_check_catches_a_bot_that_restates_a_rule():
+    restates = load_bot(str(BAD / "restates.py"))
+    report = check_bot(restates, TINY_CONFIG, games=40)  # by default, one table per variant for 20 as written
+    assert [part["games"] for part in report["variants"].values()] == [40] + [2] * len(rule_variants(TINY_CONFIG))
+    assert report["variants"][AS_WRITTEN]["clean"], report
+    assert report["variants"]["shop.units_leave_pool: false"]["illegal_actions"] > 0
+    assert not report["clean"] and report["illegal_actions"] > 0
+    assert report["first_error"] is None  # illegal actions are not errors
+    # A quick check (fewer than 20 tables, like a run's determinism probe) plays the configuration as written only.
+    quick = check_bot(restates, TINY_CONFIG, games=4)
+    assert quick["clean"] and quick["games"] == 4 and quick["variants"][AS_WRITTEN]["games"] == 4
+
+
+
+def test_the_bot_check_names_the_variant_an_error_comes_from():
+    report = check_bot(load_bot(str(BAD / "two_slots.py")), TINY_CONFIG, games=2, variant_games=2)
+    failing = [label for label, part in report["variants"].items() if not part["clean"]]
+    assert failing == ["shop.size: 1"], report
+    assert report["variants"]["shop.size: 1"]["bot_errors"] > 0
+    assert report["first_error"].startswith("(shop.size: 1) IndexError"), report["first_error"]
 
 @pytest.mark.parametrize("file, failure", [
     ("chaos.py", "illegal_actions"),

@@ -47,16 +47,17 @@ def test_bad_arguments_get_one_line_and_exit_2(args):
 
 
 def test_play_prints_every_seat_and_is_deterministic():
-    result = run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,random,"
-                 "greedy,tests/bots/chaos.py,greedy,random")
+    result = run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,"
+                 "tests/bots/chaos.py")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     seats = data["seats"]
     assert len(seats) == 8 and sorted(s["placement"] for s in seats) == list(range(1, 9))
     for key in ("seat", "bot", "placement", "hp", "level", "rolls", "gold_spent", "units_bought", "shops_seen"):
         assert key in seats[0]
-    assert run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,random,"
-               "greedy,tests/bots/chaos.py,greedy,random").stdout == result.stdout
+    assert [s["bot"] for s in seats] == ["greedy", "random", "econ", "chaos"] * 2  # table 0 of the Latin square
+    assert run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,"
+               "tests/bots/chaos.py").stdout == result.stdout
     assert run("play", "configs/tiny.yaml", "--seed", "6", "--json").stdout != result.stdout
     text = run("play", "configs/tiny.yaml", "--seed", "5", "--dealer", "keyed")
     assert text.returncode == 0 and "dealer keyed" in text.stdout
@@ -65,6 +66,11 @@ def test_play_prints_every_seat_and_is_deterministic():
 @pytest.mark.parametrize("args", [
     ["play", "configs/tiny.yaml", "--dealer", "shuffle"],
     ["play", "configs/tiny.yaml", "--bots", "greedy,greedy"],
+    ["play", "configs/tiny.yaml", "--bots", "greedy,econ,random,traits,fast8,reroll1,reroll2,reroll3,greedy"],
+    ["play", "configs/tiny.yaml", "--bots", "greedy,econ", "--table", "2"],
+    ["play", "set5"],
+    ["summary", "no/such/folder"],
+    ["summary", "configs"],
     ["play", "configs/tiny.yaml", "--bots", "genius"],
     ["play", "configs/tiny.yaml", "--bots", "no/such/bot.py"],
     ["play", "configs/tiny.yaml", "--bot-param", "greedy.courage=3"],
@@ -103,9 +109,76 @@ def test_check_bot_exits_0_when_clean_and_1_when_not():
 
 
 def test_play_summarizes_failing_bots_in_one_line():
-    result = run("play", "configs/set4.yaml", "--bots", "tests/bots/crash.py,greedy,greedy,greedy,greedy,greedy,"
-                 "greedy,greedy")
+    result = run("play", "set4", "--bots", "tests/bots/crash.py,greedy")
     assert result.returncode == 0
     warnings = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(warnings) == 1 and "bots failed" in warnings[0] and "IndexError" in warnings[0], result.stderr
     assert "bot_errors" in result.stdout
+
+
+# --------------------------------------------------------------------------
+# one vocabulary: version, defaults in the help, one bot-count rule, pipes
+# --------------------------------------------------------------------------
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"autodup {version('autodup')}"
+
+
+def test_every_option_with_a_default_says_it_in_the_help():
+    import argparse
+
+    from autodup.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in commands.choices.items():
+        formatter = command._get_formatter()
+        for action in command._actions:
+            if action.default in (None, False, [], argparse.SUPPRESS) or action.help is None:
+                continue
+            assert "default" in formatter._get_help_string(action), (name, action.dest)
+    text = run("run", "--help").stdout
+    assert "(default: 1000)" in text and "(default: set4)" in text and "(default: haystack)" in text
+
+
+def test_play_and_run_take_the_same_dealers_and_the_same_bot_count_rule():
+    from autodup.dealers import DEALERS
+
+    for command in ("play", "run"):
+        text = run(command, "--help").stdout
+        assert all(name in text for name in DEALERS)
+    nine = "greedy,econ,random,traits,fast8,reroll1,reroll2,reroll3,tests/bots/chaos.py"
+    for args in (["play", "tiny", "--bots", nine], ["run", "tiny", "--bots", nine, "--boards", "1"]):
+        result = run(*args)
+        assert result.returncode == 2 and "9 bots for 8 seats (allowed: 1 to 8;" in result.stderr, result.stderr
+
+
+def test_a_closed_pipe_ends_the_output_quietly():
+    """``autodup bots | head -1``: the reader leaves early; no BrokenPipeError, no traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "bots"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    process.stdout.close()  # before it writes a line
+    _, stderr = process.communicate(timeout=300)
+    assert b"BrokenPipe" not in stderr and b"Traceback" not in stderr and stderr == b"", stderr
+    assert process.returncode == 1
+
+
+def test_shipped_configurations_are_accepted_by_name_from_any_folder(tmp_path):
+    from autodup.shipped import config_names
+
+    assert config_names() == ["set4", "tiny"]
+    check = subprocess.run([sys.executable, "-m", "autodup", "check", "tiny"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300)
+    assert check.returncode == 0 and "valid" in check.stdout, check.stderr
+    missing = subprocess.run([sys.executable, "-m", "autodup", "check", "set5"], capture_output=True, text=True,
+                             cwd=tmp_path, timeout=300)
+    assert missing.returncode == 2 and "shipped configurations: set4, tiny" in missing.stderr
+    # Paths come first: a file of the user's named like a shipped configuration is the one read.
+    (tmp_path / "tiny").write_text("not: a config\n")
+    again = subprocess.run([sys.executable, "-m", "autodup", "check", "tiny"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=300)
+    assert again.returncode == 2 and "tiny" in again.stderr

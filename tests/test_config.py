@@ -75,7 +75,8 @@ def test_cli_check_rejects_with_exit_2_and_one_line(name):
 
 def test_missing_file_is_one_line():
     result = run_cli("check", "no/such/config.yaml")
-    assert result.returncode == 2 and result.stderr.strip() == "no/such/config.yaml: no such file"
+    assert result.returncode == 2 and result.stderr.strip() == \
+        "no/such/config.yaml: no such file (shipped configurations: set4, tiny; or the path of a YAML file)"
 
 
 def test_set4_has_the_numbers_of_tft_set_4():

@@ -92,7 +92,7 @@ def test_readme_bot_example_is_a_clean_bot(tmp_path):
                             capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["clean"]
-    seats = ",".join([str(path)] + ["greedy", "econ", "fast8", "traits", "reroll3", "random", "greedy"])
+    seats = ",".join([str(path)] + ["greedy", "econ", "fast8", "traits", "reroll3", "random", "reroll1"])
     played = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/set4.yaml", "--bots", seats,
                              "--bot-param", "pairhunter.roll_above=30", "--json"],
                             capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)

@@ -1,0 +1,122 @@
+"""A run folder describes itself: config and bot snapshots, rows with names, resume from the manifest, summary."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autodup.results import RunFolder, read_run
+from autodup.tournament import CHUNK_BOARDS, RunError, read_results
+
+ROOT = Path(__file__).resolve().parents[1]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def autodup(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=900,
+                          cwd=cwd, env=ENVIRONMENT)
+
+
+def chunk_bytes(out: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted((out / "chunks").glob("chunk-*.parquet"))}
+
+
+@pytest.fixture(scope="module")
+def moved_run(tmp_path_factory):
+    """A run of a configuration file that is then deleted, and a folder moved elsewhere: what a reader elsewhere has."""
+    base = tmp_path_factory.mktemp("folder")
+    config = base / "mytiny.yaml"
+    config.write_text((ROOT / "configs" / "tiny.yaml").read_text().replace("name: tiny", "name: mytiny"))
+    out = base / "run"
+    result = autodup("run", str(config), "--bots", "greedy,reroll1,random", "--boards", str(CHUNK_BOARDS + 5),
+                     "--out", str(out), "--quiet", "--workers", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    config.unlink()
+    moved = base / "elsewhere"
+    shutil.move(out, moved)
+    return moved, json.loads(result.stdout)["summary"]
+
+
+def test_the_folder_keeps_the_config_and_the_bots_by_content(moved_run):
+    out, _ = moved_run
+    assert (out / "config.yaml").read_text() == \
+        (ROOT / "configs" / "tiny.yaml").read_text().replace("name: tiny", "name: mytiny")
+    for name in ("greedy", "reroll1", "random"):
+        assert (out / "bots" / f"{name}.py").read_bytes() == (ROOT / "bots" / f"{name}.py").read_bytes()
+    folder = RunFolder(out)
+    assert folder.config.name == "mytiny" and folder.bot_names == ["greedy", "reroll1", "random"]
+
+
+def test_the_reader_gives_rows_with_names_that_match_the_stored_indices(moved_run):
+    out, _ = moved_run
+    folder = RunFolder(out)
+    table = read_run(out)
+    raw = read_results(out)
+    names = folder.config.champion_names
+    size = folder.config.shop_size
+    assert table.num_rows == raw["board"].size == (CHUNK_BOARDS + 5) * 3 * 8
+    assert table.column("board").to_pylist() == raw["board"].tolist()
+    rows = table.to_pylist()
+    for row, shops, alive, champions, stars in zip(rows, raw["round_shops"], raw["rounds_alive"],
+                                                    raw["final_champions"], raw["final_stars"]):
+        assert len(row["round_shops"]) == alive == len(row["round_level"]) == len(row["round_gold"]) \
+            == len(row["round_hp"])
+        flat = [champion for shop in row["round_shops"] for champion in shop]
+        assert all(len(shop) == size for shop in row["round_shops"])
+        assert flat == [names[i] if i >= 0 else None for i in shops]
+        assert [unit["champion"] for unit in row["final_board"]] == [names[i] for i in champions]
+        assert [unit["stars"] for unit in row["final_board"]] == list(stars)
+        assert row["three_stars"] == sum(1 for s in stars if s == 3)
+        assert row["round_hp"][0] == folder.config.starting_hp and row["round_level"][-1] <= row["level"]
+    assert len({row["bot"] for row in rows}) == 3
+
+
+def test_summary_reads_a_folder_without_writing_to_it(moved_run):
+    out, summary = moved_run
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in out.rglob("*")}
+    os.chmod(out, 0o555)
+    try:
+        result = autodup("summary", str(out), "--json")
+    finally:
+        os.chmod(out, 0o755)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["summary"] == summary
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in out.rglob("*")} == before
+    text = autodup("summary", str(out))
+    assert text.returncode == 0 and f"{CHUNK_BOARDS + 5} boards x 3 tables" in text.stdout
+
+
+def test_resume_takes_the_runs_own_arguments_and_a_finished_run_is_reused(tmp_path):
+    out = tmp_path / "run"
+    args = ["run", "tiny", "--bots", "greedy,random", "--bot-param", "greedy.roll_above=9", "--boards",
+            str(2 * CHUNK_BOARDS), "--dealer", "keyed", "--seed", "7", "--out", str(out), "--quiet", "--workers", "1"]
+    first = autodup(*args)
+    assert first.returncode == 0, first.stderr
+    finished = chunk_bytes(out)
+    (out / "chunks" / "chunk-000001.parquet").unlink()   # as if killed before the last chunk
+    (out / "summary.json").unlink()
+    resumed = autodup("run", "--resume", "--out", str(out), "--quiet", cwd=tmp_path)   # nothing else given
+    assert resumed.returncode == 0, resumed.stderr
+    assert chunk_bytes(out) == finished and resumed.stdout == first.stdout
+    again = autodup(*args)
+    assert again.returncode == 0 and again.stdout == first.stdout
+    assert "finished already; its results are reused (nothing played)" in again.stderr
+    other = autodup("run", "--resume", "--out", str(out), "--seed", "8", "--quiet")
+    assert other.returncode == 2 and "other arguments" in other.stderr and "seed" in other.stderr
+    elsewhere = autodup("run", "tiny", "--bots", "greedy", "--boards", "3", "--out", str(out), "--quiet")
+    assert elsewhere.returncode == 2 and "holds another run" in elsewhere.stderr
+
+
+def test_a_folder_that_is_not_a_run_is_refused_in_one_line(tmp_path):
+    with pytest.raises(RunError, match="not a run folder"):
+        RunFolder(tmp_path)
+    with pytest.raises(RunError, match="no such run folder"):
+        RunFolder(tmp_path / "missing")
+    (tmp_path / "manifest.json").write_text(json.dumps({"identity": {"bots": [], "boards": 1, "dealer": "haystack",
+                                                                     "seed": 0, "format": 2}}))
+    with pytest.raises(RunError, match="format 2"):
+        RunFolder(tmp_path)
