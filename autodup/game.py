@@ -293,9 +293,24 @@ def rules_of(config) -> Rules:
                  round_in_stage=round_in_stage, stage_rounds=stage_rounds)
 
 
-# Per-seat result columns of play_table.
-RESULT_COLUMNS = ("placement", "hp", "level", "gold", "gold_spent", "rolls", "units_bought", "shops_seen",
-                  "rounds_alive", "illegal_actions", "cap_hits", "bot_errors", "bad_answers")
+# What a table counts of each seat as it plays (``table.stats[seat, STAT_*]``), declared once: the
+# STAT_* indices and the result columns after the seat's final state derive from this list.
+STATS = (
+    ("gold_spent", "gold spent on units, rerolls and XP"),
+    ("rolls", "rerolls paid for"),
+    ("units_bought", "units bought from the shop"),
+    ("shops_seen", "shops dealt to the seat: free refreshes, rerolls and loaded rolls"),
+    ("rounds_alive", "rounds the seat played"),
+    ("illegal_actions", "actions the table refused"),
+    ("cap_hits", "turns ended by the action cap"),
+    ("bot_errors", "decisions that raised (or returned 0)"),
+    ("bad_answers", "decisions that returned something that is not an answer"),
+)
+STAT_NAMES = tuple(name for name, _ in STATS)
+globals().update({f"STAT_{name.upper()}": index for index, name in enumerate(STAT_NAMES)})
+# The seat's final state, then its stats: one row of play_table's results per seat.
+FINAL_STATE_COLUMNS = ("placement", "hp", "level", "gold")
+RESULT_COLUMNS = FINAL_STATE_COLUMNS + STAT_NAMES
 # What a bot did wrong, per seat: the columns the summary and the warnings report.
 MISBEHAVIOUR_COLUMNS = ("illegal_actions", "cap_hits", "bot_errors", "bad_answers")
 
@@ -434,12 +449,47 @@ def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counte
 # table state
 # --------------------------------------------------------------------------
 
-Table = namedtuple("Table", [
-    "pool", "initial", "shops", "locked", "unit_champion", "unit_star", "n_units", "gold", "level", "xp", "hp",
-    "streak", "alive", "placement", "stats", "loaded_used", "counters", "needles", "needle_count",
-    "loot_position", "tier_totals", "tier_weights", "qualifying_totals", "scratch_pool",
-    "qualifies", "order", "policy_draws", "bag_scratch", "remaining",
-])
+# A table's arrays, declared in three groups. N champions, T tiers; ``capacity`` is the largest bench
+# plus board, plus one (a purchase that completes a combine holds one extra unit until it combines).
+# The game state: what the rules say a table is, and what results and logs are read from.
+GAME_STATE = (
+    ("pool", "float64 (N,): copies of each champion left in the shared pool"),
+    ("initial", "float64 (N,): copies at the start, for the conservation check"),
+    ("shops", "int64 (players, shop_size): the champion in each slot, -1 for an empty one"),
+    ("locked", "bool (players,): the shop skips its next refresh"),
+    ("unit_champion", "int64 (players, capacity): each seat's units, -1 after the last"),
+    ("unit_star", "int64 (players, capacity): their stars"),
+    ("n_units", "int64 (players,): units held"),
+    ("gold", "int64 (players,)"),
+    ("level", "int64 (players,)"),
+    ("xp", "int64 (players,): XP towards the next level"),
+    ("hp", "int64 (players,)"),
+    ("streak", "int64 (players,): wins (+) or losses (-) in a row"),
+    ("alive", "bool (players,)"),
+    ("placement", "int64 (players,): 0 until the seat leaves the game"),
+    ("stats", "int64 (players, len(STATS)): what each seat did (STATS)"),
+    ("loaded_used", "bool (players,): the round's loaded roll is spent"),
+    ("loot_position", "int64 (players,): how far each seat's loot bag is dealt"),
+    ("order", "int64 (players,): the round's serving order, alive seats first"),
+    ("policy_draws", "int64 (players,): random value pairs handed to each seat's policy"),
+)
+# The dealer state: what a seat's draw engine remembers between draws (see autodup.kernels).
+DEALER_STATE = (
+    ("counters", "int64 (players, 2): the other dealers' counters (a draw index, the keyed dealer's key)"),
+    ("needles", "float64 (players, 2, N + T): the haystack's residuals and next values, by needle"),
+    ("needle_count", "int64 (players, N + T): values each needle has consumed"),
+)
+# Scratch: working space rebuilt by each use, kept here so that nothing is allocated while a game plays.
+SCRATCH = (
+    ("tier_totals", "float64 (T,): copies left per tier"),
+    ("tier_weights", "float64 (T,): a slot's tier weights"),
+    ("qualifying_totals", "float64 (T,): copies per tier that qualify for a loaded roll"),
+    ("scratch_pool", "float64 (N,): the pool a loaded roll draws from"),
+    ("qualifies", "bool (N,): the champions a loaded roll may deal"),
+    ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
+    ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
+)
+Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + SCRATCH])
 
 # What a seat's policy is handed: copies, refreshed before each decision (the
 # game state) or each turn (rules and parameters), so that a bot writing into
@@ -448,15 +498,6 @@ Desk = namedtuple("Desk", [
     "me", "shop", "unit_champion", "unit_star", "pool", "champion_cost", "champion_traits", "trait_breakpoints",
     "params", "memory",
 ])
-
-# stats columns
-(STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS, STAT_BOT_ERRORS,
- STAT_BAD_ANSWERS) = range(9)
-STATS = 9
-# RESULT_COLUMNS after the first four, in order, are these stats.
-_RESULT_STATS = (STAT_GOLD_SPENT, STAT_ROLLS, STAT_BOUGHT, STAT_SHOPS, STAT_ROUNDS, STAT_ILLEGAL, STAT_CAP_HITS,
-                 STAT_BOT_ERRORS, STAT_BAD_ANSWERS)
-
 
 @njit(cache=True)
 def new_table(rules):
@@ -469,17 +510,20 @@ def new_table(rules):
     capacity = rules.bench_size + rules.level_board_size.max() + 1
     pool = rules.champion_copies.astype(np.float64)
     return Table(
+        # game state
         pool, pool.copy(), np.full((players, rules.shop_size), -1, dtype=np.int64), np.zeros(players, dtype=np.bool_),
         np.full((players, capacity), -1, dtype=np.int64), np.zeros((players, capacity), dtype=np.int64),
         np.zeros(players, dtype=np.int64), np.full(players, rules.starting_gold, dtype=np.int64),
         np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64), np.zeros((players, STATS), dtype=np.int64),
-        np.zeros(players, dtype=np.bool_), np.zeros((players, 2), dtype=np.int64),
-        np.zeros((players, 2, n + n_tiers)), np.zeros((players, n + n_tiers), dtype=np.int64),
-        np.zeros(players, dtype=np.int64),
+        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64),
+        np.zeros((players, len(STATS)), dtype=np.int64), np.zeros(players, dtype=np.bool_),
+        np.zeros(players, dtype=np.int64), np.arange(players), np.zeros(players, dtype=np.int64),
+        # dealer state
+        np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
+        np.zeros((players, n + n_tiers), dtype=np.int64),
+        # scratch
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
-        np.arange(players), np.zeros(players, dtype=np.int64),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
     )
 
@@ -680,7 +724,7 @@ def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, cons
     _fill_shop(rules, dealer, seat, table.level[seat], round_index, roll, seat_seeds, table.counters,
                table.needles, table.needle_count, table.pool, table.shops, table.tier_totals, table.tier_weights,
                constrained, table.qualifies, table.qualifying_totals, table.scratch_pool)
-    table.stats[seat, STAT_SHOPS] += 1
+    table.stats[seat, STAT_SHOPS_SEEN] += 1
 
 
 # The legality of each action, one predicate per action: apply_action refuses what they refuse, and
@@ -747,7 +791,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
             table.pool[champion] -= 1.0  # shown units stayed in the pool: the bought one leaves it now
         table.gold[seat] -= cost
         table.stats[seat, STAT_GOLD_SPENT] += cost
-        table.stats[seat, STAT_BOUGHT] += 1
+        table.stats[seat, STAT_UNITS_BOUGHT] += 1
         table.shops[seat, argument] = -1
         _add_unit(table, seat, champion)
         return True
@@ -881,14 +925,14 @@ def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_see
             table.xp[seat] += rules.xp_per_round
             _level_up(rules, table, seat)
         table.loaded_used[seat] = False
-        table.stats[seat, STAT_ROUNDS] += 1
+        table.stats[seat, STAT_ROUNDS_ALIVE] += 1
         if not table.locked[seat]:
             _clear_shop(rules, table.shops, seat, table.pool)
     if order == ORDER_RACE and dealer == ENGINE_HAYSTACK:
         _refresh_by_race(rules, table, seat_seeds, alive_count)
         for i in range(alive_count):
             if not table.locked[table.order[i]]:
-                table.stats[table.order[i], STAT_SHOPS] += 1
+                table.stats[table.order[i], STAT_SHOPS_SEEN] += 1
     else:
         for i in range(alive_count):
             seat = table.order[i]
@@ -1118,7 +1162,7 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
             break
         legal = apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument)
         if not legal:
-            table.stats[seat, STAT_ILLEGAL] += 1
+            table.stats[seat, STAT_ILLEGAL_ACTIONS] += 1
         elif action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
             roll += 1  # shops dealt this turn: the keyed dealer's key, the same at every table
         if check and not _table_is_sound(rules, table):
@@ -1280,12 +1324,12 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     for seat in range(players):
         if table.alive[seat]:
             _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
-        results[seat, 0] = table.placement[seat]
+        results[seat, 0] = table.placement[seat]   # FINAL_STATE_COLUMNS, then STATS
         results[seat, 1] = table.hp[seat]
         results[seat, 2] = table.level[seat]
         results[seat, 3] = table.gold[seat]
-        for k in range(len(_RESULT_STATS)):
-            results[seat, 4 + k] = table.stats[seat, _RESULT_STATS[k]]
+        for k in range(len(STATS)):
+            results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
     progress[PROGRESS_IN_GAME] = 0
     return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star)
 
