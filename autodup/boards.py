@@ -30,11 +30,11 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import cfunc, njit
+from numba import njit
 
 from .dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
-from .game import (ACTION_END, LOG_STATE_NAMES, MAX_PARAMETERS, MAX_PLAYERS, ORDER_RACE, ORDERS, POLICY_SIGNATURE,
-                   PROGRESS_BOARD, PROGRESS_TABLE, RESULT_COLUMNS, encode_decision, new_progress, play_table)
+from .game import (LOG_STATE_NAMES, MAX_PARAMETERS, MAX_PLAYERS, ORDER_RACE, ORDERS, PROGRESS_BOARD, PROGRESS_TABLE,
+                   RESULT_COLUMNS, compile_part, end_every_turn, new_progress, play_table)
 from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED = 0, 1, 2
@@ -217,12 +217,6 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
 # --------------------------------------------------------------------------
 
 
-@cfunc(POLICY_SIGNATURE, cache=True)
-def _ends_every_turn(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
-                     params, memory):
-    return encode_decision(ACTION_END, 0)
-
-
 def table_is_compiled() -> bool:
     """Whether this machine's compiled-code cache holds the table (:func:`play_boards_kernel`) for this version."""
     from .compile_cache import cache_folder
@@ -236,8 +230,10 @@ def compile_table(rules) -> None:
 
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
-    process while another compiles the bots, instead of in every worker.
+    process while another compiles the bots and then the ``late`` part
+    (:func:`autodup.game.compile_part`) after the bots, instead of in every worker.
     """
-    policies = (_ends_every_turn,) * MAX_PLAYERS
+    compile_part(rules, "round")
+    policies = (end_every_turn,) * MAX_PLAYERS
     play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
                 np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1)

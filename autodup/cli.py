@@ -383,9 +383,19 @@ def _run_check_bot(args: argparse.Namespace) -> int:
     return 0 if report["clean"] else 1
 
 
-def bot_infos_in_worker(specs: list, overrides: tuple, progress) -> list:
-    """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.workers`)."""
-    return [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
+def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
+    """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.workers`).
+
+    With ``config_text`` (a cold start), then compile the table's ``late`` part, beside the worker
+    compiling the table, which finds it in the cache (:func:`autodup.game.compile_part`).
+    """
+    infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
+    if config_text is not None:
+        from .config import parse_config
+        from .game import compile_part, rules_of
+
+        compile_part(rules_of(parse_config(config_text)), "late")
+    return infos
 
 
 def compile_table_in_worker(config_text: str, progress) -> bool:
@@ -455,8 +465,9 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
     # Bots are user code: even loading them (importing, compiling) happens in a watched process. The table
     # compiles beside them, once, so that the run's workers all load it from the cache.
-    tasks = [("bots", bot_infos_in_worker, (specs, overrides))]
-    if not table_is_compiled():
+    cold = not table_is_compiled()
+    tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
+    if cold:
         print("autodup: compiling the game for this machine (once per version of autodup; about a minute)...",
               file=sys.stderr)
         tasks.append(("table", compile_table_in_worker, (config.text,)))

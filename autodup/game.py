@@ -21,7 +21,7 @@ import warnings
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import cfunc, njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from .kernels import (
@@ -1302,21 +1302,8 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             bot = bot_of_seat[seat]
             violations += _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
                                      policies[bot], params[bot], param_counts[bot], check, progress)
-        if rules.round_pve[round_index]:
-            for i in range(alive_count):
-                _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
-        else:
-            k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index)
-            for pair in range(k // 2):
-                _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair,
-                       event_seed, order_scratch, trait_counts)
-            if k % 2 == 1 and k > 1:
-                ghost = table.order[int(_event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_GHOST_INDEX)
-                                        * (k - 1))]
-                _fight(rules, table, table.order[k - 1], ghost, False, round_index, k // 2, event_seed,
-                       order_scratch, trait_counts)
-            alive = _eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion,
-                               final_star)
+        alive = _end_round(rules, dealer, table, round_index, seat_seeds, event_seed, alive, alive_count,
+                           order_scratch, trait_counts, final_champion, final_star)
         if check and not _table_is_sound(rules, table):
             violations += 1
     _rank_seats(table, event_seed, rules.max_rounds, False, alive)
@@ -1332,6 +1319,73 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
     progress[PROGRESS_IN_GAME] = 0
     return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star)
+
+
+@njit(cache=True)
+def _end_round(rules, dealer, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
+               trait_counts, final_champion, final_star):
+    """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.
+
+    Its own compiled function (called once a round), so that a cold start can
+    compile it in a second process (:func:`compile_part`).
+    """
+    if rules.round_pve[round_index]:
+        for i in range(alive_count):
+            _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
+        return alive
+    k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index)
+    for pair in range(k // 2):
+        _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair,
+               event_seed, order_scratch, trait_counts)
+    if k % 2 == 1 and k > 1:
+        ghost = table.order[int(_event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_GHOST_INDEX) * (k - 1))]
+        _fight(rules, table, table.order[k - 1], ghost, False, round_index, k // 2, event_seed, order_scratch,
+               trait_counts)
+    return _eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion, final_star)
+
+
+# --------------------------------------------------------------------------
+# compiling ahead, in two processes
+# --------------------------------------------------------------------------
+
+
+@cfunc(POLICY_SIGNATURE, cache=True)
+def end_every_turn(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
+                   params, memory):
+    """A policy that always ends its turn: what the table is compiled with (any policy gives the same code)."""
+    return encode_decision(ACTION_END, 0)
+
+
+COMPILE_PARTS = ("round", "late")
+
+
+def compile_part(rules, part: str) -> None:
+    """Compile one part of the table's kernels into the cache, by calling them once on a fresh table.
+
+    A cold start compiles the table in one process, which types its kernels
+    in the order :func:`play_table` calls them: ``round`` (the round's start)
+    first, then a seat's turn, then the ``late`` ones (:func:`_end_round`:
+    loot, fights, elimination). Another process, once its bots are compiled, compiles the
+    ``late`` part, which the first then finds in the cache. The types are
+    those :func:`play_table` calls them with, so that the cached code is the
+    code it uses.
+    """
+    if part not in COMPILE_PARTS:
+        raise ValueError(f"unknown compile part {part!r} (allowed: {', '.join(COMPILE_PARTS)})")
+    table = new_table(rules)
+    seeds = np.zeros(rules.players, dtype=np.uint64)
+    event_seed = np.uint64(0)
+    order_scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    if part == "round":
+        new_desk(rules, table, MAX_PARAMETERS)
+        _start_round(rules, 0, 0, table, 0, seeds, event_seed)
+        return
+    largest_board = rules.level_board_size.max()
+    _end_round(rules, 0, table, 0, seeds, event_seed, rules.players, rules.players, order_scratch,
+               np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
+               np.full((rules.players, largest_board), -1, dtype=np.int16),
+               np.zeros((rules.players, largest_board), dtype=np.int8))
+    _rank_seats(table, event_seed, rules.max_rounds, False, rules.players)
 
 
 # --------------------------------------------------------------------------
