@@ -887,7 +887,8 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
 
     per_variant = games // 20 if variant_games is None else int(variant_games)
     plan = [(AS_WRITTEN, rules_of(config), games)]
-    plan += [(label, rules_of(variant), per_variant) for label, variant in rule_variants(config).items()]
+    if per_variant > 0:  # building the variants parses the configuration again for each: only when played
+        plan += [(label, rules_of(variant), per_variant) for label, variant in rule_variants(config).items()]
     opponent = load_bot("random")
     dealers = exact_dealers()
     column = RESULT_COLUMNS.index
