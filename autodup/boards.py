@@ -34,7 +34,7 @@ from numba import njit
 
 from .dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
 from .game import (LOG_STATE_NAMES, MAX_PARAMETERS, MAX_PLAYERS, ORDER_RACE, ORDERS, PROGRESS_BOARD, PROGRESS_TABLE,
-                   RESULT_COLUMNS, compile_part, end_every_turn, new_progress, play_table)
+                   RESULT_COLUMNS, end_every_turn, new_progress, play_table)
 from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED = 0, 1, 2
@@ -113,9 +113,7 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
     shop_offsets = np.zeros(n_boards * n_tables * players + 1, dtype=np.int64)
     shop_values = np.empty(max(1, n_boards * n_tables * players * 16 * rules.shop_size), dtype=np.int16)
     state_values = np.empty((max(1, n_boards * n_tables * players * 16), len(LOG_STATE_NAMES)), dtype=np.int32)
-    largest_board = 0
-    for level in range(rules.level_board_size.shape[0]):
-        largest_board = max(largest_board, rules.level_board_size[level])
+    largest_board = rules.level_board_size.max()
     final_champion = np.full((n_boards, n_tables, players, largest_board), -1, dtype=np.int16)
     final_star = np.zeros((n_boards, n_tables, players, largest_board), dtype=np.int8)
     used = 0
@@ -157,6 +155,15 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
             final_champion, final_star)
 
 
+def check_order(dealer: Dealer, order: str) -> None:
+    """Raise ``ValueError`` (one line) unless ``order`` names a serving order ``dealer`` can serve."""
+    if order not in ORDERS:
+        raise ValueError(f"--order: unknown order {order!r} (allowed: {', '.join(ORDERS)})")
+    if ORDERS[order] == ORDER_RACE and not dealer.race_order:
+        allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
+        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
+
+
 def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
                 tables: int = 1, seating: str = "latin", n_bots: int = None, bot_of_seat=None, order: str = "events",
                 check: bool = False, progress=None) -> BoardResults:
@@ -188,11 +195,7 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
     dealer = dealer if isinstance(dealer, Dealer) else dealer_named(dealer)
     if seating not in SEATINGS:
         raise ValueError(f"unknown seating {seating!r} (allowed: {', '.join(SEATINGS)})")
-    if order not in ORDERS:
-        raise ValueError(f"--order: unknown order {order!r} (allowed: {', '.join(ORDERS)})")
-    if ORDERS[order] == ORDER_RACE and not dealer.race_order:
-        allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
-        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
+    check_order(dealer, order)
     available = min(len(policies), params.shape[0], param_counts.shape[0])
     fixed = np.zeros(rules.players, dtype=np.int64)
     if SEATINGS[seating].code != SEATING_FIXED:
@@ -230,10 +233,9 @@ def compile_table(rules) -> None:
 
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
-    process while another compiles the bots and then the ``late`` part
-    (:func:`autodup.game.compile_part`) after the bots, instead of in every worker.
+    process while another compiles the bots and then the round's end
+    (:func:`autodup.game.compile_round_end`), instead of in every worker.
     """
-    compile_part(rules, "round")
     policies = (end_every_turn,) * MAX_PLAYERS
     play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
                 np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1)

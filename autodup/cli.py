@@ -238,9 +238,7 @@ def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board:
                    order: str, progress) -> dict:
     """Load the bots and play one table of a board, seated as ``autodup run`` seats it (runs in a watched
     worker: see :mod:`autodup.workers`)."""
-    import numpy as np
-
-    from .boards import SEATING_LATIN, play_boards, seat_bot
+    from .boards import play_boards
     from .bots import bot_errors_collected, policy_tuple
     from .config import load_config
     from .game import RESULT_COLUMNS, rules_of
@@ -254,28 +252,22 @@ def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board:
         played = play_boards(rules_of(config), dealer, *policy_tuple(bots), seed=seed, first_board=board,
                              tables=table + 1, seating="latin", n_bots=len(bots), order=order, progress=progress)
     results = played.results[0, table]
-    names = [bots[seat_bot(SEATING_LATIN, board, table, s, len(bots), np.zeros(1, dtype=np.int64))].name
-             for s in range(config.players)]
+    names = [bots[index].name for index in played.bots[0, table]]
     rows = [{"seat": s, "bot": names[s], **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
             for s in range(config.players)]
     return {"rows": rows, "rounds": int(results[:, RESULT_COLUMNS.index("rounds_alive")].max()), "errors": errors}
 
 
 def _run_play(args: argparse.Namespace) -> int:
+    from .boards import check_order
     from .config import load_config
-    from .dealers import DEALERS, dealer_named
-    from .game import ORDER_RACE, ORDERS
+    from .dealers import dealer_named
     from .tournament import check_bot_count
     from .workers import Pool
 
     config = load_config(args.config)
     _warn_about_config(config)
-    dealer = dealer_named(args.dealer)
-    if args.order not in ORDERS:
-        raise ValueError(f"--order: unknown order {args.order!r} (allowed: {', '.join(ORDERS)})")
-    if ORDERS[args.order] == ORDER_RACE and not dealer.race_order:
-        allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
-        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
+    check_order(dealer_named(args.dealer), args.order)  # before a worker starts
     specs = _bot_specs(args.bots)
     check_bot_count(len(specs), config.players)
     if args.table >= len(specs):
@@ -386,15 +378,15 @@ def _run_check_bot(args: argparse.Namespace) -> int:
 def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
     """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.workers`).
 
-    With ``config_text`` (a cold start), then compile the table's ``late`` part, beside the worker
-    compiling the table, which finds it in the cache (:func:`autodup.game.compile_part`).
+    With ``config_text`` (a cold start), then compile the round's end, beside the worker compiling the
+    table, which finds it in the cache (:func:`autodup.game.compile_round_end`).
     """
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
     if config_text is not None:
         from .config import parse_config
-        from .game import compile_part, rules_of
+        from .game import compile_round_end, rules_of
 
-        compile_part(rules_of(parse_config(config_text)), "late")
+        compile_round_end(rules_of(parse_config(config_text)))
     return infos
 
 
@@ -408,16 +400,19 @@ def compile_table_in_worker(config_text: str, progress) -> bool:
     return True
 
 
-def _from_manifest(args: argparse.Namespace) -> None:
+def _from_manifest(args: argparse.Namespace) -> dict | None:
     """``--resume --out DIR``: fill what defines the run and was not given from DIR's manifest.
 
     The configuration is the folder's snapshot; bots are their recorded files
-    (or the folder's copies, if those are gone) with their recorded parameters.
+    (or the folder's copies, if those are gone). Returns their recorded
+    parameters (``{bot: {name: value}}``) when the bots came from the
+    manifest and no ``--bot-params`` file was given, else None.
     """
     from .tournament import BOT_SNAPSHOTS, CONFIG_SNAPSHOT, RunError, read_manifest
 
     out = Path(args.out)
     identity = read_manifest(out)["identity"]
+    recorded_parameters = None
     if args.config is None:
         args.config = str(out / CONFIG_SNAPSHOT)
     if args.bots is None:
@@ -429,12 +424,13 @@ def _from_manifest(args: argparse.Namespace) -> None:
             parameters[name] = params
         args.bots = ",".join(specs)
         if args.bot_params is None:
-            args.recorded_parameters = parameters
-    for option, key in (("boards", "boards"), ("dealer", "dealer"), ("seed", "seed")):
+            recorded_parameters = parameters
+    for option in ("boards", "dealer", "seed"):
         if getattr(args, option) is None:
-            setattr(args, option, identity[key])
+            setattr(args, option, identity[option])
     if not isinstance(args.boards, int):
         raise RunError(f"{out}/manifest.json: boards is not a number of boards")
+    return recorded_parameters
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
@@ -446,8 +442,9 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from .tournament import check_bot_count, make_spec, misbehaving, run_tournament
     from .workers import Pool
 
+    recorded_parameters = None
     if args.resume and args.out is not None and Path(args.out).is_dir():
-        _from_manifest(args)
+        recorded_parameters = _from_manifest(args)
     args.config = DEFAULT_CONFIG if args.config is None else args.config
     args.boards = DEFAULT_BOARDS if args.boards is None else args.boards
     args.dealer = DEFAULT_DEALER if args.dealer is None else args.dealer
@@ -457,8 +454,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
     check_bot_count(len(specs), config.players)
     overrides = _overrides(args)
-    if getattr(args, "recorded_parameters", None):
-        overrides = (args.recorded_parameters, f"{args.out}/manifest.json", overrides[2])
+    if recorded_parameters:
+        overrides = (recorded_parameters, f"{args.out}/manifest.json", overrides[2])
 
     def describe(where):
         return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
@@ -502,17 +499,15 @@ def _print_summary(out, boards_done: int, boards: int, bots, dealer: str, seed: 
 
 def _run_summary(args: argparse.Namespace) -> int:
     """``autodup summary DIR``: a run's summary, read from its chunks (checked) without writing anything."""
-    from .tournament import boards_in_chunk, chunk_files, read_manifest, summarize_run
+    from .results import RunFolder
 
-    out = Path(args.out)
-    identity = read_manifest(out)["identity"]
-    chunks = chunk_files(out)
-    if not chunks:
-        raise ValueError(f"{out}: no finished chunk yet (nothing to summarize)")
-    done = sum(boards_in_chunk(identity["boards"], int(p.stem.split("-")[1])) for p in chunks)
-    summary = summarize_run(out)
-    _print_summary(out, done, identity["boards"], [row[0] for row in identity["bots"]], identity["dealer"],
-                   identity["seed"], summary, args.json)
+    folder = RunFolder(args.out)
+    done = folder.boards_done()
+    if not done:
+        raise ValueError(f"{folder.path}: no finished chunk yet (nothing to summarize)")
+    identity = folder.identity
+    _print_summary(folder.path, done, identity["boards"], folder.bot_names, identity["dealer"], identity["seed"],
+                   folder.summary(), args.json)
     return 0
 
 

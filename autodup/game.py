@@ -1104,12 +1104,8 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     me[VIEW_BUYABLE] = buyable
     me[VIEW_CAN_REROLL] = 1 if legal_reroll(rules, table, seat) else 0
     me[VIEW_CAN_BUY_XP] = 1 if legal_buy_xp(rules, table, seat) else 0
-    loaded = 0
-    for trait in range(rules.trait_breakpoints.shape[0]):
-        if legal_loaded_roll(rules, table, seat, trait):
-            loaded = 1
-            break
-    me[VIEW_CAN_LOADED_ROLL] = loaded
+    # Legality depends on the trait only through its range, so trait 0 answers for every trait.
+    me[VIEW_CAN_LOADED_ROLL] = 1 if legal_loaded_roll(rules, table, seat, 0) else 0
     # Two 53-bit random integers per decision, from the seat's policy stream.
     k = table.policy_draws[seat]
     table.policy_draws[seat] = k + 1
@@ -1281,9 +1277,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     first_rounds = min(_FIRST_LOG_ROUNDS, rules.max_rounds)
     shop_log = np.full((first_rounds, players, rules.shop_size), -1, dtype=np.int16)
     state_log = np.zeros((first_rounds, players, len(LOG_STATE_NAMES)), dtype=np.int32)
-    largest_board = 0
-    for level in range(rules.level_board_size.shape[0]):
-        largest_board = max(largest_board, rules.level_board_size[level])
+    largest_board = rules.level_board_size.max()
     final_champion = np.full((players, largest_board), -1, dtype=np.int16)
     final_star = np.zeros((players, largest_board), dtype=np.int8)
     violations = 0
@@ -1327,7 +1321,7 @@ def _end_round(rules, dealer, table, round_index, seat_seeds, event_seed, alive,
     """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.
 
     Its own compiled function (called once a round), so that a cold start can
-    compile it in a second process (:func:`compile_part`).
+    compile it in a second process (:func:`compile_round_end`).
     """
     if rules.round_pve[round_index]:
         for i in range(alive_count):
@@ -1356,36 +1350,23 @@ def end_every_turn(me, shop, unit_champion, unit_star, pool, champion_cost, cham
     return encode_decision(ACTION_END, 0)
 
 
-COMPILE_PARTS = ("round", "late")
-
-
-def compile_part(rules, part: str) -> None:
-    """Compile one part of the table's kernels into the cache, by calling them once on a fresh table.
+def compile_round_end(rules) -> None:
+    """Compile :func:`_end_round` (loot, fights, elimination) into the cache, by calling it once on a fresh table.
 
     A cold start compiles the table in one process, which types its kernels
-    in the order :func:`play_table` calls them: ``round`` (the round's start)
-    first, then a seat's turn, then the ``late`` ones (:func:`_end_round`:
-    loot, fights, elimination). Another process, once its bots are compiled, compiles the
-    ``late`` part, which the first then finds in the cache. The types are
-    those :func:`play_table` calls them with, so that the cached code is the
-    code it uses.
+    in the order :func:`play_table` calls them: the round's start, a seat's
+    turn, then the round's end. Another process, once its bots are compiled,
+    compiles the round's end, which the first then finds in the cache. The
+    argument types are those :func:`play_table` passes, so that the cached
+    code is the code it uses.
     """
-    if part not in COMPILE_PARTS:
-        raise ValueError(f"unknown compile part {part!r} (allowed: {', '.join(COMPILE_PARTS)})")
     table = new_table(rules)
-    seeds = np.zeros(rules.players, dtype=np.uint64)
-    event_seed = np.uint64(0)
-    order_scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
-    if part == "round":
-        new_desk(rules, table, MAX_PARAMETERS)
-        _start_round(rules, 0, 0, table, 0, seeds, event_seed)
-        return
     largest_board = rules.level_board_size.max()
-    _end_round(rules, 0, table, 0, seeds, event_seed, rules.players, rules.players, order_scratch,
+    _end_round(rules, 0, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0), rules.players,
+               rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),
                np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
                np.full((rules.players, largest_board), -1, dtype=np.int16),
                np.zeros((rules.players, largest_board), dtype=np.int8))
-    _rank_seats(table, event_seed, rules.max_rounds, False, rules.players)
 
 
 # --------------------------------------------------------------------------

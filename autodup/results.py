@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .tournament import (BOT_SNAPSHOTS, CONFIG_SNAPSHOT, RunError, chunk_files, read_chunk_table, read_manifest,
-                         summarize_run)
+from .tournament import (BOT_SNAPSHOTS, CONFIG_SNAPSHOT, RunError, boards_done, chunk_files, read_chunk_table,
+                         read_manifest, summarize_run)
 
 __all__ = ["RunFolder", "read_run"]
 
@@ -76,6 +76,10 @@ class RunFolder:
     @property
     def bot_names(self) -> list:
         return [name for name, *_ in self.identity["bots"]]
+
+    def boards_done(self) -> int:
+        """Boards in the finished chunks (``identity["boards"]`` once the run is finished)."""
+        return boards_done(self.path, self.identity["boards"])
 
     def bot_file(self, name: str) -> Path:
         """The folder's copy of bot ``name``'s file, as the run loaded it."""

@@ -26,7 +26,6 @@ import os
 import re
 import shutil
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -404,16 +403,25 @@ def read_results(out) -> dict:
     return {name: values[order] for name, values in columns.items()}
 
 
+def chunk_index(path: Path) -> int:
+    """The index of a chunk from its file's name (``chunk-000012.parquet``: 12)."""
+    match = _CHUNK_NAME.match(Path(path).name)
+    if not match:
+        raise RunError(f"{path}: not a chunk file (chunk-NNNNNN.parquet)")
+    return int(match.group(1))
+
+
+def boards_done(out, boards: int) -> int:
+    """Boards in the finished chunks of a run folder of ``boards`` boards."""
+    return sum(boards_in_chunk(boards, chunk_index(path)) for path in chunk_files(out))
+
+
 def chunk_files(out) -> list:
     """The chunk files of a run folder, in chunk order (temporary files are not chunks)."""
     files = sorted(p for p in (Path(out) / "chunks").glob("chunk-*.parquet") if _CHUNK_NAME.match(p.name))
     if not files:
         raise RunError(f"{out}: no results (no chunks written)")
     return files
-
-
-def file_sha256(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 @dataclass
@@ -632,9 +640,8 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
             plan = prepare_output(out, spec, resume or implicit, extra)
             for message in plan.corrupted:
                 warn(f"{message}; playing it again")
-            if len(plan.done) == chunk_count(spec.boards) and read_determinism(out) is not None:
+            if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout):
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
-            _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout)
             summary = summarize_run(out)
             _write_json_atomically(out / "summary.json", summary)
         except BaseException:
@@ -645,8 +652,11 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
 
 
 def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_address, quiet: bool,
-          game_timeout: float) -> None:
-    """Probe the bots' determinism (once per folder) and play the chunks not done, writing each as it finishes."""
+          game_timeout: float) -> int:
+    """Probe the bots' determinism (once per folder) and play the chunks not done, writing each as it finishes.
+
+    Returns how many tasks it ran (0: the run was finished, its results are reused).
+    """
     from tqdm import tqdm
 
     from .workers import TaskError, WorkerFailure
@@ -655,7 +665,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     probed = read_determinism(out) is not None
     tasks_count = total - len(plan.done) + (0 if probed else 1)
     if tasks_count == 0:
-        return
+        return 0
     tasks = [] if probed else [("probe", probe_determinism, (spec,))]
     tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in range(total) if c not in plan.done))
     identity_hash = spec.identity_hash()
@@ -676,6 +686,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
             after = (f"; the {kept} finished chunks are kept (--resume finishes the run)" if kept
                      else "; no chunk was finished")
             raise RunError(f"{error}{after}; see `autodup check-bot`") from None
+    return tasks_count
 
 
 def _first_errors(spec: RunSpec, errors: list) -> dict:
