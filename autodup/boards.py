@@ -58,7 +58,8 @@ SEATINGS = {seating.name: seating for seating in (
 _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 
 BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
-                                           "state_values", "final_champion", "final_star"])
+                                           "state_values", "final_champion", "final_star", "offers", "trace_weights",
+                                           "trace_key", "trace_outcome", "trace_count"])
 BoardResults.__doc__ = """What :func:`play_boards` returns.
 
 results : int64 (boards, tables, players, len(RESULT_COLUMNS))
@@ -79,6 +80,15 @@ final_champion : int16 (boards, tables, players, B)
 final_star : int8 (boards, tables, players, B)
     Each seat's board when it left the game, strongest first (see
     :class:`autodup.game.TableLog`).
+offers : int32 (boards, tables, players, N)
+    Copies of each champion shown to each seat over its game, every shop.
+trace_weights : float32 (boards, tables, players, K, T + N)
+trace_key : int64 (boards, tables, players, K)
+trace_outcome : int16 (boards, tables, players, K)
+trace_count : int64 (boards, tables, players)
+    Each seat's first ``K = trace_draws`` draws: tier weights then champion
+    weights, draw key, champion dealt (see ``autodup.game.TRACE``); K = 0
+    unless asked.
 """
 
 
@@ -104,7 +114,7 @@ def table_seeds(tournament_seed, board, table, shared, seat_seeds):
 
 @njit(cache=True)
 def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_board, n_boards, n_tables, design, fixed,
-                       policies, params, param_counts, n_bots, check, progress):
+                       policies, params, param_counts, n_bots, check, progress, trace_draws):
     """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
     players = rules.players
     results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
@@ -116,6 +126,13 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
     largest_board = rules.level_board_size.max()
     final_champion = np.full((n_boards, n_tables, players, largest_board), -1, dtype=np.int16)
     final_star = np.zeros((n_boards, n_tables, players, largest_board), dtype=np.int8)
+    n_champions = rules.champion_copies.shape[0]
+    offers = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
+    width = rules.tier_cost.shape[0] + n_champions
+    trace_weights = np.zeros((n_boards, n_tables, players, trace_draws, width), dtype=np.float32)
+    trace_key = np.zeros((n_boards, n_tables, players, trace_draws), dtype=np.int64)
+    trace_outcome = np.full((n_boards, n_tables, players, trace_draws), -1, dtype=np.int16)
+    trace_count = np.zeros((n_boards, n_tables, players), dtype=np.int64)
     used = 0
     used_rounds = 0
     seeds = np.zeros(players, dtype=np.uint64)
@@ -128,8 +145,13 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
             progress[PROGRESS_BOARD] = board
             progress[PROGRESS_TABLE] = t
             table_results, unsound, _, log = play_table(rules, dealer, order, seeds, events, policies, params,
-                                                        param_counts, bots[i, t], check, progress)
+                                                        param_counts, bots[i, t], check, progress, trace_draws)
             results[i, t] = table_results
+            offers[i, t] = log.offers
+            trace_weights[i, t] = log.trace_weights
+            trace_key[i, t] = log.trace_key
+            trace_outcome[i, t] = log.trace_outcome
+            trace_count[i, t] = log.trace_count
             violations[i, t] = unsound
             final_champion[i, t] = log.final_champion
             final_star[i, t] = log.final_star
@@ -152,7 +174,7 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
                     used_rounds += 1
                 shop_offsets[row + 1] = used
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
-            final_champion, final_star)
+            final_champion, final_star, offers, trace_weights, trace_key, trace_outcome, trace_count)
 
 
 def check_order(dealer: Dealer, order: str) -> None:
@@ -166,7 +188,7 @@ def check_order(dealer: Dealer, order: str) -> None:
 
 def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
                 tables: int = 1, seating: str = "latin", n_bots: int = None, bot_of_seat=None, order: str = "events",
-                check: bool = False, progress=None) -> BoardResults:
+                check: bool = False, progress=None, trace_draws: int = 0) -> BoardResults:
     """Play ``boards`` boards of tournament ``seed`` from ``first_board``, at ``tables`` tables each.
 
     Parameters
@@ -186,6 +208,9 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
         Check conservation, gold and unit counts after every step.
     progress : int64 (PROGRESS_FIELDS,), optional
         Where the tables write where they are (a worker's shared block).
+    trace_draws : int
+        Keep each seat's first ``trace_draws`` draws with their inputs (the
+        coupling diagnostic of :mod:`autodup.measures`); 0 keeps none.
 
     Raises
     ------
@@ -207,12 +232,14 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
         fixed = np.asarray(bot_of_seat, dtype=np.int64)
         if fixed.shape != (rules.players,) or fixed.min() < 0 or fixed.max() >= available:
             raise ValueError(f"bot_of_seat must give each of the {rules.players} seats a bot below {available}")
+    if trace_draws < 0:
+        raise ValueError(f"trace_draws must be >= 0 (got {trace_draws})")
     if boards < 1 or tables < 1 or first_board < 0:
         raise ValueError(f"need boards >= 1, tables >= 1 and first_board >= 0 (got {boards}, {tables}, {first_board})")
     return BoardResults(*play_boards_kernel(
         rules, dealer.code, dealer.shares_seeds, ORDERS[order], np.uint64(seed), first_board, boards, tables,
         SEATINGS[seating].code, fixed, policies, params, param_counts, n_bots, check,
-        new_progress() if progress is None else progress))
+        new_progress() if progress is None else progress, int(trace_draws)))
 
 
 # --------------------------------------------------------------------------

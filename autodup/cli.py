@@ -14,6 +14,7 @@ from pathlib import Path
 
 
 DEFAULT_BOARDS = 1000
+DEFAULT_QUALITY_BOARDS = 1000
 RUN_SEED = 0  # the default tournament seed of run and play
 
 
@@ -102,6 +103,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from .dealers import DEALERS, DEFAULT_DEALER
+    from .quality import DEFAULT_QUALITY_DEALERS
     from .toy import DEFAULT_SEED, DEFAULT_TRIALS, MAX_TRIALS
     from .tournament import MAX_BOARDS
 
@@ -165,6 +167,36 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_game_timeout(run)
     _add_bot_parameter_options(run)
+    quality = commands.add_parser("quality", help="play the same boards under each dealer and the independent "
+                                  "control, and measure duplication: cross-table correlation, correctness, luck "
+                                  "removed (quality.json, report.html)")
+    quality.add_argument("config", nargs="?", default=DEFAULT_CONFIG,
+                         help=f"a shipped configuration ({configs}) or the path of a YAML file")
+    quality.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
+                         "shipped bot)")
+    quality.add_argument("--boards", type=_count_up_to(MAX_BOARDS), default=DEFAULT_QUALITY_BOARDS,
+                         help="boards played under each dealer and under the control")
+    quality.add_argument("--dealers", default=",".join(DEFAULT_QUALITY_DEALERS),
+                         help="duplicate dealers to measure, comma-separated (the control, independent, is always "
+                         "played)")
+    quality.add_argument("--seed", type=_seed, default=RUN_SEED, help="tournament seed")
+    quality.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
+                         "quality/<config>-<boards>b-seed<seed>-<bots>)")
+    quality.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
+    quality.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
+    quality.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
+    quality.add_argument("--quiet", action="store_true", help="no progress bars")
+    quality.add_argument("--json", action="store_true", help="print quality.json")
+    _add_game_timeout(quality)
+    _add_bot_parameter_options(quality)
+    report = commands.add_parser("report", help="measure existing run folders of the same boards (one per dealer, "
+                                 "the independent control among them): quality.json and report.html")
+    report.add_argument("runs", nargs="+", help="run folders (what `autodup run` printed)")
+    report.add_argument("--out", required=True, help="folder for quality.json, report.html and the plots")
+    report.add_argument("--no-trace", action="store_true", help="skip the coupling diagnostic (it replays the "
+                        "first boards of each run with the runs' bots)")
+    report.add_argument("--json", action="store_true", help="print quality.json")
+    _add_game_timeout(report)
     summary = commands.add_parser("summary", help="print the summary of a run folder (also read-only ones)")
     summary.add_argument("out", help="a run folder (what `autodup run` printed)")
     summary.add_argument("--json", action="store_true", help="print JSON")
@@ -434,13 +466,11 @@ def _from_manifest(args: argparse.Namespace) -> dict | None:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from .boards import table_is_compiled
     from .bots import bot_names
     from .config import load_config
     from .dealers import DEFAULT_DEALER
     from .shipped import DEFAULT_CONFIG
     from .tournament import check_bot_count, make_spec, misbehaving, run_tournament
-    from .workers import Pool
 
     recorded_parameters = None
     if args.resume and args.out is not None and Path(args.out).is_dir():
@@ -456,20 +486,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     overrides = _overrides(args)
     if recorded_parameters:
         overrides = (recorded_parameters, f"{args.out}/manifest.json", overrides[2])
-
-    def describe(where):
-        return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
-
-    # Bots are user code: even loading them (importing, compiling) happens in a watched process. The table
-    # compiles beside them, once, so that the run's workers all load it from the cache.
-    cold = not table_is_compiled()
-    tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
-    if cold:
-        print("autodup: compiling the game for this machine (once per version of autodup; about a minute)...",
-              file=sys.stderr)
-        tasks.append(("table", compile_table_in_worker, (config.text,)))
-    with Pool(len(tasks), args.game_timeout, describe=describe) as pool:
-        infos = {key: result for key, result, _ in pool.run(tasks)}["bots"]
+    infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
     spec = make_spec(config, infos, args.boards, args.dealer, args.seed)
     out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
                                   args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
@@ -477,6 +494,109 @@ def _run_tournament(args: argparse.Namespace) -> int:
     if problems:
         print(f"autodup: warning: {'; '.join(problems)}; see `autodup check-bot BOT`", file=sys.stderr)
     _print_summary(out, spec.boards, spec.boards, spec.bot_names, spec.dealer, spec.seed, summary, args.json)
+    return 0
+
+
+def _load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: float) -> list:
+    """The bots' :class:`~autodup.bots.BotInfo`, loaded in a watched process; the table compiles beside them if cold.
+
+    Bots are user code: even loading them (importing, compiling) happens in a
+    watched process. The table compiles beside them, once, so that the run's
+    workers all load it from the cache.
+    """
+    from .boards import table_is_compiled
+    from .workers import Pool
+
+    def describe(where):
+        return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
+
+    cold = not table_is_compiled()
+    tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
+    if cold:
+        print("autodup: compiling the game for this machine (once per version of autodup; about a minute)...",
+              file=sys.stderr)
+        tasks.append(("table", compile_table_in_worker, (config.text,)))
+    with Pool(len(tasks), game_timeout, describe=describe) as pool:
+        return {key: result for key, result, _ in pool.run(tasks)}["bots"]
+
+
+def _run_quality(args: argparse.Namespace) -> int:
+    """``autodup quality``: every dealer's run and the control's, measured (see :mod:`autodup.quality`)."""
+    import hashlib
+
+    from .bots import bot_names
+    from .config import load_config
+    from .dealers import CONTROL
+    from .quality import QUALITY_FILE, json_safe, measure_folders, parse_dealers, play_runs, run_folder_of, \
+        terminal_table, trace_runs, TRACE_BOARDS, TRACE_DRAWS
+    from .results import RunFolder
+    from .tournament import check_bot_count, make_spec
+
+    dealers = parse_dealers(args.dealers)
+    config = load_config(args.config)
+    _warn_about_config(config)
+    specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
+    check_bot_count(len(specs), config.players)
+    overrides = _overrides(args)
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ValueError(f"--out: {args.out} is a file, not a folder")
+    infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
+    runs = {dealer: make_spec(config, infos, args.boards, dealer, args.seed) for dealer in [*dealers, CONTROL]}
+    if args.out is None:
+        lineup = hashlib.sha256(json.dumps(runs[CONTROL].identity()["bots"]).encode()).hexdigest()[:10]
+        name = "".join(c if c.isalnum() or c in "._-" else "_" for c in config.name).strip("._") or "config"
+        args.out = str(Path("quality") / f"{name}-{args.boards}b-seed{args.seed}-{lineup}")
+    out = Path(args.out)
+    note = (lambda line: None) if args.quiet else (lambda line: print(f"autodup: {line}", file=sys.stderr))
+    timings = play_runs(runs, out, args.workers, args.backend, args.ray_address, args.quiet, args.game_timeout,
+                        note=note)
+    folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
+    traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, args.game_timeout)
+    quality = measure_folders(folders, out, traces, timings)
+    _print_quality(quality, out / QUALITY_FILE, args.json, json_safe)
+    return 0
+
+
+def _print_quality(quality: dict, path: Path, as_json: bool, json_safe) -> None:
+    from .quality import terminal_table
+
+    if as_json:
+        print(json.dumps(json_safe(quality)))
+        return
+    print(terminal_table(quality))
+    print(f"{path}; report: {path.with_name('report.html')}")
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    """``autodup report RUN_DIR ... --out DIR``: measure existing runs of the same boards."""
+    from .dealers import CONTROL
+    from .quality import QUALITY_FILE, TIMINGS_FILE, TRACE_BOARDS, TRACE_DRAWS, json_safe, measure_folders, \
+        trace_runs
+    from .results import RunFolder
+
+    folders = {}
+    for path in args.runs:
+        folder = RunFolder(path)
+        dealer = folder.identity["dealer"]
+        if dealer in folders:
+            raise ValueError(f"{path}: a second run of dealer {dealer!r} (the first is {folders[dealer].path}); "
+                             "give one run per dealer")
+        folders[dealer] = folder
+    if CONTROL not in folders:
+        raise ValueError(f"no run of the control ({CONTROL}) among {', '.join(args.runs)}: each dealer is compared "
+                         f"with it (play one with `autodup run --dealer {CONTROL}` and the same boards and seed)")
+    from .measures import check_same_boards
+
+    check_same_boards(folders)
+    timings = {}
+    for dealer, folder in folders.items():  # runs played by `autodup quality` know how long they took
+        stored = folder.path.parent.parent / TIMINGS_FILE
+        if stored.is_file():
+            timings.update({k: v for k, v in json.loads(stored.read_text()).items() if k == dealer})
+    out = Path(args.out)
+    traces = None if args.no_trace else trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, args.game_timeout)
+    quality = measure_folders(folders, out, traces, timings)
+    _print_quality(quality, out / QUALITY_FILE, args.json, json_safe)
     return 0
 
 
@@ -522,7 +642,8 @@ def main(argv: list[str] | None = None) -> int:
         from .workers import SignalFlag
 
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
-                    "check-bot": _run_check_bot, "run": _run_tournament, "summary": _run_summary}
+                    "check-bot": _run_check_bot, "run": _run_tournament, "summary": _run_summary,
+                    "quality": _run_quality, "report": _run_report}
         # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
         # worker pool takes over and stops between polls (see autodup.workers).
         with SignalFlag(immediate=True):

@@ -17,6 +17,11 @@ clean clone, an installed wheel) finds its cache wherever it lives. A bot's fold
 named by the hash of the bot file's content, not its path, so a bot copied to
 another folder loads the same cache.
 
+A module of :data:`SELF_STAMPED` (the measures: jitted, but no game code
+imports it) is left out of the fingerprint; its functions are stamped with the
+fingerprint and their own file's hash instead, so editing it recompiles its
+kernels only, not the game.
+
 A cached entry that cannot be loaded (written by another numba, damaged) is
 compiled again and overwritten, for the package's functions and for bots.
 
@@ -49,6 +54,11 @@ BOT_MODULE_PREFIX = "autodup_bot_"
 KEPT_FINGERPRINTS = 8
 
 
+# Jitted modules that no other module of the package imports: their source stamps their own functions
+# (see the module docstring). compiled_modules() refuses one that another module imports.
+SELF_STAMPED = frozenset({"measures"})
+
+
 def compiled_modules() -> list:
     """The package's source files that compiled code can depend on, sorted.
 
@@ -59,7 +69,7 @@ def compiled_modules() -> list:
     invalidating compiled code.
     """
     sources = {path.stem: path.read_text(encoding="utf-8") for path in PACKAGE_DIR.glob("*.py")}
-    needed = [name for name, text in sources.items() if "numba" in text]
+    needed = [name for name, text in sources.items() if "numba" in text and name not in SELF_STAMPED]
     seen = set()
     while needed:
         name = needed.pop()
@@ -69,6 +79,9 @@ def compiled_modules() -> list:
         for node in ast.parse(sources[name]).body:  # top-level statements only
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 needed.extend([node.module] if node.module else [alias.name for alias in node.names])
+    if seen & SELF_STAMPED:
+        raise RuntimeError(f"autodup.compile_cache: {sorted(seen & SELF_STAMPED)} is imported by compiled code "
+                           "and cannot stamp itself; remove it from SELF_STAMPED")
     return sorted(PACKAGE_DIR / f"{name}.py" for name in seen)
 
 
@@ -188,15 +201,16 @@ class FingerprintCacheLocator(_CacheLocator):
     depends on it, and a bot's folder on its content as well.
     """
 
-    def __init__(self, py_func, cache_path: Path):
+    def __init__(self, py_func, cache_path: Path, stamp: str = CODE_FINGERPRINT):
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = str(cache_path)
+        self._stamp = stamp
 
     def get_cache_path(self):
         return self._cache_path
 
     def get_source_stamp(self):
-        return CODE_FINGERPRINT
+        return self._stamp
 
     def get_disambiguator(self):
         return str(self._lineno)
@@ -204,10 +218,14 @@ class FingerprintCacheLocator(_CacheLocator):
     @classmethod
     def from_function(cls, py_func, py_file):
         module = getattr(py_func, "__module__", None) or ""
+        stamp = CODE_FINGERPRINT
         if module == "autodup" or module.startswith("autodup."):
             if Path(py_file).resolve().parent != PACKAGE_DIR:
                 return None  # another copy of a module named autodup: numba's own rules apply
             relative = Path("autodup")
+            stem = module.rpartition(".")[2]
+            if stem in SELF_STAMPED:
+                stamp = f"{CODE_FINGERPRINT}:{_fingerprint([Path(py_file).resolve()])}"
         elif module.startswith(BOT_MODULE_PREFIX):
             # The bot's content is in its module name; the modules it imports are added here.
             imported = modules_digest(py_func.__globals__)
@@ -217,7 +235,7 @@ class FingerprintCacheLocator(_CacheLocator):
         folder = _folder()
         if folder is None:
             return None
-        self = cls(py_func, folder / relative)
+        self = cls(py_func, folder / relative, stamp)
         try:
             self.ensure_cache_path()
         except OSError:

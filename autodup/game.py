@@ -387,16 +387,40 @@ def _take_from_pool(rules, pool, champion):
 
 
 @game_inline
-def _put_in_shop(rules, shops, seat, slot, champion, pool, tier_totals):
+def _put_in_shop(rules, table, seat, slot, champion):
     """Show ``champion`` (or -1) in ``seat``'s ``slot``: it leaves the pool and its tier's total, if the rules say so.
 
-    The one place a dealt champion lands, whichever order serves the seats. Returns whether it left the pool.
+    The one place a dealt champion lands, whichever order serves the seats; it
+    is counted in the seat's offers. Returns whether it left the pool.
     """
-    shops[seat, slot] = champion
-    if _take_from_pool(rules, pool, champion):
-        tier_totals[rules.champion_tier[champion]] -= 1.0
+    table.shops[seat, slot] = champion
+    if champion >= 0:
+        table.offers[seat, champion] += 1
+    if _take_from_pool(rules, table.pool, champion):
+        table.tier_totals[rules.champion_tier[champion]] -= 1.0
         return True
     return False
+
+
+@game_inline
+def _trace_draw(table, seat, key, champion_weights, champion):
+    """Keep the seat's draw in the trace while it has room (the coupling diagnostic; no room in a normal game).
+
+    The draw's tier weights (``table.tier_weights``), champion weights and key
+    and what it dealt: two tables whose ``k``-th draws at a seat had the same
+    inputs drew alike if the dealer is a duplicate one.
+    """
+    k = table.trace_count[seat]
+    if k >= table.trace_outcome.shape[1]:
+        return
+    n_tiers = table.tier_weights.shape[0]
+    for t in range(n_tiers):
+        table.trace_weights[seat, k, t] = table.tier_weights[t]
+    for c in range(champion_weights.shape[0]):
+        table.trace_weights[seat, k, n_tiers + c] = champion_weights[c]
+    table.trace_key[seat, k] = key
+    table.trace_outcome[seat, k] = champion
+    table.trace_count[seat] = k + 1
 
 
 @game_kernel
@@ -421,28 +445,33 @@ def _clear_shop(rules, shops, seat, pool):
 
 
 @game_kernel
-def _fill_shop(rules, dealer, seat, level, round_index, roll, seat_seeds, counters, needles, needle_count, pool, shops,
-               tier_totals, tier_weights, constrained, qualifies, qualifying_totals, scratch_pool):
+def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
 
-    With ``constrained``, only champions with ``qualifies[c]`` are dealt (a loaded roll).
+    With ``constrained``, only champions with ``table.qualifies[c]`` are dealt (a loaded roll).
     """
     # Tier totals are computed once and kept up to date slot by slot; copies are
     # whole numbers, so the sums stay exact.
-    _tier_totals(rules, pool, tier_totals)
+    pool = table.pool
+    scratch_pool = table.scratch_pool
+    _tier_totals(rules, pool, table.tier_totals)
     if constrained:
         for c in range(pool.shape[0]):
-            scratch_pool[c] = pool[c] if qualifies[c] else 0.0
-        _tier_totals(rules, scratch_pool, qualifying_totals)
-    for slot in range(shops.shape[1]):
-        if shops[seat, slot] >= 0:
+            scratch_pool[c] = pool[c] if table.qualifies[c] else 0.0
+        _tier_totals(rules, scratch_pool, table.qualifying_totals)
+    for slot in range(table.shops.shape[1]):
+        if table.shops[seat, slot] >= 0:
             continue
-        _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, tier_weights)
-        champion = _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_weights,
-                             scratch_pool if constrained else pool, shop_key(round_index, roll, slot))
-        if _put_in_shop(rules, shops, seat, slot, champion, pool, tier_totals) and constrained:
+        _tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
+                      table.tier_weights)
+        key = shop_key(round_index, roll, slot)
+        champion_weights = scratch_pool if constrained else pool
+        champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
+                             table.tier_weights, champion_weights, key)
+        _trace_draw(table, seat, key, champion_weights, champion)
+        if _put_in_shop(rules, table, seat, slot, champion) and constrained:
             scratch_pool[champion] -= 1.0
-            qualifying_totals[rules.champion_tier[champion]] -= 1.0
+            table.qualifying_totals[rules.champion_tier[champion]] -= 1.0
 
 
 # --------------------------------------------------------------------------
@@ -472,6 +501,7 @@ GAME_STATE = (
     ("loot_position", "int64 (players,): how far each seat's loot bag is dealt"),
     ("order", "int64 (players,): the round's serving order, alive seats first"),
     ("policy_draws", "int64 (players,): random value pairs handed to each seat's policy"),
+    ("offers", "int32 (players, N): copies of each champion shown to each seat, in every shop it was dealt"),
 )
 # The dealer state: what a seat's draw engine remembers between draws (see autodup.kernels).
 DEALER_STATE = (
@@ -489,7 +519,15 @@ SCRATCH = (
     ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
     ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
 )
-Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + SCRATCH])
+# The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
+# diagnostic of autodup.measures; see _trace_draw).
+TRACE = (
+    ("trace_weights", "float32 (players, K, T + N): a draw's tier weights, then its champion weights"),
+    ("trace_key", "int64 (players, K): its draw key (shop_key; -1 in a race-ordered refresh)"),
+    ("trace_outcome", "int16 (players, K): the champion it dealt, -1 for none"),
+    ("trace_count", "int64 (players,): draws traced"),
+)
+Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + SCRATCH + TRACE])
 
 # What a seat's policy is handed: copies, refreshed before each decision (the
 # game state) or each turn (rules and parameters), so that a bot writing into
@@ -500,8 +538,8 @@ Desk = namedtuple("Desk", [
 ])
 
 @njit(cache=True)
-def new_table(rules):
-    """Fresh state for one table (arrays sized by the rules)."""
+def new_table(rules, trace_draws=0):
+    """Fresh state for one table (arrays sized by the rules); each seat's first ``trace_draws`` draws are traced."""
     players = rules.players
     n = rules.champion_copies.shape[0]
     n_tiers = rules.tier_cost.shape[0]
@@ -519,12 +557,17 @@ def new_table(rules):
         np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64),
         np.zeros((players, len(STATS)), dtype=np.int64), np.zeros(players, dtype=np.bool_),
         np.zeros(players, dtype=np.int64), np.arange(players), np.zeros(players, dtype=np.int64),
+        np.zeros((players, n), dtype=np.int32),
         # dealer state
         np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
         np.zeros((players, n + n_tiers), dtype=np.int64),
         # scratch
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        # trace
+        np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
+        np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
+        np.zeros(players, dtype=np.int64),
     )
 
 
@@ -721,9 +764,7 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
 @game_kernel
 def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     _clear_shop(rules, table.shops, seat, table.pool)
-    _fill_shop(rules, dealer, seat, table.level[seat], round_index, roll, seat_seeds, table.counters,
-               table.needles, table.needle_count, table.pool, table.shops, table.tier_totals, table.tier_weights,
-               constrained, table.qualifies, table.qualifying_totals, table.scratch_pool)
+    _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained)
     table.stats[seat, STAT_SHOPS_SEEN] += 1
 
 
@@ -908,8 +949,10 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
         champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
                                  rules.tier_start[tier], rules.tier_start[tier + 1], 0)
-        _put_in_shop(rules, table.shops, winner, rules.shop_size - remaining[winner], champion, table.pool,
-                     table.tier_totals)
+        _tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
+                      table.tier_weights)
+        _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
+        _put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
         remaining[winner] -= 1
         total_remaining -= 1
 
@@ -1172,7 +1215,8 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
 LOG_LEVEL, LOG_GOLD, LOG_HP = range(3)
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
-TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star"])
+TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "trace_weights",
+                                   "trace_key", "trace_outcome", "trace_count"])
 TableLog.__doc__ = """What :func:`play_table` logs of a game, beside the results.
 
 shops : int16 (R, players, shop_size), R >= rounds
@@ -1186,6 +1230,10 @@ final_champion : int16 (players, B), B the largest board size
     first, -1 after its last unit.
 final_star : int8 (players, B)
     The stars (1, 2, 3) of those units, 0 after the last.
+offers : int32 (players, N)
+    Copies of each champion shown to each seat, in every shop it was dealt.
+trace_weights, trace_key, trace_outcome, trace_count
+    Each seat's first ``trace_draws`` draws (see ``TRACE``); empty unless traced.
 """
 
 
@@ -1218,7 +1266,7 @@ _FIRST_LOG_ROUNDS = 64  # rounds a log holds before it grows (set4 games last ab
 
 @njit(cache=True)
 def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
-               progress):
+               progress, trace_draws=0):
     """Play one table to the end.
 
     Parameters
@@ -1243,6 +1291,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         Verify conservation, gold and unit counts after every step.
     progress : int64 (PROGRESS_FIELDS,)
         Where the game is, for a watchdog (see ``PROGRESS_*``; :func:`new_progress`).
+    trace_draws : int, optional
+        Keep each seat's first ``trace_draws`` draws with their inputs (see
+        ``TRACE``), for the coupling diagnostic; 0 (the default) keeps none.
 
     Returns
     -------
@@ -1252,7 +1303,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     rounds : int
         Rounds played.
     log : TableLog
-        Each seat's shop, level, gold and HP by round, and its final board.
+        Each seat's shop, level, gold and HP by round, its final board, its offers and its trace.
     """
     if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
         raise ValueError("play_table needs one seat seed and one bot per player")
@@ -1268,7 +1319,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         raise ValueError("play_table: the progress block is too small")
     progress[PROGRESS_GAMES] += 1
     progress[PROGRESS_IN_GAME] = 1
-    table = new_table(rules)
+    table = new_table(rules, trace_draws)
     desk = new_desk(rules, table, params.shape[1])
     players = rules.players
     capacity = table.unit_champion.shape[1]
@@ -1312,7 +1363,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         for k in range(len(STATS)):
             results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
     progress[PROGRESS_IN_GAME] = 0
-    return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star)
+    return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star, table.offers,
+                                                 table.trace_weights, table.trace_key, table.trace_outcome,
+                                                 table.trace_count)
 
 
 @njit(cache=True)
@@ -1394,9 +1447,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.counters[0, :] = 0
         table.needles[0, :, :] = 0.0
         table.needle_count[0, :] = 0
-        _fill_shop(rules, dealer, 0, level, 0, 0, seeds, table.counters, table.needles, table.needle_count,
-                   table.pool, table.shops, table.tier_totals, table.tier_weights, loaded_trait >= 0,
-                   table.qualifies, table.qualifying_totals, table.scratch_pool)
+        _fill_shop(rules, dealer, table, 0, 0, 0, seeds, loaded_trait >= 0)
         first = table.shops[0, 0]
         counts[first if first >= 0 else pool.shape[0]] += 1
     return counts

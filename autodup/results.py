@@ -30,6 +30,8 @@ round_hp
 final_board                   its board when it left: ``{champion, stars}``, strongest
                               unit first
 three_stars                   how many 3-star units that board held
+offers                        copies of each champion shown over its game, every shop
+                              (one count per champion, in ``config.champion_names`` order)
 ============================  =======================================================
 """
 
@@ -88,6 +90,15 @@ class RunFolder:
     def summary(self) -> list:
         """One row per bot (see :func:`autodup.tournament.summarize_run`); every chunk is checked."""
         return summarize_run(self.path)
+
+    def chunks(self, columns=None):
+        """The finished chunks one at a time, in chunk order, each a checked :class:`pyarrow.Table` of raw columns.
+
+        Rows hold whole boards (a chunk is ``CHUNK_BOARDS`` boards), champions
+        as indices: what measures stream through without holding the run.
+        """
+        for path in chunk_files(self.path):
+            yield read_chunk_table(path, columns)[0]
 
     def table(self, columns=None):
         """The rows of every finished chunk, ordered by board, table, seat, with names (see the module docstring).

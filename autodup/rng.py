@@ -56,6 +56,8 @@ streams                seed           purpose                                   
 ``SEQUENCE_STREAM``    seat           stream sampler                              value index
 ``REPLAY_*_STREAM``    seat           replay engine: plan, substitutes            draw index
 ``DERIVE_DOMAIN + l``  parent         seed tree, label ``l``                      child index
+``STREAM_BOOTSTRAP``   board          a board's Poisson bootstrap weights         replicate
+                       (grandparent)  (:mod:`autodup.measures`)
 ``TOY_DOMAIN + l``     trial          the seed article's toy example              card position
 =====================  =============  ==========================================  ======================
 
@@ -131,6 +133,7 @@ GAME_DOMAIN = 2 << DOMAIN_SHIFT
 KEYED_DOMAIN = 4 << DOMAIN_SHIFT
 SAMPLER_DOMAIN = 6 << DOMAIN_SHIFT
 DERIVE_DOMAIN = 8 << DOMAIN_SHIFT
+MEASURE_DOMAIN = 10 << DOMAIN_SHIFT
 TOY_DOMAIN = 12 << DOMAIN_SHIFT
 
 MAX_OUTCOMES = 1 << 32  # outcome ids (haystack needles, keyed outcomes) are below this
@@ -140,6 +143,9 @@ PLAIN_STREAM = SAMPLER_DOMAIN + 0
 SEQUENCE_STREAM = SAMPLER_DOMAIN + 1
 REPLAY_PLAN_STREAM = SAMPLER_DOMAIN + 2        # counter: 2k, 2k + 1 for the k-th planned draw
 REPLAY_SUBSTITUTE_STREAM = SAMPLER_DOMAIN + 3  # counter: substitution index
+
+# The measures' Poisson bootstrap, under a board's grandparent seed; counter: the replicate.
+STREAM_BOOTSTRAP = MEASURE_DOMAIN + 0
 
 # The toy example's two shuffles, under a trial's seed; counter: the shuffle step.
 STREAM_TOY_FIRST_SHUFFLE = TOY_DOMAIN + 0
@@ -184,6 +190,8 @@ DOMAINS = (
     Domain("samplers", PLAIN_STREAM, 4, "seat", "draw index",
            "plain sampler, stream sampler, the replay engine's plan and substitutes"),
     Domain("seed tree", DERIVE_DOMAIN, MAX_LABEL, "parent", "child index", "derive_seed, label l"),
+    Domain("measures", STREAM_BOOTSTRAP, 1, "board (grandparent)", "bootstrap replicate",
+           "a board's Poisson(1) weight in each bootstrap replicate (autodup.measures)"),
     Domain("toy", TOY_DOMAIN, 2, "trial", "card position", "the seed article's toy example (two shuffles)"),
 )
 

@@ -41,7 +41,8 @@ CHUNK_BOARDS = 25
 _NO_FIXED_SEATS = np.zeros(1, dtype=np.int64)
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
 # 3: replay streams in the samplers' domain; config and bot snapshots; per-round level, gold, HP; final boards.
-FORMAT_VERSION = 3
+# 4: offers (copies of each champion shown to the seat over its game).
+FORMAT_VERSION = 4
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
@@ -208,6 +209,21 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
     return chunk_rows(spec, chunk, played, rules.shop_size)
 
 
+def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -> dict:
+    """Play the run's first ``boards`` boards again, keeping each seat's first ``draws`` draws with their inputs.
+
+    Returns the trace arrays of :class:`autodup.boards.BoardResults`
+    (``trace_weights``, ``trace_key``, ``trace_outcome``, ``trace_count``):
+    the coupling diagnostic of :mod:`autodup.measures` reads them. The tables
+    are those of the run (same seeds and seating), so the games are its games.
+    """
+    _, rules, bots, lineup = _prepared(spec, progress)
+    played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=0,
+                         boards=min(boards, spec.boards), tables=spec.tables, seating="latin", n_bots=len(bots),
+                         progress=progress, trace_draws=draws)
+    return {name: getattr(played, name) for name in ("trace_weights", "trace_key", "trace_outcome", "trace_count")}
+
+
 def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
     """``{bot name: bool}``: whether each bot plays the same tables the same way twice (see ``check_bot``)."""
     from .bots import check_bot
@@ -230,7 +246,7 @@ def boards_in_chunk(boards: int, chunk: int) -> int:
 
 
 ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: one value per round alive
-LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars")
+LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers")
 
 
 def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
@@ -246,7 +262,9 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     - ``round_level``, ``round_gold``, ``round_hp``: what the seat had when it
       saw each of those shops;
     - ``final_champions``, ``final_stars``: its board when it left the game
-      (or at the end), strongest unit first.
+      (or at the end), strongest unit first;
+    - ``offers``: copies of each champion (every champion, in the
+      configuration's order) shown to the seat over its game, in every shop.
 
     Champions are indices into the configuration's champions (the run
     folder's snapshot); :mod:`autodup.results` reads them with names.
@@ -272,6 +290,8 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     np.cumsum(on_board.sum(axis=1), out=board_offsets[1:])
     columns["final_champions"] = (board_offsets, champions[on_board])
     columns["final_stars"] = (board_offsets, played.final_star.reshape(len(seat), -1)[on_board])
+    n_champions = played.offers.shape[-1]
+    columns["offers"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_champions, played.offers.reshape(-1))
     return columns
 
 

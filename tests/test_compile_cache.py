@@ -88,6 +88,21 @@ def test_only_modules_compiled_code_can_reach_are_in_the_fingerprint():
     names = {path.name for path in compile_cache.compiled_modules()}
     assert {"rng.py", "kernels.py", "game.py", "boards.py", "bots.py", "toy.py"} <= names
     assert not names & {"cli.py", "config.py", "tournament.py", "__main__.py"}  # editing these recompiles nothing
+    assert "measures.py" not in names  # self-stamped: editing it recompiles its own kernels, not the game
+
+
+def test_a_self_stamped_module_recompiles_when_it_changes(tmp_path, monkeypatch):
+    from autodup.measures import holm  # noqa: F401  (the module's kernels are stamped by its own source)
+
+    locator = compile_cache.FingerprintCacheLocator.from_function(
+        __import__("autodup.measures", fromlist=["offer_overlap"]).offer_overlap.py_func,
+        str(compile_cache.PACKAGE_DIR / "measures.py"))
+    game_locator = compile_cache.FingerprintCacheLocator.from_function(
+        __import__("autodup.game", fromlist=["play_table"]).play_table.py_func,
+        str(compile_cache.PACKAGE_DIR / "game.py"))
+    assert game_locator.get_source_stamp() == compile_cache.CODE_FINGERPRINT
+    own = compile_cache._fingerprint([compile_cache.PACKAGE_DIR / "measures.py"])
+    assert locator.get_source_stamp() == f"{compile_cache.CODE_FINGERPRINT}:{own}"
 
 
 LOAD_BOT = """

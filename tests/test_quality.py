@@ -1,0 +1,202 @@
+"""``autodup quality`` and ``autodup report`` end to end: the verdicts, the sanity checks, the files, resume, errors.
+
+The default-size run (set4, every shipped bot, 1,000 boards under each of
+haystack, keyed, stream, replay and the independent control) is played once
+per session; its verdicts are the issue's acceptance: the deliberately wrong
+``replay`` is caught at the default size while the exact dealers pass.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.measures import ALPHA
+from autodup.report import PLOTS
+
+ROOT = Path(__file__).resolve().parents[1]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+TINY_BOTS = "greedy,reroll1,traits,random"
+
+
+def autodup(*args, cwd=ROOT, timeout=1200):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd, env=ENVIRONMENT)
+
+
+@pytest.fixture(scope="session")
+def default_quality(tmp_path_factory):
+    """``autodup quality --out DIR --json`` with every default: set4, every bot, 1,000 boards, four dealers."""
+    out = tmp_path_factory.mktemp("quality") / "default"
+    result = autodup("quality", "--out", str(out), "--quiet", "--json")
+    assert result.returncode == 0, result.stderr
+    return out, json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def tiny_quality(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiny") / "q"
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealers", "haystack,keyed",
+                     "--out", str(out), "--quiet", "--json", "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    return out, json.loads(result.stdout)
+
+
+def test_replay_is_caught_at_the_default_size_and_the_exact_dealers_pass(default_quality):
+    _, quality = default_quality
+    dealers = quality["dealers"]
+    assert quality["boards"] == 1000 and quality["alpha"] == ALPHA
+    assert set(dealers) == {"haystack", "keyed", "stream", "replay", "independent"}
+    for name in ("haystack", "keyed", "stream"):
+        assert dealers[name]["correct"] is True, (name, dealers[name]["deciding_observable"],
+                                                  dealers[name]["min_p_value"])
+        assert dealers[name]["min_p_value"] >= ALPHA
+    replay = dealers["replay"]
+    assert replay["correct"] is False and replay["min_p_value"] < 1e-6
+    # Its flaw: offers keep their planned odds while copies run out, so champion shares are off.
+    assert replay["deciding_observable"] == "offers per champion"
+
+
+def test_round_zero_is_identical_for_shared_dealers_and_at_chance_for_the_control(default_quality):
+    _, quality = default_quality
+    for name, entry in quality["dealers"].items():
+        by_round = entry["by_round"]
+        assert by_round["round"][0] == 0 and by_round["pairs"][0] > 0
+        if name == "independent":
+            chance = entry["chance_slot_agreement_round0"]
+            # One pair per (board, seat) and slot is a conservative count of independent comparisons.
+            n = quality["boards"] * 8 * 5
+            se = np.sqrt(chance * (1 - chance) / n)
+            assert abs(by_round["slot_agreement"][0] - chance) < 5 * se
+            assert by_round["whole_shop_identical"][0] < 0.01
+        else:
+            assert by_round["whole_shop_identical"][0] == 1.0 and by_round["slot_agreement"][0] == 1.0
+            assert by_round["multiset_overlap"][0] == 1.0
+            # and the shared seeds keep more in common than the control, over the game
+            assert entry["slot_agreement"] > quality["dealers"]["independent"]["slot_agreement"]
+            assert entry["offer_overlap"] > quality["dealers"]["independent"]["offer_overlap"]
+
+
+def test_quality_json_has_the_documented_keys_and_the_report_its_images(default_quality):
+    out, quality = default_quality
+    assert json.loads((out / "quality.json").read_text()) == quality
+    for name, entry in quality["dealers"].items():
+        for key in ("correct", "min_p_value", "slot_agreement", "offer_overlap", "variance_reduction",
+                    "variance_reduction_ci"):
+            assert key in entry
+        if name != "independent":
+            low, high = entry["variance_reduction_ci"]
+            assert low <= entry["variance_reduction"] <= high
+            assert len(entry["pairs"]) == 28
+            coupling = entry["coupling"]
+            assert coupling["pairs"] > 0 and coupling["disagreed_on_equal_inputs"] == 0
+            if entry["exact"]:  # no correct dealer beats the maximal coupling (replay does: it ignores the pool)
+                se = coupling["agreement_se"]
+                assert coupling["agreement"] <= coupling["one_minus_tv"] + 5 * se
+    assert quality["closest_pair"] == min(quality["dealers"]["haystack"]["pairs"],
+                                          key=lambda pair: abs(pair["mean_difference"]))["bots"]
+    html = (out / "report.html").read_text()
+    for plot in PLOTS:
+        assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert html.count('src="data:image/png;base64,') == len(PLOTS)
+
+
+def test_the_terminal_table_names_each_verdict(tiny_quality):
+    out, _ = tiny_quality
+    result = autodup("report", *(str(p) for p in sorted((out / "runs").iterdir())), "--out", str(out / "again"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("haystack") for line in lines) and any("control" in line for line in lines)
+
+
+def test_report_on_the_runs_measures_what_quality_measured(tiny_quality):
+    out, quality = tiny_quality
+    again = out.parent / "report"
+    result = autodup("report", *(str(out / "runs" / d) for d in ("independent", "haystack", "keyed")),
+                     "--out", str(again), "--json")
+    assert result.returncode == 0, result.stderr
+    reported = json.loads(result.stdout)
+    for name in ("haystack", "keyed"):
+        assert reported["dealers"][name] == quality["dealers"][name]
+    assert reported["dealers"]["independent"] == quality["dealers"]["independent"]
+
+
+def test_a_finished_quality_folder_is_reused_and_gives_the_same_bytes(tiny_quality):
+    out, _ = tiny_quality
+    before = (out / "quality.json").read_bytes()
+    chunks = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("chunk-*.parquet")}
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealers", "haystack,keyed",
+                     "--out", str(out), "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    assert (out / "quality.json").read_bytes() == before
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("chunk-*.parquet")} == chunks
+
+
+def test_an_interrupted_quality_run_resumes_to_the_same_measures(tiny_quality, tmp_path):
+    reference, _ = tiny_quality
+    out = tmp_path / "q"
+    command = [sys.executable, "-m", "autodup", "quality", "tiny", "--bots", TINY_BOTS, "--boards", "60",
+               "--dealers", "haystack,keyed", "--out", str(out), "--quiet", "--workers", "1"]
+    process = subprocess.Popen(command, cwd=ROOT, env=ENVIRONMENT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not list((out / "runs").rglob("chunk-*.parquet")):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=120) != 0 or (out / "quality.json").exists()
+    result = subprocess.run(command, cwd=ROOT, env=ENVIRONMENT, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    ours = json.loads((out / "quality.json").read_text())
+    theirs = json.loads((reference / "quality.json").read_text())
+    ours.pop("games_per_second"), theirs.pop("games_per_second")
+    for entry in (*ours["dealers"].values(), *theirs["dealers"].values()):
+        for pair in entry["pairs"]:  # seconds follow the timing of this machine's play
+            pair.pop("seconds_needed"), pair.pop("seconds_needed_control")
+    assert ours == theirs
+
+
+def test_report_refuses_runs_of_other_boards_and_a_missing_control(tiny_quality, tmp_path):
+    out, _ = tiny_quality
+    other = tmp_path / "other"
+    result = autodup("run", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealer", "independent", "--seed", "7",
+                     "--out", str(other), "--quiet")
+    assert result.returncode == 0, result.stderr
+    mismatch = autodup("report", str(out / "runs" / "haystack"), str(other), "--out", str(tmp_path / "r"))
+    assert mismatch.returncode == 2 and len(mismatch.stderr.strip().splitlines()) == 1
+    assert "not the same boards" in mismatch.stderr and "seed" in mismatch.stderr
+    alone = autodup("report", str(out / "runs" / "haystack"), "--out", str(tmp_path / "r"))
+    assert alone.returncode == 2 and "control" in alone.stderr and len(alone.stderr.strip().splitlines()) == 1
+    twice = autodup("report", str(out / "runs" / "haystack"), str(out / "runs" / "haystack"), "--out",
+                    str(tmp_path / "r"))
+    assert twice.returncode == 2 and "second run of dealer" in twice.stderr
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("dealers, message", [("bogus", "unknown dealer 'bogus'"),
+                                              ("independent", "is the control"),
+                                              ("haystack,haystack", "listed twice"), (",", "empty")])
+def test_bad_dealer_lists_get_one_line(dealers, message, tmp_path):
+    result = autodup("quality", "tiny", "--dealers", dealers, "--boards", "5", "--out", str(tmp_path / "q"))
+    assert result.returncode == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "q").exists()
+
+
+def test_the_default_report_renders_every_image_in_a_headless_browser(default_quality, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no chromium, chromium-browser or google-chrome on PATH (.ci/run installs Debian's chromium)")
+    out, _ = default_quality
+    result = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                             f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "report.html").as_uri()],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f'data-images="{len(PLOTS)}"' in result.stdout
+    assert f'data-images-loaded="{len(PLOTS)}"' in result.stdout
