@@ -172,7 +172,7 @@ def test_domains_are_disjoint_and_within_64_bits():
 
 def test_every_named_stream_belongs_to_one_domain_and_no_outcome_id_reaches_a_game_stream():
     named = {name: getattr(rng, name) for name in dir(rng) if name.startswith("STREAM_") or name.endswith("_STREAM")}
-    assert len(named) == 12 and len(set(named.values())) == len(named)
+    assert len(named) == 13 and len(set(named.values())) == len(named)
     for name, stream in named.items():
         owners = [domain.name for domain in rng.DOMAINS if stream in domain]
         assert len(owners) == 1, (name, owners)
@@ -181,6 +181,7 @@ def test_every_named_stream_belongs_to_one_domain_and_no_outcome_id_reaches_a_ga
     assert rng.domain_of(largest_outcome).name == "needles" and rng.domain_of(0).name == "needles"
     assert rng.domain_of(rng.KEYED_DOMAIN + (largest_outcome >> 1)).name == "keyed"
     assert rng.domain_of(rng.DERIVE_DOMAIN + rng.LABEL_TRIAL).name == "seed tree"
+    assert rng.domain_of(rng.STREAM_BOOTSTRAP).name == "measures"
     with pytest.raises(ValueError, match="no domain"):
         rng.domain_of(rng.GAME_DOMAIN + 1000)
     with pytest.raises(ValueError, match="label"):

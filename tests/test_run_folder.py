@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autodup.results import RunFolder, read_run
@@ -73,6 +74,29 @@ def test_the_reader_gives_rows_with_names_that_match_the_stored_indices(moved_ru
         assert row["three_stars"] == sum(1 for s in stars if s == 3)
         assert row["round_hp"][0] == folder.config.starting_hp and row["round_level"][-1] <= row["level"]
     assert len({row["bot"] for row in rows}) == 3
+
+
+def test_offers_count_every_champion_shown_including_the_round_shops(moved_run):
+    out, _ = moved_run
+    folder = RunFolder(out)
+    raw = read_results(out)
+    n_champions, size = len(folder.config.champion_names), folder.config.shop_size
+    for row in range(len(raw["board"])):
+        offers = np.asarray(raw["offers"][row])
+        assert offers.shape == (n_champions,) and offers.min() >= 0
+        # every shop dealt is counted: the round shops are among them, and no more than shops_seen full shops
+        shown = np.bincount(np.asarray(raw["round_shops"][row])[np.asarray(raw["round_shops"][row]) >= 0],
+                            minlength=n_champions)
+        assert (offers >= shown).all()
+        assert shown.sum() <= offers.sum() <= raw["shops_seen"][row] * size
+    # rerolls are counted: seats that rerolled were mostly shown more than their round shops (tiny's pool
+    # runs dry, so a reroll can deal nothing), and a seat that never rerolled nor loaded was shown exactly those
+    totals = np.array([np.sum(o) for o in raw["offers"]])
+    round_totals = np.array([np.sum(np.asarray(r) >= 0) for r in raw["round_shops"]])
+    rerolled = raw["rolls"] > 0
+    assert rerolled.any() and (totals[rerolled] > round_totals[rerolled]).mean() > 0.5
+    only_rounds = raw["shops_seen"] == raw["rounds_alive"]
+    assert only_rounds.any() and (totals[only_rounds] == round_totals[only_rounds]).all()
 
 
 def test_summary_reads_a_folder_without_writing_to_it(moved_run):
