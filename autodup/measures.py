@@ -10,8 +10,8 @@ run.
 Cross-table correlation
     For two tables of one board, the same seat and the same round, both seats
     alive, the shops dealt by the round's free refresh are compared:
-    *whole-shop identical* (every slot the same champion), *same-slot
-    agreement* (the share of slots holding the same champion) and *multiset
+    *whole-shop identical* (every slot the same champion, or empty at both),
+    *same-slot agreement* (the share of slots holding the same champion) and *multiset
     overlap* (``sum_c min(a_c, b_c) / shop_size``: the same champions in any
     order). Over a game, *offer overlap* compares every champion a seat was
     shown (``sum_c min(nA_c, nB_c) / max(NA, NB)``, all shops, rerolls
@@ -80,6 +80,22 @@ COLUMNS = ["board", "table", "seat", "bot", "placement", "hp", "rounds_alive", "
 
 
 @njit(cache=True)
+def same_seat_pairs(n_boards, n_tables, seats):
+    """Every pair of rows at the same board and seat of two tables: int64 (pairs, 2), rows (board, table, seat) ordered."""
+    per_board = n_tables * (n_tables - 1) // 2 * seats
+    pairs = np.empty((n_boards * per_board, 2), dtype=np.int64)
+    k = 0
+    for b in range(n_boards):
+        for s in range(seats):
+            for ta in range(n_tables):
+                for tb in range(ta + 1, n_tables):
+                    pairs[k, 0] = (b * n_tables + ta) * seats + s
+                    pairs[k, 1] = (b * n_tables + tb) * seats + s
+                    k += 1
+    return pairs
+
+
+@njit(cache=True)
 def shop_agreement_by_round(shop_offsets, shop_values, bot, n_boards, n_tables, seats, shop_size, sums):
     """Add the chunk's table pairs to ``sums`` (float64 (R, 2, 4): round, same/different bot, PAIRS..MULTISET).
 
@@ -89,38 +105,38 @@ def shop_agreement_by_round(shop_offsets, shop_values, bot, n_boards, n_tables, 
     beyond ``R`` are not counted.
     """
     n_rounds = sums.shape[0]
-    for b in range(n_boards):
-        for s in range(seats):
-            for ta in range(n_tables):
-                ra = (b * n_tables + ta) * seats + s
-                for tb in range(ta + 1, n_tables):
-                    rb = (b * n_tables + tb) * seats + s
-                    kind = SAME if bot[ra] == bot[rb] else DIFFERENT
-                    rounds = min(shop_offsets[ra + 1] - shop_offsets[ra],
-                                 shop_offsets[rb + 1] - shop_offsets[rb]) // shop_size
-                    for r in range(min(rounds, n_rounds)):
-                        a0 = shop_offsets[ra] + r * shop_size
-                        b0 = shop_offsets[rb] + r * shop_size
-                        same_slots = 0
-                        for k in range(shop_size):
-                            if shop_values[a0 + k] == shop_values[b0 + k] and shop_values[a0 + k] >= 0:
-                                same_slots += 1
-                        # Multiset overlap: each of b's slots matches at most one of a's.
-                        overlap = 0
-                        used = 0  # bit k: a's slot k is matched
-                        for j in range(shop_size):
-                            champion = shop_values[b0 + j]
-                            if champion < 0:
-                                continue
-                            for k in range(shop_size):
-                                if (used >> k) & 1 == 0 and shop_values[a0 + k] == champion:
-                                    used |= 1 << k
-                                    overlap += 1
-                                    break
-                        sums[r, kind, PAIRS] += 1.0
-                        sums[r, kind, IDENTICAL] += 1.0 if same_slots == shop_size else 0.0
-                        sums[r, kind, SLOTS] += same_slots / shop_size
-                        sums[r, kind, MULTISET] += overlap / shop_size
+    pairs = same_seat_pairs(n_boards, n_tables, seats)
+    for i in range(pairs.shape[0]):
+        ra, rb = pairs[i, 0], pairs[i, 1]
+        kind = SAME if bot[ra] == bot[rb] else DIFFERENT
+        rounds = min(shop_offsets[ra + 1] - shop_offsets[ra],
+                     shop_offsets[rb + 1] - shop_offsets[rb]) // shop_size
+        for r in range(min(rounds, n_rounds)):
+            a0 = shop_offsets[ra] + r * shop_size
+            b0 = shop_offsets[rb] + r * shop_size
+            same_slots = 0   # the same champion
+            equal_slots = 0  # the same champion, or both empty
+            for k in range(shop_size):
+                if shop_values[a0 + k] == shop_values[b0 + k]:
+                    equal_slots += 1
+                    if shop_values[a0 + k] >= 0:
+                        same_slots += 1
+            # Multiset overlap: each of b's slots matches at most one of a's.
+            overlap = 0
+            used = 0  # bit k: a's slot k is matched
+            for j in range(shop_size):
+                champion = shop_values[b0 + j]
+                if champion < 0:
+                    continue
+                for k in range(shop_size):
+                    if (used >> k) & 1 == 0 and shop_values[a0 + k] == champion:
+                        used |= 1 << k
+                        overlap += 1
+                        break
+            sums[r, kind, PAIRS] += 1.0
+            sums[r, kind, IDENTICAL] += 1.0 if equal_slots == shop_size else 0.0
+            sums[r, kind, SLOTS] += same_slots / shop_size
+            sums[r, kind, MULTISET] += overlap / shop_size
 
 
 @njit(cache=True)
@@ -129,25 +145,22 @@ def offer_overlap(offers, bot, n_boards, n_tables, seats, sums):
 
     ``offers`` is int32 (rows, N), rows ordered by board, table, seat.
     """
-    for b in range(n_boards):
-        for s in range(seats):
-            for ta in range(n_tables):
-                ra = (b * n_tables + ta) * seats + s
-                for tb in range(ta + 1, n_tables):
-                    rb = (b * n_tables + tb) * seats + s
-                    common = 0
-                    total_a = 0
-                    total_b = 0
-                    for c in range(offers.shape[1]):
-                        common += min(offers[ra, c], offers[rb, c])
-                        total_a += offers[ra, c]
-                        total_b += offers[rb, c]
-                    most = max(total_a, total_b)
-                    if most == 0:
-                        continue
-                    kind = SAME if bot[ra] == bot[rb] else DIFFERENT
-                    sums[kind, 0] += 1.0
-                    sums[kind, 1] += common / most
+    pairs = same_seat_pairs(n_boards, n_tables, seats)
+    for i in range(pairs.shape[0]):
+        ra, rb = pairs[i, 0], pairs[i, 1]
+        common = 0
+        total_a = 0
+        total_b = 0
+        for c in range(offers.shape[1]):
+            common += min(offers[ra, c], offers[rb, c])
+            total_a += offers[ra, c]
+            total_b += offers[rb, c]
+        most = max(total_a, total_b)
+        if most == 0:
+            continue
+        kind = SAME if bot[ra] == bot[rb] else DIFFERENT
+        sums[kind, 0] += 1.0
+        sums[kind, 1] += common / most
 
 
 @njit(cache=True)

@@ -366,26 +366,20 @@ def flatten_shops(rows, shop_size):
 def brute_shop_agreement(rows, bot, n_boards, n_tables, seats, shop_size, n_rounds):
     """The cross-table shop sums by their definitions.
 
-    Whole-shop identical: every slot holds the same champion (an empty slot holds
-    none, so a shop with an empty slot is not identical, as in the code).
+    Whole-shop identical: every slot holds the same champion or is empty at both.
     """
     sums = np.zeros((n_rounds, 2, 4))
-    for b in range(n_boards):
-        for s in range(seats):
-            for ta in range(n_tables):
-                for tb in range(ta + 1, n_tables):
-                    ra = (b * n_tables + ta) * seats + s
-                    rb = (b * n_tables + tb) * seats + s
-                    kind = SAME if bot[ra] == bot[rb] else DIFFERENT
-                    for r in range(min(len(rows[ra]), len(rows[rb]), n_rounds)):
-                        a, c = rows[ra][r], rows[rb][r]
-                        same = sum(1 for x, z in zip(a, c) if x == z and x >= 0)
-                        champions = {x for x in a + c if x >= 0}
-                        overlap = sum(min(a.count(x), c.count(x)) for x in champions)
-                        sums[r, kind, PAIRS] += 1
-                        sums[r, kind, IDENTICAL] += same == shop_size
-                        sums[r, kind, SLOTS] += same / shop_size
-                        sums[r, kind, MULTISET] += overlap / shop_size
+    for ra, rb in brute_pairs(n_boards, n_tables, seats):
+        kind = SAME if bot[ra] == bot[rb] else DIFFERENT
+        for r in range(min(len(rows[ra]), len(rows[rb]), n_rounds)):
+            a, c = rows[ra][r], rows[rb][r]
+            same = sum(1 for x, z in zip(a, c) if x == z and x >= 0)
+            champions = {x for x in a + c if x >= 0}
+            overlap = sum(min(a.count(x), c.count(x)) for x in champions)
+            sums[r, kind, PAIRS] += 1
+            sums[r, kind, IDENTICAL] += a == c
+            sums[r, kind, SLOTS] += same / shop_size
+            sums[r, kind, MULTISET] += overlap / shop_size
     return sums
 
 
@@ -429,8 +423,8 @@ def test_shop_agreement_three_tables_two_seats():
     assert expected[1, SAME].tolist() == pytest.approx([2, 0, 2 / 3, 2])
     # round 1, different: s0 t0-t2 [3,3,1]/[1,3,3] (slot 1; 1), t1-t2 [3,1,3]/[1,3,3] (slot 2; 1)
     assert expected[1, DIFFERENT].tolist() == pytest.approx([2, 0, 2 / 3, 2])
-    # round 2: s0 t0-t1 [5,-1,5] twice: two slots (empty ones never agree), not identical
-    assert expected[2, SAME].tolist() == pytest.approx([1, 0, 2 / 3, 2 / 3])
+    # round 2: s0 t0-t1 [5,-1,5] twice: two slots agree (an empty one holds no champion), the shop is identical
+    assert expected[2, SAME].tolist() == pytest.approx([1, 1, 2 / 3, 2 / 3])
     assert expected[2, DIFFERENT].tolist() == pytest.approx([2, 0, 2 / 3, 4 / 3])
 
 
@@ -453,21 +447,25 @@ def test_shop_agreement_random_against_brute_force():
         np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-12)
 
 
-def brute_offer_overlap(offers, bot, n_boards, n_tables, seats):
-    sums = np.zeros((2, 2))
+def brute_pairs(n_boards, n_tables, seats):
+    """Rows of the same board and seat at two tables, by the row layout (board, table, seat)."""
     for b in range(n_boards):
         for s in range(seats):
             for ta in range(n_tables):
                 for tb in range(ta + 1, n_tables):
-                    ra = (b * n_tables + ta) * seats + s
-                    rb = (b * n_tables + tb) * seats + s
-                    a, c = [int(x) for x in offers[ra]], [int(x) for x in offers[rb]]
-                    most = max(sum(a), sum(c))
-                    if most == 0:
-                        continue
-                    kind = SAME if bot[ra] == bot[rb] else DIFFERENT
-                    sums[kind, 0] += 1
-                    sums[kind, 1] += sum(min(x, z) for x, z in zip(a, c)) / most
+                    yield (b * n_tables + ta) * seats + s, (b * n_tables + tb) * seats + s
+
+
+def brute_offer_overlap(offers, bot, n_boards, n_tables, seats):
+    sums = np.zeros((2, 2))
+    for ra, rb in brute_pairs(n_boards, n_tables, seats):
+        a, c = [int(x) for x in offers[ra]], [int(x) for x in offers[rb]]
+        most = max(sum(a), sum(c))
+        if most == 0:
+            continue
+        kind = SAME if bot[ra] == bot[rb] else DIFFERENT
+        sums[kind, 0] += 1
+        sums[kind, 1] += sum(min(x, z) for x, z in zip(a, c)) / most
     return sums
 
 
