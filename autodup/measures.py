@@ -55,6 +55,7 @@ Coupling diagnostic
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from numba import njit
@@ -95,51 +96,62 @@ def same_seat_pairs(n_boards, n_tables, seats):
     return pairs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def shop_agreement_by_round(shop_offsets, shop_values, bot, n_boards, n_tables, seats, shop_size, sums):
     """Add the chunk's table pairs to ``sums`` (float64 (R, 2, 4): round, same/different bot, PAIRS..MULTISET).
 
     Rows are ordered by board, table, seat: row ``(b * n_tables + t) * seats + s``
     owns ``shop_values[shop_offsets[row]:shop_offsets[row + 1]]`` (int16,
     ``shop_size`` champions per round alive, -1 for an empty slot). Rounds
-    beyond ``R`` are not counted.
+    beyond ``R`` are not counted. It runs without the interpreter's lock, so
+    that several runs are measured side by side (:func:`measure_quality`).
     """
-    n_rounds = sums.shape[0]
+    largest = -1
+    for i in range(shop_values.shape[0]):
+        largest = max(largest, np.int64(shop_values[i]))
+    copies = np.zeros(largest + 1, dtype=np.int64)  # a's champions, counted while b's are matched
     pairs = same_seat_pairs(n_boards, n_tables, seats)
     for i in range(pairs.shape[0]):
-        ra, rb = pairs[i, 0], pairs[i, 1]
-        kind = SAME if bot[ra] == bot[rb] else DIFFERENT
-        rounds = min(shop_offsets[ra + 1] - shop_offsets[ra],
-                     shop_offsets[rb + 1] - shop_offsets[rb]) // shop_size
-        for r in range(min(rounds, n_rounds)):
-            a0 = shop_offsets[ra] + r * shop_size
-            b0 = shop_offsets[rb] + r * shop_size
-            same_slots = 0   # the same champion
-            equal_slots = 0  # the same champion, or both empty
-            for k in range(shop_size):
-                if shop_values[a0 + k] == shop_values[b0 + k]:
-                    equal_slots += 1
-                    if shop_values[a0 + k] >= 0:
-                        same_slots += 1
-            # Multiset overlap: each of b's slots matches at most one of a's.
-            overlap = 0
-            used = 0  # bit k: a's slot k is matched
-            for j in range(shop_size):
-                champion = shop_values[b0 + j]
-                if champion < 0:
-                    continue
-                for k in range(shop_size):
-                    if (used >> k) & 1 == 0 and shop_values[a0 + k] == champion:
-                        used |= 1 << k
-                        overlap += 1
-                        break
-            sums[r, kind, PAIRS] += 1.0
-            sums[r, kind, IDENTICAL] += 1.0 if equal_slots == shop_size else 0.0
-            sums[r, kind, SLOTS] += same_slots / shop_size
-            sums[r, kind, MULTISET] += overlap / shop_size
+        _compare_shops(pairs[i, 0], pairs[i, 1], shop_offsets, shop_values, bot, shop_size, copies, sums)
 
 
 @njit(cache=True)
+def _compare_shops(ra, rb, shop_offsets, shop_values, bot, shop_size, copies, sums):
+    """Add rows ``ra`` and ``rb``'s round shops, round by round, to ``sums`` (float64 (R, 2, 4))."""
+    kind = SAME if bot[ra] == bot[rb] else DIFFERENT
+    rounds = min(shop_offsets[ra + 1] - shop_offsets[ra], shop_offsets[rb + 1] - shop_offsets[rb]) // shop_size
+    for r in range(min(rounds, sums.shape[0])):
+        a0 = shop_offsets[ra] + r * shop_size
+        b0 = shop_offsets[rb] + r * shop_size
+        same_slots = 0   # the same champion
+        equal_slots = 0  # the same champion, or both empty
+        for k in range(shop_size):
+            if shop_values[a0 + k] == shop_values[b0 + k]:
+                equal_slots += 1
+                if shop_values[a0 + k] >= 0:
+                    same_slots += 1
+        # Multiset overlap: sum_c min(a_c, b_c), by counting a's champions and matching b's against them.
+        overlap = same_slots
+        if equal_slots < shop_size:
+            overlap = 0
+            for k in range(shop_size):
+                if shop_values[a0 + k] >= 0:
+                    copies[shop_values[a0 + k]] += 1
+            for k in range(shop_size):
+                champion = shop_values[b0 + k]
+                if champion >= 0 and copies[champion] > 0:
+                    copies[champion] -= 1
+                    overlap += 1
+            for k in range(shop_size):
+                if shop_values[a0 + k] >= 0:
+                    copies[shop_values[a0 + k]] = 0
+        sums[r, kind, PAIRS] += 1.0
+        sums[r, kind, IDENTICAL] += 1.0 if equal_slots == shop_size else 0.0
+        sums[r, kind, SLOTS] += same_slots / shop_size
+        sums[r, kind, MULTISET] += overlap / shop_size
+
+
+@njit(cache=True, nogil=True)
 def offer_overlap(offers, bot, n_boards, n_tables, seats, sums):
     """Add each table pair's offer overlap at each seat to ``sums`` (float64 (2, 2): same/different bot, count/sum).
 
@@ -163,7 +175,7 @@ def offer_overlap(offers, bot, n_boards, n_tables, seats, sums):
         sums[kind, 1] += common / most
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def slot_tiers_by_level(shop_offsets, shop_values, level_offsets, levels, board_of_row, shop_size, champion_tier,
                         counts):
     """Count each round's shop slots by the seat's level then and the champion's tier: ``counts[board, level, tier]``."""
@@ -179,7 +191,7 @@ def slot_tiers_by_level(shop_offsets, shop_values, level_offsets, levels, board_
                     counts[b, level, champion_tier[champion]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def round0_slot_counts(shop_offsets, shop_values, seats, shop_size, counts):
     """Count round 0's champions by seat and slot: ``counts[seat, slot, champion]`` (rows ordered, seat last)."""
     for row in range(shop_offsets.shape[0] - 1):
@@ -191,7 +203,7 @@ def round0_slot_counts(shop_offsets, shop_values, seats, shop_size, counts):
                 counts[row % seats, k, champion] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def poisson_weights(tournament_seed, first_board, n_boards, replicates):
     """Each board's Poisson(1) weight in each bootstrap replicate: int32 (n_boards, replicates).
 
@@ -391,9 +403,12 @@ class RunMeasures:
         """Add one chunk (a :class:`pyarrow.Table` of :data:`COLUMNS`, rows of whole boards)."""
         import pyarrow.compute as pc
 
-        order = pc.sort_indices(table, [("board", "ascending"), ("table", "ascending"), ("seat", "ascending")])
-        table = table.take(order)
         board = table.column("board").to_numpy()
+        key = (board * self.tables + table.column("table").to_numpy()) * self.seats + table.column("seat").to_numpy()
+        if np.any(np.diff(key) <= 0):  # chunks are written in this order; sort only one that is not
+            order = pc.sort_indices(table, [("board", "ascending"), ("table", "ascending"), ("seat", "ascending")])
+            table = table.take(order)
+            board = table.column("board").to_numpy()
         first_board = int(board[0])
         board_local = (board - first_board).astype(np.int64)
         n_boards = int(board_local[-1]) + 1
@@ -776,7 +791,12 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
     from .dealers import DEALERS
 
     check_same_boards(folders)
-    measured = {name: measure_run(folder, replicates) for name, folder in folders.items()}
+    # Runs are measured side by side: the kernels and Parquet release the interpreter.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(len(folders), os.cpu_count() or 1)) as pool:
+        futures = {name: pool.submit(measure_run, folder, replicates) for name, folder in folders.items()}
+        measured = {name: future.result() for name, future in futures.items()}
     reference = measured[control]
     config = folders[control].config
     order = [name for name in folders if name != control] + [control]

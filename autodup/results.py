@@ -95,10 +95,19 @@ class RunFolder:
         """The finished chunks one at a time, in chunk order, each a checked :class:`pyarrow.Table` of raw columns.
 
         Rows hold whole boards (a chunk is ``CHUNK_BOARDS`` boards), champions
-        as indices: what measures stream through without holding the run.
+        as indices: what measures stream through without holding the run. The
+        next chunk is read (and checked) in a thread while the caller works on
+        this one: Parquet and the checksums release the interpreter.
         """
-        for path in chunk_files(self.path):
-            yield read_chunk_table(path, columns)[0]
+        from concurrent.futures import ThreadPoolExecutor
+
+        paths = chunk_files(self.path)
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            pending = reader.submit(read_chunk_table, paths[0], columns) if paths else None
+            for index in range(len(paths)):
+                table = pending.result()[0]
+                pending = reader.submit(read_chunk_table, paths[index + 1], columns) if index + 1 < len(paths) else None
+                yield table
 
     def table(self, columns=None):
         """The rows of every finished chunk, ordered by board, table, seat, with names (see the module docstring).
