@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import math
+import os
 from pathlib import Path
 
 __all__ = ["PLOTS", "write_report"]
@@ -340,10 +342,18 @@ def draw_plots(quality: dict, out_dir: Path) -> dict:
     # The default style, not the local matplotlibrc, so that the same dict gives the same pixels anywhere.
     with matplotlib.style.context("default"), matplotlib.rc_context({"font.size": 9}):
         for name, draw in _FIGURES.items():
-            path = out_dir / name
-            draw(quality).savefig(path, format="png", metadata={"Software": None})
-            images[name] = path.read_bytes()
+            buffer = io.BytesIO()
+            draw(quality).savefig(buffer, format="png", metadata={"Software": None})
+            images[name] = buffer.getvalue()
+            _write_atomically(out_dir / name, images[name])
     return images
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary name beside ``path``, then rename: a stopped report leaves no half file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
 
 
 # --- HTML --------------------------------------------------------------------------------------------------
@@ -538,5 +548,5 @@ def write_report(quality: dict, out_dir) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     images = draw_plots(quality, out)
     path = out / "report.html"
-    path.write_text(render_html(quality, images), encoding="utf-8")
+    _write_atomically(path, render_html(quality, images).encode("utf-8"))
     return path

@@ -60,3 +60,11 @@ def test_the_wheel_lists_its_bots_and_runs_the_default_config(installed, tmp_pat
     run = autodup_in(installed, "run", "--boards", "5", "--out", str(tmp_path / "run"), "--quiet", "--workers", "2")
     assert run.returncode == 0, run.stderr
     assert "5 boards x 8 tables" in run.stdout and (tmp_path / "run" / "config.yaml").is_file()
+
+
+def test_the_wheel_measures_quality_and_draws_the_report(installed, tmp_path):
+    quality = autodup_in(installed, "quality", "tiny", "--bots", "greedy,random", "--boards", "5", "--dealers",
+                         "haystack", "--out", str(tmp_path / "q"), "--quiet", "--workers", "2")
+    assert quality.returncode == 0, quality.stderr
+    assert "haystack" in quality.stdout and (tmp_path / "q" / "report.html").is_file()
+    assert (tmp_path / "q" / "agreement_by_round.png").read_bytes()[:4] == b"\x89PNG"
