@@ -548,8 +548,16 @@ def _run_quality(args: argparse.Namespace) -> int:
         args.out = str(Path("quality") / f"{name}-{args.boards}b-seed{args.seed}-{lineup}")
     out = Path(args.out)
     note = (lambda line: None) if args.quiet else (lambda line: print(f"autodup: {line}", file=sys.stderr))
-    timings = play_runs(runs, out, args.workers, args.backend, args.ray_address, args.quiet, args.game_timeout,
-                        note=note)
+    created = not out.exists()
+    try:
+        timings = play_runs(runs, out, args.workers, args.backend, args.ray_address, args.quiet, args.game_timeout,
+                            note=note)
+    except BaseException:
+        if created and not any(out.rglob("chunk-*.parquet")):
+            import shutil
+
+            shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+        raise
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, args.game_timeout)
     quality = measure_folders(folders, out, traces, timings)

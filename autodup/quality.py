@@ -75,7 +75,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
 
     A run found finished is reused and keeps the seconds recorded when it was played.
     """
-    from .tournament import run_tournament
+    from .tournament import misbehaving, run_tournament
 
     timings_path = Path(out) / TIMINGS_FILE
     timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
@@ -83,9 +83,12 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
         folder = run_folder_of(out, dealer)
         reused = []
         start = time.perf_counter()
-        run_tournament(spec, folder, workers, backend, ray_address, resume=folder.exists(), quiet=quiet,
-                       manifest_extra={"quality": str(out)}, game_timeout=game_timeout, warn=warn,
-                       note=lambda line: reused.append(line))
+        _, summary = run_tournament(spec, folder, workers, backend, ray_address, resume=folder.exists(),
+                                    quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
+                                    warn=warn, note=lambda line: reused.append(line))
+        problems = misbehaving(summary)
+        if problems:
+            (warn or _warn)(f"{folder}: {'; '.join(problems)}; see `autodup check-bot BOT`")
         if reused:
             (note or (lambda line: None))(f"{folder}: finished already; reused")
         elif dealer not in timings or timings[dealer].get("boards") != spec.boards:
@@ -93,6 +96,12 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
                                "workers": workers}
         _write_json_atomically(timings_path, timings)
     return timings
+
+
+def _warn(line: str) -> None:
+    import sys
+
+    print(f"autodup: warning: {line}", file=sys.stderr)
 
 
 def games_per_second(timings: dict) -> float | None:

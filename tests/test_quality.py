@@ -200,3 +200,19 @@ def test_the_default_report_renders_every_image_in_a_headless_browser(default_qu
     assert result.returncode == 0, result.stderr[-2000:]
     assert f'data-images="{len(PLOTS)}"' in result.stdout
     assert f'data-images-loaded="{len(PLOTS)}"' in result.stdout
+
+
+def test_a_hung_bot_is_named_in_one_line_and_leaves_no_folder(tmp_path):
+    result = autodup("quality", "tiny", "--bots", "greedy,tests/bots/hangs.py", "--boards", "30", "--dealers",
+                     "haystack", "--out", str(tmp_path / "q"), "--quiet", "--game-timeout", "3")
+    assert result.returncode == 2 and "bot 'hangs'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "q").exists()
+
+
+def test_a_misbehaving_bot_is_warned_about_once_per_run(tmp_path):
+    result = autodup("quality", "tiny", "--bots", "greedy,tests/bots/crash.py", "--boards", "10", "--dealers",
+                     "haystack", "--out", str(tmp_path / "q"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("autodup: warning:")]
+    assert len(warnings) == 2 and all("crash:" in line and "bot errors" in line for line in warnings)
