@@ -437,16 +437,22 @@ def coupling_section(quality: dict) -> str:
     for name in dealer_names(quality):
         coupling = measures_of(quality, name).get("coupling")
         if not coupling:
-            rows.append([name, "not traced", _DASH, _DASH, _DASH, _DASH])
+            rows.append([name, "not traced", _DASH, _DASH, _DASH, _DASH, _DASH, _DASH])
             continue
         agreement = format_number(coupling.get("agreement"), "share")
         if number(coupling.get("agreement_se")) is not None:
             agreement += f" \u00b1 {format_number(coupling.get('agreement_se'), 'share')}"
         rows.append([name, format_number(coupling.get("pairs"), "count"), agreement,
+                     format_number(coupling.get("agreement_same_key"), "share"),
                      format_number(coupling.get("j_p"), "share"), format_number(coupling.get("one_minus_tv"), "share"),
-                     format_number(coupling.get("weights_differ"), "share")])
-    return ("<h2>Coupling diagnostic</h2>"
-            + html_table(["dealer", "traced pairs", "measured agreement", "J_P", "1 - TV", "weights differ"], rows))
+                     format_number(coupling.get("weights_differ"), "share"),
+                     format_number(coupling.get("key_differs"), "share")])
+    note = ("<p>At the first draw where two tables' inputs at a seat differ. A draw made at another moment (another "
+            "round or reroll: the key differs) agrees only by chance under the keyed dealer; agreement above 1 - TV "
+            "is impossible for a correct dealer.</p>")
+    return ("<h2>Coupling diagnostic</h2>" + note
+            + html_table(["dealer", "traced pairs", "measured agreement", "at the same key", "J_P", "1 - TV",
+                          "weights differ", "key differs"], rows))
 
 
 def luck_section(quality: dict) -> str:
