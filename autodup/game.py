@@ -444,7 +444,7 @@ def _clear_shop(rules, shops, seat, pool):
             shops[seat, slot] = -1
 
 
-@game_kernel
+@game_inline  # it takes the table: out of line, every call would copy the whole tuple onto the stack
 def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
 
