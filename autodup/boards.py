@@ -60,6 +60,7 @@ _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
                                            "state_values", "final_champion", "final_star", "offers", "trace_weights",
                                            "trace_key", "trace_outcome", "trace_count"])
+TRACE_FIELDS = ("trace_weights", "trace_key", "trace_outcome", "trace_count")  # the traced draws of BoardResults
 BoardResults.__doc__ = """What :func:`play_boards` returns.
 
 results : int64 (boards, tables, players, len(RESULT_COLUMNS))

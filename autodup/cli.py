@@ -440,7 +440,7 @@ def _from_manifest(args: argparse.Namespace) -> dict | None:
     parameters (``{bot: {name: value}}``) when the bots came from the
     manifest and no ``--bot-params`` file was given, else None.
     """
-    from .tournament import BOT_SNAPSHOTS, CONFIG_SNAPSHOT, RunError, read_manifest
+    from .tournament import CONFIG_SNAPSHOT, RunError, read_manifest, recorded_bot_files
 
     out = Path(args.out)
     identity = read_manifest(out)["identity"]
@@ -448,15 +448,9 @@ def _from_manifest(args: argparse.Namespace) -> dict | None:
     if args.config is None:
         args.config = str(out / CONFIG_SNAPSHOT)
     if args.bots is None:
-        recorded = identity["bots"]
-        specs, parameters = [], {}
-        for name, path, _, params in recorded:
-            copy = out / BOT_SNAPSHOTS / f"{name}.py"
-            specs.append(path if Path(path).is_file() or not copy.is_file() else str(copy))
-            parameters[name] = params
-        args.bots = ",".join(specs)
+        args.bots = ",".join(recorded_bot_files(out, identity))
         if args.bot_params is None:
-            recorded_parameters = parameters
+            recorded_parameters = {name: params for name, _, _, params in identity["bots"]}
     for option in ("boards", "dealer", "seed"):
         if getattr(args, option) is None:
             setattr(args, option, identity[option])
@@ -470,7 +464,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from .config import load_config
     from .dealers import DEFAULT_DEALER
     from .shipped import DEFAULT_CONFIG
-    from .tournament import check_bot_count, make_spec, misbehaving, run_tournament
+    from .tournament import check_bot_count, make_spec, run_tournament, warn_if_misbehaving
 
     recorded_parameters = None
     if args.resume and args.out is not None and Path(args.out).is_dir():
@@ -490,9 +484,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     spec = make_spec(config, infos, args.boards, args.dealer, args.seed)
     out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
                                   args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
-    problems = misbehaving(summary)
-    if problems:
-        print(f"autodup: warning: {'; '.join(problems)}; see `autodup check-bot BOT`", file=sys.stderr)
+    warn_if_misbehaving(summary)
     _print_summary(out, spec.boards, spec.boards, spec.bot_names, spec.dealer, spec.seed, summary, args.json)
     return 0
 
@@ -522,13 +514,11 @@ def _load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: fl
 
 def _run_quality(args: argparse.Namespace) -> int:
     """``autodup quality``: every dealer's run and the control's, measured (see :mod:`autodup.quality`)."""
-    import hashlib
-
     from .bots import bot_names
     from .config import load_config
     from .dealers import CONTROL
-    from .quality import QUALITY_FILE, json_safe, measure_folders, parse_dealers, play_runs, run_folder_of, \
-        terminal_table, trace_runs, TRACE_BOARDS, TRACE_DRAWS
+    from .quality import (TRACE_BOARDS, TRACE_DRAWS, default_quality_out, measure_folders, parse_dealers, play_runs,
+                          run_folder_of, trace_runs)
     from .results import RunFolder
     from .tournament import check_bot_count, make_spec
 
@@ -542,11 +532,8 @@ def _run_quality(args: argparse.Namespace) -> int:
         raise ValueError(f"--out: {args.out} is a file, not a folder")
     infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
     runs = {dealer: make_spec(config, infos, args.boards, dealer, args.seed) for dealer in [*dealers, CONTROL]}
-    if args.out is None:
-        lineup = hashlib.sha256(json.dumps(runs[CONTROL].identity()["bots"]).encode()).hexdigest()[:10]
-        name = "".join(c if c.isalnum() or c in "._-" else "_" for c in config.name).strip("._") or "config"
-        args.out = str(Path("quality") / f"{name}-{args.boards}b-seed{args.seed}-{lineup}")
-    out = Path(args.out)
+    out = Path(args.out) if args.out is not None else default_quality_out(config.name, args.boards, args.seed,
+                                                                          runs[CONTROL])
     note = (lambda line: None) if args.quiet else (lambda line: print(f"autodup: {line}", file=sys.stderr))
     created = not out.exists()
     try:
@@ -560,51 +547,28 @@ def _run_quality(args: argparse.Namespace) -> int:
         raise
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, args.game_timeout)
-    quality = measure_folders(folders, out, traces, timings)
-    _print_quality(quality, out / QUALITY_FILE, args.json, json_safe)
+    _print_quality(measure_folders(folders, out, traces, timings), out, args.json)
     return 0
 
 
-def _print_quality(quality: dict, path: Path, as_json: bool, json_safe) -> None:
-    from .quality import terminal_table
+def _print_quality(quality: dict, out: Path, as_json: bool) -> None:
+    from .quality import QUALITY_FILE, json_safe, terminal_table
 
     if as_json:
         print(json.dumps(json_safe(quality)))
         return
     print(terminal_table(quality))
-    print(f"{path}; report: {path.with_name('report.html')}")
+    print(f"{out / QUALITY_FILE}; report: {out / 'report.html'}")
 
 
 def _run_report(args: argparse.Namespace) -> int:
     """``autodup report RUN_DIR ... --out DIR``: measure existing runs of the same boards."""
-    from .dealers import CONTROL
-    from .quality import QUALITY_FILE, TIMINGS_FILE, TRACE_BOARDS, TRACE_DRAWS, json_safe, measure_folders, \
-        trace_runs
-    from .results import RunFolder
+    from .quality import TRACE_BOARDS, TRACE_DRAWS, folders_to_measure, measure_folders, recorded_timings, trace_runs
 
-    folders = {}
-    for path in args.runs:
-        folder = RunFolder(path)
-        dealer = folder.identity["dealer"]
-        if dealer in folders:
-            raise ValueError(f"{path}: a second run of dealer {dealer!r} (the first is {folders[dealer].path}); "
-                             "give one run per dealer")
-        folders[dealer] = folder
-    if CONTROL not in folders:
-        raise ValueError(f"no run of the control ({CONTROL}) among {', '.join(args.runs)}: each dealer is compared "
-                         f"with it (play one with `autodup run --dealer {CONTROL}` and the same boards and seed)")
-    from .measures import check_same_boards
-
-    check_same_boards(folders)
-    timings = {}
-    for dealer, folder in folders.items():  # runs played by `autodup quality` know how long they took
-        stored = folder.path.parent.parent / TIMINGS_FILE
-        if stored.is_file():
-            timings.update({k: v for k, v in json.loads(stored.read_text()).items() if k == dealer})
+    folders = folders_to_measure(args.runs)
     out = Path(args.out)
     traces = None if args.no_trace else trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, args.game_timeout)
-    quality = measure_folders(folders, out, traces, timings)
-    _print_quality(quality, out / QUALITY_FILE, args.json, json_safe)
+    _print_quality(measure_folders(folders, out, traces, recorded_timings(folders)), out, args.json)
     return 0
 
 

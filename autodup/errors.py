@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import signal
+import sys
 from dataclasses import dataclass
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
@@ -27,6 +28,11 @@ def first_line(error) -> str:
     if lines:
         return lines[0]
     return type(error).__name__ if isinstance(error, BaseException) else ""
+
+
+def print_warning(line: str) -> None:
+    """Print ``autodup: warning: LINE`` on standard error: one line, whatever went wrong."""
+    print(f"autodup: warning: {line}", file=sys.stderr)
 
 
 class Stopped(KeyboardInterrupt):

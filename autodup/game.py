@@ -403,6 +403,12 @@ def _put_in_shop(rules, table, seat, slot, champion):
 
 
 @game_inline
+def _traces(table, seat):
+    """Whether ``seat``'s trace still has room for a draw (never in a normal game: the trace holds none)."""
+    return table.trace_count[seat] < table.trace_outcome.shape[1]
+
+
+@game_inline
 def _trace_draw(table, seat, key, champion_weights, champion):
     """Keep the seat's draw in the trace while it has room (the coupling diagnostic; no room in a normal game).
 
@@ -410,9 +416,9 @@ def _trace_draw(table, seat, key, champion_weights, champion):
     and what it dealt: two tables whose ``k``-th draws at a seat had the same
     inputs drew alike if the dealer is a duplicate one.
     """
-    k = table.trace_count[seat]
-    if k >= table.trace_outcome.shape[1]:
+    if not _traces(table, seat):
         return
+    k = table.trace_count[seat]
     n_tiers = table.tier_weights.shape[0]
     for t in range(n_tiers):
         table.trace_weights[seat, k, t] = table.tier_weights[t]
@@ -949,9 +955,10 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
         champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
                                  rules.tier_start[tier], rules.tier_start[tier + 1], 0)
-        _tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
-                      table.tier_weights)
-        _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
+        if _traces(table, winner):  # the winner's own tier weights, as _fill_shop traces them
+            _tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
+                          table.tier_weights)
+            _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
         _put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
         remaining[winner] -= 1
         total_remaining -= 1

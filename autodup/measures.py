@@ -370,7 +370,6 @@ class RunMeasures:
         config = folder.config
         identity = folder.identity
         self.folder = folder
-        self.dealer = identity["dealer"]
         self.seed = int(identity["seed"])
         self.bots = folder.bot_names
         self.tables = int(identity["tables"])
@@ -444,24 +443,20 @@ class RunMeasures:
         self.offers.add(per_board_offers, per_board_offers.sum(axis=1, keepdims=True))
         n_bots = len(self.bots)
         cell = bot * seats + table.column("seat").to_numpy().astype(np.int64)
-        placement = table.column("placement").to_numpy().astype(np.float64)
-        y = np.zeros((n_boards, n_bots * seats))
+        y = np.zeros((n_boards, n_bots * seats))  # placements by (bot, seat), and how many
         n = np.zeros((n_boards, n_bots * seats))
-        np.add.at(y, (board_local, cell), placement)
+        np.add.at(y, (board_local, cell), table.column("placement").to_numpy().astype(np.float64))
         np.add.at(n, (board_local, cell), 1.0)
         self.placement_by_seat.add(y, n)
-        counts = np.zeros((n_boards, n_bots))
-        np.add.at(counts, (board_local, bot), 1.0)
+        counts = n.reshape(n_boards, n_bots, seats).sum(axis=2)
         for name, observable in self.per_bot.items():
             values = np.zeros((n_boards, n_bots))
             np.add.at(values, (board_local, bot), table.column(name).to_numpy().astype(np.float64))
             observable.add(values, counts)
 
         # Luck removed: each bot's mean placement per board, differences of pairs.
-        sums = np.zeros((n_boards, n_bots))
-        np.add.at(sums, (board_local, bot), placement)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = sums / counts
+            means = y.reshape(n_boards, n_bots, seats).sum(axis=2) / counts
         first = np.array([i for i, _ in self.pairs], dtype=np.int64)
         second = np.array([j for _, j in self.pairs], dtype=np.int64)
         differences = means[:, first] - means[:, second]            # (boards, pairs)
@@ -576,7 +571,7 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
     adjusted = holm([test["p_value"] for test in tests])
     for test, p in zip(tests, adjusted):
         test["p_holm"] = p
-        test["statistic"] = _finite(test["statistic"]) if math.isfinite(test["statistic"]) else None
+        test["statistic"] = _finite(test["statistic"])
     deciding = min(tests, key=lambda test: test["p_holm"]) if tests else None
 
     ours, theirs = dealer.pair_statistics(), control.pair_statistics()
@@ -584,6 +579,7 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
         factor = theirs["variance"] / ours["variance"]
         replicate_factor = theirs["replicates"] / ours["replicates"]
     tables = dealer.tables
+    per_board = tables / games_per_second if games_per_second else None  # seconds
     pairs = []
     for p, (i, j) in enumerate(dealer.pairs):
         spread = replicate_factor[:, p]
@@ -595,7 +591,6 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
             return _finite((Z95 ** 2) * variance / mean ** 2) if mean != 0 else None
 
         boards_needed, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
-        per_board = tables / games_per_second if games_per_second else None
         pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
                       "variance_reduction": _finite(factor[p]), "variance_reduction_ci": [low, high],
@@ -723,10 +718,11 @@ def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champi
 def coupling_from_trace(trace_weights, trace_key, trace_outcome, trace_count, champion_tier, n_tiers) -> dict:
     """The coupling diagnostic of traced boards (arrays as :class:`autodup.boards.BoardResults` holds them).
 
-    Returns ``{"pairs", "agreement", "agreement_se", "j_p", "one_minus_tv",
+    Returns ``{"boards", "draws", "pairs", "agreement", "agreement_se", "j_p", "one_minus_tv",
     "weights_differ", "key_differs", "agreement_same_key",
     "disagreed_on_equal_inputs"}``: over table pairs at each
-    (board, seat), at the first draw whose inputs (tier and champion weights,
+    (board, seat) of the ``boards`` traced, each seat's first ``draws`` draws,
+    at the first draw whose inputs (tier and champion weights,
     draw key) differ, the share that dealt the same champion, its standard
     error (binomial), and the mean J_P and 1 - TV of the two champion laws;
     also the share of those draws made at different keys (moments), and the
@@ -736,12 +732,13 @@ def coupling_from_trace(trace_weights, trace_key, trace_outcome, trace_count, ch
     coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count,
                     np.asarray(champion_tier, dtype=np.int64), int(n_tiers), out)
     pairs = int(out[0])
+    traced = {"boards": int(trace_count.shape[0]), "draws": int(trace_outcome.shape[3])}
     if pairs == 0:
-        return {"pairs": 0, "agreement": None, "agreement_se": None, "j_p": None, "one_minus_tv": None,
+        return {**traced, "pairs": 0, "agreement": None, "agreement_se": None, "j_p": None, "one_minus_tv": None,
                 "weights_differ": None, "key_differs": None, "agreement_same_key": None,
                 "disagreed_on_equal_inputs": int(out[5])}
     agreement = out[1] / pairs
-    return {"pairs": pairs, "agreement": agreement, "agreement_se": math.sqrt(agreement * (1 - agreement) / pairs),
+    return {**traced, "pairs": pairs, "agreement": agreement, "agreement_se": math.sqrt(agreement * (1 - agreement) / pairs),
             "j_p": out[2] / pairs, "one_minus_tv": out[3] / pairs, "weights_differ": out[4] / pairs,
             "key_differs": out[6] / pairs,
             "agreement_same_key": out[7] / (pairs - out[6]) if pairs > out[6] else None,
@@ -757,20 +754,20 @@ QUALITY_FORMAT = 1
 
 def check_same_boards(runs: dict) -> None:
     """Refuse runs that did not play the same boards (config, bots, boards, seed, tables): one line."""
-    items = list(runs.items())
-    name0, first = items[0]
-    keys = ("config_sha256", "boards", "seed", "tables")
-    for name, other in items[1:]:
-        for key in keys:
+    first, *others = runs.values()
+    first_done = first.boards_done()
+    for other in others:
+        for key in ("config_sha256", "boards", "seed", "tables"):
             if first.identity[key] != other.identity[key]:
                 raise ValueError(f"{other.path}: not the same boards as {first.path} ({key}: "
                                  f"{other.identity[key]!r} against {first.identity[key]!r})")
         if first.bot_names != other.bot_names:
             raise ValueError(f"{other.path}: not the same bots as {first.path} ({', '.join(other.bot_names)} "
                              f"against {', '.join(first.bot_names)})")
-        if first.boards_done() != other.boards_done():
-            raise ValueError(f"{other.path}: {other.boards_done()} boards finished against "
-                             f"{first.boards_done()} in {first.path} (finish both runs first)")
+        done = other.boards_done()
+        if done != first_done:
+            raise ValueError(f"{other.path}: {done} boards finished against {first_done} in {first.path} "
+                             "(finish both runs first)")
 
 
 def measure_quality(folders: dict, control: str, traces: dict | None = None, alpha: float = ALPHA,
@@ -784,16 +781,21 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
     control : str
         The control's key in ``folders``.
     traces : dict, optional
-        ``{dealer name: BoardResults}`` of traced boards, for the coupling diagnostic.
+        ``{dealer name: {trace_weights, trace_key, trace_outcome, trace_count}}``
+        of traced boards (:func:`autodup.tournament.trace_boards`), for the
+        coupling diagnostic.
     games_per_second : float, optional
         How fast games were played, for the seconds needed.
     """
-    from .dealers import DEALERS
-
-    check_same_boards(folders)
-    # Runs are measured side by side: the kernels and Parquet release the interpreter.
     from concurrent.futures import ThreadPoolExecutor
 
+    from .dealers import DEALERS
+
+    if control not in folders:
+        raise ValueError(f"no run of the control ({control}) among the runs to measure: each dealer is compared "
+                         "with it")
+    check_same_boards(folders)
+    # Runs are measured side by side: the kernels and Parquet release the interpreter.
     with ThreadPoolExecutor(max_workers=min(len(folders), os.cpu_count() or 1)) as pool:
         futures = {name: pool.submit(measure_run, folder, replicates) for name, folder in folders.items()}
         measured = {name: future.result() for name, future in futures.items()}
@@ -813,8 +815,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
         entry.update(run.cross_table())
         trace = (traces or {}).get(name)
         entry["coupling"] = (None if trace is None or name == control else coupling_from_trace(
-            trace.trace_weights, trace.trace_key, trace.trace_outcome, trace.trace_count,
-            config.champion_tier, len(config.tier_cost)))
+            **trace, champion_tier=config.champion_tier, n_tiers=len(config.tier_cost)))
         frequency, se = run.offer_frequency()
         entry["offer_frequency"], entry["offer_frequency_se"] = frequency, se
         dealers[name] = entry

@@ -21,6 +21,7 @@ existing run folders the same way.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -28,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .boards import TRACE_FIELDS
 from .dealers import CONTROL
+from .errors import print_warning
 from .tournament import RunError, _write_json_atomically
 
 DEFAULT_QUALITY_DEALERS = ("haystack", "keyed", "stream", "replay")
@@ -36,15 +39,6 @@ TRACE_BOARDS = 25   # boards replayed with their draws traced (a chunk's worth: 
 TRACE_DRAWS = 64    # draws kept per seat: tables diverge within the first rounds
 TIMINGS_FILE = "timings.json"
 QUALITY_FILE = "quality.json"
-TRACE_ARRAYS = ("trace_weights", "trace_key", "trace_outcome", "trace_count")
-
-
-class Trace:
-    """The trace arrays of one dealer's traced boards (see :func:`autodup.tournament.trace_boards`)."""
-
-    def __init__(self, arrays: dict):
-        for name in TRACE_ARRAYS:
-            setattr(self, name, arrays[name])
 
 
 def parse_dealers(text: str) -> list:
@@ -75,7 +69,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
 
     A run found finished is reused and keeps the seconds recorded when it was played.
     """
-    from .tournament import misbehaving, run_tournament
+    from .tournament import run_tournament, warn_if_misbehaving
 
     timings_path = Path(out) / TIMINGS_FILE
     timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
@@ -86,9 +80,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
         _, summary = run_tournament(spec, folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
                                     warn=warn, note=lambda line: reused.append(line))
-        problems = misbehaving(summary)
-        if problems:
-            (warn or _warn)(f"{folder}: {'; '.join(problems)}; see `autodup check-bot BOT`")
+        warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
         if reused:
             (note or (lambda line: None))(f"{folder}: finished already; reused")
         elif dealer not in timings or timings[dealer].get("boards") != spec.boards:
@@ -96,12 +88,6 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
                                "workers": workers}
         _write_json_atomically(timings_path, timings)
     return timings
-
-
-def _warn(line: str) -> None:
-    import sys
-
-    print(f"autodup: warning: {line}", file=sys.stderr)
 
 
 def games_per_second(timings: dict) -> float | None:
@@ -112,12 +98,14 @@ def games_per_second(timings: dict) -> float | None:
 
 
 def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: float) -> dict:
-    """``{dealer: Trace}``: each duplicate dealer's first boards replayed with traced draws (kept in ``out/traces``).
+    """``{dealer: trace arrays}``: each duplicate dealer's first boards replayed with traced draws.
 
-    Replayed in a watched worker from the run's snapshot (its configuration
-    and bot files); a trace already in the folder for the same run is reused.
+    The arrays are those :func:`autodup.tournament.trace_boards` returns,
+    kept in ``out/traces/<dealer>.npz``. Replayed in a watched worker from the
+    run's snapshot (its configuration and bot files); a trace already in the
+    folder for the same run, boards and draws is reused.
     """
-    from .tournament import run_watched, trace_boards
+    from .tournament import run_watched, spec_of_folder, trace_boards
 
     traces = {}
     folder_of_traces = Path(out) / "traces"
@@ -125,53 +113,74 @@ def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: 
         if dealer == CONTROL:
             continue
         path = folder_of_traces / f"{dealer}.npz"
-        run_id = folder.manifest.get("identity_hash") or json.dumps(folder.identity, sort_keys=True)
+        spec = spec_of_folder(folder.path)
+        run_id = spec.identity_hash()
         if path.is_file():
             with np.load(path, allow_pickle=False) as stored:
                 if str(stored["run"]) == run_id and int(stored["boards"]) == boards and int(stored["draws"]) == draws:
-                    traces[dealer] = Trace({name: stored[name] for name in TRACE_ARRAYS})
+                    traces[dealer] = {name: stored[name] for name in TRACE_FIELDS}
                     continue
-        spec = spec_of_folder(folder)
         arrays, _ = run_watched(trace_boards, (spec, boards, draws), game_timeout, describe=spec.describe)
         folder_of_traces.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
         np.savez_compressed(temporary, run=np.array(run_id), boards=np.array(boards), draws=np.array(draws), **arrays)
         os.replace(temporary, path)
-        traces[dealer] = Trace(arrays)
+        traces[dealer] = arrays
     return traces
 
 
-def spec_of_folder(folder):
-    """The :class:`~autodup.tournament.RunSpec` of a run folder, from its snapshot and manifest (bots as recorded)."""
-    from .bots import load_bot
-    from .config import load_config
-    from .tournament import CONFIG_SNAPSHOT, make_spec
-
-    identity = folder.identity
-    bots = []
-    for name, path, _, params in identity["bots"]:
-        source = path if Path(path).is_file() else folder.bot_file(name)
-        bots.append(load_bot(source).with_parameters(dict(params)))
-    config = load_config(folder.path / CONFIG_SNAPSHOT)
-    return make_spec(config, bots, int(identity["boards"]), identity["dealer"], int(identity["seed"]))
+def recorded_timings(folders: dict) -> dict:
+    """``{dealer: timing}`` of runs played by ``autodup quality`` (its ``timings.json``, beside ``runs/``)."""
+    timings = {}
+    for path in {folder.path.parent.parent / TIMINGS_FILE for folder in folders.values()}:
+        if path.is_file():
+            timings.update(json.loads(path.read_text()))
+    return {dealer: timings[dealer] for dealer in folders if dealer in timings}
 
 
-def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict | None, write_plots: bool = True,
-                    replicates: int | None = None) -> dict:
-    """Measure run folders (``{dealer: RunFolder}``, the control among them), write quality.json and the report."""
-    from .measures import BOOTSTRAP_REPLICATES, measure_quality
+def default_quality_out(config_name: str, boards: int, seed: int, control_spec) -> Path:
+    """``quality/<config>-<boards>b-seed<seed>-<hash of the bots>``: a folder named by what it measures."""
+    from .tournament import folder_name
 
+    lineup = hashlib.sha256(json.dumps(control_spec.identity()["bots"]).encode()).hexdigest()[:10]
+    return Path("quality") / f"{folder_name(config_name)}-{boards}b-seed{seed}-{lineup}"
+
+
+def folders_to_measure(paths) -> dict:
+    """``{dealer: RunFolder}`` of the run folders ``autodup report`` is given; one line for what cannot be measured.
+
+    One run per dealer, the control among them, all of the same boards
+    (:func:`autodup.measures.check_same_boards`), checked before anything is
+    replayed or written.
+    """
+    from .measures import check_same_boards
+    from .results import RunFolder
+
+    folders = {}
+    for path in paths:
+        folder = RunFolder(path)
+        dealer = folder.identity["dealer"]
+        if dealer in folders:
+            raise RunError(f"{path}: a second run of dealer {dealer!r} (the first is {folders[dealer].path}); "
+                           "give one run per dealer")
+        folders[dealer] = folder
     if CONTROL not in folders:
-        raise RunError(f"no run of the control ({CONTROL}) among the runs to measure: it is what each dealer is "
-                       "compared with")
-    quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}),
-                              replicates=replicates or BOOTSTRAP_REPLICATES)
+        raise RunError(f"no run of the control ({CONTROL}) among {', '.join(map(str, paths))}: each dealer is "
+                       f"compared with it (play one with `autodup run --dealer {CONTROL}` and the same boards and "
+                       "seed)")
+    check_same_boards(folders)
+    return folders
+
+
+def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict | None) -> dict:
+    """Measure run folders (``{dealer: RunFolder}``, the control among them), write quality.json and the report."""
+    from .measures import measure_quality
+    from .report import write_report
+
+    quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
     Path(out).mkdir(parents=True, exist_ok=True)
     _write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
-    if write_plots:
-        from .report import write_report
-
-        write_report(quality, out)
+    write_report(quality, out)
     return quality
 
 

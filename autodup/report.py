@@ -49,7 +49,8 @@ DEFINITIONS = (
      "sum_c min(nA_c, nB_c) / max(NA, NB) for the two tables' seats."),
     ("same bot / different bot", "The same measures split by whether the two tables' seats held the same bot "
      "(under the Latin square they never do)."),
-    ("coupling", "From each seat's first 64 draws at the first 25 boards, replayed with their inputs: at the first "
+    ("coupling", "From each seat's first {draws} draws at the first {boards} boards, replayed with their inputs: at the "
+     "first "
      "draw where two tables' inputs (tier and champion weights, draw key) differ, how often they still dealt the "
      "same champion, beside the mean J_P (P-MinHash: the best a communication-free dealer can guarantee) and "
      "1 - TV (the maximal coupling: no correct dealer exceeds it) of the two champion laws."),
@@ -499,9 +500,13 @@ def correctness_section(quality: dict) -> str:
     return "".join(parts)
 
 
-def definitions_section() -> str:
-    """One or two sentences per measure."""
-    items = "".join(f"<dt>{html.escape(term)}</dt><dd>{html.escape(text)}</dd>" for term, text in DEFINITIONS)
+def definitions_section(quality: dict) -> str:
+    """The definitions of every measure, with the traced boards and draws of the coupling diagnostic."""
+    traced = next((coupling for coupling in (measures_of(quality, name).get("coupling")
+                                             for name in dealer_names(quality)) if coupling), {})
+    size = {"boards": traced.get("boards", "N"), "draws": traced.get("draws", "K")}  # N, K: not traced
+    items = "".join(f"<dt>{html.escape(term)}</dt><dd>{html.escape(text.format(**size))}</dd>"
+                    for term, text in DEFINITIONS)
     return f"<h2>Definitions</h2><dl>{items}</dl>"
 
 
@@ -523,7 +528,7 @@ def render_html(quality: dict, images: dict) -> str:
             embedded_image(images, "correctness.png", "correctness tests per dealer"),
             "<h2>Offer frequency</h2>",
             embedded_image(images, "offer_frequency.png", "offer frequency per champion"),
-            definitions_section()]
+            definitions_section(quality)]
     # The policy makes the page refuse anything it would have to fetch: it is self-contained by construction.
     policy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

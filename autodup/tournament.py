@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .boards import SEATING_LATIN, play_boards, seat_bot
+from .boards import SEATING_LATIN, TRACE_FIELDS, play_boards, seat_bot
 from .dealers import DEALERS, dealer_named
 from .game import MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_TABLE, RESULT_COLUMNS
-from .errors import first_line
+from .errors import first_line, print_warning
 from .workers import DEFAULT_GAME_TIMEOUT
 
 CHUNK_BOARDS = 25
@@ -165,11 +165,15 @@ def code_fingerprint() -> str:
     return f"autodup {__version__} {SOURCE_FINGERPRINT}, pyarrow {pyarrow.__version__}"
 
 
+def folder_name(text: str) -> str:
+    """``text`` (a configuration's name) as a safe part of a folder name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "config"
+
+
 def default_out(spec: RunSpec) -> Path:
     """``runs/<config>-<dealer>-<boards>b-seed<seed>-<hash of the identity>``: a folder named by the run."""
     digest = spec.identity_hash()[:10]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", spec.config_name).strip("._") or "config"
-    return Path("runs") / f"{name}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
+    return Path("runs") / f"{folder_name(spec.config_name)}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
 
 
 _WORKER_STATE: dict = {}
@@ -221,7 +225,7 @@ def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -
     played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=0,
                          boards=min(boards, spec.boards), tables=spec.tables, seating="latin", n_bots=len(bots),
                          progress=progress, trace_draws=draws)
-    return {name: getattr(played, name) for name in ("trace_weights", "trace_key", "trace_outcome", "trace_count")}
+    return {name: getattr(played, name) for name in TRACE_FIELDS}
 
 
 def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
@@ -533,6 +537,38 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
             _write_bytes_atomically(folder / f"{name}.py", Path(path).read_bytes())
 
 
+def recorded_bot_files(out, identity: dict) -> list:
+    """Each recorded bot's file: its recorded path while it exists, else the folder's copy (if it has one)."""
+    files = []
+    for name, path, _, _ in identity["bots"]:
+        copy = Path(out) / BOT_SNAPSHOTS / f"{name}.py"
+        files.append(path if Path(path).is_file() or not copy.is_file() else str(copy))
+    return files
+
+
+def spec_of_folder(out) -> RunSpec:
+    """The :class:`RunSpec` of run folder ``out``, from its manifest and snapshots, loading no bot here.
+
+    The workers that play it check each bot file against its recorded
+    fingerprint (:func:`_prepared`), as they do for any run.
+    """
+    manifest = read_manifest(out)
+    identity = manifest["identity"]
+    snapshot = Path(out) / CONFIG_SNAPSHOT
+    text = snapshot.read_bytes().decode("utf-8", "surrogatepass")
+    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != identity["config_sha256"]:
+        raise RunError(f"{snapshot}: not the configuration the run played (its hash differs from the manifest's)")
+    files = recorded_bot_files(out, identity)
+    return RunSpec(config_name=manifest.get("config_name", ""), config_source=str(snapshot), config_text=text,
+                   config_sha256=identity["config_sha256"],
+                   bots=tuple((path, tuple(sorted(params.items())))
+                              for path, (_, _, _, params) in zip(files, identity["bots"])),
+                   bot_names=tuple(name for name, *_ in identity["bots"]),
+                   bot_sha256=tuple(sha for _, _, sha, _ in identity["bots"]),
+                   boards=int(identity["boards"]), dealer=identity["dealer"], seed=int(identity["seed"]),
+                   tables=int(identity["tables"]), code=identity["code"])
+
+
 def read_manifest(out) -> dict:
     """The manifest of a run folder, checked for what readers use (``identity`` with bots, boards, dealer, seed).
 
@@ -630,7 +666,7 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
     """
     from . import __version__
 
-    warn = warn or (lambda line: print(f"autodup: warning: {line}", file=sys.stderr))
+    warn = warn or print_warning
     note = note or (lambda line: print(f"autodup: {line}", file=sys.stderr))
     if backend not in ("local", "ray"):
         raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
@@ -985,3 +1021,10 @@ def misbehaving(summary: list) -> list:
             first = f" (first: {row['first_error']})" if row.get("first_error") else ""
             phrases.append(f"{row['bot']}: {', '.join(wrong)}{first}")
     return phrases
+
+
+def warn_if_misbehaving(summary: list, where: str = "", warn=print_warning) -> None:
+    """One warning line (``where: ...``) naming every bot that did something wrong, if any did."""
+    problems = misbehaving(summary)
+    if problems:
+        warn(f"{where}{'; '.join(problems)}; see `autodup check-bot BOT`")
