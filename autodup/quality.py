@@ -65,33 +65,37 @@ def run_folder_of(out: Path, dealer: str) -> Path:
 
 def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet: bool, game_timeout: float,
               note=None, warn=None) -> dict:
-    """Play (or finish, or reuse) each dealer's run under ``out/runs``; returns ``{dealer: seconds played}``.
+    """Play (or finish, or reuse) each dealer's run under ``out/runs``; returns ``{dealer: timing}``.
 
-    A run found finished is reused and keeps the seconds recorded when it was played.
+    A timing is the seconds of the last play of a run and the boards it
+    played then (a resumed run counts only the boards it finished then); a
+    run found finished is reused and keeps the timing recorded when it was
+    played.
     """
-    from .tournament import run_tournament, warn_if_misbehaving
+    from .tournament import boards_done, run_tournament, warn_if_misbehaving
 
     timings_path = Path(out) / TIMINGS_FILE
     timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
     for dealer, spec in specs.items():
         folder = run_folder_of(out, dealer)
+        before = boards_done(folder, spec.boards) if any(folder.glob("chunks/chunk-*.parquet")) else 0
         reused = []
         start = time.perf_counter()
         _, summary = run_tournament(spec, folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
-                                    warn=warn, note=lambda line: reused.append(line))
+                                    warn=warn, note=reused.append)
         warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
         if reused:
             (note or (lambda line: None))(f"{folder}: finished already; reused")
-        elif dealer not in timings or timings[dealer].get("boards") != spec.boards:
-            timings[dealer] = {"seconds": time.perf_counter() - start, "boards": spec.boards, "tables": spec.tables,
-                               "workers": workers}
+        else:
+            timings[dealer] = {"seconds": time.perf_counter() - start, "boards": spec.boards - before,
+                               "tables": spec.tables, "workers": workers}
         _write_json_atomically(timings_path, timings)
     return timings
 
 
 def games_per_second(timings: dict) -> float | None:
-    """Games per second over the runs that were timed (None if none was)."""
+    """Games per second over the plays that were timed (None if none was)."""
     seconds = sum(t["seconds"] for t in timings.values())
     games = sum(t["boards"] * t["tables"] for t in timings.values())
     return games / seconds if seconds > 0 else None

@@ -216,3 +216,19 @@ def test_a_misbehaving_bot_is_warned_about_once_per_run(tmp_path):
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("autodup: warning:")]
     assert len(warnings) == 2 and all("crash:" in line and "bot errors" in line for line in warnings)
+
+
+def test_a_resumed_run_times_only_the_boards_it_played(tiny_quality, tmp_path):
+    reference, _ = tiny_quality
+    out = tmp_path / "q"
+    shutil.copytree(reference, out)
+    (out / "runs" / "keyed" / "chunks" / "chunk-000001.parquet").unlink()  # boards 25 .. 49 to play again
+    timings = json.loads((out / "timings.json").read_text())
+    del timings["keyed"]
+    (out / "timings.json").write_text(json.dumps(timings))
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealers", "haystack,keyed",
+                     "--out", str(out), "--quiet", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    timings = json.loads((out / "timings.json").read_text())
+    assert timings["keyed"]["boards"] == 25 and timings["keyed"]["seconds"] > 0
+    assert timings["haystack"] == json.loads((reference / "timings.json").read_text())["haystack"]  # reused
