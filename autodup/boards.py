@@ -16,6 +16,13 @@ Seating designs (:data:`SEATINGS`)
 ``rotating``
     Seat ``s`` of board ``b`` plays bot ``(s + b) mod n`` at every table: one
     table per board, seats rotating board by board (the benchmarks).
+``paired``
+    Board ``b`` has one focal seat, ``f = b mod players``; seat ``s != f`` of
+    every table plays bot ``(s + b // players) mod n`` (the field), and the
+    focal seat of table ``t`` plays bot ``t``. With ``n`` tables the tables of
+    a board differ only in the bot at the focal seat, and over ``players * n``
+    boards every bot meets every focal seat in every rotation of the field.
+    Only the focal seat is scored (:func:`scored_seat`).
 ``fixed``
     Seat ``s`` plays the bot given for it at every table of every board
     (``autodup play``, ``check-bot``).
@@ -33,11 +40,13 @@ import numpy as np
 from numba import njit
 
 from .dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
-from .game import (LOG_STATE_NAMES, MAX_PARAMETERS, MAX_PLAYERS, ORDER_RACE, ORDERS, PROGRESS_BOARD, PROGRESS_TABLE,
-                   RESULT_COLUMNS, end_every_turn, new_progress, play_table)
+from .game import (EVENT_ADDRESSING, LOG_STATE_NAMES, LUCK, MAX_PARAMETERS, MAX_PLAYERS, ORDER_RACE, ORDERS,
+                   PROGRESS_BOARD, PROGRESS_TABLE, RESULT_COLUMNS, end_every_turn, new_progress, play_table)
 from .rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
 
-SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED = 0, 1, 2
+SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED, SEATING_PAIRED = 0, 1, 2, 3
+RUN_DESIGNS = ("latin", "paired")  # the seatings a tournament run may use (every bot at as many tables as bots)
+DEFAULT_DESIGN = "latin"
 
 
 @dataclass(frozen=True)
@@ -53,12 +62,14 @@ SEATINGS = {seating.name: seating for seating in (
     Seating("latin", SEATING_LATIN, "seat s of table t plays bot (s + t) mod n: every bot at every seat of a board"),
     Seating("rotating", SEATING_ROTATING, "seat s of board b plays bot (s + b) mod n: seats rotate board by board"),
     Seating("fixed", SEATING_FIXED, "seat s plays the bot given for it, at every table of every board"),
+    Seating("paired", SEATING_PAIRED, "tables differ only in the bot at board b's focal seat b mod players; "
+                                      "the rest of the field is the same"),
 )}
 
 _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 
 BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
-                                           "state_values", "final_champion", "final_star", "offers", "trace_weights",
+                                           "state_values", "final_champion", "final_star", "offers", "luck", "trace_weights",
                                            "trace_key", "trace_outcome", "trace_count"])
 TRACE_FIELDS = ("trace_weights", "trace_key", "trace_outcome", "trace_count")  # the traced draws of BoardResults
 BoardResults.__doc__ = """What :func:`play_boards` returns.
@@ -83,6 +94,8 @@ final_star : int8 (boards, tables, players, B)
     :class:`autodup.game.TableLog`).
 offers : int32 (boards, tables, players, N)
     Copies of each champion shown to each seat over its game, every shop.
+luck : float64 (boards, tables, players, len(autodup.game.LUCK))
+    Each seat's luck terms over its game.
 trace_weights : float32 (boards, tables, players, K, T + N)
 trace_key : int64 (boards, tables, players, K)
 trace_outcome : int16 (boards, tables, players, K)
@@ -100,8 +113,20 @@ def seat_bot(design, board, table, seat, n_bots, fixed):
         return (seat + table) % n_bots
     if design == SEATING_ROTATING:
         return (seat + board) % n_bots
+    if design == SEATING_PAIRED:
+        players = fixed.shape[0]
+        if seat == board % players:
+            return table % n_bots
+        return (seat + board // players) % n_bots
     return fixed[seat]
 
+
+def scored_seat(design: str, board, players: int):
+    """The seat whose results score its bot at ``board`` (int or int64 array) under seating ``design``:
+    the focal seat for ``paired``; -1 (every seat) for the others."""
+    if design == "paired":
+        return np.asarray(board) % players
+    return np.full(np.shape(board), -1, dtype=np.int64) if np.ndim(board) else -1
 
 @njit(cache=True)
 def table_seeds(tournament_seed, board, table, shared, seat_seeds):
@@ -114,8 +139,8 @@ def table_seeds(tournament_seed, board, table, shared, seat_seeds):
 
 
 @njit(cache=True)
-def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_board, n_boards, n_tables, design, fixed,
-                       policies, params, param_counts, n_bots, check, progress, trace_draws):
+def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, first_board, n_boards, n_tables, design,
+                       fixed, policies, params, param_counts, n_bots, check, progress, trace_draws):
     """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
     players = rules.players
     results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
@@ -129,6 +154,7 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
     final_star = np.zeros((n_boards, n_tables, players, largest_board), dtype=np.int8)
     n_champions = rules.champion_copies.shape[0]
     offers = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
+    luck = np.zeros((n_boards, n_tables, players, len(LUCK)))
     width = rules.tier_cost.shape[0] + n_champions
     trace_weights = np.zeros((n_boards, n_tables, players, trace_draws, width), dtype=np.float32)
     trace_key = np.zeros((n_boards, n_tables, players, trace_draws), dtype=np.int64)
@@ -140,15 +166,17 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
     for i in range(n_boards):
         board = first_board + i
         for t in range(n_tables):
-            events = table_seeds(tournament_seed, board, t, shared, seeds)
+            event_seed = table_seeds(tournament_seed, board, t, shared, seeds)
             for s in range(players):
                 bots[i, t, s] = seat_bot(design, board, t, s, n_bots, fixed)
             progress[PROGRESS_BOARD] = board
             progress[PROGRESS_TABLE] = t
-            table_results, unsound, _, log = play_table(rules, dealer, order, seeds, events, policies, params,
-                                                        param_counts, bots[i, t], check, progress, trace_draws)
+            table_results, unsound, _, log = play_table(rules, dealer, order, seeds, event_seed, policies, params,
+                                                        param_counts, bots[i, t], check, progress, trace_draws,
+                                                        events)
             results[i, t] = table_results
             offers[i, t] = log.offers
+            luck[i, t] = log.luck
             trace_weights[i, t] = log.trace_weights
             trace_key[i, t] = log.trace_key
             trace_outcome[i, t] = log.trace_outcome
@@ -175,7 +203,7 @@ def play_boards_kernel(rules, dealer, shared, order, tournament_seed, first_boar
                     used_rounds += 1
                 shop_offsets[row + 1] = used
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
-            final_champion, final_star, offers, trace_weights, trace_key, trace_outcome, trace_count)
+            final_champion, final_star, offers, luck, trace_weights, trace_key, trace_outcome, trace_count)
 
 
 def check_order(dealer: Dealer, order: str) -> None:
@@ -189,7 +217,7 @@ def check_order(dealer: Dealer, order: str) -> None:
 
 def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
                 tables: int = 1, seating: str = "latin", n_bots: int = None, bot_of_seat=None, order: str = "events",
-                check: bool = False, progress=None, trace_draws: int = 0) -> BoardResults:
+                events: str = "seat", check: bool = False, progress=None, trace_draws: int = 0) -> BoardResults:
     """Play ``boards`` boards of tournament ``seed`` from ``first_board``, at ``tables`` tables each.
 
     Parameters
@@ -199,12 +227,16 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
     policies, params, param_counts
         As :func:`autodup.bots.policy_tuple` gives them.
     seating : str
-        A name of :data:`SEATINGS`. ``latin`` and ``rotating`` seat the first
-        ``n_bots`` bots (required); ``fixed`` seats ``bot_of_seat`` (int64
-        (players,)).
+        A name of :data:`SEATINGS`. ``latin``, ``rotating`` and ``paired`` seat
+        the first ``n_bots`` bots (required); ``fixed`` seats ``bot_of_seat``
+        (int64 (players,)).
     order : str
         How a round's refreshes are served (``events``, or ``race`` with a
         dealer that supports it).
+    events : str
+        How the table's events are addressed: ``seat`` (by who: matchmaking,
+        serving order and the combat coin follow the seats) or ``position``
+        (see :data:`autodup.game.EVENT_ADDRESSING`).
     check : bool
         Check conservation, gold and unit counts after every step.
     progress : int64 (PROGRESS_FIELDS,), optional
@@ -222,6 +254,8 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
     if seating not in SEATINGS:
         raise ValueError(f"unknown seating {seating!r} (allowed: {', '.join(SEATINGS)})")
     check_order(dealer, order)
+    if events not in EVENT_ADDRESSING:
+        raise ValueError(f"--events: unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})")
     available = min(len(policies), params.shape[0], param_counts.shape[0])
     fixed = np.zeros(rules.players, dtype=np.int64)
     if SEATINGS[seating].code != SEATING_FIXED:
@@ -238,7 +272,8 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
     if boards < 1 or tables < 1 or first_board < 0:
         raise ValueError(f"need boards >= 1, tables >= 1 and first_board >= 0 (got {boards}, {tables}, {first_board})")
     return BoardResults(*play_boards_kernel(
-        rules, dealer.code, dealer.shares_seeds, ORDERS[order], np.uint64(seed), first_board, boards, tables,
+        rules, dealer.code, dealer.shares_seeds, ORDERS[order], EVENT_ADDRESSING[events], np.uint64(seed), first_board,
+        boards, tables,
         SEATINGS[seating].code, fixed, policies, params, param_counts, n_bots, check,
         new_progress() if progress is None else progress, int(trace_draws)))
 

@@ -105,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .dealers import DEALERS, DEFAULT_DEALER
     from .quality import DEFAULT_QUALITY_DEALERS
     from .toy import DEFAULT_SEED, DEFAULT_TRIALS, MAX_TRIALS
+    from .boards import DEFAULT_DESIGN, RUN_DESIGNS
+    from .game import DEFAULT_EVENTS, EVENT_ADDRESSING
     from .tournament import MAX_BOARDS
 
     from . import __version__
@@ -157,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
                      f"(default: {DEFAULT_BOARDS})")
     run.add_argument("--dealer", help=f"one of {', '.join(DEALERS)} (default: {DEFAULT_DEALER})")
     run.add_argument("--seed", type=_seed, help=f"tournament seed (default: {RUN_SEED})")
+    run.add_argument("--design", help=f"seating design: {' or '.join(RUN_DESIGNS)} (default: {DEFAULT_DESIGN}); "
+                     "latin: every bot at every seat of a board; paired: tables differ only in the bot at the "
+                     "board's focal seat")
+    run.add_argument("--events", help=f"how matchmaking, serving order and the combat coin are addressed: "
+                     f"{' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: by who, position: by "
+                     "place in the round's order)")
     run.add_argument("--out", help="output folder (default: runs/<what the run is>)")
     run.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
     run.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
@@ -451,7 +459,7 @@ def _from_manifest(args: argparse.Namespace) -> dict | None:
         args.bots = ",".join(recorded_bot_files(out, identity))
         if args.bot_params is None:
             recorded_parameters = {name: params for name, _, _, params in identity["bots"]}
-    for option in ("boards", "dealer", "seed"):
+    for option in ("boards", "dealer", "seed", "design", "events"):
         if getattr(args, option) is None:
             setattr(args, option, identity[option])
     if not isinstance(args.boards, int):
@@ -465,6 +473,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     from .dealers import DEFAULT_DEALER
     from .shipped import DEFAULT_CONFIG
     from .tournament import check_bot_count, make_spec, run_tournament, warn_if_misbehaving
+    from .boards import DEFAULT_DESIGN
+    from .game import DEFAULT_EVENTS
 
     recorded_parameters = None
     if args.resume and args.out is not None and Path(args.out).is_dir():
@@ -473,6 +483,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     args.boards = DEFAULT_BOARDS if args.boards is None else args.boards
     args.dealer = DEFAULT_DEALER if args.dealer is None else args.dealer
     args.seed = RUN_SEED if args.seed is None else args.seed
+    args.design = DEFAULT_DESIGN if args.design is None else args.design
+    args.events = DEFAULT_EVENTS if args.events is None else args.events
     config = load_config(args.config)
     _warn_about_config(config)
     specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
@@ -481,7 +493,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
     if recorded_parameters:
         overrides = (recorded_parameters, f"{args.out}/manifest.json", overrides[2])
     infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
-    spec = make_spec(config, infos, args.boards, args.dealer, args.seed)
+    spec = make_spec(config, infos, args.boards, args.dealer, args.seed, args.design, args.events)
     out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
                                   args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
     warn_if_misbehaving(summary)
@@ -518,7 +530,7 @@ def _run_quality(args: argparse.Namespace) -> int:
     from .config import load_config
     from .dealers import CONTROL
     from .quality import (TRACE_BOARDS, TRACE_DRAWS, default_quality_out, measure_folders, parse_dealers, play_runs,
-                          run_folder_of, trace_runs)
+                          quality_runs, run_folder_of, trace_runs)
     from .results import RunFolder
     from .tournament import check_bot_count, make_spec
 
@@ -531,7 +543,8 @@ def _run_quality(args: argparse.Namespace) -> int:
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         raise ValueError(f"--out: {args.out} is a file, not a folder")
     infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
-    runs = {dealer: make_spec(config, infos, args.boards, dealer, args.seed) for dealer in [*dealers, CONTROL]}
+    runs = quality_runs(dealers, lambda dealer, design, events: make_spec(config, infos, args.boards, dealer,
+                                                                          args.seed, design, events))
     out = Path(args.out) if args.out is not None else default_quality_out(config.name, args.boards, args.seed,
                                                                           runs[CONTROL])
     note = (lambda line: None) if args.quiet else (lambda line: print(f"autodup: {line}", file=sys.stderr))
@@ -579,13 +592,14 @@ def _print_summary(out, boards_done: int, boards: int, bots, dealer: str, seed: 
         return
     done = f"{boards} boards" if boards_done == boards else f"{boards_done} of {boards} boards (unfinished)"
     print(f"{out}: {done} x {len(bots)} tables, dealer {dealer}, seed {seed}")
-    print(f"{'bot':<12} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
+    print(f"{'bot':<12} {'adjusted score':>18} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
 
     def interval(value):
         return "n/a" if value is None else f"{value:.3f}"
 
     for row in summary:
-        print(f"{row['bot']:<12} {row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
+        print(f"{row['bot']:<12} {row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
+              f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
 
 

@@ -38,6 +38,7 @@ from .kernels import (
 )
 from .rng import (
     EVENT_GHOST_INDEX,
+    EVENT_SECOND_KEY,
     STREAM_COMBAT,
     STREAM_LOOT_BAG,
     STREAM_MATCHMAKING,
@@ -68,6 +69,12 @@ game_inline = njit(cache=True, _nrt=False, inline="always")
 ORDER_EVENTS = 0  # a serving order of the seats drawn from the table's event stream
 ORDER_RACE = 1    # slot by slot, a race across the seats' tier needles (equal totals)
 ORDERS = {"events": ORDER_EVENTS, "race": ORDER_RACE}
+
+# How a table's events (serving order, matchmaking, the combat coin) find their random numbers.
+EVENTS_BY_POSITION = 0  # by position: the i-th swap of a shuffle, the coin of the p-th pair of the round
+EVENTS_BY_SEAT = 1      # by who: a key per (round, seat) sorts the alive seats; each seat has a combat "form"
+EVENT_ADDRESSING = {"position": EVENTS_BY_POSITION, "seat": EVENTS_BY_SEAT}
+DEFAULT_EVENTS = "seat"
 
 # Actions a policy returns, encoded with an argument by encode_decision.
 ACTION_END = 0
@@ -314,6 +321,28 @@ RESULT_COLUMNS = FINAL_STATE_COLUMNS + STAT_NAMES
 # What a bot did wrong, per seat: the columns the summary and the warnings report.
 MISBEHAVIOUR_COLUMNS = ("illegal_actions", "cap_hits", "bot_errors", "bad_answers")
 
+# Luck terms: what each seat's chance events gave it beyond what they were expected to give, summed over
+# its game (``table.luck[seat, LUCK_*]``). Each event adds f(outcome) - E[f | everything before it], the
+# expectation under the game's own law, so every term has mean zero on a table that plays the game's
+# probabilities, whatever the bots do (a sum of martingale increments). The functions f are fixed here,
+# before any data is seen: a term fitted to the data it adjusts could make variance look smaller than it is.
+# Signs: positive is good luck for the seat.
+LUCK = (
+    ("coin", "combat coins: won - P(win)"),
+    ("coin_hp", "combat coins: E[HP lost] - HP lost"),
+    ("coin_standing", "combat coins: standing after the fight - its expectation (standing: see _standing)"),
+    ("matchmaking", "opponents drawn: P(win) against the one drawn - its mean over the pairing's law"),
+    ("matchmaking_hp", "opponents drawn: mean E[HP lost] over the law - E[HP lost] against the one drawn"),
+    ("matchmaking_standing", "opponents drawn: E[standing after] against the one drawn - its mean over the law"),
+    ("shop_hits", "shop slots: 1 if the seat owns the champion dealt, minus the chance of that"),
+    ("shop_cost", "shop slots: the cost of the champion dealt (0 for none) minus its expectation"),
+    ("loot", "loot: the item's worth in gold minus the mean worth of the items left in the bag's cycle"),
+    ("tiebreak", "ties for a place: the mean place of the tie minus the place given"),
+)
+LUCK_NAMES = tuple(name for name, _ in LUCK)
+globals().update({f"LUCK_{name.upper()}": index for index, name in enumerate(LUCK_NAMES)})
+STANDING_SCALE = 0.125  # the standing's HP scale, as a share of the starting HP (fixed in advance)
+
 
 # --------------------------------------------------------------------------
 # small helpers
@@ -403,6 +432,45 @@ def _put_in_shop(rules, table, seat, slot, champion):
 
 
 @game_inline
+def _prepare_slot_luck(rules, table, seat, champion_weights):
+    """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): ``table.owned`` = the champions it
+    owns, ``table.tier_hits[t]`` = their weight in tier ``t`` (kept up to date as copies leave)."""
+    table.owned[:] = 0.0
+    for u in range(table.n_units[seat]):
+        table.owned[table.unit_champion[seat, u]] = 1.0
+    for t in range(table.tier_hits.shape[0]):
+        hits = 0.0
+        for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
+            if champion_weights[c] > 0.0:
+                hits += champion_weights[c] * table.owned[c]
+        table.tier_hits[t] = hits
+
+
+@game_inline
+def _add_slot_luck(rules, table, seat, champion, champion_totals):
+    """Add a dealt slot's shop terms (``LUCK_SHOP_*``): its outcome minus the expectation under the slot's law.
+
+    The law is the draw's: tier ``t`` with ``table.tier_weights[t]`` (normalized,
+    or all zero: nothing), then a champion in proportion to its weight in the
+    tier (``champion_totals[t]`` in all; none: nothing dealt, worth 0).
+    """
+    expected_hits = 0.0
+    expected_cost = 0.0
+    for t in range(table.tier_weights.shape[0]):
+        w = table.tier_weights[t]
+        if w > 0.0 and champion_totals[t] > 0.0:
+            expected_hits += w * table.tier_hits[t] / champion_totals[t]
+            expected_cost += w * rules.tier_cost[t]
+    hits = 0.0
+    cost = 0.0
+    if champion >= 0:
+        hits = table.owned[champion]
+        cost = rules.tier_cost[rules.champion_tier[champion]]
+    table.luck[seat, LUCK_SHOP_HITS] += hits - expected_hits
+    table.luck[seat, LUCK_SHOP_COST] += cost - expected_cost
+
+
+@game_inline
 def _traces(table, seat):
     """Whether ``seat``'s trace still has room for a draw (never in a normal game: the trace holds none)."""
     return table.trace_count[seat] < table.trace_outcome.shape[1]
@@ -465,19 +533,24 @@ def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constr
         for c in range(pool.shape[0]):
             scratch_pool[c] = pool[c] if table.qualifies[c] else 0.0
         _tier_totals(rules, scratch_pool, table.qualifying_totals)
+    champion_weights = scratch_pool if constrained else pool
+    champion_totals = table.qualifying_totals if constrained else table.tier_totals
+    _prepare_slot_luck(rules, table, seat, champion_weights)
     for slot in range(table.shops.shape[1]):
         if table.shops[seat, slot] >= 0:
             continue
         _tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
                       table.tier_weights)
         key = shop_key(round_index, roll, slot)
-        champion_weights = scratch_pool if constrained else pool
         champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.tier_weights, champion_weights, key)
         _trace_draw(table, seat, key, champion_weights, champion)
-        if _put_in_shop(rules, table, seat, slot, champion) and constrained:
-            scratch_pool[champion] -= 1.0
-            table.qualifying_totals[rules.champion_tier[champion]] -= 1.0
+        _add_slot_luck(rules, table, seat, champion, champion_totals)
+        if _put_in_shop(rules, table, seat, slot, champion):
+            table.tier_hits[rules.champion_tier[champion]] -= table.owned[champion]
+            if constrained:
+                scratch_pool[champion] -= 1.0
+                table.qualifying_totals[rules.champion_tier[champion]] -= 1.0
 
 
 # --------------------------------------------------------------------------
@@ -508,6 +581,7 @@ GAME_STATE = (
     ("order", "int64 (players,): the round's serving order, alive seats first"),
     ("policy_draws", "int64 (players,): random value pairs handed to each seat's policy"),
     ("offers", "int32 (players, N): copies of each champion shown to each seat, in every shop it was dealt"),
+    ("luck", "float64 (players, len(LUCK)): each seat's luck terms so far (LUCK)"),
 )
 # The dealer state: what a seat's draw engine remembers between draws (see autodup.kernels).
 DEALER_STATE = (
@@ -524,6 +598,12 @@ SCRATCH = (
     ("qualifies", "bool (N,): the champions a loaded roll may deal"),
     ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
     ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
+    ("event_keys", "float64 (players,): each seat's key when events are addressed by seat"),
+    ("fight_power", "float64 (players,): each alive seat's board power in this round's fights"),
+    ("fight_units", "int64 (players,): the units on that board"),
+    ("owned", "float64 (N,): 1 for each champion the seat being dealt to owns (the shop-hit term)"),
+    ("tier_hits", "float64 (T,): per tier, the weight of the champions it owns (the shop-hit term)"),
+    ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.measures; see _trace_draw).
@@ -563,13 +643,15 @@ def new_table(rules, trace_draws=0):
         np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64),
         np.zeros((players, len(STATS)), dtype=np.int64), np.zeros(players, dtype=np.bool_),
         np.zeros(players, dtype=np.int64), np.arange(players), np.zeros(players, dtype=np.int64),
-        np.zeros((players, n), dtype=np.int32),
+        np.zeros((players, n), dtype=np.int32), np.zeros((players, len(LUCK))),
         # dealer state
         np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
         np.zeros((players, n + n_tiers), dtype=np.int64),
         # scratch
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n), np.zeros(n_tiers),
+        np.zeros(players),
         # trace
         np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
         np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
@@ -887,17 +969,49 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
 
 
 @game_kernel
-def _shuffle_alive(table, event_seed, kind, round_index):
-    """``table.order[:k]`` = the alive seats in a random order from the event stream; returns k."""
+def _shuffle_alive(table, event_seed, kind, round_index, events):
+    """``table.order[:k]`` = the alive seats in a uniformly random order from the event stream; returns k.
+
+    By position (``EVENTS_BY_POSITION``), a Fisher-Yates shuffle whose i-th
+    swap reads counter i. By seat (``EVENTS_BY_SEAT``), the seats sorted by a
+    key per (round, seat): the same law, and two tables whose alive seats
+    differ still order the seats they share alike.
+    """
     k = 0
     for seat in range(table.alive.shape[0]):
         if table.alive[seat]:
             table.order[k] = seat
             k += 1
+    if events == EVENTS_BY_SEAT:
+        for i in range(k):
+            table.event_keys[i] = _event_uniform(event_seed, kind, round_index, table.order[i])
+        for i in range(1, k):  # insertion sort: k <= players
+            key, seat, j = table.event_keys[i], table.order[i], i - 1
+            while j >= 0 and table.event_keys[j] > key:
+                table.event_keys[j + 1] = table.event_keys[j]
+                table.order[j + 1] = table.order[j]
+                j -= 1
+            table.event_keys[j + 1] = key
+            table.order[j + 1] = seat
+        return k
     for i in range(k - 1, 0, -1):
         j = int(_event_uniform(event_seed, kind, round_index, i) * (i + 1))
         table.order[i], table.order[j] = table.order[j], table.order[i]
     return k
+
+
+@game_kernel
+def _ghost_of(table, event_seed, round_index, k, events):
+    """The seat whose board the odd seat out (``table.order[k - 1]``) fights: uniform over the other alive seats."""
+    if events == EVENTS_BY_SEAT:  # the smallest of the others' second keys
+        ghost, best = -1, np.inf
+        for i in range(k - 1):
+            seat = table.order[i]
+            key = _event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_SECOND_KEY + seat)
+            if key < best:
+                ghost, best = seat, key
+        return ghost
+    return table.order[int(_event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_GHOST_INDEX) * (k - 1))]
 
 
 @game_kernel
@@ -955,18 +1069,20 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
         champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
                                  rules.tier_start[tier], rules.tier_start[tier + 1], 0)
-        if _traces(table, winner):  # the winner's own tier weights, as _fill_shop traces them
-            _tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
-                          table.tier_weights)
-            _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
+        # The winner's own tier weights: given that it is served, its slot's law is that of _fill_shop.
+        _tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
+                      table.tier_weights)
+        _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
+        _prepare_slot_luck(rules, table, winner, table.pool)
+        _add_slot_luck(rules, table, winner, champion, table.tier_totals)
         _put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
         remaining[winner] -= 1
         total_remaining -= 1
 
 
 @game_kernel
-def _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed):
-    alive_count = _shuffle_alive(table, event_seed, _SERVING_ORDER, round_index)
+def _start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed):
+    alive_count = _shuffle_alive(table, event_seed, _SERVING_ORDER, round_index, events)
     for i in range(alive_count):
         seat = table.order[i]
         interest = min(table.gold[seat] // rules.interest_per, rules.interest_max)
@@ -1009,6 +1125,13 @@ def bag_item(seat_seed, bag, position, permutation):
     return permutation[index]
 
 
+@game_inline
+def _loot_worth(rules, item):
+    """A loot item's worth in gold: its gold, or its unit's tier cost (what the seat gets without room)."""
+    tier = rules.loot_unit_tier[item]
+    return float(rules.loot_gold[item]) if tier < 0 else float(rules.tier_cost[tier])
+
+
 @game_kernel
 def _loot(rules, dealer, table, seat, round_index, seat_seeds):
     """Hand out this PvE round's loot from the seat's shuffle bag (seed 001)."""
@@ -1019,6 +1142,11 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
         position = table.loot_position[seat]
         table.loot_position[seat] += 1
         item = bag_item(seat_seeds[seat], bag, position, table.bag_scratch)
+        # The bag's cycle deals its items without replacement: the expectation is over those left in it.
+        expected = 0.0
+        for i in range(position % bag, bag):
+            expected += _loot_worth(rules, table.bag_scratch[i])
+        table.luck[seat, LUCK_LOOT] += _loot_worth(rules, item) - expected / (bag - position % bag)
         tier = rules.loot_unit_tier[item]
         if tier < 0:
             table.gold[seat] += rules.loot_gold[item]
@@ -1038,24 +1166,126 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
         _add_unit(table, seat, champion)
 
 
-@game_kernel
-def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, order_scratch, trait_counts):
-    power_a, units_a = board_power(rules, table, a, order_scratch, trait_counts)
-    power_b, units_b = board_power(rules, table, b, order_scratch, trait_counts)
-    p_a = 1.0 / (1.0 + np.exp(-(np.log(power_a + 1.0) - np.log(power_b + 1.0)) / rules.combat_scale))
-    a_wins = _event_uniform(event_seed, _COMBAT, round_index, pair) < p_a
-    winner, loser = (a, b) if a_wins else (b, a)
-    power_w, power_l, units_w = (power_a, power_b, units_a) if a_wins else (power_b, power_a, units_b)
+@game_inline
+def _damage(rules, round_index, power_winner, power_loser, units_winner):
+    """HP a fight's loser loses: the round's damage plus some for each of the winner's surviving units."""
     survivors = 0
-    if units_w > 0:
-        survivors = max(1, int(np.ceil(units_w * max(0.0, power_w - power_l) / max(power_w, 1e-12))))
-    damage = rules.round_damage[round_index] + rules.damage_per_surviving_unit * survivors
+    if units_winner > 0:
+        survivors = max(1, int(np.ceil(units_winner * max(0.0, power_winner - power_loser) / max(power_winner, 1e-12))))
+    return rules.round_damage[round_index] + rules.damage_per_surviving_unit * survivors
+
+
+@game_inline
+def _fight_odds(rules, table, a, b, round_index):
+    """``(P(a beats b), HP a loses if it loses, HP b loses if it loses)`` on this round's boards (``fight_*``)."""
+    power_a, power_b = table.fight_power[a], table.fight_power[b]
+    p_a = 1.0 / (1.0 + np.exp(-(np.log(power_a + 1.0) - np.log(power_b + 1.0)) / rules.combat_scale))
+    return (p_a, _damage(rules, round_index, power_b, power_a, table.fight_units[b]),
+            _damage(rules, round_index, power_a, power_b, table.fight_units[a]))
+
+
+@game_inline
+def _standing(rules, table, seat, hp):
+    """The seat's standing with ``hp``: a state value fixed in advance, sum over the other alive seats of
+    P(it outlasts them), taken as a logistic in the HP difference at the start of the round's fights
+    (scale ``STANDING_SCALE`` x starting HP); 0 at 0 HP or below."""
+    if hp <= 0:
+        return 0.0
+    scale = STANDING_SCALE * rules.starting_hp
+    total = 0.0
+    for other in range(table.alive.shape[0]):
+        if other != seat and table.alive[other]:
+            total += 1.0 / (1.0 + np.exp(-(hp - table.fight_hp[other]) / scale))
+    return total
+
+
+@game_inline
+def _form(event_seed, round_index, index):
+    """A Gumbel "form" (-log of an Exp(1)) of a seat (``index``) or of the round's ghost: with events addressed
+    by seat, a beats b when log(power_a + 1) / scale + form_a > log(power_b + 1) / scale + form_b, which
+    happens with the combat law's probability (the difference of two Gumbels is logistic)."""
+    return -np.log(-np.log1p(-_event_uniform(event_seed, _COMBAT, round_index, index)))
+
+
+@game_inline
+def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost):
+    """The seat's coin and matchmaking terms of a fight it won (or lost) with P(win) ``p_win``."""
+    hp = table.fight_hp[seat]
+    standing_won = _standing(rules, table, seat, hp)
+    standing_lost = _standing(rules, table, seat, hp - damage_if_lost)
+    outcome = 1.0 if won else 0.0
+    table.luck[seat, LUCK_COIN] += outcome - p_win
+    table.luck[seat, LUCK_COIN_HP] += (1.0 - p_win) * damage_if_lost - (1.0 - outcome) * damage_if_lost
+    table.luck[seat, LUCK_COIN_STANDING] += (outcome - p_win) * (standing_won - standing_lost)
+    # The opponent drawn: _expect_matchmaking subtracted the mean over the pairing's law.
+    table.luck[seat, LUCK_MATCHMAKING] += p_win
+    table.luck[seat, LUCK_MATCHMAKING_HP] -= (1.0 - p_win) * damage_if_lost
+    table.luck[seat, LUCK_MATCHMAKING_STANDING] += p_win * standing_won + (1.0 - p_win) * standing_lost
+
+
+@game_kernel
+def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, events):
+    """``a`` fights ``b`` (a ghost of b's board unless ``b_takes_damage``) on the boards of ``table.fight_*``.
+
+    The winner is drawn with P(a wins) = logistic((log(power_a + 1) - log(power_b + 1)) / combat_scale):
+    by position from the pair's coin, by seat from the two seats' forms (the ghost has its own).
+    """
+    p_a, damage_a, damage_b = _fight_odds(rules, table, a, b, round_index)
+    if events == EVENTS_BY_SEAT:
+        b_form = _form(event_seed, round_index, b if b_takes_damage else EVENT_GHOST_INDEX)
+        a_wins = (np.log(table.fight_power[a] + 1.0) / rules.combat_scale + _form(event_seed, round_index, a)
+                  > np.log(table.fight_power[b] + 1.0) / rules.combat_scale + b_form)
+    else:
+        a_wins = _event_uniform(event_seed, _COMBAT, round_index, pair) < p_a
+    _add_fight_luck(rules, table, a, a_wins, p_a, damage_a)
+    if b_takes_damage:
+        _add_fight_luck(rules, table, b, not a_wins, 1.0 - p_a, damage_b)
+    winner, loser = (a, b) if a_wins else (b, a)
+    damage = damage_b if a_wins else damage_a
     if loser == a or b_takes_damage:
         table.hp[loser] -= damage
         table.streak[loser] = min(table.streak[loser], 0) - 1
     if winner == a or b_takes_damage:
         table.gold[winner] += rules.pvp_win_gold
         table.streak[winner] = max(table.streak[winner], 0) + 1
+
+
+@game_kernel
+def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
+    """Before the round's fights: each alive seat's board power and HP, and the matchmaking terms' expectations.
+
+    Each alive seat fights exactly once as the one who takes damage, against a
+    seat that is uniform over the other alive seats (a real opponent, or the
+    board of one as a ghost for the odd seat out), by position or by seat; the
+    mean over that law is subtracted here and the drawn opponent's value added
+    by the fight (:func:`_add_fight_luck`).
+    """
+    players = table.alive.shape[0]
+    alive = 0
+    for seat in range(players):
+        if table.alive[seat]:
+            table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
+                                                                          trait_counts)
+            table.fight_hp[seat] = table.hp[seat]
+            alive += 1
+    if alive < 2:
+        return
+    for seat in range(players):
+        if not table.alive[seat]:
+            continue
+        p_mean, hp_mean, standing_mean = 0.0, 0.0, 0.0
+        hp = table.fight_hp[seat]
+        standing_won = _standing(rules, table, seat, hp)
+        for other in range(players):
+            if other == seat or not table.alive[other]:
+                continue
+            p_win, damage_if_lost, _ = _fight_odds(rules, table, seat, other, round_index)
+            p_mean += p_win
+            hp_mean += (1.0 - p_win) * damage_if_lost
+            standing_mean += p_win * standing_won + (1.0 - p_win) * _standing(rules, table, seat, hp - damage_if_lost)
+        table.luck[seat, LUCK_MATCHMAKING] -= p_mean / (alive - 1)
+        table.luck[seat, LUCK_MATCHMAKING_HP] += hp_mean / (alive - 1)
+        table.luck[seat, LUCK_MATCHMAKING_STANDING] -= standing_mean / (alive - 1)
 
 
 @njit(cache=True)
@@ -1092,6 +1322,7 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
     for seat in range(players):
         if table.alive[seat] and (not only_dying or table.hp[seat] <= 0):
             keys[seat] = table.hp[seat] + 0.5 * _event_uniform(event_seed, _TIEBREAK, round_index, seat)
+    ranked = keys < np.inf
     place = places_up_to
     for _ in range(players):
         seat = np.argmin(keys)
@@ -1100,6 +1331,15 @@ def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
         table.placement[seat] = place
         place -= 1
         keys[seat] = np.inf
+    # Seats with the same HP share their places uniformly: the term is the tie's mean place minus the place.
+    for seat in range(players):
+        if ranked[seat]:
+            total, count = 0.0, 0
+            for other in range(players):
+                if ranked[other] and table.hp[other] == table.hp[seat]:
+                    total += table.placement[other]
+                    count += 1
+            table.luck[seat, LUCK_TIEBREAK] += total / count - table.placement[seat]
 
 
 @game_inline
@@ -1222,8 +1462,8 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
 LOG_LEVEL, LOG_GOLD, LOG_HP = range(3)
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
-TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "trace_weights",
-                                   "trace_key", "trace_outcome", "trace_count"])
+TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "luck",
+                                   "trace_weights", "trace_key", "trace_outcome", "trace_count"])
 TableLog.__doc__ = """What :func:`play_table` logs of a game, beside the results.
 
 shops : int16 (R, players, shop_size), R >= rounds
@@ -1239,6 +1479,8 @@ final_star : int8 (players, B)
     The stars (1, 2, 3) of those units, 0 after the last.
 offers : int32 (players, N)
     Copies of each champion shown to each seat, in every shop it was dealt.
+luck : float64 (players, len(LUCK))
+    Each seat's luck terms over its game (see ``LUCK``).
 trace_weights, trace_key, trace_outcome, trace_count
     Each seat's first ``trace_draws`` draws (see ``TRACE``); empty unless traced.
 """
@@ -1273,7 +1515,7 @@ _FIRST_LOG_ROUNDS = 64  # rounds a log holds before it grows (set4 games last ab
 
 @njit(cache=True)
 def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
-               progress, trace_draws=0):
+               progress, trace_draws=0, events=EVENTS_BY_SEAT):
     """Play one table to the end.
 
     Parameters
@@ -1301,6 +1543,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     trace_draws : int, optional
         Keep each seat's first ``trace_draws`` draws with their inputs (see
         ``TRACE``), for the coupling diagnostic; 0 (the default) keeps none.
+    events : int, optional
+        How the table's events are addressed: ``EVENTS_BY_SEAT`` (the default)
+        or ``EVENTS_BY_POSITION`` (see :func:`_shuffle_alive`, :func:`_fight`).
 
     Returns
     -------
@@ -1322,6 +1567,8 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             raise ValueError("play_table: a bot's parameter count is out of range")
     if dealer < 0 or dealer >= ENGINE_COUNT or order < 0 or order > ORDER_RACE:
         raise ValueError("play_table: unknown dealer or order code")
+    if events != EVENTS_BY_POSITION and events != EVENTS_BY_SEAT:
+        raise ValueError("play_table: unknown event addressing code")
     if progress.shape[0] < PROGRESS_FIELDS:
         raise ValueError("play_table: the progress block is too small")
     progress[PROGRESS_GAMES] += 1
@@ -1345,7 +1592,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         if alive <= 1:
             break
         rounds += 1
-        alive_count = _start_round(rules, dealer, order, table, round_index, seat_seeds, event_seed)
+        alive_count = _start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
         shop_log, state_log = _log_round(table, alive_count, round_index, shop_log, state_log)
         if check and not _table_is_sound(rules, table):
             violations += 1
@@ -1354,7 +1601,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             bot = bot_of_seat[seat]
             violations += _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
                                      policies[bot], params[bot], param_counts[bot], check, progress)
-        alive = _end_round(rules, dealer, table, round_index, seat_seeds, event_seed, alive, alive_count,
+        alive = _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count,
                            order_scratch, trait_counts, final_champion, final_star)
         if check and not _table_is_sound(rules, table):
             violations += 1
@@ -1371,12 +1618,12 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
     progress[PROGRESS_IN_GAME] = 0
     return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star, table.offers,
-                                                 table.trace_weights, table.trace_key, table.trace_outcome,
-                                                 table.trace_count)
+                                                 table.luck, table.trace_weights, table.trace_key,
+                                                 table.trace_outcome, table.trace_count)
 
 
 @njit(cache=True)
-def _end_round(rules, dealer, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
+def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
                trait_counts, final_champion, final_star):
     """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.
 
@@ -1387,14 +1634,14 @@ def _end_round(rules, dealer, table, round_index, seat_seeds, event_seed, alive,
         for i in range(alive_count):
             _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
         return alive
-    k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index)
+    _prepare_fights(rules, table, round_index, order_scratch, trait_counts)
+    k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index, events)
     for pair in range(k // 2):
-        _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair,
-               event_seed, order_scratch, trait_counts)
+        _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair, event_seed,
+               events)
     if k % 2 == 1 and k > 1:
-        ghost = table.order[int(_event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_GHOST_INDEX) * (k - 1))]
-        _fight(rules, table, table.order[k - 1], ghost, False, round_index, k // 2, event_seed, order_scratch,
-               trait_counts)
+        _fight(rules, table, table.order[k - 1], _ghost_of(table, event_seed, round_index, k, events), False,
+               round_index, k // 2, event_seed, events)
     return _eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion, final_star)
 
 
@@ -1422,7 +1669,7 @@ def compile_round_end(rules) -> None:
     """
     table = new_table(rules)
     largest_board = rules.level_board_size.max()
-    _end_round(rules, 0, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0), rules.players,
+    _end_round(rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0), rules.players,
                rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),
                np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
                np.full((rules.players, largest_board), -1, dtype=np.int16),

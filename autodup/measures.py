@@ -60,6 +60,9 @@ import os
 import numpy as np
 from numba import njit
 
+from .boards import scored_seat
+from .game import LUCK_NAMES
+from .luck import LUCK_SOURCES, adjusted_placements, luck_features, luck_matrix
 from .rng import LABEL_BOARD, STREAM_BOOTSTRAP, derive_seed_kernel, random_uniform
 
 __all__ = ["RunMeasures", "measure_run", "compare_runs", "coupling_from_trace", "measure_quality", "holm",
@@ -72,7 +75,8 @@ SAME, DIFFERENT = 0, 1      # the two seats held the same bot, or different bots
 PAIRS, IDENTICAL, SLOTS, MULTISET = range(4)  # cross-table sums by round
 # Columns a measure reads from a chunk.
 COLUMNS = ["board", "table", "seat", "bot", "placement", "hp", "rounds_alive", "gold_spent", "round_shops",
-           "round_level", "offers"]
+           "round_level", "offers", "luck"]
+RAW, ADJUSTED = "raw", "adjusted"  # the score estimators: placements, and placements less cross-fitted luck
 
 
 # --------------------------------------------------------------------------
@@ -393,8 +397,20 @@ class RunMeasures:
                                             ("gold_spent", "gold spent"))}
         pairs = [(i, j) for i in range(n_bots) for j in range(i + 1, n_bots)]
         self.pairs = pairs
-        self.difference_sums = np.zeros((len(pairs), 3))               # boards, sum D, sum D^2
-        self.bootstrap_sums = np.zeros((replicates, len(pairs), 3))    # sum w, sum w D, sum w D^2
+        # Luck removed, per estimator: the raw placement, the luck-adjusted one (every term), and each luck
+        # source's terms alone (how much variance that source holds). Slopes are cross-fitted over boards
+        # (autodup.luck), in a first pass over the folder (see measure_run).
+        self.design = identity.get("design", "latin")
+        self.estimators = [RAW, ADJUSTED, *LUCK_SOURCES]
+        self.slopes = {}
+        self.difference_sums = {name: np.zeros((len(pairs), 3)) for name in self.estimators}  # boards, sum D, D^2
+        self.bootstrap_sums = {name: np.zeros((replicates, len(pairs), 3)) for name in self.estimators}
+        self.luck_sums = np.zeros((len(LUCK_NAMES), 2))   # over boards: sum and sum of squares of per-board totals
+        self.luck_rows = 0
+
+    def fit_luck(self, fit) -> None:
+        """Take the slopes of a :class:`autodup.luck.CrossFit` of this run (before any chunk is added)."""
+        self.slopes = {ADJUSTED: fit.slopes(), **{source: fit.slopes(terms) for source, terms in LUCK_SOURCES.items()}}
 
     # -- reading ----------------------------------------------------------
 
@@ -454,21 +470,40 @@ class RunMeasures:
             np.add.at(values, (board_local, bot), table.column(name).to_numpy().astype(np.float64))
             observable.add(values, counts)
 
-        # Luck removed: each bot's mean placement per board, differences of pairs.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = y.reshape(n_boards, n_bots, seats).sum(axis=2) / counts
+        # Luck terms: each term's per-board total (every row), for the zero-mean test.
+        luck = luck_matrix(table, board.size)
+        per_board_luck = np.zeros((n_boards, luck.shape[1]))
+        np.add.at(per_board_luck, board_local, luck)
+        self.luck_sums[:, 0] += per_board_luck.sum(axis=0)
+        self.luck_sums[:, 1] += (per_board_luck ** 2).sum(axis=0)
+        self.luck_rows += board.size
+
+        # Luck removed: each bot's mean score per board over its scored rows, differences of pairs.
+        seat = table.column("seat").to_numpy().astype(np.int64)
+        focal = scored_seat(self.design, board, seats)
+        scored = (focal < 0) | (seat == focal)
+        placement = table.column("placement").to_numpy().astype(np.float64)
+        features = luck_features(luck, board, table.column("table").to_numpy())
+        weights = poisson_weights(np.uint64(self.seed), first_board, n_boards, self.replicates).astype(np.float64)
+        counts = np.zeros((n_boards, n_bots))
+        np.add.at(counts, (board_local[scored], bot[scored]), 1.0)
         first = np.array([i for i, _ in self.pairs], dtype=np.int64)
         second = np.array([j for _, j in self.pairs], dtype=np.int64)
-        differences = means[:, first] - means[:, second]            # (boards, pairs)
-        played = np.isfinite(differences)
-        d = np.where(played, differences, 0.0)
-        self.difference_sums[:, 0] += played.sum(axis=0)
-        self.difference_sums[:, 1] += d.sum(axis=0)
-        self.difference_sums[:, 2] += (d * d).sum(axis=0)
-        weights = poisson_weights(np.uint64(self.seed), first_board, n_boards, self.replicates).astype(np.float64)
-        self.bootstrap_sums[:, :, 0] += weights.T @ played
-        self.bootstrap_sums[:, :, 1] += weights.T @ d
-        self.bootstrap_sums[:, :, 2] += weights.T @ (d * d)
+        for name in self.estimators:
+            score = placement if name == RAW else adjusted_placements(self.slopes[name], bot, board, placement, features)
+            sums = np.zeros((n_boards, n_bots))
+            np.add.at(sums, (board_local[scored], bot[scored]), score[scored])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = sums / counts
+            differences = means[:, first] - means[:, second]            # (boards, pairs)
+            played = np.isfinite(differences)
+            d = np.where(played, differences, 0.0)
+            self.difference_sums[name][:, 0] += played.sum(axis=0)
+            self.difference_sums[name][:, 1] += d.sum(axis=0)
+            self.difference_sums[name][:, 2] += (d * d).sum(axis=0)
+            self.bootstrap_sums[name][:, :, 0] += weights.T @ played
+            self.bootstrap_sums[name][:, :, 1] += weights.T @ d
+            self.bootstrap_sums[name][:, :, 2] += weights.T @ (d * d)
         self.boards += n_boards
 
     # -- results ----------------------------------------------------------
@@ -520,24 +555,57 @@ class RunMeasures:
         r, covariance = self.offers.estimate()
         return np.nan_to_num(r).tolist(), np.sqrt(np.clip(np.diag(covariance), 0, None)).tolist()
 
-    def pair_statistics(self) -> dict:
-        """Per pair: boards, mean and variance of the per-board difference, and the bootstrap replicates' variances."""
-        boards, total, squares = self.difference_sums.T
+    def pair_statistics(self, estimator: str = RAW) -> dict:
+        """Per pair: boards, mean and variance of the per-board difference, and the bootstrap replicates' variances
+        (``estimator``: ``raw``, ``adjusted`` or a luck source of :data:`autodup.luck.LUCK_SOURCES`)."""
+        boards, total, squares = self.difference_sums[estimator].T
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = total / boards
             variance = (squares - boards * mean ** 2) / (boards - 1)
-            w, wd, wdd = np.moveaxis(self.bootstrap_sums, 2, 0)
+            w, wd, wdd = np.moveaxis(self.bootstrap_sums[estimator], 2, 0)
             replicate_mean = wd / w
             replicate_variance = (wdd - w * replicate_mean ** 2) / (w - 1)
         return {"boards": boards, "mean": mean, "variance": variance, "replicates": replicate_variance}
+
+    def luck_terms(self) -> dict:
+        """Whether each luck term has mean zero: ``{term: {mean, se, z, p_value, p_holm}}`` and ``all_zero_mean``.
+
+        The unit is the board (a board's tables share seeds): each term's
+        per-board total, its mean over boards against zero (a z-test), Holm
+        over the terms; ``mean`` and ``se`` are per seat-game. A term that
+        never varied is left out.
+        """
+        from scipy.stats import norm
+
+        total, squares = self.luck_sums.T
+        boards = self.boards
+        rows_per_board = self.luck_rows / boards if boards else 1.0
+        terms = {}
+        for k, name in enumerate(LUCK_NAMES):
+            if boards < 2:
+                break
+            mean = total[k] / boards
+            variance = max(squares[k] / boards - mean ** 2, 0.0) * boards / (boards - 1)
+            if variance <= 1e-18 * max(1.0, squares[k] / boards):
+                continue
+            se = math.sqrt(variance / boards)
+            z = mean / se
+            terms[name] = {"mean": mean / rows_per_board, "se": se / rows_per_board, "z": z,
+                           "p_value": float(2 * norm.sf(abs(z)))}
+        for (name, entry), p in zip(terms.items(), holm([entry["p_value"] for entry in terms.values()])):
+            entry["p_holm"] = p
+        return {"terms": terms, "all_zero_mean": all(entry["p_holm"] >= ALPHA for entry in terms.values())}
 
 
 def measure_run(folder, replicates: int = BOOTSTRAP_REPLICATES) -> RunMeasures:
     """Read run folder ``folder`` (a path or :class:`~autodup.results.RunFolder`) chunk by chunk into measures."""
     from .results import RunFolder
 
+    from .tournament import fit_luck
+
     folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
     measures = RunMeasures(folder, replicates)
+    measures.fit_luck(fit_luck(folder.path, measures.bots, measures.design))
     for table in folder.chunks(COLUMNS):
         measures.add_chunk(table)
     return measures
@@ -604,13 +672,38 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
     closest = closest_pair(control)
     headline = pairs[closest] if pairs else {"variance_reduction": None, "variance_reduction_ci": [None, None]}
     factors = [pair["variance_reduction"] for pair in pairs if pair["variance_reduction"] is not None]
+    adjusted = variance_reduction(dealer, control, closest, ADJUSTED) if pairs else (None, [None, None])
     return {"correct": bool(deciding is None or deciding["p_holm"] >= alpha),
             "min_p_value": deciding["p_holm"] if deciding else None,
             "deciding_observable": deciding["observable"] if deciding else None,
             "tests": tests, "pairs": pairs,
             "variance_reduction": headline["variance_reduction"],
             "variance_reduction_ci": headline["variance_reduction_ci"],
-            "median_variance_reduction": float(np.median(factors)) if factors else None}
+            "median_variance_reduction": float(np.median(factors)) if factors else None,
+            "adjusted_variance_reduction": adjusted[0], "adjusted_variance_reduction_ci": adjusted[1]}
+
+
+def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estimator: str = RAW) -> tuple:
+    """``(factor, [low, high])``: the control's raw variance of pair ``pair``'s per-board difference over the
+    run's variance under ``estimator``, with its 95% Poisson-bootstrap interval (same boards, same weights)."""
+    ours, theirs = run.pair_statistics(estimator), control.pair_statistics(RAW)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = theirs["variance"][pair] / ours["variance"][pair]
+        spread = theirs["replicates"][:, pair] / ours["replicates"][:, pair]
+    spread = spread[np.isfinite(spread)]
+    interval = np.percentile(spread, [2.5, 97.5]).tolist() if spread.size else [None, None]
+    return _finite(factor), interval
+
+
+def luck_sources(run: RunMeasures, pair: int) -> dict:
+    """How much of the run's variance of pair ``pair``'s difference each luck source holds: ``{source: share}``,
+    1 - var(adjusted by that source's terms alone) / var(raw), and ``every source`` for all the terms."""
+    raw = run.pair_statistics(RAW)["variance"][pair]
+    shares = {}
+    for name in [*LUCK_SOURCES, ADJUSTED]:
+        adjusted = run.pair_statistics(name)["variance"][pair]
+        shares["every source" if name == ADJUSTED else name] = _finite(1.0 - adjusted / raw) if raw > 0 else None
+    return shares
 
 
 def closest_pair(control: RunMeasures) -> int:
@@ -801,20 +894,38 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
         measured = {name: future.result() for name, future in futures.items()}
     reference = measured[control]
     config = folders[control].config
-    order = [name for name in folders if name != control] + [control]
+    control_dealer = folders[control].identity["dealer"]
+    controls = {folder.identity.get("design", "latin"): name for name, folder in folders.items()
+                if folder.identity["dealer"] == control_dealer}
+    for name, folder in folders.items():
+        if folder.identity.get("design", "latin") not in controls:
+            raise ValueError(f"{folder.path}: no run of the control ({control_dealer}) with its design "
+                             f"({folder.identity.get('design')}) among the runs to measure")
+    closest = closest_pair(reference)
+    order = [name for name in folders if name not in controls.values()] + list(controls.values())
     dealers = {}
     for name in order:
         run = measured[name]
-        entry = {"exact": DEALERS[name].exact if name in DEALERS else None}
-        if name == control:
+        design = folders[name].identity.get("design", "latin")
+        its_control = measured[controls[design]]
+        dealer_name = folders[name].identity["dealer"]
+        entry = {"dealer": dealer_name, "design": design, "events": folders[name].identity.get("events"),
+                 "exact": DEALERS[dealer_name].exact if dealer_name in DEALERS else None}
+        if name in controls.values():
             entry.update({"correct": None, "min_p_value": None, "deciding_observable": None, "tests": [],
                           "pairs": [], "variance_reduction": None, "variance_reduction_ci": [None, None],
                           "median_variance_reduction": None})
+            adjusted = variance_reduction(run, run, closest, ADJUSTED) if run.pairs else (None, [None, None])
+            entry["adjusted_variance_reduction"], entry["adjusted_variance_reduction_ci"] = adjusted
         else:
-            entry.update(compare_runs(run, reference, alpha, games_per_second))
+            entry.update(compare_runs(run, its_control, alpha, games_per_second))
+        entry["luck_terms"] = run.luck_terms()
+        entry["luck_sources"] = luck_sources(run, closest) if run.pairs else {}
+        entry["efficiency"] = {estimator: efficiency(run, its_control, reference, closest, estimator)
+                               for estimator in (RAW, ADJUSTED)} if run.pairs else {}
         entry.update(run.cross_table())
         trace = (traces or {}).get(name)
-        entry["coupling"] = (None if trace is None or name == control else coupling_from_trace(
+        entry["coupling"] = (None if trace is None or name in controls.values() else coupling_from_trace(
             **trace, champion_tier=config.champion_tier, n_tiers=len(config.tier_cost)))
         frequency, se = run.offer_frequency()
         entry["offer_frequency"], entry["offer_frequency_se"] = frequency, se
@@ -826,4 +937,55 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
             "alpha": alpha, "replicates": replicates, "champions": list(reference.champions),
             "closest_pair": [reference.bots[i] for i in reference.pairs[closest]] if reference.pairs else None,
             "games_per_second": games_per_second, "config_sha256": identity["config_sha256"],
-            "dealers": dealers}
+            "dealers": dealers, "ladder": ladder(dealers, controls)}
+
+
+def efficiency(run: RunMeasures, its_control: RunMeasures, plain: RunMeasures, pair: int, estimator: str):
+    """Games a plain tournament (``plain``: the control, Latin square, raw placements) needs to tell pair
+    ``pair`` apart, over the games ``run`` needs with ``estimator``: ``{"factor", "ci"}``.
+
+    Boards needed is ``(1.96 sd / |mean|)^2`` with the mean difference of the
+    run's own design measured by its control (a design asks its own question:
+    the Latin square's field is the other bots, the paired design's a fixed
+    field); both designs play as many tables per board.
+    """
+    ours = run.pair_statistics(estimator)
+    theirs = plain.pair_statistics(RAW)
+    target, reference = its_control.pair_statistics(RAW)["mean"][pair], theirs["mean"][pair]
+    if not (np.isfinite(target) and np.isfinite(reference)) or target == 0 or reference == 0:
+        return {"factor": None, "ci": [None, None]}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = (target / reference) ** 2
+        factor = scale * theirs["variance"][pair] / ours["variance"][pair]
+        spread = scale * theirs["replicates"][:, pair] / ours["replicates"][:, pair]
+    spread = spread[np.isfinite(spread)]
+    return {"factor": _finite(factor), "ci": np.percentile(spread, [2.5, 97.5]).tolist() if spread.size
+            else [None, None]}
+
+
+LADDER = (("shared seeds", "latin", "position", RAW), ("+ events by who", "latin", "seat", RAW),
+          ("+ paired seating", "paired", "seat", RAW), ("+ luck adjustment", "paired", "seat", ADJUSTED),
+          ("shared seeds, events by who, luck adjustment (Latin square)", "latin", "seat", ADJUSTED))
+
+
+def ladder(dealers: dict, controls: dict) -> dict:
+    """Per dealer, the steps of :data:`LADDER` that its runs allow: variance reduction of the closest pair against
+    the control of the same design (raw placements), and efficiency against the plain tournament."""
+    result = {}
+    for name, entry in dealers.items():
+        for label, design, events, estimator in LADDER:
+            if entry["design"] != design or entry["events"] != events:
+                continue
+            key = "adjusted_variance_reduction" if estimator == ADJUSTED else "variance_reduction"
+            control = name in controls.values()
+            if control and estimator == RAW:
+                continue
+            result.setdefault(entry["dealer"], []).append({
+                "step": "luck adjustment alone" if control else label, "run": name, "design": design,
+                "events": events, "estimator": estimator, "variance_reduction": entry[key],
+                "variance_reduction_ci": entry[f"{key}_ci"], "efficiency": entry["efficiency"][estimator]["factor"],
+                "efficiency_ci": entry["efficiency"][estimator]["ci"]})
+    order = {label: k for k, (label, *_rest) in enumerate(LADDER)}
+    for steps in result.values():
+        steps.sort(key=lambda step: order.get(step["step"], -1))
+    return result

@@ -5,7 +5,10 @@ A quality folder ``DIR`` holds:
 ``runs/<dealer>/``
     One run folder per dealer and one for the ``independent`` control, all of
     the same boards, bots and seed (``autodup run`` folders: resumable, and
-    readable on their own).
+    readable on their own), with the default design and event addressing;
+    beside them the ladder's runs, ``runs/<dealer>@<design>-<events>/``
+    (:data:`LADDER_RUNS`; the control under each design), which measure what
+    each step removes: shared seeds, events by who, paired seating.
 ``traces/<dealer>.npz``
     Each seat's first draws at the first boards, with their inputs: the
     coupling diagnostic's data (replayed from the run's own seeds).
@@ -29,8 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .boards import TRACE_FIELDS
-from .dealers import CONTROL
+from .boards import DEFAULT_DESIGN, TRACE_FIELDS
+from .dealers import CONTROL, DEFAULT_DEALER
+from .game import DEFAULT_EVENTS
 from .errors import print_warning
 from .tournament import RunError, _write_json_atomically
 
@@ -57,6 +61,29 @@ def parse_dealers(text: str) -> list:
     if len(set(names)) != len(names):
         raise ValueError("--dealers: a dealer is listed twice")
     return names
+
+
+# The ladder's runs beside each dealer's default one: (design, events) of each step (autodup.measures.LADDER).
+LADDER_RUNS = (("latin", "position"), ("paired", "seat"))
+
+
+def run_name(dealer: str, design: str = DEFAULT_DESIGN, events: str = DEFAULT_EVENTS) -> str:
+    """A run's name in a quality folder: the dealer for the default design and events, else ``dealer@design-events``."""
+    return dealer if (design, events) == (DEFAULT_DESIGN, DEFAULT_EVENTS) else f"{dealer}@{design}-{events}"
+
+
+def quality_runs(dealers, make) -> dict:
+    """``{run name: spec}``: each dealer's default run and its ladder runs, and the control's under each design.
+
+    ``make(dealer, design, events)`` gives a run's spec.
+    """
+    runs = {}
+    for dealer in [*dealers, CONTROL]:
+        for design, events in ((DEFAULT_DESIGN, DEFAULT_EVENTS), *LADDER_RUNS):
+            if dealer == CONTROL and events != DEFAULT_EVENTS:
+                continue  # the control's tables share nothing: how events are addressed changes nothing
+            runs[run_name(dealer, design, events)] = make(dealer, design, events)
+    return runs
 
 
 def run_folder_of(out: Path, dealer: str) -> Path:
@@ -163,10 +190,11 @@ def folders_to_measure(paths) -> dict:
     folders = {}
     for path in paths:
         folder = RunFolder(path)
-        dealer = folder.identity["dealer"]
+        identity = folder.identity
+        dealer = run_name(identity["dealer"], identity["design"], identity["events"])
         if dealer in folders:
-            raise RunError(f"{path}: a second run of dealer {dealer!r} (the first is {folders[dealer].path}); "
-                           "give one run per dealer")
+            raise RunError(f"{path}: a second run of {dealer!r} (the first is {folders[dealer].path}); "
+                           "give one run per dealer, design and event addressing")
         folders[dealer] = folder
     if CONTROL not in folders:
         raise RunError(f"no run of the control ({CONTROL}) among {', '.join(map(str, paths))}: each dealer is "
@@ -182,10 +210,25 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
     from .report import write_report
 
     quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
+    default = quality["dealers"].get(run_name(DEFAULT_DEALER))
+    quality["default"] = {"dealer": DEFAULT_DEALER, "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS,
+                          "estimator": "adjusted", "run": run_name(DEFAULT_DEALER)}
+    # The headline: what `autodup run` does by default, against independent tables of the same design.
+    quality["variance_reduction"] = None if default is None else default["adjusted_variance_reduction"]
+    quality["variance_reduction_ci"] = [None, None] if default is None else default["adjusted_variance_reduction_ci"]
+    quality["best"] = best_combination(quality)
     Path(out).mkdir(parents=True, exist_ok=True)
     _write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
     write_report(quality, out)
     return quality
+
+
+def best_combination(quality: dict) -> dict | None:
+    """The ladder step of an exact dealer that needs the fewest games to tell the closest pair apart."""
+    steps = [step | {"dealer": dealer} for dealer, ladder in quality["ladder"].items()
+             for step in ladder if step["efficiency"] is not None
+             and quality["dealers"][step["run"]]["exact"] and quality["dealers"][step["run"]]["correct"] is not False]
+    return max(steps, key=lambda step: step["efficiency"]) if steps else None
 
 
 def json_safe(value):
@@ -204,22 +247,35 @@ def json_safe(value):
 
 
 def terminal_table(quality: dict) -> str:
-    """quality.json for a person: one line per dealer, then the closest pair's boards needed."""
+    """quality.json for a person: one line per run, the ladder of luck removed, and the headline."""
     lines = [f"{quality['config']}: {quality['boards']} boards x {quality['tables']} tables, seed {quality['seed']}, "
              f"control {quality['control']}; closest pair: {' vs '.join(quality['closest_pair'] or ['n/a'])}"]
-    header = (f"{'dealer':<12} {'correct':>8} {'min p':>9} {'slot agr.':>9} {'offer ovl.':>10} "
-              f"{'var. reduction (95% CI)':>24}  {'decided by'}")
+    header = (f"{'run':<24} {'correct':>8} {'min p':>9} {'slot agr.':>9} {'offer ovl.':>10} "
+              f"{'var. reduction (95% CI)':>24} {'adjusted (95% CI)':>22}  {'decided by'}")
     lines.append(header)
 
     def number(value, fmt):
         return "n/a" if value is None else format(value, fmt)
 
+    def with_interval(value, interval):
+        return "" if value is None else f"{value:.2f} [{number(interval[0], '.2f')}, {number(interval[1], '.2f')}]"
+
     for name, entry in quality["dealers"].items():
         correct = "control" if entry["correct"] is None else ("yes" if entry["correct"] else "NO")
-        low, high = entry["variance_reduction_ci"]
-        reduction = ("" if entry["variance_reduction"] is None else
-                     f"{entry['variance_reduction']:.2f} [{number(low, '.2f')}, {number(high, '.2f')}]")
-        lines.append(f"{name:<12} {correct:>8} {number(entry['min_p_value'], '.2g'):>9} "
+        lines.append(f"{name:<24} {correct:>8} {number(entry['min_p_value'], '.2g'):>9} "
                      f"{number(entry['slot_agreement'], '.3f'):>9} {number(entry['offer_overlap'], '.3f'):>10} "
-                     f"{reduction:>24}  {entry['deciding_observable'] or ''}")
+                     f"{with_interval(entry['variance_reduction'], entry['variance_reduction_ci']):>24} "
+                     f"{with_interval(entry.get('adjusted_variance_reduction'), entry.get('adjusted_variance_reduction_ci', [None, None])):>22}"
+                     f"  {entry['deciding_observable'] or ''}")
+    lines.append("ladder (closest pair): variance reduction against independent tables of the same design; "
+                 "efficiency: games a plain tournament needs over the games this needs")
+    for dealer, steps in quality.get("ladder", {}).items():
+        for step in steps:
+            lines.append(f"  {dealer:<12} {step['step']:<58} "
+                         f"{with_interval(step['variance_reduction'], step['variance_reduction_ci']):>22}  "
+                         f"efficiency {with_interval(step['efficiency'], step['efficiency_ci'])}")
+    if quality.get("variance_reduction") is not None:
+        default = quality["default"]
+        lines.append(f"default ({default['dealer']}, {default['design']}, events by {default['events']}, luck-adjusted):"
+                     f" variance reduction {with_interval(quality['variance_reduction'], quality['variance_reduction_ci'])}")
     return "\n".join(lines)

@@ -67,8 +67,10 @@ at ``(seed, KEYED_DOMAIN + (i >> 1), key)`` (see :func:`random_bits_pair`).
 Counter layouts
 ---------------
 Event streams count ``round * EVENT_ROUND_STRIDE + index`` (index: a seat's
-position in a shuffle, a fight's pair, ``EVENT_GHOST_INDEX`` for the ghost
-opponent). Keyed draws are addressed by ``shop_key(round, roll, slot) =
+position in a shuffle or, with events addressed by seat, the seat itself; a
+fight's pair or a seat's combat form; ``EVENT_SECOND_KEY + seat`` for a seat's
+key to be picked as the ghost; ``EVENT_GHOST_INDEX`` for the ghost opponent or
+the ghost's form). Keyed draws are addressed by ``shop_key(round, roll, slot) =
 (round * KEY_ROLLS_PER_ROUND + roll) * KEY_SLOTS_PER_ROLL + slot`` and loot
 draws by ``loot_key(position) = LOOT_KEY_BASE + position``.
 :func:`check_game_layout` refuses rules under which two of these would meet
@@ -216,7 +218,8 @@ LABEL_TRIAL = 5
 # --------------------------------------------------------------------------
 
 EVENT_ROUND_STRIDE = 4096   # event counters per round
-EVENT_GHOST_INDEX = 4000    # the ghost opponent's draw in a round's matchmaking stream
+EVENT_GHOST_INDEX = 4000    # the ghost opponent's draw in a round's matchmaking stream (and the ghost's form)
+EVENT_SECOND_KEY = 2048     # + seat: a seat's second key of a round's stream (its key to be picked as the ghost)
 KEY_SLOTS_PER_ROLL = 64     # keyed draw keys per shop (one per slot)
 KEY_ROLLS_PER_ROUND = 1024  # shops per seat per round (the free refresh, then rerolls)
 LOOT_KEY_BASE = 1 << 40     # loot draws are keyed above every shop key
@@ -363,7 +366,7 @@ def check_game_layout(max_rounds: int, players: int, shop_size: int, shops_per_r
         One line naming the size and the layout limit it exceeds.
     """
     limits = (("max_rounds", max_rounds, MAX_ROUNDS, "keyed draw keys of later rounds would reach the loot keys"),
-              ("players", players, EVENT_GHOST_INDEX, "event counters of a round would reach the ghost's draw"),
+              ("players", players, EVENT_SECOND_KEY, "event counters of a round would reach the seats' second keys"),
               ("shop size", shop_size, KEY_SLOTS_PER_ROLL, "a shop's keys would reach the next shop's"),
               ("shops per round", shops_per_round, KEY_ROLLS_PER_ROUND, "a round's keys would reach the next round's"))
     for name, value, limit, why in limits:

@@ -31,18 +31,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .boards import SEATING_LATIN, TRACE_FIELDS, play_boards, seat_bot
+from .boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, scored_seat, seat_bot
 from .dealers import DEALERS, dealer_named
-from .game import MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_TABLE, RESULT_COLUMNS
+from .game import DEFAULT_EVENTS, EVENT_ADDRESSING, MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_TABLE, RESULT_COLUMNS
 from .errors import first_line, print_warning
 from .workers import DEFAULT_GAME_TIMEOUT
 
 CHUNK_BOARDS = 25
-_NO_FIXED_SEATS = np.zeros(1, dtype=np.int64)
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
 # 3: replay streams in the samplers' domain; config and bot snapshots; per-round level, gold, HP; final boards.
 # 4: offers (copies of each champion shown to the seat over its game).
-FORMAT_VERSION = 4
+# 5: luck terms per row; runs have a seating design and an event addressing; events by seat by default.
+FORMAT_VERSION = 5
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
@@ -76,6 +76,8 @@ class RunSpec:
     seed: int
     tables: int
     code: str            # fingerprint of the package's code and of the Parquet writer
+    design: str = DEFAULT_DESIGN    # the seating design (autodup.boards.RUN_DESIGNS)
+    events: str = DEFAULT_EVENTS    # how events are addressed (autodup.game.EVENT_ADDRESSING)
 
     def identity(self) -> dict:
         """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
@@ -83,6 +85,7 @@ class RunSpec:
                 "bots": [[name, path, sha, dict(params)] for name, (path, params), sha
                          in zip(self.bot_names, self.bots, self.bot_sha256)],
                 "boards": self.boards, "dealer": self.dealer, "seed": self.seed, "tables": self.tables,
+                "design": self.design, "events": self.events,
                 "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code}
 
     def identity_hash(self) -> str:
@@ -94,9 +97,14 @@ class RunSpec:
 
         return parse_config(self.config_text, self.config_source)
 
-    def bot_at(self, table: int, seat: int) -> str:
-        """The bot at ``seat`` of ``table`` (a run seats its tables by the Latin square)."""
-        return self.bot_names[seat_bot(SEATING_LATIN, 0, table, seat, len(self.bot_names), _NO_FIXED_SEATS)]
+    def bot_at(self, board: int, table: int, seat: int) -> str:
+        """The bot at ``seat`` of ``table`` of ``board`` (under the run's seating design)."""
+        return self.bot_names[seat_bot(SEATINGS[self.design].code, board, table, seat, len(self.bot_names),
+                                       np.zeros(self.players(), dtype=np.int64))]
+
+    def players(self) -> int:
+        """Seats at a table (from the configuration's text)."""
+        return self.config().players
 
     def describe(self, where) -> str:
         """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
@@ -106,12 +114,16 @@ class RunSpec:
             return f"bot {self.bot_names[-1 - where.table]!r} (seat {where.seat} of a table probing its determinism)"
         if where.seat < 0:
             return f"the table (no bot was deciding) at board {where.board}, table {where.table}"
-        return (f"bot {self.bot_at(where.table, where.seat)!r} (seat {where.seat}, board {where.board}, "
+        return (f"bot {self.bot_at(where.board, where.table, where.seat)!r} (seat {where.seat}, board {where.board}, "
                 f"table {where.table})")
 
 
-def make_spec(config, bots, boards: int, dealer: str, seed: int) -> RunSpec:
+def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = DEFAULT_DESIGN,
+              events: str = DEFAULT_EVENTS) -> RunSpec:
     """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each).
+
+    ``design`` seats them (``latin`` or ``paired``, see :mod:`autodup.boards`);
+    ``events`` addresses the table's events (``seat`` or ``position``).
 
     ``config`` is a :class:`~autodup.config.GameConfig`, a shipped name
     (``set4``, ``tiny``) or the path of a YAML file.
@@ -120,6 +132,10 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int) -> RunSpec:
 
     if dealer not in DEALERS:
         raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(DEALERS)})")
+    if design not in RUN_DESIGNS:
+        raise RunError(f"--design: unknown design {design!r} (allowed: {', '.join(RUN_DESIGNS)})")
+    if events not in EVENT_ADDRESSING:
+        raise RunError(f"--events: unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})")
     if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= MAX_BOARDS:
         raise RunError(f"--boards: {boards} is out of range (allowed: 1 to {MAX_BOARDS:,})")
     config = config if isinstance(config, GameConfig) else load_config(config)
@@ -129,7 +145,8 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int) -> RunSpec:
                    config_sha256=hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest(),
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
                    bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
-                   boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint())
+                   boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint(),
+                   design=design, events=events)
 
 
 def check_bot_count(bots: int, seats: int) -> None:
@@ -208,8 +225,8 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
     """
     _, rules, bots, lineup = _prepared(spec, progress)
     played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=chunk * CHUNK_BOARDS,
-                         boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating="latin",
-                         n_bots=len(bots), progress=progress)
+                         boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating=spec.design,
+                         n_bots=len(bots), events=spec.events, progress=progress)
     return chunk_rows(spec, chunk, played, rules.shop_size)
 
 
@@ -223,8 +240,8 @@ def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -
     """
     _, rules, bots, lineup = _prepared(spec, progress)
     played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=0,
-                         boards=min(boards, spec.boards), tables=spec.tables, seating="latin", n_bots=len(bots),
-                         progress=progress, trace_draws=draws)
+                         boards=min(boards, spec.boards), tables=spec.tables, seating=spec.design, n_bots=len(bots),
+                         events=spec.events, progress=progress, trace_draws=draws)
     return {name: getattr(played, name) for name in TRACE_FIELDS}
 
 
@@ -250,7 +267,7 @@ def boards_in_chunk(boards: int, chunk: int) -> int:
 
 
 ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: one value per round alive
-LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers")
+LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers", "luck")
 
 
 def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
@@ -268,7 +285,8 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     - ``final_champions``, ``final_stars``: its board when it left the game
       (or at the end), strongest unit first;
     - ``offers``: copies of each champion (every champion, in the
-      configuration's order) shown to the seat over its game, in every shop.
+      configuration's order) shown to the seat over its game, in every shop;
+    - ``luck``: the seat's luck terms (``autodup.game.LUCK``, in that order).
 
     Champions are indices into the configuration's champions (the run
     folder's snapshot); :mod:`autodup.results` reads them with names.
@@ -296,6 +314,8 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     columns["final_stars"] = (board_offsets, played.final_star.reshape(len(seat), -1)[on_board])
     n_champions = played.offers.shape[-1]
     columns["offers"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_champions, played.offers.reshape(-1))
+    n_terms = played.luck.shape[-1]
+    columns["luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_terms, played.luck.reshape(-1))
     return columns
 
 
@@ -566,7 +586,8 @@ def spec_of_folder(out) -> RunSpec:
                    bot_names=tuple(name for name, *_ in identity["bots"]),
                    bot_sha256=tuple(sha for _, _, sha, _ in identity["bots"]),
                    boards=int(identity["boards"]), dealer=identity["dealer"], seed=int(identity["seed"]),
-                   tables=int(identity["tables"]), code=identity["code"])
+                   tables=int(identity["tables"]), code=identity["code"], design=identity["design"],
+                   events=identity["events"])
 
 
 def read_manifest(out) -> dict:
@@ -750,7 +771,7 @@ def _first_errors(spec: RunSpec, errors: list) -> dict:
     first: dict = {}
     for board, table, seat, message in errors:
         if seat >= 0:
-            first.setdefault(spec.bot_at(table, seat), f"{message} (board {board}, seat {seat})")
+            first.setdefault(spec.bot_at(board, table, seat), f"{message} (board {board}, seat {seat})")
     return first
 
 
@@ -911,42 +932,58 @@ def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: flo
 # --------------------------------------------------------------------------
 
 
-def board_totals(columns: dict) -> dict:
-    """Per bot and board: rows, sums of placement and of duplicate score, and top-4 finishes; per bot the
-    totals of what it did wrong (``MISBEHAVIOUR_COLUMNS``, when the columns are given).
+def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> dict:
+    """Per bot and board: scored rows, sums of placement, duplicate score, adjusted score and top-4 finishes;
+    per bot the totals of what it did wrong (``MISBEHAVIOUR_COLUMNS``, when the columns are given).
 
-    The duplicate score of a row is its placement minus the mean placement at
-    the same board and seat (over the tables). Boards never span chunks, so
-    the totals of a run are those of its chunks, put together.
+    The scored rows are those of the design's scored seat (every row of a
+    Latin square; the focal seat under ``paired``, see
+    :func:`autodup.boards.scored_seat`). The duplicate score of a row is its
+    placement minus the mean placement of the scored rows at the same board
+    and seat (over the tables); the adjusted score is the same with
+    ``adjusted`` (float64 (rows,): luck-adjusted placements, see
+    :mod:`autodup.luck`) in place of placements. Boards never span chunks,
+    so the totals of a run are those of its chunks, put together.
     """
     board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
     players = int(seat.max()) + 1
+    focal = scored_seat(design, board, players)
+    scored = (focal < 0) | (seat == focal)
+    adjusted = placement.astype(np.float64) if adjusted is None else adjusted
     cell = board * players + seat
-    _, inverse = np.unique(cell, return_inverse=True)
-    duplicate = placement - (np.bincount(inverse, weights=placement) / np.bincount(inverse))[inverse]
+    _, inverse = np.unique(cell[scored], return_inverse=True)
+
+    def less_cell_mean(values):
+        values = values[scored].astype(np.float64)
+        return values - (np.bincount(inverse, weights=values) / np.bincount(inverse))[inverse]
+
+    duplicate, adjusted_duplicate = less_cell_mean(placement), less_cell_mean(adjusted)
     totals = {}
     for name in np.unique(bot):
-        mine = bot == name
-        boards, index = np.unique(board[mine], return_inverse=True)
+        every = bot == name
+        mine = every[scored]
+        boards, index = np.unique(board[scored][mine], return_inverse=True)
         totals[str(name)] = {
-            "boards": boards, "rows": np.bincount(index), "placement": np.bincount(index, weights=placement[mine]),
+            "boards": boards, "rows": np.bincount(index),
+            "placement": np.bincount(index, weights=placement[scored][mine]),
             "duplicate": np.bincount(index, weights=duplicate[mine]),
-            "top4": np.bincount(index, weights=(placement[mine] <= players // 2).astype(np.float64)),
-            "misbehaviour": {key: int(columns[key][mine].sum()) for key in MISBEHAVIOUR_COLUMNS if key in columns}}
+            "adjusted": np.bincount(index, weights=adjusted_duplicate[mine]),
+            "top4": np.bincount(index, weights=(placement[scored][mine] <= players // 2).astype(np.float64)),
+            "misbehaviour": {key: int(columns[key][every].sum()) for key in MISBEHAVIOUR_COLUMNS if key in columns}}
     return totals
 
 
 def summarize_totals(parts) -> list:
     """The summary from :func:`board_totals` of disjoint sets of boards (e.g. chunks).
 
-    Per bot: mean placement and duplicate score with 95% confidence intervals
-    from the spread of per-board means (boards are independent, the tables of
-    a board are not), the top-half rate (``top4_rate`` at 8 seats), and the
-    totals of illegal actions, action-cap hits, decisions that raised and bad
-    answers; sorted by duplicate score. With a full Latin square (as many
-    tables as bots, each bot at every seat once per board), a bot's
-    duplicate score is its mean placement minus ``(players + 1) / 2`` on
-    every board.
+    Per bot: mean placement, duplicate score and adjusted score with 95%
+    confidence intervals from the spread of per-board means (boards are
+    independent, the tables of a board are not), the top-half rate
+    (``top4_rate`` at 8 seats), and the totals of illegal actions,
+    action-cap hits, decisions that raised and bad answers; sorted by
+    adjusted score. With a full Latin square (as many tables as bots, each
+    bot at every seat once per board), a bot's duplicate score is its mean
+    placement minus ``(players + 1) / 2`` on every board.
     """
     merged: dict = {}
     for part in parts:
@@ -957,7 +994,8 @@ def summarize_totals(parts) -> list:
         joined = {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0] if key != "misbehaviour"}
         count = joined["rows"]
         entry = {"bot": name, "rows": int(count.sum()), "boards": int(joined["boards"].size)}
-        for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate")):
+        for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate"),
+                           ("adjusted_score", "adjusted")):
             per_board = joined[key] / count
             entry[label] = float(joined[key].sum() / count.sum())
             # None (JSON null) with a single board: no spread to estimate from.
@@ -967,29 +1005,60 @@ def summarize_totals(parts) -> list:
         for key in pieces[0]["misbehaviour"]:
             entry[key] = sum(p["misbehaviour"][key] for p in pieces)
         rows.append(entry)
-    return sorted(rows, key=lambda r: (r["duplicate_score"], r["bot"]))
+    return sorted(rows, key=lambda r: (r["adjusted_score"], r["bot"]))
 
 
-def summarize(columns: dict) -> list:
-    """The summary of rows given as columns (see :func:`summarize_totals`)."""
-    return summarize_totals([board_totals(columns)])
+def summarize(columns: dict, design: str = DEFAULT_DESIGN) -> list:
+    """The summary of rows given as columns (see :func:`summarize_totals`; no luck adjustment)."""
+    return summarize_totals([board_totals(columns, design)])
+
+
+def fit_luck(out, bot_names, design: str):
+    """The cross-fitted slopes (:class:`autodup.luck.CrossFit`) of a run folder's scored rows, chunk by chunk."""
+    from .luck import CrossFit, luck_features, luck_matrix
+
+    fit = CrossFit(len(bot_names))
+    index = {name: i for i, name in enumerate(bot_names)}
+    for path in chunk_files(out):
+        table, _ = read_chunk_table(path, ["board", "table", "seat", "bot", "placement", "luck"])
+        board, seat = table.column("board").to_numpy(), table.column("seat").to_numpy()
+        bot = np.array([index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
+        luck = luck_features(luck_matrix(table, len(board)), board, table.column("table").to_numpy())
+        players = int(seat.max()) + 1
+        focal = scored_seat(design, board, players)
+        scored = (focal < 0) | (seat == focal)
+        fit.add(bot[scored], board[scored], table.column("placement").to_numpy()[scored].astype(np.float64),
+                luck[scored])
+    return fit
 
 
 def summarize_run(out) -> list:
     """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards).
 
-    Every chunk is checked as it is read (:func:`read_chunk`). Each bot's row
-    also gets ``first_error`` (its first policy error, or None) and
-    ``deterministic`` (from the probe at the start of the run, None if absent).
+    Every chunk is checked as it is read (:func:`read_chunk`). The adjusted
+    score is cross-fitted (:mod:`autodup.luck`): a first pass fits the
+    slopes, a second adjusts. Each bot's row also gets ``first_error`` (its
+    first policy error, or None) and ``deterministic`` (from the probe at the
+    start of the run, None if absent).
     """
     from .bots import explain_silent_errors
+    from .luck import adjusted_placements, luck_features, luck_matrix
 
+    identity = read_manifest(out)["identity"]
+    design = identity["design"]
+    bot_names = [name for name, *_ in identity["bots"]]
+    slopes = fit_luck(out, bot_names, design).slopes()
+    index = {name: i for i, name in enumerate(bot_names)}
     parts, first_errors = [], {}
     for path in chunk_files(out):
         columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *MISBEHAVIOUR_COLUMNS])
-        parts.append(board_totals(columns))
-        for bot, message in json.loads(metadata.get("autodup_errors", "{}")).items():
-            first_errors.setdefault(bot, message)
+        table, _ = read_chunk_table(path, ["luck"])
+        bot = np.array([index[name] for name in columns["bot"]], dtype=np.int64)
+        luck = luck_features(luck_matrix(table, len(bot)), columns["board"], columns["table"])
+        adjusted = adjusted_placements(slopes, bot, columns["board"], columns["placement"].astype(np.float64), luck)
+        parts.append(board_totals(columns, design, adjusted))
+        for bot_name, message in json.loads(metadata.get("autodup_errors", "{}")).items():
+            first_errors.setdefault(bot_name, message)
     determinism = read_determinism(out) or {}
     rows = summarize_totals(parts)
     for row in rows:

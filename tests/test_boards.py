@@ -42,7 +42,7 @@ def test_rotating_and_fixed_seatings():
     *lineup, bot_of_seat = seating([bots[0], bots[1]] * 4)
     fixed = play_boards(SET4, "haystack", *lineup, seed=3, boards=2, tables=2, seating="fixed", bot_of_seat=bot_of_seat)
     assert np.all(fixed.bots == bot_of_seat)
-    assert set(SEATINGS) == {"latin", "rotating", "fixed"}
+    assert set(SEATINGS) == {"latin", "rotating", "fixed", "paired"}
 
 
 @pytest.mark.parametrize("dealer", sorted(DEALERS))

@@ -84,6 +84,34 @@ def test_round_zero_is_identical_for_shared_dealers_and_at_chance_for_the_contro
             assert entry["offer_overlap"] > quality["dealers"]["independent"]["offer_overlap"]
 
 
+def test_luck_terms_are_zero_mean_for_exact_dealers_and_the_ladder_is_measured(default_quality):
+    out, quality = default_quality
+    for run in ("haystack", "independent", "keyed@paired-seat"):
+        for row in json.loads((out / "runs" / run / "summary.json").read_text()):
+            # Adjusted and raw scores estimate the same thing: they agree within their intervals (95% each).
+            gap = abs(row["adjusted_score"] - row["duplicate_score"])
+            assert gap <= row["adjusted_score_ci95"] + row["duplicate_score_ci95"], (run, row)
+            assert row["adjusted_score_ci95"] < row["duplicate_score_ci95"]
+    for name, entry in quality["dealers"].items():
+        # The same zero-mean check catches replay (its shop terms' law is not the game's) and passes the others.
+        assert entry["luck_terms"]["all_zero_mean"] == (entry["exact"] is not False), (name, entry["luck_terms"])
+    for dealer in ("haystack", "keyed", "stream", "replay"):
+        steps = {step["step"]: step for step in quality["ladder"][dealer]}
+        assert len(steps) == 5
+        for step in steps.values():
+            low, high = step["variance_reduction_ci"]
+            assert low <= step["variance_reduction"] <= high
+        # Adjusting removes luck on top of duplication, on the same boards.
+        latin = steps["shared seeds, events by who, luck adjustment (Latin square)"]
+        assert latin["variance_reduction_ci"][0] > steps["+ events by who"]["variance_reduction"]
+    default = quality["dealers"][quality["default"]["run"]]
+    assert quality["variance_reduction"] == default["adjusted_variance_reduction"]
+    assert quality["best"]["efficiency"] >= default["efficiency"]["adjusted"]["factor"]
+    # The combat coin holds more of the control's variance than any other source.
+    sources = quality["dealers"]["independent"]["luck_sources"]
+    assert max((share, source) for source, share in sources.items() if source != "every source")[1] == "combat coin"
+
+
 def test_quality_json_has_the_documented_keys_and_the_report_its_images(default_quality):
     out, quality = default_quality
     assert json.loads((out / "quality.json").read_text()) == quality
