@@ -128,6 +128,12 @@ def scored_seat(design: str, board, players: int):
         return np.asarray(board) % players
     return np.full(np.shape(board), -1, dtype=np.int64) if np.ndim(board) else -1
 
+
+def scored_rows(design: str, board: np.ndarray, seat: np.ndarray, players: int) -> np.ndarray:
+    """bool (rows,): the rows (``board``, ``seat`` int64 (rows,)) whose results score their bot under ``design``."""
+    focal = scored_seat(design, board, players)
+    return (focal < 0) | (seat == focal)
+
 @njit(cache=True)
 def table_seeds(tournament_seed, board, table, shared, seat_seeds):
     """Fill ``seat_seeds`` (uint64 (players,)) for a table of a board; returns its event seed (see the seed tree)."""

@@ -145,11 +145,21 @@ VIEW = (
     ("random_a", "a 53-bit random integer, fresh for every decision (the seat's policy stream)"),
     ("random_b", "a second one, independent of random_a"),
 )
-VIEW_NAMES = tuple(name for name, _ in VIEW)
+
+
+def _declare_indices(prefix: str, declaration) -> tuple:
+    """The names of a declaration (``(name, meaning)`` pairs); defines ``PREFIX_NAME = index`` for each.
+
+    numba reads module globals when it compiles a function, so ``me[VIEW_GOLD]``
+    compiles to a constant index, exactly as a literal would.
+    """
+    names = tuple(name for name, _ in declaration)
+    globals().update({f"{prefix}_{name.upper()}": index for index, name in enumerate(names)})
+    return names
+
+
+VIEW_NAMES = _declare_indices("VIEW", VIEW)  # VIEW_GOLD = 0, VIEW_LEVEL = 1, ...
 VIEW_FIELDS = len(VIEW)
-# VIEW_GOLD = 0, VIEW_LEVEL = 1, ...: numba reads module globals when it compiles a function, so
-# me[VIEW_GOLD] compiles to a constant index, exactly as a literal would.
-globals().update({f"VIEW_{name.upper()}": index for index, name in enumerate(VIEW_NAMES)})
 # A sell of unit u is legal for every unit held (u < me[UNITS], legal_sell); ending the turn and toggling
 # the lock always are. Buyable slots travel as one int64 bitmask: the configuration allows at most 20 slots.
 VIEW_MASK_BITS = 63
@@ -313,8 +323,7 @@ STATS = (
     ("bot_errors", "decisions that raised (or returned 0)"),
     ("bad_answers", "decisions that returned something that is not an answer"),
 )
-STAT_NAMES = tuple(name for name, _ in STATS)
-globals().update({f"STAT_{name.upper()}": index for index, name in enumerate(STAT_NAMES)})
+STAT_NAMES = _declare_indices("STAT", STATS)
 # The seat's final state, then its stats: one row of play_table's results per seat.
 FINAL_STATE_COLUMNS = ("placement", "hp", "level", "gold")
 RESULT_COLUMNS = FINAL_STATE_COLUMNS + STAT_NAMES
@@ -339,8 +348,7 @@ LUCK = (
     ("loot", "loot: the item's worth in gold minus the mean worth of the items left in the bag's cycle"),
     ("tiebreak", "ties for a place: the mean place of the tie minus the place given"),
 )
-LUCK_NAMES = tuple(name for name, _ in LUCK)
-globals().update({f"LUCK_{name.upper()}": index for index, name in enumerate(LUCK_NAMES)})
+LUCK_NAMES = _declare_indices("LUCK", LUCK)
 STANDING_SCALE = 0.125  # the standing's HP scale, as a share of the starting HP (fixed in advance)
 
 
@@ -1217,7 +1225,7 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost):
     table.luck[seat, LUCK_COIN] += outcome - p_win
     table.luck[seat, LUCK_COIN_HP] += (1.0 - p_win) * damage_if_lost - (1.0 - outcome) * damage_if_lost
     table.luck[seat, LUCK_COIN_STANDING] += (outcome - p_win) * (standing_won - standing_lost)
-    # The opponent drawn: _expect_matchmaking subtracted the mean over the pairing's law.
+    # The opponent drawn: _prepare_fights subtracted the mean over the pairing's law.
     table.luck[seat, LUCK_MATCHMAKING] += p_win
     table.luck[seat, LUCK_MATCHMAKING_HP] -= (1.0 - p_win) * damage_if_lost
     table.luck[seat, LUCK_MATCHMAKING_STANDING] += p_win * standing_won + (1.0 - p_win) * standing_lost

@@ -60,7 +60,7 @@ import os
 import numpy as np
 from numba import njit
 
-from .boards import scored_seat
+from .boards import scored_rows
 from .game import LUCK_NAMES
 from .luck import LUCK_SOURCES, adjusted_placements, luck_features, luck_matrix
 from .rng import LABEL_BOARD, STREAM_BOOTSTRAP, derive_seed_kernel, random_uniform
@@ -480,8 +480,7 @@ class RunMeasures:
 
         # Luck removed: each bot's mean score per board over its scored rows, differences of pairs.
         seat = table.column("seat").to_numpy().astype(np.int64)
-        focal = scored_seat(self.design, board, seats)
-        scored = (focal < 0) | (seat == focal)
+        scored = scored_rows(self.design, board, seat, seats)
         placement = table.column("placement").to_numpy().astype(np.float64)
         features = luck_features(luck, board, table.column("table").to_numpy())
         weights = poisson_weights(np.uint64(self.seed), first_board, n_boards, self.replicates).astype(np.float64)
@@ -643,16 +642,11 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
     deciding = min(tests, key=lambda test: test["p_holm"]) if tests else None
 
     ours, theirs = dealer.pair_statistics(), control.pair_statistics()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        factor = theirs["variance"] / ours["variance"]
-        replicate_factor = theirs["replicates"] / ours["replicates"]
     tables = dealer.tables
     per_board = tables / games_per_second if games_per_second else None  # seconds
     pairs = []
     for p, (i, j) in enumerate(dealer.pairs):
-        spread = replicate_factor[:, p]
-        spread = spread[np.isfinite(spread)]
-        low, high = (np.percentile(spread, [2.5, 97.5]).tolist() if spread.size else [None, None])
+        factor, interval = variance_reduction(dealer, control, p)
         mean = theirs["mean"][p]  # the control measures the difference the boards must resolve
 
         def needed(variance):
@@ -661,7 +655,7 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
         boards_needed, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
         pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
-                      "variance_reduction": _finite(factor[p]), "variance_reduction_ci": [low, high],
+                      "variance_reduction": factor, "variance_reduction_ci": interval,
                       "boards_needed": boards_needed, "boards_needed_control": boards_control,
                       "games_needed": None if boards_needed is None else boards_needed * tables,
                       "games_needed_control": None if boards_control is None else boards_control * tables,
@@ -949,18 +943,12 @@ def efficiency(run: RunMeasures, its_control: RunMeasures, plain: RunMeasures, p
     the Latin square's field is the other bots, the paired design's a fixed
     field); both designs play as many tables per board.
     """
-    ours = run.pair_statistics(estimator)
-    theirs = plain.pair_statistics(RAW)
-    target, reference = its_control.pair_statistics(RAW)["mean"][pair], theirs["mean"][pair]
-    if not (np.isfinite(target) and np.isfinite(reference)) or target == 0 or reference == 0:
+    target, reference = its_control.pair_statistics(RAW)["mean"][pair], plain.pair_statistics(RAW)["mean"][pair]
+    factor, interval = variance_reduction(run, plain, pair, estimator)
+    if not (np.isfinite(target) and np.isfinite(reference)) or target == 0 or reference == 0 or factor is None:
         return {"factor": None, "ci": [None, None]}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = (target / reference) ** 2
-        factor = scale * theirs["variance"][pair] / ours["variance"][pair]
-        spread = scale * theirs["replicates"][:, pair] / ours["replicates"][:, pair]
-    spread = spread[np.isfinite(spread)]
-    return {"factor": _finite(factor), "ci": np.percentile(spread, [2.5, 97.5]).tolist() if spread.size
-            else [None, None]}
+    scale = (target / reference) ** 2  # positive: it scales the bootstrap's quantiles as it scales the factor
+    return {"factor": scale * factor, "ci": [None if bound is None else scale * bound for bound in interval]}
 
 
 LADDER = (("shared seeds", "latin", "position", RAW), ("+ events by who", "latin", "seat", RAW),

@@ -193,8 +193,9 @@ def folders_to_measure(paths) -> dict:
         identity = folder.identity
         dealer = run_name(identity["dealer"], identity["design"], identity["events"])
         if dealer in folders:
-            raise RunError(f"{path}: a second run of {dealer!r} (the first is {folders[dealer].path}); "
-                           "give one run per dealer, design and event addressing")
+            raise RunError(f"{path}: a second run of dealer {identity['dealer']!r} with design "
+                           f"{identity['design']!r} and events by {identity['events']} (the first is "
+                           f"{folders[dealer].path}); give one run per dealer, design and event addressing")
         folders[dealer] = folder
     if CONTROL not in folders:
         raise RunError(f"no run of the control ({CONTROL}) among {', '.join(map(str, paths))}: each dealer is "

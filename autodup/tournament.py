@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, scored_seat, seat_bot
+from .boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, scored_rows, seat_bot
 from .dealers import DEALERS, dealer_named
 from .game import DEFAULT_EVENTS, EVENT_ADDRESSING, MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_TABLE, RESULT_COLUMNS
 from .errors import first_line, print_warning
@@ -947,8 +947,7 @@ def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> 
     """
     board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
     players = int(seat.max()) + 1
-    focal = scored_seat(design, board, players)
-    scored = (focal < 0) | (seat == focal)
+    scored = scored_rows(design, board, seat, players)
     adjusted = placement.astype(np.float64) if adjusted is None else adjusted
     cell = board * players + seat
     _, inverse = np.unique(cell[scored], return_inverse=True)
@@ -1024,9 +1023,7 @@ def fit_luck(out, bot_names, design: str):
         board, seat = table.column("board").to_numpy(), table.column("seat").to_numpy()
         bot = np.array([index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
         luck = luck_features(luck_matrix(table, len(board)), board, table.column("table").to_numpy())
-        players = int(seat.max()) + 1
-        focal = scored_seat(design, board, players)
-        scored = (focal < 0) | (seat == focal)
+        scored = scored_rows(design, board, seat, int(seat.max()) + 1)
         fit.add(bot[scored], board[scored], table.column("placement").to_numpy()[scored].astype(np.float64),
                 luck[scored])
     return fit

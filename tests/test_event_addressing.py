@@ -362,26 +362,25 @@ def test_by_seat_a_seat_has_one_form_whatever_its_opponent():
     assert 0.4 * N_ADDRESS_SEEDS < ghost_wins < 0.6 * N_ADDRESS_SEEDS  # not a constant outcome
 
 
-@pytest.mark.parametrize("events", ADDRESSINGS, ids=ADDRESSING_IDS)
-def test_a_ghost_fight_is_independent_of_the_ghosted_seats_own_fight(events):
-    """Five alive, equal powers: A beats B in their pair, and C beats a ghost of B's board, are two fair
-    coins independent of each other (by seat, the ghost has its own form, not B's)."""
+def joint_wins(second_takes_damage, events):
+    """Counts of (A beats B, C beats B or a ghost of B's board) over the seeds, all powers equal: int64 (4,)."""
     table = fight_table(np.full(PLAYERS, 20.0))
     counts = np.zeros(4, dtype=np.int64)
     for seed in EVENT_SEEDS[:N_FIGHTS]:
         first = a_wins(table, A, B, True, 0, seed, events)
-        second = a_wins(table, C, B, False, 2, seed, events)
+        second = a_wins(table, C, B, second_takes_damage, 2, seed, events)
         counts[2 * first + second] += 1
-    assert goodness_of_fit(counts, np.ones(4)) > P_FLOOR
+    return counts
+
+
+@pytest.mark.parametrize("events", ADDRESSINGS, ids=ADDRESSING_IDS)
+def test_a_ghost_fight_is_independent_of_the_ghosted_seats_own_fight(events):
+    """Five alive, equal powers: A beats B in their pair, and C beats a ghost of B's board, are two fair
+    coins independent of each other (by seat, the ghost has its own form, not B's)."""
+    assert goodness_of_fit(joint_wins(False, events), np.ones(4)) > P_FLOOR
 
 
 def test_the_independence_check_rejects_a_ghost_with_its_seats_form():
     """Were the ghost to fight with B's own form (here: C fights B itself, by seat), A and C would both beat B
     with probability 1/3, not 1/4, and the same check rejects it."""
-    table = fight_table(np.full(PLAYERS, 20.0))
-    counts = np.zeros(4, dtype=np.int64)
-    for seed in EVENT_SEEDS[:N_FIGHTS]:
-        first = a_wins(table, A, B, True, 0, seed, EVENTS_BY_SEAT)
-        second = a_wins(table, C, B, True, 2, seed, EVENTS_BY_SEAT)
-        counts[2 * first + second] += 1
-    assert goodness_of_fit(counts, np.ones(4)) < P_FLOOR
+    assert goodness_of_fit(joint_wins(True, EVENTS_BY_SEAT), np.ones(4)) < P_FLOOR
