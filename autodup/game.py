@@ -229,7 +229,9 @@ PROGRESS_SEAT = 2     # the seat whose policy is deciding, or -1
 PROGRESS_BOARD = 3    # set by the board loops: the board and table being played
 PROGRESS_TABLE = 4
 PROGRESS_LOADING = 5  # set while bots load: 1 + the index of the bot being loaded, 0 when none is
-PROGRESS_FIELDS = 6
+PROGRESS_PROBE = 6    # set while a run probes a bot's determinism: 1 + the bot's index, 0 otherwise (the board
+                      # loops own PROGRESS_TABLE, so the probe's tables are marked here)
+PROGRESS_FIELDS = 7
 
 
 def new_progress() -> np.ndarray:

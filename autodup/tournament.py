@@ -33,7 +33,7 @@ import numpy as np
 
 from .boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, scored_rows, seat_bot
 from .dealers import DEALERS, dealer_named
-from .game import DEFAULT_EVENTS, EVENT_ADDRESSING, MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_TABLE, RESULT_COLUMNS
+from .game import DEFAULT_EVENTS, EVENT_ADDRESSING, MISBEHAVIOUR_COLUMNS, PROGRESS_LOADING, PROGRESS_PROBE, RESULT_COLUMNS
 from .errors import first_line, print_warning
 from .workers import DEFAULT_GAME_TIMEOUT
 
@@ -98,7 +98,10 @@ class RunSpec:
         return parse_config(self.config_text, self.config_source)
 
     def bot_at(self, board: int, table: int, seat: int) -> str:
-        """The bot at ``seat`` of ``table`` of ``board`` (under the run's seating design)."""
+        """The bot at ``seat`` of ``table`` of ``board`` (under the run's seating design); for a table of the
+        determinism probe (``table = -1 - bot``), the bot it probes."""
+        if table < 0:
+            return self.bot_names[-1 - table]
         return self.bot_names[seat_bot(SEATINGS[self.design].code, board, table, seat, len(self.bot_names),
                                        np.zeros(self.players(), dtype=np.int64))]
 
@@ -252,9 +255,10 @@ def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
     config, _, bots, _ = _prepared(spec, progress)
     deterministic = {}
     for index, bot in enumerate(bots):
-        progress[PROGRESS_TABLE] = -1 - index  # a probe table: see RunSpec.describe
+        progress[PROGRESS_PROBE] = index + 1  # the probe's tables: see autodup.workers.table_of, RunSpec.describe
         deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress,
                                             variant_games=0)["deterministic"]
+    progress[PROGRESS_PROBE] = 0
     return deterministic
 
 

@@ -47,13 +47,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import Stopped, TaskError, Where, WorkerFailure, first_line, without_colours  # noqa: F401
-from .game import (PROGRESS_BOARD, PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_LOADING,
+from .game import (PROGRESS_BOARD, PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_LOADING, PROGRESS_PROBE,
                    PROGRESS_SEAT, PROGRESS_TABLE)
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
 TASKS_PER_WORKER = 2  # in flight: a worker starts its next task while the parent stores the last result
 ERRORS_KEPT = 20      # bot errors recorded per task (all are counted by the table)
+
+
+def table_of(progress: np.ndarray) -> int:
+    """The table a progress block says is being played; ``-1 - bot`` for a table probing bot ``bot``'s determinism."""
+    probed = int(progress[PROGRESS_PROBE])
+    return -probed if probed else int(progress[PROGRESS_TABLE])
 
 
 def describe_where(where: Where) -> str:
@@ -101,7 +107,7 @@ class _ErrorRecorder:
         if len(self.records) < ERRORS_KEPT:
             error = unraisable.exc_value
             message = f"{type(error).__name__}: {first_line(error)}" if error is not None else "error"
-            self.records.append((int(self.progress[PROGRESS_BOARD]), int(self.progress[PROGRESS_TABLE]),
+            self.records.append((int(self.progress[PROGRESS_BOARD]), table_of(self.progress),
                                  int(self.progress[PROGRESS_SEAT]), message))
 
     def take(self) -> list:
@@ -206,8 +212,7 @@ class _Worker:
 
     def where(self):
         if self.progress[PROGRESS_IN_GAME]:
-            return Where(int(self.progress[PROGRESS_BOARD]), int(self.progress[PROGRESS_TABLE]),
-                         int(self.progress[PROGRESS_SEAT]))
+            return Where(int(self.progress[PROGRESS_BOARD]), table_of(self.progress), int(self.progress[PROGRESS_SEAT]))
         if self.progress[PROGRESS_LOADING]:
             return Where(-1, -1, -1, int(self.progress[PROGRESS_LOADING]) - 1)
         return None
