@@ -141,7 +141,7 @@ def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: 
     traces = {}
     folder_of_traces = Path(out) / "traces"
     for dealer, folder in folders.items():
-        if dealer == CONTROL:
+        if folder.identity["dealer"] == CONTROL:  # no draw of the control is compared: nothing to trace
             continue
         path = folder_of_traces / f"{dealer}.npz"
         spec = spec_of_folder(folder.path)

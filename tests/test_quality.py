@@ -53,23 +53,27 @@ def test_replay_is_caught_at_the_default_size_and_the_exact_dealers_pass(default
     _, quality = default_quality
     dealers = quality["dealers"]
     assert quality["boards"] == 1000 and quality["alpha"] == ALPHA
-    assert set(dealers) == {"haystack", "keyed", "stream", "replay", "independent"}
-    for name in ("haystack", "keyed", "stream"):
+    ladder = ("", "@latin-position", "@paired-seat")  # each dealer's default run and its ladder runs
+    assert set(dealers) == {f"{dealer}{run}" for dealer in ("haystack", "keyed", "stream", "replay")
+                            for run in ladder} | {"independent", "independent@paired-seat"}
+    for name in (f"{dealer}{run}" for dealer in ("haystack", "keyed", "stream") for run in ladder):
         assert dealers[name]["correct"] is True, (name, dealers[name]["deciding_observable"],
                                                   dealers[name]["min_p_value"])
         assert dealers[name]["min_p_value"] >= ALPHA
-    replay = dealers["replay"]
-    assert replay["correct"] is False and replay["min_p_value"] < 1e-6
-    # Its flaw: offers keep their planned odds while copies run out, so champion shares are off.
-    assert replay["deciding_observable"] == "offers per champion"
+    for run in ladder:
+        replay = dealers[f"replay{run}"]
+        assert replay["correct"] is False and replay["min_p_value"] < 1e-6
+        # Its flaw: offers keep their planned odds while copies run out, so champion shares are off.
+        assert replay["deciding_observable"] == "offers per champion"
 
 
 def test_round_zero_is_identical_for_shared_dealers_and_at_chance_for_the_control(default_quality):
     _, quality = default_quality
+    controls = {entry["design"]: entry for entry in quality["dealers"].values() if entry["correct"] is None}
     for name, entry in quality["dealers"].items():
         by_round = entry["by_round"]
         assert by_round["round"][0] == 0 and by_round["pairs"][0] > 0
-        if name == "independent":
+        if entry["correct"] is None:  # a control
             chance = entry["chance_slot_agreement_round0"]
             # One pair per (board, seat) and slot is a conservative count of independent comparisons.
             n = quality["boards"] * 8 * 5
@@ -79,9 +83,9 @@ def test_round_zero_is_identical_for_shared_dealers_and_at_chance_for_the_contro
         else:
             assert by_round["whole_shop_identical"][0] == 1.0 and by_round["slot_agreement"][0] == 1.0
             assert by_round["multiset_overlap"][0] == 1.0
-            # and the shared seeds keep more in common than the control, over the game
-            assert entry["slot_agreement"] > quality["dealers"]["independent"]["slot_agreement"]
-            assert entry["offer_overlap"] > quality["dealers"]["independent"]["offer_overlap"]
+            # and the shared seeds keep more in common than the control of the same design, over the game
+            assert entry["slot_agreement"] > controls[entry["design"]]["slot_agreement"]
+            assert entry["offer_overlap"] > controls[entry["design"]]["offer_overlap"]
 
 
 def test_luck_terms_are_zero_mean_for_exact_dealers_and_the_ladder_is_measured(default_quality):
@@ -119,7 +123,7 @@ def test_quality_json_has_the_documented_keys_and_the_report_its_images(default_
         for key in ("correct", "min_p_value", "slot_agreement", "offer_overlap", "variance_reduction",
                     "variance_reduction_ci"):
             assert key in entry
-        if name != "independent":
+        if entry["correct"] is not None:  # not a control
             low, high = entry["variance_reduction_ci"]
             assert low <= entry["variance_reduction"] <= high
             assert len(entry["pairs"]) == 28
@@ -147,13 +151,14 @@ def test_the_terminal_table_names_each_verdict(tiny_quality):
 def test_report_on_the_runs_measures_what_quality_measured(tiny_quality):
     out, quality = tiny_quality
     again = out.parent / "report"
-    result = autodup("report", *(str(out / "runs" / d) for d in ("independent", "haystack", "keyed")),
-                     "--out", str(again), "--json")
+    result = autodup("report", *(str(path) for path in sorted((out / "runs").iterdir())), "--out", str(again),
+                     "--json")
     assert result.returncode == 0, result.stderr
     reported = json.loads(result.stdout)
-    for name in ("haystack", "keyed"):
-        assert reported["dealers"][name] == quality["dealers"][name]
-    assert reported["dealers"]["independent"] == quality["dealers"]["independent"]
+    assert set(reported["dealers"]) == set(quality["dealers"])
+    for name in quality["dealers"]:
+        assert reported["dealers"][name] == quality["dealers"][name], name
+    assert reported["ladder"] == quality["ladder"] and reported["variance_reduction"] == quality["variance_reduction"]
 
 
 def test_a_finished_quality_folder_is_reused_and_gives_the_same_bytes(tiny_quality):
@@ -243,7 +248,9 @@ def test_a_misbehaving_bot_is_warned_about_once_per_run(tmp_path):
                      "haystack", "--out", str(tmp_path / "q"), "--quiet")
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith("autodup: warning:")]
-    assert len(warnings) == 2 and all("crash:" in line and "bot errors" in line for line in warnings)
+    runs = list((tmp_path / "q" / "runs").iterdir())  # haystack's three ladder runs and the two controls
+    assert len(runs) == 5
+    assert len(warnings) == len(runs) and all("crash:" in line and "bot errors" in line for line in warnings)
 
 
 def test_a_resumed_run_times_only_the_boards_it_played(tiny_quality, tmp_path):

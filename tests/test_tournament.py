@@ -188,8 +188,11 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
         assert abs(row["mean_placement"] - columns["placement"][mine].mean()) < 1e-12
         assert row["duplicate_score_ci95"] > 0
     stored = json.loads((out / "summary.json").read_text())
-    assert summarize(columns) == [{k: v for k, v in row.items() if k not in ("first_error", "deterministic")}
-                                  for row in stored]
+    # summarize() does no luck adjustment (it has no luck column); everything else is the stored summary's.
+    adjusted = ("adjusted_score", "adjusted_score_ci95", "first_error", "deterministic")
+    unadjusted = {row["bot"]: {k: v for k, v in row.items() if k not in adjusted} for row in summarize(columns)}
+    assert unadjusted == {row["bot"]: {k: v for k, v in row.items() if k not in adjusted} for row in stored}
+    assert [row["adjusted_score"] for row in stored] == sorted(row["adjusted_score"] for row in stored)
     assert all(row["deterministic"] is True and row["first_error"] is None for row in stored)
     # The list column holds each seat's shop after every round's refresh while it was alive.
     tiny = load_config(ROOT / "configs" / "tiny.yaml")
