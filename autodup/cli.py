@@ -188,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="duplicate dealers to measure, comma-separated (the control, independent, is always "
                          "played)")
     quality.add_argument("--seed", type=_seed, default=RUN_SEED, help="tournament seed")
+    quality.add_argument("--no-ladder", action="store_true", help="play only each dealer's run and the control's "
+                         "with the default design and events (not the ladder's: events by position, paired seating)")
     quality.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
                          "quality/<config>-<boards>b-seed<seed>-<bots>)")
     quality.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
@@ -544,7 +546,8 @@ def _run_quality(args: argparse.Namespace) -> int:
         raise ValueError(f"--out: {args.out} is a file, not a folder")
     infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(config, infos, args.boards, dealer,
-                                                                          args.seed, design, events))
+                                                                          args.seed, design, events),
+                        ladder=not args.no_ladder)
     out = Path(args.out) if args.out is not None else default_quality_out(config.name, args.boards, args.seed,
                                                                           runs[CONTROL])
     note = (lambda line: None) if args.quiet else (lambda line: print(f"autodup: {line}", file=sys.stderr))

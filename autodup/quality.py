@@ -72,14 +72,15 @@ def run_name(dealer: str, design: str = DEFAULT_DESIGN, events: str = DEFAULT_EV
     return dealer if (design, events) == (DEFAULT_DESIGN, DEFAULT_EVENTS) else f"{dealer}@{design}-{events}"
 
 
-def quality_runs(dealers, make) -> dict:
+def quality_runs(dealers, make, ladder: bool = True) -> dict:
     """``{run name: spec}``: each dealer's default run and its ladder runs, and the control's under each design.
 
-    ``make(dealer, design, events)`` gives a run's spec.
+    ``make(dealer, design, events)`` gives a run's spec. Without ``ladder``,
+    only the default runs (each dealer's and the control's).
     """
     runs = {}
     for dealer in [*dealers, CONTROL]:
-        for design, events in ((DEFAULT_DESIGN, DEFAULT_EVENTS), *LADDER_RUNS):
+        for design, events in ((DEFAULT_DESIGN, DEFAULT_EVENTS), *(LADDER_RUNS if ladder else ())):
             if dealer == CONTROL and events != DEFAULT_EVENTS:
                 continue  # the control's tables share nothing: how events are addressed changes nothing
             runs[run_name(dealer, design, events)] = make(dealer, design, events)

@@ -43,7 +43,8 @@ def default_quality(tmp_path_factory):
 @pytest.fixture(scope="module")
 def tiny_quality(tmp_path_factory):
     out = tmp_path_factory.mktemp("tiny") / "q"
-    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealers", "haystack,keyed",
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--no-ladder",
+                     "--dealers", "haystack,keyed",
                      "--out", str(out), "--quiet", "--json", "--workers", "2")
     assert result.returncode == 0, result.stderr
     return out, json.loads(result.stdout)
@@ -155,6 +156,7 @@ def test_report_on_the_runs_measures_what_quality_measured(tiny_quality):
                      "--json")
     assert result.returncode == 0, result.stderr
     reported = json.loads(result.stdout)
+    assert set(quality["dealers"]) == {"haystack", "keyed", "independent"}  # --no-ladder: the default runs only
     assert set(reported["dealers"]) == set(quality["dealers"])
     for name in quality["dealers"]:
         assert reported["dealers"][name] == quality["dealers"][name], name
@@ -165,7 +167,8 @@ def test_a_finished_quality_folder_is_reused_and_gives_the_same_bytes(tiny_quali
     out, _ = tiny_quality
     before = (out / "quality.json").read_bytes()
     chunks = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("chunk-*.parquet")}
-    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealers", "haystack,keyed",
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--no-ladder",
+                     "--dealers", "haystack,keyed",
                      "--out", str(out), "--workers", "1")
     assert result.returncode == 0, result.stderr
     assert (out / "quality.json").read_bytes() == before
@@ -176,7 +179,7 @@ def test_an_interrupted_quality_run_resumes_to_the_same_measures(tiny_quality, t
     reference, _ = tiny_quality
     out = tmp_path / "q"
     command = [sys.executable, "-m", "autodup", "quality", "tiny", "--bots", TINY_BOTS, "--boards", "60",
-               "--dealers", "haystack,keyed", "--out", str(out), "--quiet", "--workers", "1"]
+               "--no-ladder", "--dealers", "haystack,keyed", "--out", str(out), "--quiet", "--workers", "1"]
     process = subprocess.Popen(command, cwd=ROOT, env=ENVIRONMENT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
@@ -261,7 +264,8 @@ def test_a_resumed_run_times_only_the_boards_it_played(tiny_quality, tmp_path):
     timings = json.loads((out / "timings.json").read_text())
     del timings["keyed"]
     (out / "timings.json").write_text(json.dumps(timings))
-    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--dealers", "haystack,keyed",
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--no-ladder",
+                     "--dealers", "haystack,keyed",
                      "--out", str(out), "--quiet", "--workers", "1")
     assert result.returncode == 0, result.stderr
     timings = json.loads((out / "timings.json").read_text())
