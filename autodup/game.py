@@ -342,9 +342,14 @@ LUCK = (
     ("coin", "combat coins: won - P(win)"),
     ("coin_hp", "combat coins: E[HP lost] - HP lost"),
     ("coin_standing", "combat coins: standing after the fight - its expectation (standing: see _standing)"),
+    ("coin_value", "combat coins: value after the fight - its expectation (value: see _value)"),
+    ("coin_duel", "combat coins: value after the fight, the opponent's HP too - its expectation"),
+    ("coin_onlooker", "other seats' combat coins: value after their fight - its expectation"),
+    ("coin_gold", "combat coins: gold the outcome gives (win gold, next streak gold) - its expectation"),
     ("matchmaking", "opponents drawn: P(win) against the one drawn - its mean over the pairing's law"),
     ("matchmaking_hp", "opponents drawn: mean E[HP lost] over the law - E[HP lost] against the one drawn"),
     ("matchmaking_standing", "opponents drawn: E[standing after] against the one drawn - its mean over the law"),
+    ("matchmaking_value", "opponents drawn: E[value after] against the one drawn - its mean over the law"),
     ("shop_hits", "shop slots: 1 if the seat owns the champion dealt, minus the chance of that"),
     ("shop_cost", "shop slots: the cost of the champion dealt (0 for none) minus its expectation"),
     ("loot", "loot: the item's worth in gold minus the mean worth of the items left in the bag's cycle"),
@@ -352,6 +357,7 @@ LUCK = (
 )
 LUCK_NAMES = _declare_indices("LUCK", LUCK)
 STANDING_SCALE = 0.125  # the standing's HP scale, as a share of the starting HP (fixed in advance)
+VALUE_SCALE = 0.25  # the value's HP scale, as a share of the starting HP (fixed in advance)
 
 
 # --------------------------------------------------------------------------
@@ -1210,6 +1216,33 @@ def _standing(rules, table, seat, hp):
 
 
 @game_inline
+def _outlasts(rules, table, seat, seat_hp, other, other_hp):
+    """P(seat outlasts other) in the value (:func:`_value`): a logistic in their HP difference (scale
+    ``VALUE_SCALE`` x starting HP) plus the seat's log-odds of beating the other in one fight on this round's
+    boards; 0 if ``seat_hp`` <= 0, else 1 if ``other_hp`` <= 0."""
+    if seat_hp <= 0:
+        return 0.0
+    if other_hp <= 0:
+        return 1.0
+    edge = ((seat_hp - other_hp) / (VALUE_SCALE * rules.starting_hp)
+            + (np.log(table.fight_power[seat] + 1.0) - np.log(table.fight_power[other] + 1.0)) / rules.combat_scale)
+    return 1.0 / (1.0 + np.exp(-edge))
+
+
+@game_inline
+def _value(rules, table, seat, hp, opponent=-1, opponent_hp=0.0):
+    """The seat's value with ``hp``: a state value fixed in advance, its expected number of alive seats outlasted
+    (:func:`_outlasts`), so 8 - value estimates its placement. Unlike the standing, it weighs board power: a
+    stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights,
+    except ``opponent`` (if >= 0), taken with ``opponent_hp`` (a fight's outcome changes both)."""
+    total = 0.0
+    for other in range(table.alive.shape[0]):
+        if other != seat and table.alive[other]:
+            total += _outlasts(rules, table, seat, hp, other, opponent_hp if other == opponent else table.fight_hp[other])
+    return total
+
+
+@game_inline
 def _form(event_seed, round_index, index):
     """A Gumbel "form" (-log of an Exp(1)) of a seat (``index``) or of the round's ghost: with events addressed
     by seat, a beats b when log(power_a + 1) / scale + form_a > log(power_b + 1) / scale + form_b, which
@@ -1218,19 +1251,53 @@ def _form(event_seed, round_index, index):
 
 
 @game_inline
-def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost):
-    """The seat's coin and matchmaking terms of a fight it won (or lost) with P(win) ``p_win``."""
+def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, damage_to_opponent):
+    """The seat's coin and matchmaking terms of a fight against ``opponent`` that it won (or lost) with P(win)
+    ``p_win``: it loses ``damage_if_lost`` if it loses, the opponent ``damage_to_opponent`` (0 for a ghost) if
+    it wins."""
     hp = table.fight_hp[seat]
     standing_won = _standing(rules, table, seat, hp)
     standing_lost = _standing(rules, table, seat, hp - damage_if_lost)
-    outcome = 1.0 if won else 0.0
-    table.luck[seat, LUCK_COIN] += outcome - p_win
-    table.luck[seat, LUCK_COIN_HP] += (1.0 - p_win) * damage_if_lost - (1.0 - outcome) * damage_if_lost
-    table.luck[seat, LUCK_COIN_STANDING] += (outcome - p_win) * (standing_won - standing_lost)
+    value_won = _value(rules, table, seat, hp)
+    value_lost = _value(rules, table, seat, hp - damage_if_lost)
+    opponent_hp = table.fight_hp[opponent]
+    duel_won = _value(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent)
+    duel_lost = _value(rules, table, seat, hp - damage_if_lost, opponent, opponent_hp)
+    # The gold a win pays now, and the streak gold the next income pays after a win or a loss.
+    streak = table.streak[seat]
+    gold_won = rules.pvp_win_gold + _streak_gold(rules, max(streak, 0) + 1)
+    gold_lost = _streak_gold(rules, min(streak, 0) - 1)
+    luck = (1.0 if won else 0.0) - p_win
+    table.luck[seat, LUCK_COIN] += luck
+    table.luck[seat, LUCK_COIN_HP] += luck * damage_if_lost
+    table.luck[seat, LUCK_COIN_STANDING] += luck * (standing_won - standing_lost)
+    table.luck[seat, LUCK_COIN_VALUE] += luck * (value_won - value_lost)
+    table.luck[seat, LUCK_COIN_DUEL] += luck * (duel_won - duel_lost)
+    table.luck[seat, LUCK_COIN_GOLD] += luck * (gold_won - gold_lost)
     # The opponent drawn: _prepare_fights subtracted the mean over the pairing's law.
     table.luck[seat, LUCK_MATCHMAKING] += p_win
     table.luck[seat, LUCK_MATCHMAKING_HP] -= (1.0 - p_win) * damage_if_lost
     table.luck[seat, LUCK_MATCHMAKING_STANDING] += p_win * standing_won + (1.0 - p_win) * standing_lost
+    table.luck[seat, LUCK_MATCHMAKING_VALUE] += p_win * value_won + (1.0 - p_win) * value_lost
+
+
+@game_inline
+def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a, damage_b):
+    """Every other alive seat's term of a's fight against b: (a won - P(a wins)) times the seat's value when a
+    wins minus when b wins (only the fighters' HP differ: the sum of its :func:`_outlasts` against them)."""
+    luck = (1.0 if a_wins else 0.0) - p_a
+    hp_a, hp_b = table.fight_hp[a], table.fight_hp[b]
+    hp_b_beaten = hp_b - damage_b if b_takes_damage else hp_b  # a ghost loses nothing
+    for seat in range(table.alive.shape[0]):
+        if seat == a or (seat == b and b_takes_damage) or not table.alive[seat]:
+            continue
+        hp = table.fight_hp[seat]
+        a_won = _outlasts(rules, table, seat, hp, a, hp_a)
+        b_won = _outlasts(rules, table, seat, hp, a, hp_a - damage_a)
+        if seat != b:  # b's own board fights elsewhere as a ghost: its HP is not at stake here
+            a_won += _outlasts(rules, table, seat, hp, b, hp_b_beaten)
+            b_won += _outlasts(rules, table, seat, hp, b, hp_b)
+        table.luck[seat, LUCK_COIN_ONLOOKER] += luck * (a_won - b_won)
 
 
 @game_kernel
@@ -1247,9 +1314,10 @@ def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, ev
                   > np.log(table.fight_power[b] + 1.0) / rules.combat_scale + b_form)
     else:
         a_wins = _event_uniform(event_seed, _COMBAT, round_index, pair) < p_a
-    _add_fight_luck(rules, table, a, a_wins, p_a, damage_a)
+    _add_fight_luck(rules, table, a, a_wins, p_a, damage_a, b, damage_b if b_takes_damage else 0.0)
     if b_takes_damage:
-        _add_fight_luck(rules, table, b, not a_wins, 1.0 - p_a, damage_b)
+        _add_fight_luck(rules, table, b, not a_wins, 1.0 - p_a, damage_b, a, damage_a)
+    _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a, damage_b)
     winner, loser = (a, b) if a_wins else (b, a)
     damage = damage_b if a_wins else damage_a
     if loser == a or b_takes_damage:
@@ -1283,9 +1351,10 @@ def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
     for seat in range(players):
         if not table.alive[seat]:
             continue
-        p_mean, hp_mean, standing_mean = 0.0, 0.0, 0.0
+        p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
         hp = table.fight_hp[seat]
         standing_won = _standing(rules, table, seat, hp)
+        value_won = _value(rules, table, seat, hp)
         for other in range(players):
             if other == seat or not table.alive[other]:
                 continue
@@ -1293,9 +1362,11 @@ def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
             p_mean += p_win
             hp_mean += (1.0 - p_win) * damage_if_lost
             standing_mean += p_win * standing_won + (1.0 - p_win) * _standing(rules, table, seat, hp - damage_if_lost)
+            value_mean += p_win * value_won + (1.0 - p_win) * _value(rules, table, seat, hp - damage_if_lost)
         table.luck[seat, LUCK_MATCHMAKING] -= p_mean / (alive - 1)
         table.luck[seat, LUCK_MATCHMAKING_HP] += hp_mean / (alive - 1)
         table.luck[seat, LUCK_MATCHMAKING_STANDING] -= standing_mean / (alive - 1)
+        table.luck[seat, LUCK_MATCHMAKING_VALUE] -= value_mean / (alive - 1)
 
 
 @njit(cache=True)

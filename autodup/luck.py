@@ -33,8 +33,8 @@ FOLDS = 2
 FEATURE_NAMES = LUCK_NAMES + tuple(f"field {name}" for name in LUCK_NAMES)
 # The luck sources: the terms each kind of chance event adds (names of autodup.game.LUCK).
 LUCK_SOURCES = {
-    "combat coin": ("coin", "coin_hp", "coin_standing"),
-    "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_standing"),
+    "combat coin": ("coin", "coin_hp", "coin_standing", "coin_value", "coin_duel", "coin_onlooker", "coin_gold"),
+    "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_standing", "matchmaking_value"),
     "shop slots": ("shop_hits", "shop_cost"),
     "loot": ("loot",),
     "tie-breaks": ("tiebreak",),

@@ -42,7 +42,9 @@ CHUNK_BOARDS = 25
 # 3: replay streams in the samplers' domain; config and bot snapshots; per-round level, gold, HP; final boards.
 # 4: offers (copies of each champion shown to the seat over its game).
 # 5: luck terms per row; runs have a seating design and an event addressing; events by seat by default.
-FORMAT_VERSION = 5
+# 6: luck terms weighed by a value with board power (coin_value, coin_duel, coin_onlooker, coin_gold,
+#    matchmaking_value).
+FORMAT_VERSION = 6
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
