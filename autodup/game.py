@@ -620,6 +620,11 @@ SCRATCH = (
     ("owned", "float64 (N,): 1 for each champion the seat being dealt to owns (the shop-hit term)"),
     ("tier_hits", "float64 (T,): per tier, the weight of the champions it owns (the shop-hit term)"),
     ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
+    ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
+    ("standing_now", "float64 (players,): each alive seat's standing at fight_hp (see _standing)"),
+    ("value_now", "float64 (players,): each alive seat's value at fight_hp (see _value)"),
+    ("standing_if_lost", "float64 (players, players): [s, o]: s's standing if it loses to o"),
+    ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.measures; see _trace_draw).
@@ -667,7 +672,8 @@ def new_table(rules, trace_draws=0):
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n), np.zeros(n_tiers),
-        np.zeros(players),
+        np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros((players, players)),
+        np.zeros((players, players)),
         # trace
         np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
         np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
@@ -1225,7 +1231,7 @@ def _outlasts(rules, table, seat, seat_hp, other, other_hp):
     if other_hp <= 0:
         return 1.0
     edge = ((seat_hp - other_hp) / (VALUE_SCALE * rules.starting_hp)
-            + (np.log(table.fight_power[seat] + 1.0) - np.log(table.fight_power[other] + 1.0)) / rules.combat_scale)
+            + table.fight_strength[seat] - table.fight_strength[other])
     return 1.0 / (1.0 + np.exp(-edge))
 
 
@@ -1254,15 +1260,15 @@ def _form(event_seed, round_index, index):
 def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, damage_to_opponent):
     """The seat's coin and matchmaking terms of a fight against ``opponent`` that it won (or lost) with P(win)
     ``p_win``: it loses ``damage_if_lost`` if it loses, the opponent ``damage_to_opponent`` (0 for a ghost) if
-    it wins."""
+    it wins. The state values are this round's, kept by :func:`_prepare_fights`."""
     hp = table.fight_hp[seat]
-    standing_won = _standing(rules, table, seat, hp)
-    standing_lost = _standing(rules, table, seat, hp - damage_if_lost)
-    value_won = _value(rules, table, seat, hp)
-    value_lost = _value(rules, table, seat, hp - damage_if_lost)
+    standing_won, standing_lost = table.standing_now[seat], table.standing_if_lost[seat, opponent]
+    value_won, value_lost = table.value_now[seat], table.value_if_lost[seat, opponent]
+    # The duel's value: the value with the opponent's HP after the fight (unchanged when the seat loses).
     opponent_hp = table.fight_hp[opponent]
-    duel_won = _value(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent)
-    duel_lost = _value(rules, table, seat, hp - damage_if_lost, opponent, opponent_hp)
+    duel_won = (value_won - _outlasts(rules, table, seat, hp, opponent, opponent_hp)
+                + _outlasts(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent))
+    duel_lost = value_lost
     # The gold a win pays now, and the streak gold the next income pays after a win or a loss.
     streak = table.streak[seat]
     gold_won = rules.pvp_win_gold + _streak_gold(rules, max(streak, 0) + 1)
@@ -1344,25 +1350,29 @@ def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         if table.alive[seat]:
             table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
                                                                           trait_counts)
+            table.fight_strength[seat] = np.log(table.fight_power[seat] + 1.0) / rules.combat_scale
             table.fight_hp[seat] = table.hp[seat]
             alive += 1
     if alive < 2:
         return
+    # The state values the fights' terms weigh outcomes by are kept for them (_add_fight_luck).
     for seat in range(players):
         if not table.alive[seat]:
             continue
-        p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
         hp = table.fight_hp[seat]
-        standing_won = _standing(rules, table, seat, hp)
-        value_won = _value(rules, table, seat, hp)
+        table.standing_now[seat] = _standing(rules, table, seat, hp)
+        table.value_now[seat] = _value(rules, table, seat, hp)
+        p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
         for other in range(players):
             if other == seat or not table.alive[other]:
                 continue
             p_win, damage_if_lost, _ = _fight_odds(rules, table, seat, other, round_index)
+            table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
+            table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost)
             p_mean += p_win
             hp_mean += (1.0 - p_win) * damage_if_lost
-            standing_mean += p_win * standing_won + (1.0 - p_win) * _standing(rules, table, seat, hp - damage_if_lost)
-            value_mean += p_win * value_won + (1.0 - p_win) * _value(rules, table, seat, hp - damage_if_lost)
+            standing_mean += p_win * table.standing_now[seat] + (1.0 - p_win) * table.standing_if_lost[seat, other]
+            value_mean += p_win * table.value_now[seat] + (1.0 - p_win) * table.value_if_lost[seat, other]
         table.luck[seat, LUCK_MATCHMAKING] -= p_mean / (alive - 1)
         table.luck[seat, LUCK_MATCHMAKING_HP] += hp_mean / (alive - 1)
         table.luck[seat, LUCK_MATCHMAKING_STANDING] -= standing_mean / (alive - 1)
