@@ -626,8 +626,9 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
 
     Returns the keys ``correct``, ``min_p_value``, ``deciding_observable``,
     ``tests``, ``pairs``, ``variance_reduction`` (the closest pair's),
-    ``variance_reduction_ci`` and ``median_variance_reduction`` of one dealer
-    in ``quality.json``.
+    ``variance_reduction_ci``, ``median_variance_reduction`` and their
+    luck-adjusted forms (``adjusted_*``, also per pair) of one dealer in
+    ``quality.json``.
     """
     tests = []
     for ours, theirs in zip(dealer.observables(), control.observables()):
@@ -647,6 +648,7 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
     pairs = []
     for p, (i, j) in enumerate(dealer.pairs):
         factor, interval = variance_reduction(dealer, control, p)
+        adjusted_factor, adjusted_interval = variance_reduction(dealer, control, p, ADJUSTED)
         mean = theirs["mean"][p]  # the control measures the difference the boards must resolve
 
         def needed(variance):
@@ -656,6 +658,8 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
         pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
                       "variance_reduction": factor, "variance_reduction_ci": interval,
+                      "adjusted_variance_reduction": adjusted_factor,
+                      "adjusted_variance_reduction_ci": adjusted_interval,
                       "boards_needed": boards_needed, "boards_needed_control": boards_control,
                       "games_needed": None if boards_needed is None else boards_needed * tables,
                       "games_needed_control": None if boards_control is None else boards_control * tables,
@@ -666,7 +670,10 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
     closest = closest_pair(control)
     headline = pairs[closest] if pairs else {"variance_reduction": None, "variance_reduction_ci": [None, None]}
     factors = [pair["variance_reduction"] for pair in pairs if pair["variance_reduction"] is not None]
-    adjusted = variance_reduction(dealer, control, closest, ADJUSTED) if pairs else (None, [None, None])
+    adjusted_factors = [pair["adjusted_variance_reduction"] for pair in pairs
+                        if pair["adjusted_variance_reduction"] is not None]
+    adjusted = ((headline["adjusted_variance_reduction"], headline["adjusted_variance_reduction_ci"]) if pairs
+                else (None, [None, None]))
     return {"correct": bool(deciding is None or deciding["p_holm"] >= alpha),
             "min_p_value": deciding["p_holm"] if deciding else None,
             "deciding_observable": deciding["observable"] if deciding else None,
@@ -674,7 +681,8 @@ def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA
             "variance_reduction": headline["variance_reduction"],
             "variance_reduction_ci": headline["variance_reduction_ci"],
             "median_variance_reduction": float(np.median(factors)) if factors else None,
-            "adjusted_variance_reduction": adjusted[0], "adjusted_variance_reduction_ci": adjusted[1]}
+            "adjusted_variance_reduction": adjusted[0], "adjusted_variance_reduction_ci": adjusted[1],
+            "median_adjusted_variance_reduction": float(np.median(adjusted_factors)) if adjusted_factors else None}
 
 
 def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estimator: str = RAW) -> tuple:
@@ -908,7 +916,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
         if name in controls.values():
             entry.update({"correct": None, "min_p_value": None, "deciding_observable": None, "tests": [],
                           "pairs": [], "variance_reduction": None, "variance_reduction_ci": [None, None],
-                          "median_variance_reduction": None})
+                          "median_variance_reduction": None, "median_adjusted_variance_reduction": None})
             adjusted = variance_reduction(run, run, closest, ADJUSTED) if run.pairs else (None, [None, None])
             entry["adjusted_variance_reduction"], entry["adjusted_variance_reduction_ci"] = adjusted
         else:

@@ -32,6 +32,8 @@ final_board                   its board when it left: ``{champion, stars}``, str
 three_stars                   how many 3-star units that board held
 offers                        copies of each champion shown over its game, every shop
                               (one count per champion, in ``config.champion_names`` order)
+luck                          its luck terms over its game (``autodup.game.LUCK_NAMES``
+                              order; see :mod:`autodup.luck`)
 ============================  =======================================================
 """
 
@@ -45,6 +47,10 @@ from .tournament import (BOT_SNAPSHOTS, CONFIG_SNAPSHOT, RunError, boards_done, 
                          read_manifest, summarize_run)
 
 __all__ = ["RunFolder", "read_run"]
+
+KEY_COLUMNS = ("board", "table", "seat")  # the rows' order
+# Columns made from stored ones as they are read: each with the stored columns it needs.
+DERIVED_COLUMNS = {"final_board": ("final_champions", "final_stars"), "three_stars": ("final_champions", "final_stars")}
 
 
 class RunFolder:
@@ -115,20 +121,45 @@ class RunFolder:
         Parameters
         ----------
         columns : list of str, optional
-            Stored columns to read (``final_board`` and ``three_stars`` need
-            ``final_champions`` and ``final_stars``); default all.
+            The columns to return, in that order (the module docstring's names,
+            or the stored ``final_champions`` and ``final_stars``); default all.
 
         Returns
         -------
         pyarrow.Table
+
+        Raises
+        ------
+        autodup.tournament.RunError
+            No finished chunk yet, or a column the run does not have.
         """
         import pyarrow as pa
+        import pyarrow.parquet as pq
 
-        parts = [self._named(read_chunk_table(path, columns)[0]) for path in chunk_files(self.path)]
-        if not parts:
+        paths = chunk_files(self.path)
+        if not paths:
             raise RunError(f"{self.path}: no finished chunk yet (nothing to read)")
+        wanted = None
+        if columns is not None:
+            wanted = list(dict.fromkeys(columns))
+            try:
+                stored = pq.read_schema(paths[0]).names
+            except Exception:  # a damaged chunk: read_chunk_table says so below
+                stored = None
+            if stored is not None:
+                readable = [*stored, *DERIVED_COLUMNS]
+                unknown = [name for name in wanted if name not in readable]
+                if unknown:
+                    raise RunError(f"{self.path}: no column {', '.join(map(repr, unknown))} in this run "
+                                   f"(columns: {', '.join(readable)})")
+            sources = [source for name in wanted for source in DERIVED_COLUMNS.get(name, (name,))]
+            columns = list(dict.fromkeys([*KEY_COLUMNS, *sources]))
+        parts = [self._named(read_chunk_table(path, columns)[0]) for path in paths]
         table = pa.concat_tables(parts)
-        return table.sort_by([("board", "ascending"), ("table", "ascending"), ("seat", "ascending")])
+        table = table.sort_by([(name, "ascending") for name in KEY_COLUMNS])
+        if wanted is None:  # every column, the final boards by name only
+            return table.drop_columns(["final_champions", "final_stars"])
+        return table.select(wanted)
 
     def _named(self, table):
         import pyarrow as pa
@@ -157,7 +188,6 @@ class RunFolder:
             flat_stars = np.asarray(stars.flatten(), dtype=np.int64)
             row_of_unit = np.repeat(np.arange(len(stars)), np.diff(np.asarray(stars.offsets)))
             three = np.bincount(row_of_unit[flat_stars == 3], minlength=len(stars)).astype(np.int64)
-            table = table.drop_columns(["final_champions", "final_stars"])
             table = table.append_column("final_board", board).append_column("three_stars", pa.array(three))
         return table
 

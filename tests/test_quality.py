@@ -111,6 +111,14 @@ def test_luck_terms_are_zero_mean_for_exact_dealers_and_the_ladder_is_measured(d
         assert latin["variance_reduction_ci"][0] > steps["+ events by who"]["variance_reduction"]
     default = quality["dealers"][quality["default"]["run"]]
     assert quality["variance_reduction"] == default["adjusted_variance_reduction"]
+    # Every pair has its adjusted factor; the closest pair's is the headline's.
+    closest = next(pair for pair in default["pairs"] if pair["bots"] == quality["closest_pair"])
+    assert closest["adjusted_variance_reduction"] == default["adjusted_variance_reduction"]
+    for pair in default["pairs"]:
+        low, high = pair["adjusted_variance_reduction_ci"]
+        assert low <= pair["adjusted_variance_reduction"] <= high
+    assert min(pair["adjusted_variance_reduction"] for pair in default["pairs"]) <= \
+        default["median_adjusted_variance_reduction"] <= max(pair["adjusted_variance_reduction"] for pair in default["pairs"])
     assert quality["best"]["efficiency"] >= default["efficiency"]["adjusted"]["factor"]
     # The combat coin holds more of the control's variance than any other source.
     sources = quality["dealers"]["independent"]["luck_sources"]

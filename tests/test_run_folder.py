@@ -76,6 +76,21 @@ def test_the_reader_gives_rows_with_names_that_match_the_stored_indices(moved_ru
     assert len({row["bot"] for row in rows}) == 3
 
 
+def test_the_reader_reads_the_columns_asked_for_in_row_order_and_refuses_unknown_ones(moved_run):
+    out, _ = moved_run
+    whole = read_run(out)
+    # Without the ordering columns, a column made from stored ones, and the stored ones themselves.
+    some = read_run(out, ["three_stars", "rolls", "three_stars"])
+    assert some.column_names == ["three_stars", "rolls"]
+    assert some.column("three_stars").to_pylist() == whole.column("three_stars").to_pylist()
+    assert some.column("rolls").to_pylist() == whole.column("rolls").to_pylist()
+    stored = read_run(out, ["final_stars", "final_board"])
+    assert [[unit["stars"] for unit in board] for board in stored.column("final_board").to_pylist()] == \
+        stored.column("final_stars").to_pylist()
+    with pytest.raises(RunError, match="no column 'placment' in this run .columns: board, table, seat"):
+        read_run(out, ["placement", "placment"])
+
+
 def test_offers_count_every_champion_shown_including_the_round_shops(moved_run):
     out, _ = moved_run
     folder = RunFolder(out)
