@@ -1238,7 +1238,7 @@ def _outlasts(rules, table, seat, seat_hp, other, other_hp):
 @game_inline
 def _value(rules, table, seat, hp, opponent=-1, opponent_hp=0.0):
     """The seat's value with ``hp``: a state value fixed in advance, its expected number of alive seats outlasted
-    (:func:`_outlasts`), so 8 - value estimates its placement. Unlike the standing, it weighs board power: a
+    (:func:`_outlasts`), so players - value estimates its placement. Unlike the standing, it weighs board power: a
     stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights,
     except ``opponent`` (if >= 0), taken with ``opponent_hp`` (a fight's outcome changes both)."""
     total = 0.0
