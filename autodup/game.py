@@ -1236,15 +1236,14 @@ def _outlasts(rules, table, seat, seat_hp, other, other_hp):
 
 
 @game_inline
-def _value(rules, table, seat, hp, opponent=-1, opponent_hp=0.0):
+def _value(rules, table, seat, hp):
     """The seat's value with ``hp``: a state value fixed in advance, its expected number of alive seats outlasted
-    (:func:`_outlasts`), so players - value estimates its placement. Unlike the standing, it weighs board power: a
-    stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights,
-    except ``opponent`` (if >= 0), taken with ``opponent_hp`` (a fight's outcome changes both)."""
+    (:func:`_outlasts`), so players - value estimates its placement. Unlike the standing, it weighs board power:
+    a stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights."""
     total = 0.0
     for other in range(table.alive.shape[0]):
         if other != seat and table.alive[other]:
-            total += _outlasts(rules, table, seat, hp, other, opponent_hp if other == opponent else table.fight_hp[other])
+            total += _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
     return total
 
 
@@ -1264,7 +1263,8 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, da
     hp = table.fight_hp[seat]
     standing_won, standing_lost = table.standing_now[seat], table.standing_if_lost[seat, opponent]
     value_won, value_lost = table.value_now[seat], table.value_if_lost[seat, opponent]
-    # The duel's value: the value with the opponent's HP after the fight (unchanged when the seat loses).
+    # The duel's value: the value with the opponent's HP after the fight (unchanged when the seat loses), its
+    # one term against the opponent swapped.
     opponent_hp = table.fight_hp[opponent]
     duel_won = (value_won - _outlasts(rules, table, seat, hp, opponent, opponent_hp)
                 + _outlasts(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent))

@@ -4,12 +4,12 @@ paired seating design."""
 import numpy as np
 import pytest
 
+from autodup import game
 from autodup.boards import SEATING_PAIRED, play_boards, scored_seat, seat_bot
 from autodup.bots import load_bot, policy_tuple
 from autodup.config import load_config
-from autodup import game
 from autodup.game import LUCK_NAMES, rules_of
-from autodup.luck import FEATURE_NAMES, CrossFit, adjusted_placements, luck_features
+from autodup.luck import FEATURE_NAMES, LUCK_SOURCES, CrossFit, adjusted_placements, luck_features
 
 SET4 = rules_of(load_config("set4"))
 BOTS = ["greedy", "traits", "reroll3", "econ", "fast8", "random", "reroll1", "reroll2"]
@@ -47,8 +47,8 @@ def test_every_luck_term_has_mean_zero_under_the_control(control_tables, events)
 
 
 def fight_state(seed: int, alive: int = 8):
-    """A set4 table at round 20 with random units (level 6), HPs and ``alive`` seats, boards measured for its
-    fights (game._prepare_fights), luck reset to zero; the fight scratch in ``order``, ``traits``."""
+    """A set4 table at round 20 with random units (level 6), HPs and ``alive`` seats, prepared for its fights
+    (game._prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
     generator = np.random.default_rng(seed)
     table = game.new_table(SET4)
     table.level[:] = 6
@@ -65,8 +65,8 @@ def fight_state(seed: int, alive: int = 8):
     return table
 
 
-COIN_TERMS = [k for k, name in enumerate(LUCK_NAMES) if name.startswith("coin")]
-MATCHMAKING_TERMS = [k for k, name in enumerate(LUCK_NAMES) if name.startswith("matchmaking")]
+COIN_TERMS = [LUCK_NAMES.index(name) for name in LUCK_SOURCES["combat coin"]]
+MATCHMAKING_TERMS = [LUCK_NAMES.index(name) for name in LUCK_SOURCES["matchmaking"]]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -116,8 +116,8 @@ def test_matchmaking_terms_average_to_zero_over_the_pairing_law_exactly(seed):
 
 
 def test_value_is_expected_seats_outlasted():
-    """The value is the sum over the other alive seats of a logistic in HP difference and board power, with
-    an opponent's HP replaced when asked; a seat out of HP outlasts nobody."""
+    """The value is the sum over the other alive seats of a logistic in HP difference and board power; swapping
+    one seat's term gives the value with that seat's HP replaced (the duel); a seat out of HP outlasts nobody."""
     table = fight_state(11, alive=7)
     scale = game.VALUE_SCALE * SET4.starting_hp
 
@@ -138,7 +138,12 @@ def test_value_is_expected_seats_outlasted():
     for seat in range(7):
         hp = table.fight_hp[seat]
         assert game._value(SET4, table, seat, hp) == pytest.approx(by_hand(seat, hp), rel=1e-12)
-        assert game._value(SET4, table, seat, hp - 5, 3, 0.0) == pytest.approx(by_hand(seat, hp - 5, 3, 0.0), rel=1e-12)
+        # The duel's value (_add_fight_luck): the value with the opponent's term swapped for its HP after.
+        opponent = 3 if seat != 3 else 5
+        duel = (game._value(SET4, table, seat, hp - 5)
+                - game._outlasts(SET4, table, seat, hp - 5, opponent, table.fight_hp[opponent])
+                + game._outlasts(SET4, table, seat, hp - 5, opponent, 0.0))
+        assert duel == pytest.approx(by_hand(seat, hp - 5, opponent, 0.0), rel=1e-12)
         assert game._value(SET4, table, seat, 0.0) == 0.0
     assert 0.0 < game._value(SET4, table, 0, table.fight_hp[0]) < 6.0
 
