@@ -604,6 +604,10 @@ def _print_summary(out, boards_done: int, boards: int, bots, dealer: str, seed: 
         print(f"{row['bot']:<12} {row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
               f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
+    unfitted = [row["bot"] for row in summary if row.get("luck_fitted") is False]
+    if unfitted:
+        print(f"too few boards to fit the luck adjustment for {', '.join(unfitted)}: "
+              f"their adjusted score is the duplicate score on the boards it could not adjust")
 
 
 def _run_summary(args: argparse.Namespace) -> int:

@@ -1042,7 +1042,10 @@ def summarize_run(out) -> list:
     score is cross-fitted (:mod:`autodup.luck`): a first pass fits the
     slopes, a second adjusts. Each bot's row also gets ``first_error`` (its
     first policy error, or None) and ``deterministic`` (from the probe at the
-    start of the run, None if absent).
+    start of the run, None if absent) and ``luck_fitted``: False when its
+    boards were too few to fit its slopes on some fold
+    (:data:`autodup.luck.ROWS_PER_SLOPE`), whose boards then count their
+    raw placements in the adjusted score.
     """
     from .bots import explain_silent_errors
     from .luck import adjusted_placements, luck_features, luck_matrix
@@ -1050,7 +1053,8 @@ def summarize_run(out) -> list:
     identity = read_manifest(out)["identity"]
     design = identity["design"]
     bot_names = [name for name, *_ in identity["bots"]]
-    slopes = fit_luck(out, bot_names, design).slopes()
+    fit = fit_luck(out, bot_names, design)
+    slopes, fitted = fit.slopes(), fit.fitted()
     index = {name: i for i, name in enumerate(bot_names)}
     parts, first_errors = [], {}
     for path in chunk_files(out):
@@ -1068,6 +1072,7 @@ def summarize_run(out) -> list:
         row["first_error"] = first_errors.get(row["bot"]) or explain_silent_errors(row.get("bot_errors", 0),
                                                                                   row.get("bad_answers", 0))
         row["deterministic"] = determinism.get(row["bot"])
+        row["luck_fitted"] = bool(fitted[index[row["bot"]]])
     return rows
 
 

@@ -9,7 +9,8 @@ from autodup.boards import SEATING_PAIRED, play_boards, scored_seat, seat_bot
 from autodup.bots import load_bot, policy_tuple
 from autodup.config import load_config
 from autodup.game import LUCK_NAMES, rules_of
-from autodup.luck import FEATURE_NAMES, LUCK_SOURCES, CrossFit, adjusted_placements, luck_features
+from autodup.luck import (FEATURE_NAMES, LUCK_SOURCES, ROWS_PER_SLOPE, CrossFit, adjusted_placements,
+                          luck_features)
 
 SET4 = rules_of(load_config("set4"))
 BOTS = ["greedy", "traits", "reroll3", "econ", "fast8", "random", "reroll1", "reroll2"]
@@ -173,6 +174,30 @@ def test_cross_fitting_recovers_exact_slopes_without_noise():
     np.testing.assert_allclose(adjusted_placements(fitted, bot, board, placement, luck), 4.5, atol=1e-8)
     only_coin = fit.slopes(["coin"])
     assert np.count_nonzero(only_coin[0, 0]) == 2  # the seat's own coin term and the field's
+
+
+def test_slopes_are_fitted_only_from_enough_rows_per_varying_feature():
+    """A fold is fitted from ROWS_PER_SLOPE training rows per varying feature, and not from one row fewer: bot 0
+    has exactly enough rows, bot 1 one fewer per fold; a feature that never varies does not count."""
+    generator = np.random.default_rng(5)
+    varying = len(FEATURE_NAMES) - 1
+    needed = ROWS_PER_SLOPE * varying
+    bots, boards = [], []
+    for bot, per_fold in ((0, needed), (1, needed - 1)):
+        bots.append(np.full(2 * per_fold, bot))
+        boards.append(np.arange(2 * per_fold))  # fold = board mod 2: per_fold rows in each
+    bot, board = np.concatenate(bots), np.concatenate(boards)
+    luck = generator.normal(size=(bot.size, len(FEATURE_NAMES)))
+    luck[:, -1] = 0.0
+    placement = 4.5 + 2.0 * luck[:, 0] + 0.1 * generator.normal(size=bot.size)
+    fit = CrossFit(2)
+    fit.add(bot, board, placement, luck)
+    slopes = fit.slopes()
+    assert np.all(np.abs(slopes[0, :, 0] - 2.0) < 0.1)
+    assert not np.any(slopes[1])
+    assert fit.fitted().tolist() == [True, False]
+    adjusted = adjusted_placements(slopes, bot, board, placement, luck)
+    np.testing.assert_array_equal(adjusted[bot == 1], placement[bot == 1])  # unfitted: the raw placements
 
 
 def test_the_adjusted_estimate_is_centred_on_a_known_true_difference():

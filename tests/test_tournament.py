@@ -127,6 +127,10 @@ def test_resume_with_other_arguments_is_refused(tmp_path):
     out = str(tmp_path / "run")
     first = run("configs/tiny.yaml", "--bots", "greedy,random", "--boards", "5", "--out", out, "--quiet")
     assert first.returncode == 0, first.stderr
+    # Five boards are too few to fit luck slopes: the adjusted score is the duplicate score, and the run says so.
+    assert "too few boards to fit the luck adjustment for" in first.stdout
+    for row in json.loads((tmp_path / "run" / "summary.json").read_text()):
+        assert row["luck_fitted"] is False and row["adjusted_score"] == row["duplicate_score"]
     for change in (["--seed", "1"], ["--dealer", "keyed"], ["--boards", "6"], ["--bot-param", "greedy.roll_above=9"]):
         result = run("configs/tiny.yaml", "--bots", "greedy,random", "--boards", "5", "--out", out, "--resume",
                      "--quiet", *change)
