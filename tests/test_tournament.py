@@ -193,7 +193,7 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
         assert row["duplicate_score_ci95"] > 0
     stored = json.loads((out / "summary.json").read_text())
     # summarize() does no luck adjustment (it has no luck column); everything else is the stored summary's.
-    adjusted = ("adjusted_score", "adjusted_score_ci95", "first_error", "deterministic")
+    adjusted = ("adjusted_score", "adjusted_score_ci95", "luck_fitted", "first_error", "deterministic")
     unadjusted = {row["bot"]: {k: v for k, v in row.items() if k not in adjusted} for row in summarize(columns)}
     assert unadjusted == {row["bot"]: {k: v for k, v in row.items() if k not in adjusted} for row in stored}
     assert [row["adjusted_score"] for row in stored] == sorted(row["adjusted_score"] for row in stored)
