@@ -108,16 +108,14 @@ class CrossFit:
         ``terms`` (names) restricts the fit to those terms. A term that never
         varies for a bot gets slope 0 (the least-squares solution of least norm).
         A fold whose training rows are fewer than :data:`ROWS_PER_SLOPE` per
-        varying feature gets slopes 0 (see :meth:`fitted`).
+        varying feature gets slopes 0 (see :meth:`slopes_and_fitted`).
         """
-        return self._fit(terms)[0]
+        return self.slopes_and_fitted(terms)[0]
 
-    def fitted(self) -> np.ndarray:
-        """bool (bots,): whether every fold of the bot had the rows to fit its slopes (:data:`ROWS_PER_SLOPE`);
-        where not, its adjusted placements are its raw ones on those folds' boards."""
-        return self._fit(None)[1].all(axis=1)
-
-    def _fit(self, terms):
+    def slopes_and_fitted(self, terms=None) -> tuple:
+        """The slopes (:meth:`slopes`) and bool (bots,): whether every fold of the bot had the rows to fit its
+        slopes (:data:`ROWS_PER_SLOPE`); where not, its adjusted placements are its raw ones on those folds'
+        boards."""
         keep = term_indices(terms)
         n_bots, folds, width, _ = self.moments.shape
         predictors = keep + 1
@@ -141,7 +139,7 @@ class CrossFit:
                 scale[scale == 0] = 1.0
                 solution = np.linalg.pinv(xx / np.outer(scale, scale), rcond=1e-10) @ (xy / scale)
                 result[bot, fold, keep] = solution / scale
-        return result, fitted
+        return result, fitted.all(axis=1)
 
 
 def adjusted_placements(slopes: np.ndarray, bot: np.ndarray, board: np.ndarray, placement: np.ndarray,

@@ -1053,8 +1053,7 @@ def summarize_run(out) -> list:
     identity = read_manifest(out)["identity"]
     design = identity["design"]
     bot_names = [name for name, *_ in identity["bots"]]
-    fit = fit_luck(out, bot_names, design)
-    slopes, fitted = fit.slopes(), fit.fitted()
+    slopes, fitted = fit_luck(out, bot_names, design).slopes_and_fitted()
     index = {name: i for i, name in enumerate(bot_names)}
     parts, first_errors = [], {}
     for path in chunk_files(out):

@@ -192,10 +192,11 @@ def test_slopes_are_fitted_only_from_enough_rows_per_varying_feature():
     placement = 4.5 + 2.0 * luck[:, 0] + 0.1 * generator.normal(size=bot.size)
     fit = CrossFit(2)
     fit.add(bot, board, placement, luck)
-    slopes = fit.slopes()
+    slopes, fitted = fit.slopes_and_fitted()
+    np.testing.assert_array_equal(slopes, fit.slopes())
     assert np.all(np.abs(slopes[0, :, 0] - 2.0) < 0.1)
     assert not np.any(slopes[1])
-    assert fit.fitted().tolist() == [True, False]
+    assert fitted.tolist() == [True, False]
     adjusted = adjusted_placements(slopes, bot, board, placement, luck)
     np.testing.assert_array_equal(adjusted[bot == 1], placement[bot == 1])  # unfitted: the raw placements
 

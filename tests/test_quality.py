@@ -36,6 +36,24 @@ def autodup(*args, cwd=ROOT, timeout=1200):
                           cwd=cwd, env=ENVIRONMENT)
 
 
+LADDER = ("", "@latin-position", "@paired-seat")  # a dealer's default run, then its ladder runs (suffixes)
+
+
+def assert_adjusted_scores_agree_with_raw_and_are_narrower(summary_path):
+    """Adjusted and raw scores estimate the same thing: they agree within their intervals (95% each), and the
+    adjusted interval is the narrower, its slopes fitted."""
+    for row in json.loads(summary_path.read_text()):
+        gap = abs(row["adjusted_score"] - row["duplicate_score"])
+        assert gap <= row["adjusted_score_ci95"] + row["duplicate_score_ci95"], (summary_path, row)
+        assert row["adjusted_score_ci95"] < row["duplicate_score_ci95"] and row["luck_fitted"] is True, row
+
+
+def assert_luck_terms_are_zero_mean_exactly_for_exact_dealers(dealers):
+    """The same zero-mean check catches replay (its shop terms' law is not the game's) and passes the others."""
+    for name, entry in dealers.items():
+        assert entry["luck_terms"]["all_zero_mean"] == (entry["exact"] is not False), (name, entry["luck_terms"])
+
+
 @pytest.fixture(scope="session")
 def default_quality(tmp_path_factory):
     """``autodup quality --no-ladder --out DIR --json`` with every other default: set4, every bot, 1,000
@@ -86,14 +104,15 @@ def test_the_whole_default_command_catches_replay_under_every_design(tmp_path):
     result = autodup("quality", "--out", str(tmp_path / "q"), "--quiet", "--json")
     assert result.returncode == 0, result.stderr
     dealers = json.loads(result.stdout)["dealers"]
-    ladder = ("", "@latin-position", "@paired-seat")  # each dealer's default run and its ladder runs
     assert set(dealers) == {f"{dealer}{run}" for dealer in ("haystack", "keyed", "stream", "replay")
-                            for run in ladder} | {"independent", "independent@paired-seat"}
+                            for run in LADDER} | {"independent", "independent@paired-seat"}
+    assert_luck_terms_are_zero_mean_exactly_for_exact_dealers(dealers)
+    runs = tmp_path / "q" / "runs"
+    assert_adjusted_scores_agree_with_raw_and_are_narrower(runs / "keyed@paired-seat" / "summary.json")
     for name, entry in dealers.items():
-        assert entry["luck_terms"]["all_zero_mean"] == (entry["exact"] is not False), (name, entry["luck_terms"])
         if entry["exact"] and entry["correct"] is not None:  # an exact dealer, not a control
             assert entry["correct"] is True and entry["min_p_value"] >= ALPHA, (name, entry["min_p_value"])
-    for run in ladder:
+    for run in LADDER:
         replay = dealers[f"replay{run}"]
         assert replay["correct"] is False and replay["min_p_value"] < 1e-6
         assert replay["deciding_observable"] == "offers per champion"
@@ -102,9 +121,8 @@ def test_the_whole_default_command_catches_replay_under_every_design(tmp_path):
 def test_the_ladders_designs_keep_the_verdicts(ladder_quality):
     _, quality = ladder_quality
     dealers = quality["dealers"]
-    ladder = ("", "@latin-position", "@paired-seat")  # the dealer's default run and its ladder runs
-    assert set(dealers) == {f"haystack{run}" for run in ladder} | {"independent", "independent@paired-seat"}
-    for run in ladder:
+    assert set(dealers) == {f"haystack{run}" for run in LADDER} | {"independent", "independent@paired-seat"}
+    for run in LADDER:
         assert dealers[f"haystack{run}"]["correct"] is True, (run, dealers[f"haystack{run}"]["min_p_value"])
 
 
@@ -132,14 +150,8 @@ def test_round_zero_is_identical_for_shared_dealers_and_at_chance_for_the_contro
 def test_luck_terms_are_zero_mean_for_exact_dealers_and_the_headline_is_the_adjusted_default(default_quality):
     out, quality = default_quality
     for run in ("haystack", "independent"):
-        for row in json.loads((out / "runs" / run / "summary.json").read_text()):
-            # Adjusted and raw scores estimate the same thing: they agree within their intervals (95% each).
-            gap = abs(row["adjusted_score"] - row["duplicate_score"])
-            assert gap <= row["adjusted_score_ci95"] + row["duplicate_score_ci95"], (run, row)
-            assert row["adjusted_score_ci95"] < row["duplicate_score_ci95"] and row["luck_fitted"] is True
-    for name, entry in quality["dealers"].items():
-        # The same zero-mean check catches replay (its shop terms' law is not the game's) and passes the others.
-        assert entry["luck_terms"]["all_zero_mean"] == (entry["exact"] is not False), (name, entry["luck_terms"])
+        assert_adjusted_scores_agree_with_raw_and_are_narrower(out / "runs" / run / "summary.json")
+    assert_luck_terms_are_zero_mean_exactly_for_exact_dealers(quality["dealers"])
     default = quality["dealers"][quality["default"]["run"]]
     assert quality["variance_reduction"] == default["adjusted_variance_reduction"]
     # Every pair has its adjusted factor; the closest pair's is the headline's.
@@ -158,11 +170,8 @@ def test_luck_terms_are_zero_mean_for_exact_dealers_and_the_headline_is_the_adju
 
 def test_the_ladder_measures_each_step_and_adjustment_removes_luck_on_top_of_duplication(ladder_quality):
     out, quality = ladder_quality
-    for row in json.loads((out / "runs" / "haystack@paired-seat" / "summary.json").read_text()):
-        gap = abs(row["adjusted_score"] - row["duplicate_score"])
-        assert gap <= row["adjusted_score_ci95"] + row["duplicate_score_ci95"], row
-    for name, entry in quality["dealers"].items():
-        assert entry["luck_terms"]["all_zero_mean"] == (entry["exact"] is not False), (name, entry["luck_terms"])
+    assert_adjusted_scores_agree_with_raw_and_are_narrower(out / "runs" / "haystack@paired-seat" / "summary.json")
+    assert_luck_terms_are_zero_mean_exactly_for_exact_dealers(quality["dealers"])
     steps = {step["step"]: step for step in quality["ladder"]["haystack"]}
     assert len(steps) == 5
     for step in steps.values():
