@@ -69,7 +69,8 @@ SEATINGS = {seating.name: seating for seating in (
 _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 
 BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
-                                           "state_values", "final_champion", "final_star", "offers", "luck", "trace_weights",
+                                           "state_values", "final_champion", "final_star", "offers", "bought", "luck",
+                                           "trace_weights",
                                            "trace_key", "trace_outcome", "trace_count"])
 TRACE_FIELDS = ("trace_weights", "trace_key", "trace_outcome", "trace_count")  # the traced draws of BoardResults
 BoardResults.__doc__ = """What :func:`play_boards` returns.
@@ -94,6 +95,8 @@ final_star : int8 (boards, tables, players, B)
     :class:`autodup.game.TableLog`).
 offers : int32 (boards, tables, players, N)
     Copies of each champion shown to each seat over its game, every shop.
+bought : int32 (boards, tables, players, N)
+    Copies of each champion each seat bought from its shop over its game.
 luck : float64 (boards, tables, players, len(autodup.game.LUCK))
     Each seat's luck terms over its game.
 trace_weights : float32 (boards, tables, players, K, T + N)
@@ -160,6 +163,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
     final_star = np.zeros((n_boards, n_tables, players, largest_board), dtype=np.int8)
     n_champions = rules.champion_copies.shape[0]
     offers = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
+    bought = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
     luck = np.zeros((n_boards, n_tables, players, len(LUCK)))
     width = rules.tier_cost.shape[0] + n_champions
     trace_weights = np.zeros((n_boards, n_tables, players, trace_draws, width), dtype=np.float32)
@@ -182,6 +186,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
                                                         events)
             results[i, t] = table_results
             offers[i, t] = log.offers
+            bought[i, t] = log.bought
             luck[i, t] = log.luck
             trace_weights[i, t] = log.trace_weights
             trace_key[i, t] = log.trace_key
@@ -209,7 +214,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
                     used_rounds += 1
                 shop_offsets[row + 1] = used
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
-            final_champion, final_star, offers, luck, trace_weights, trace_key, trace_outcome, trace_count)
+            final_champion, final_star, offers, bought, luck, trace_weights, trace_key, trace_outcome, trace_count)
 
 
 def check_order(dealer: Dealer, order: str) -> None:

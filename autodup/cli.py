@@ -1,4 +1,5 @@
-"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``, ``summary``.
+"""Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``, ``summary``, ``quality``,
+``report``, ``ab``, ``sweep``.
 
 Bad input gets one line on stderr and exit code 2. Configurations are named
 (``set4``, ``tiny``: shipped) or given by path; so are bots.
@@ -207,10 +208,67 @@ def build_parser() -> argparse.ArgumentParser:
                         "first boards of each run with the runs' bots)")
     report.add_argument("--json", action="store_true", help="print quality.json")
     _add_game_timeout(report)
+    ab = commands.add_parser("ab", help="play the same boards under a base configuration and a variant and report "
+                             "the change's effect on bots, champions and traits, with CIs (ab.json, report.html)")
+    ab.add_argument("base", help=f"the base configuration: shipped ({configs}) or the path of a YAML file")
+    ab.add_argument("variant", nargs="?", help="the variant's YAML file (default: a copy of the base, edited by --set)")
+    ab.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="settings",
+                    help="edit the variant at a dotted field path (as `autodup check` names fields; list items count "
+                    "from 0: tiers.3 is the fourth tier), the value read as YAML, e.g. levels.8.odds=[10,15,35,30,10] "
+                    "(repeatable)")
+    _add_comparison_options(ab)
+    sweep = commands.add_parser("sweep", help="play the base and one variant per value of --set on the same boards "
+                                "and plot each bot's effect curve with CIs (sweep.json, sweep.png, report.html)")
+    sweep.add_argument("base", help=f"the base configuration: shipped ({configs}) or the path of a YAML file")
+    sweep.add_argument("--set", action="append", default=[], metavar="PATH=V1,V2,...", dest="settings",
+                       required=True, help="the field swept and its values, read as one YAML flow list (so "
+                       "levels.8.odds=[10,15,35,30,10],[16,20,35,25,4] sweeps two lists); repeated, the paths change "
+                       "together, value by value")
+    _add_comparison_options(sweep)
     summary = commands.add_parser("summary", help="print the summary of a run folder (also read-only ones)")
     summary.add_argument("out", help="a run folder (what `autodup run` printed)")
     summary.add_argument("--json", action="store_true", help="print JSON")
     return parser
+
+
+def _width(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: a half-width in placements, more than 0 "
+                                         "and less than 100)")
+    return value
+
+
+def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``ab`` and ``sweep`` share: what is played and how."""
+    from .ab import DEFAULT_UNTIL_CI_BOARDS
+    from .boards import DEFAULT_DESIGN, RUN_DESIGNS
+    from .dealers import DEALERS, DEFAULT_DEALER
+    from .game import DEFAULT_EVENTS, EVENT_ADDRESSING
+    from .tournament import MAX_BOARDS
+
+    parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
+                        "shipped bot)")
+    parser.add_argument("--boards", type=_count_up_to(MAX_BOARDS), help="boards played under each configuration "
+                        f"(default: {DEFAULT_BOARDS}; with --until-ci, the most it may play: default "
+                        f"{DEFAULT_UNTIL_CI_BOARDS:,})")
+    parser.add_argument("--until-ci", type=_width, metavar="W", help="add boards until every bot's 95%% CI of its "
+                        "change of mean placement is narrower than ±W")
+    parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
+    parser.add_argument("--design", default=DEFAULT_DESIGN, help=f"seating design: {' or '.join(RUN_DESIGNS)}")
+    parser.add_argument("--events", default=DEFAULT_EVENTS, help=f"event addressing: {' or '.join(EVENT_ADDRESSING)}")
+    parser.add_argument("--seed", type=_seed, default=RUN_SEED, help="tournament seed: the boards both play")
+    parser.add_argument("--out", help="output folder (default: ab/ or sweep/<what is compared>)")
+    parser.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
+    parser.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
+    parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_game_timeout(parser)
+    _add_bot_parameter_options(parser)
 
 
 def _add_game_timeout(parser: argparse.ArgumentParser) -> None:
@@ -610,6 +668,149 @@ def _print_summary(out, boards_done: int, boards: int, bots, dealer: str, seed: 
               f"their adjusted score is the duplicate score on the boards it could not adjust")
 
 
+def _comparison_specs(args: argparse.Namespace, configs: list) -> list:
+    """One run spec per configuration of ``configs``, all of the same boards, bots and seating (checked first)."""
+    from .ab import DEFAULT_UNTIL_CI_BOARDS
+    from .bots import bot_names
+    from .tournament import check_bot_count, make_spec
+
+    boards = args.boards or (DEFAULT_UNTIL_CI_BOARDS if args.until_ci is not None else DEFAULT_BOARDS)
+    specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
+    check_bot_count(len(specs), configs[0].players)
+    for config in configs[1:]:
+        if config.players != configs[0].players:
+            raise ValueError(f"{config.source}: players is {config.players}, the base's {configs[0].players} (allowed: "
+                             "the same number of players, so that placements compare)")
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ValueError(f"--out: {args.out} is a file, not a folder")
+    infos = _load_bots_and_table(configs[0], specs, _overrides(args), args.game_timeout)
+    return [make_spec(config, infos, boards, args.dealer, args.seed, args.design, args.events) for config in configs]
+
+
+def _warn_about_changes(changes: list) -> None:
+    for path, old, new in changes:
+        if old == new:
+            print(f"autodup: warning: --set {path}: changes nothing (the base has {old!r} there already; list items "
+                  "count from 0)", file=sys.stderr)
+
+
+def _run_ab(args: argparse.Namespace) -> int:
+    """``autodup ab BASE [VARIANT] [--set PATH=VALUE ...]``: see :mod:`autodup.ab`."""
+    from .ab import AB_FILE, ab_result, default_ab_out, format_ab, play_and_compare, setup_of, write_json
+    from .ab_report import write_ab_report
+    from .config import load_config
+    from .variants import apply_settings, parse_setting
+
+    base = load_config(args.base)
+    _warn_about_config(base)
+    if args.variant is None and not args.settings:
+        raise ValueError("ab: nothing to compare (allowed: a VARIANT file, --set PATH=VALUE edits, or both)")
+    variant = load_config(args.variant) if args.variant is not None else base
+    if args.variant is not None:
+        _warn_about_config(variant)
+    changes = []
+    if args.settings:
+        variant, changes = apply_settings(variant, [parse_setting(option) for option in args.settings])
+        _warn_about_config(variant)
+        _warn_about_changes(changes)
+    if variant.text == base.text:
+        print("autodup: warning: the variant is the base itself: every change will be exactly 0", file=sys.stderr)
+    base_spec, variant_spec = _comparison_specs(args, [base, variant])
+    out = Path(args.out) if args.out is not None else default_ab_out("ab", base.name, [variant], base_spec.boards,
+                                                                    args.seed, base_spec)
+    comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, args)
+    variant_source = args.variant or base.source
+    if args.settings:
+        variant_source += " with --set " + " ".join(args.settings)
+    result = ab_result(comparison, changes, setup_of(base_spec, args.until_ci), base.source, variant_source)
+    write_json(out / AB_FILE, result)
+    write_ab_report(result, out)
+    if args.json:
+        from .quality import json_safe
+
+        print(json.dumps(json_safe(result)))
+    else:
+        print(format_ab(result, out))
+    return 0
+
+
+def _played(specs: dict, pairs: list, out: Path, args: argparse.Namespace) -> list:
+    """Play the runs of ``specs`` into ``out`` and compare ``pairs``; an interrupted first play leaves no folder."""
+    from .ab import play_and_compare
+
+    created = not out.exists()
+    try:
+        return play_and_compare(specs, pairs, out, args.workers, args.backend, args.ray_address, args.quiet,
+                                args.game_timeout, args.until_ci)
+    except BaseException:
+        if created and not any(out.rglob("chunk-*.parquet")):
+            import shutil
+
+            shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+        raise
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    """``autodup sweep BASE --set PATH=V1,V2,...``: see :mod:`autodup.ab`."""
+    from .ab import SWEEP_FILE, ab_result, default_ab_out, setup_of, write_json
+    from .ab_report import write_sweep_report
+    from .config import load_config
+    from .variants import apply_settings, parse_sweep
+
+    base = load_config(args.base)
+    _warn_about_config(base)
+    swept = [parse_sweep(option) for option in args.settings]
+    if len({len(values) for values in swept}) > 1:
+        raise ValueError("--set: the swept paths have different numbers of values (allowed: the same number, "
+                         "changed together)")
+    variants, all_changes = [], []
+    for settings in zip(*swept):
+        variant, changes = apply_settings(base, list(settings))
+        _warn_about_config(variant)
+        _warn_about_changes(changes)
+        variants.append(variant)
+        all_changes.append(changes)
+    specs = _comparison_specs(args, [base, *variants])
+    names = ["base", *(f"value-{i}" for i in range(len(variants)))]
+    out = Path(args.out) if args.out is not None else default_ab_out("sweep", base.name, variants, specs[0].boards,
+                                                                    args.seed, specs[0])
+    comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, args)
+    setup = setup_of(specs[0], args.until_ci)
+    points = []
+    for settings, changes, comparison in zip(zip(*swept), all_changes, comparisons):
+        point = ab_result(comparison, changes, {}, base.source, base.source)
+        point["values"] = [s.value for s in settings]
+        point["labels"] = [s.text for s in settings]
+        points.append(point)
+    sweep = {**setup, "paths": [values[0].dotted for values in swept],
+             "base_values": [old for _, old, _ in all_changes[0]], "boards": comparisons[0]["boards"],
+             "points": points}
+    write_json(out / SWEEP_FILE, sweep)
+    write_sweep_report(sweep, out)
+    if args.json:
+        from .quality import json_safe
+
+        print(json.dumps(json_safe(sweep)))
+        return 0
+    print(f"{base.name}: sweep of {', '.join(sweep['paths'])} on {sweep['boards']:,} boards x {setup['tables']} "
+          f"tables, dealer {setup['dealer']}, seed {setup['seed']} (base: "
+          f"{', '.join(map(str, sweep['base_values']))})")
+    bots = list(points[0]["bots"])
+    print(f"{'value':<24}" + "".join(f"{bot:>16}" for bot in bots) + f"{'var. red.':>10}")
+    for point in points:
+        cells = "".join(f"{point['bots'][b]['delta_mean_placement']:>+9.3f} ±{_half(point['bots'][b]['ci']):<5}"
+                        for b in bots)
+        reduction = point["variance_reduction"]
+        print(f"{', '.join(point['labels'])[:23]:<24}{cells}{'n/a' if reduction is None else f'{reduction:.1f}x':>10}")
+    print("change of mean placement, variant - base, ± the 95% CI's half-width (lower is better)")
+    print(f"{out / SWEEP_FILE}; plot: {out / 'sweep.png'}; report: {out / 'report.html'}")
+    return 0
+
+
+def _half(ci) -> str:
+    return "n/a" if ci[0] is None or ci[1] is None else f"{(ci[1] - ci[0]) / 2:.3f}"
+
+
 def _run_summary(args: argparse.Namespace) -> int:
     """``autodup summary DIR``: a run's summary, read from its chunks (checked) without writing anything."""
     from .results import RunFolder
@@ -636,7 +837,7 @@ def main(argv: list[str] | None = None) -> int:
 
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
                     "check-bot": _run_check_bot, "run": _run_tournament, "summary": _run_summary,
-                    "quality": _run_quality, "report": _run_report}
+                    "quality": _run_quality, "report": _run_report, "ab": _run_ab, "sweep": _run_sweep}
         # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
         # worker pool takes over and stops between polls (see autodup.workers).
         with SignalFlag(immediate=True):

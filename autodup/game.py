@@ -597,6 +597,7 @@ GAME_STATE = (
     ("order", "int64 (players,): the round's serving order, alive seats first"),
     ("policy_draws", "int64 (players,): random value pairs handed to each seat's policy"),
     ("offers", "int32 (players, N): copies of each champion shown to each seat, in every shop it was dealt"),
+    ("bought", "int32 (players, N): copies of each champion each seat bought from its shop"),
     ("luck", "float64 (players, len(LUCK)): each seat's luck terms so far (LUCK)"),
 )
 # The dealer state: what a seat's draw engine remembers between draws (see autodup.kernels).
@@ -664,7 +665,8 @@ def new_table(rules, trace_draws=0):
         np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64),
         np.zeros((players, len(STATS)), dtype=np.int64), np.zeros(players, dtype=np.bool_),
         np.zeros(players, dtype=np.int64), np.arange(players), np.zeros(players, dtype=np.int64),
-        np.zeros((players, n), dtype=np.int32), np.zeros((players, len(LUCK))),
+        np.zeros((players, n), dtype=np.int32), np.zeros((players, n), dtype=np.int32),
+        np.zeros((players, len(LUCK))),
         # dealer state
         np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
         np.zeros((players, n + n_tiers), dtype=np.int64),
@@ -943,6 +945,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.gold[seat] -= cost
         table.stats[seat, STAT_GOLD_SPENT] += cost
         table.stats[seat, STAT_UNITS_BOUGHT] += 1
+        table.bought[seat, champion] += 1
         table.shops[seat, argument] = -1
         _add_unit(table, seat, champion)
         return True
@@ -1553,7 +1556,7 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
 LOG_LEVEL, LOG_GOLD, LOG_HP = range(3)
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
-TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "luck",
+TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "bought", "luck",
                                    "trace_weights", "trace_key", "trace_outcome", "trace_count"])
 TableLog.__doc__ = """What :func:`play_table` logs of a game, beside the results.
 
@@ -1570,6 +1573,8 @@ final_star : int8 (players, B)
     The stars (1, 2, 3) of those units, 0 after the last.
 offers : int32 (players, N)
     Copies of each champion shown to each seat, in every shop it was dealt.
+bought : int32 (players, N)
+    Copies of each champion each seat bought from its shop (loot is not bought).
 luck : float64 (players, len(LUCK))
     Each seat's luck terms over its game (see ``LUCK``).
 trace_weights, trace_key, trace_outcome, trace_count
@@ -1709,7 +1714,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
     progress[PROGRESS_IN_GAME] = 0
     return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star, table.offers,
-                                                 table.luck, table.trace_weights, table.trace_key,
+                                                 table.bought, table.luck, table.trace_weights, table.trace_key,
                                                  table.trace_outcome, table.trace_count)
 
 

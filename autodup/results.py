@@ -32,6 +32,8 @@ final_board                   its board when it left: ``{champion, stars}``, str
 three_stars                   how many 3-star units that board held
 offers                        copies of each champion shown over its game, every shop
                               (one count per champion, in ``config.champion_names`` order)
+bought                        copies of each champion bought from its shops over its
+                              game (loot is not bought), in the same order
 luck                          its luck terms over its game (``autodup.game.LUCK_NAMES``
                               order; see :mod:`autodup.luck`)
 ============================  =======================================================

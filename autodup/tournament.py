@@ -44,7 +44,8 @@ CHUNK_BOARDS = 25
 # 5: luck terms per row; runs have a seating design and an event addressing; events by seat by default.
 # 6: luck terms weighed by a value with board power (coin_value, coin_duel, coin_onlooker, coin_gold,
 #    matchmaking_value).
-FORMAT_VERSION = 6
+# 7: bought (copies of each champion the seat bought from its shop over its game).
+FORMAT_VERSION = 7
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
@@ -273,7 +274,7 @@ def boards_in_chunk(boards: int, chunk: int) -> int:
 
 
 ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: one value per round alive
-LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers", "luck")
+LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers", "bought", "luck")
 
 
 def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
@@ -292,6 +293,8 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
       (or at the end), strongest unit first;
     - ``offers``: copies of each champion (every champion, in the
       configuration's order) shown to the seat over its game, in every shop;
+    - ``bought``: copies of each champion the seat bought from its shop over
+      its game (loot is not bought), in the same order;
     - ``luck``: the seat's luck terms (``autodup.game.LUCK``, in that order).
 
     Champions are indices into the configuration's champions (the run
@@ -319,7 +322,9 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     columns["final_champions"] = (board_offsets, champions[on_board])
     columns["final_stars"] = (board_offsets, played.final_star.reshape(len(seat), -1)[on_board])
     n_champions = played.offers.shape[-1]
-    columns["offers"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_champions, played.offers.reshape(-1))
+    per_champion = np.arange(len(seat) + 1, dtype=np.int32) * n_champions
+    columns["offers"] = (per_champion, played.offers.reshape(-1))
+    columns["bought"] = (per_champion, played.bought.reshape(-1))
     n_terms = played.luck.shape[-1]
     columns["luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_terms, played.luck.reshape(-1))
     return columns
@@ -675,7 +680,8 @@ def locked(out: Path):
 
 def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
                    resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
-                   game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None) -> tuple:
+                   game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None, first_boards=None,
+                   progress=None) -> tuple:
     """Play (or finish) a run and write its summary; returns ``(out, summary)``.
 
     Without ``out`` the folder is :func:`default_out`, and finding it again
@@ -683,6 +689,12 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
     holds this very run, finished. ``warn(line)`` receives one-line warnings
     (a corrupted chunk played again), ``note(line)`` one-line news (a
     finished run whose results are reused).
+
+    ``first_boards`` (a multiple of ``CHUNK_BOARDS``, or ``spec.boards``)
+    plays only the chunks of the run's first boards: the run stays
+    unfinished, and a later call plays more of it (``autodup ab --until-ci``
+    grows runs so). ``progress`` (an object with ``update(boards)``, e.g. a
+    tqdm bar) is told of each finished chunk instead of a bar of the run's own.
 
     Raises
     ------
@@ -723,7 +735,8 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
             plan = prepare_output(out, spec, resume or implicit, extra)
             for message in plan.corrupted:
                 warn(f"{message}; playing it again")
-            if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout):
+            if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout, first_boards,
+                         progress):
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
             summary = summarize_run(out)
             _write_json_atomically(out / "summary.json", summary)
@@ -735,26 +748,30 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
 
 
 def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_address, quiet: bool,
-          game_timeout: float) -> int:
+          game_timeout: float, first_boards=None, progress=None) -> int:
     """Probe the bots' determinism (once per folder) and play the chunks not done, writing each as it finishes.
 
     Returns how many tasks it ran (0: the run was finished, its results are reused).
     """
+    import contextlib
+
     from tqdm import tqdm
 
     from .workers import TaskError, WorkerFailure
 
-    total = chunk_count(spec.boards)
+    total = chunk_count(spec.boards if first_boards is None else min(first_boards, spec.boards))
     probed = read_determinism(out) is not None
-    tasks_count = total - len(plan.done) + (0 if probed else 1)
+    wanted = [c for c in range(total) if c not in plan.done]
+    tasks_count = len(wanted) + (0 if probed else 1)
     if tasks_count == 0:
         return 0
     tasks = [] if probed else [("probe", probe_determinism, (spec,))]
-    tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in range(total) if c not in plan.done))
+    tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in wanted))
     identity_hash = spec.identity_hash()
     done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
-    with tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr,
-              dynamic_ncols=True) as progress:
+    bar = contextlib.nullcontext(progress) if progress is not None else \
+        tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True)
+    with bar as progress:
         try:
             finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
                         else _with_processes(spec, tasks, min(workers, tasks_count), game_timeout))
