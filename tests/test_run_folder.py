@@ -159,3 +159,15 @@ def test_a_folder_that_is_not_a_run_is_refused_in_one_line(tmp_path):
                                                                      "seed": 0, "format": 2}}))
     with pytest.raises(RunError, match="format 2"):
         RunFolder(tmp_path)
+
+
+def test_bought_counts_each_purchase_of_a_champion_that_was_shown(moved_run):
+    out, _ = moved_run
+    raw = read_results(out)
+    n_champions = len(RunFolder(out).config.champion_names)
+    bought = np.stack([np.asarray(b) for b in raw["bought"]])
+    offers = np.stack([np.asarray(o) for o in raw["offers"]])
+    assert bought.shape == (len(raw["board"]), n_champions) and bought.min() >= 0
+    assert (bought.sum(axis=1) == raw["units_bought"]).all()  # every purchase, of one champion each
+    assert (bought <= offers).all()  # only what a shop showed can be bought
+    assert bought.sum() > 0

@@ -1,0 +1,304 @@
+"""``autodup ab`` and ``autodup sweep``: --set edits, the paired comparison's arithmetic and calibration, the gain
+over independent seeds on a change of known direction, exact zeros for a change of nothing, --until-ci, errors."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from scipy import stats
+
+from autodup.balance import PairedRatios, compare_runs
+from autodup.bots import bot_names, load_bot
+from autodup.config import ConfigError, load_config, parse_config
+from autodup.results import RunFolder
+from autodup.tournament import make_spec, run_tournament
+from autodup.variants import apply_settings, parse_setting, parse_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=900,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+# --- --set edits -------------------------------------------------------------------------------------------------
+
+def edited(config, *options):
+    return apply_settings(config, [parse_setting(o) for o in options])
+
+
+def test_set_edits_only_the_value_in_place_and_keeps_every_other_line():
+    base = load_config("set4")
+    variant, changes = edited(base, "levels.8.odds=[10,15,35,30,10]", "tiers.3.copies=6")
+    assert changes == [("levels.8.odds", [16, 20, 35, 25, 4], [10, 15, 35, 30, 10]), ("tiers.3.copies", 12, 6)]
+    old, new = base.text.splitlines(), variant.text.splitlines()
+    assert len(old) == len(new)
+    differing = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    assert [old[i].strip() for i in differing] == ["8: {xp: 56, board_size: 8, odds: [16, 20, 35, 25, 4]}",
+                                                  "copies: 12"]
+    assert [new[i].strip() for i in differing] == ["8: {xp: 56, board_size: 8, odds: [10, 15, 35, 30, 10]}",
+                                                  "copies: 6"]
+    assert variant.level_odds[8].tolist() == [10, 15, 35, 30, 10]
+    assert variant.champion_copies[variant.champion_tier == 3].tolist() == [6] * 11
+    expected = yaml.safe_load(base.text)
+    expected["levels"][8]["odds"] = [10, 15, 35, 30, 10]
+    expected["tiers"][3]["copies"] = 6
+    assert yaml.safe_load(variant.text) == expected
+
+
+@pytest.mark.parametrize("option, check", [
+    ("shop={size: 6, reroll_price: 1}", lambda c: (c.shop_size, c.reroll_price) == (6, 1)),
+    ("economy.streaks=[{length: 2, gold: 2}]", lambda c: c.streak_gold.tolist() == [2]),
+    ("levels.10={xp: 100, odds: [0, 0, 20, 40, 40]}", lambda c: c.max_level == 10),
+    ("traits.The Boss.bonus=[0.3]", lambda c: c.trait_bonus[c.trait_names.index("The Boss"), 0] == 0.3),
+    ("bench_size=8", lambda c: c.bench_size == 8),
+])
+def test_set_replaces_whole_blocks_and_adds_missing_keys(option, check):
+    variant, _ = edited(load_config("set4"), option)
+    assert check(variant)
+
+
+def test_an_invalid_variant_gets_the_line_autodup_check_gives_the_same_file(tmp_path):
+    base = load_config("set4")
+    with pytest.raises(ConfigError) as raised:
+        edited(base, "levels.8.odds=[10,15,35,30]")
+    by_hand = tmp_path / "variant.yaml"
+    by_hand.write_text(base.text.replace("odds: [16, 20, 35, 25, 4]", "odds: [10, 15, 35, 30]"))
+    checked = run("check", str(by_hand))
+    assert checked.returncode == 2
+    # The same line and message: only the file's name differs.
+    assert str(raised.value).split(":", 2)[1:] == checked.stderr.strip().split(":", 2)[1:]
+    assert str(raised.value).startswith(f"{base.source} (--set):32: levels.8.odds: ")
+
+
+@pytest.mark.parametrize("option, message", [
+    ("shopp.size=6", "shopp: --set shopp.size=6: no field 'shopp' in the top level (fields: name, players"),
+    ("tiers.5.copies=6", "tiers.5: --set tiers.5.copies=6: no item '5' in tiers, a list of 5 (allowed: indices 0 to 4"),
+    ("shop.size.x=1", "shop.size.x: --set shop.size.x=1: shop.size is a single value"),
+    ("shop.sizee=6", "shop.sizee: unknown key (allowed: empty_tier, reroll_price, size, units_leave_pool)"),
+])
+def test_unknown_paths_are_one_line_config_errors(option, message):
+    with pytest.raises(ConfigError) as raised:
+        edited(load_config("set4"), option)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("option", ["levels.8.odds", "=3", "a..b=1", "a=", "levels.8.odds=[1"])
+def test_malformed_settings_are_one_line_value_errors(option):
+    with pytest.raises(ValueError) as raised:
+        parse_setting(option)
+    assert str(raised.value).startswith("--set ") and "\n" not in str(raised.value)
+
+
+def test_sweep_values_are_one_yaml_flow_list():
+    assert [s.value for s in parse_sweep("tiers.3.copies=8,10,12")] == [8, 10, 12]
+    assert [s.value for s in parse_sweep("levels.8.odds=[10,15,35,30,10],[16,20,35,25,4]")] == \
+        [[10, 15, 35, 30, 10], [16, 20, 35, 25, 4]]
+    for bad in ("tiers.3.copies=8,,12", "tiers.3.copies=8,8"):
+        with pytest.raises(ValueError):
+            parse_sweep(bad)
+
+
+def test_overlapping_settings_are_refused():
+    with pytest.raises(ConfigError, match="set inside levels.8"):
+        edited(load_config("set4"), "levels.8={xp: 56, odds: [16, 20, 35, 25, 4]}", "levels.8.odds=[1,2,3,4,90]")
+    with pytest.raises(ConfigError, match="set twice"):
+        edited(load_config("set4"), "shop.size=6", "shop.size=7")
+
+
+# --- the paired comparison's arithmetic -----------------------------------------------------------------------
+
+def brute_force(y_base, n_base, y_variant, n_variant):
+    """Per component: the change of the ratios and its delta-method variance, from per-board arrays."""
+    boards = y_base.shape[0]
+    r_base, r_variant = y_base.sum(0) / n_base.sum(0), y_variant.sum(0) / n_variant.sum(0)
+    u_base = (y_base - r_base * n_base) / n_base.mean(0)
+    u_variant = (y_variant - r_variant * n_variant) / n_variant.mean(0)
+    paired = (u_variant - u_base).var(0, ddof=1) / boards
+    independent = (u_base.var(0, ddof=1) + u_variant.var(0, ddof=1)) / boards
+    return r_variant - r_base, paired, independent
+
+
+def test_paired_ratios_match_the_per_board_computation_whatever_the_chunking():
+    generator = np.random.default_rng(20261123)
+    boards, k = 300, 5
+    n_base = generator.integers(1, 9, size=(boards, k)).astype(float)
+    n_variant = n_base + generator.integers(0, 3, size=(boards, k))
+    y_base = n_base * generator.random((boards, k)) * 3
+    y_variant = y_base * (1 + 0.1 * generator.standard_normal((boards, k))) + 0.2 * n_variant
+    pairs = PairedRatios(k)
+    for start in range(0, boards, 25):  # as chunks
+        part = slice(start, start + 25)
+        pairs.add(y_base[part], n_base[part], y_variant[part], n_variant[part])
+    estimate = pairs.estimate()
+    change, paired, independent = brute_force(y_base, n_base, y_variant, n_variant)
+    np.testing.assert_allclose(estimate["change"], change, rtol=1e-12)
+    t = stats.t.ppf(0.975, boards - 1)
+    np.testing.assert_allclose(estimate["half_width"], t * np.sqrt(paired), rtol=1e-9)
+    np.testing.assert_allclose(estimate["variance_reduction"], independent / paired, rtol=1e-9)
+
+
+def test_identical_sides_give_a_change_of_exactly_zero_with_an_interval_of_zero():
+    generator = np.random.default_rng(7)
+    y, n = generator.random((50, 4)) * 10, generator.integers(1, 5, size=(50, 4)).astype(float)
+    pairs = PairedRatios(4, replicates=20)
+    pairs.add(y, n, y.copy(), n.copy(), weights=generator.poisson(1.0, size=(50, 20)))
+    estimate = pairs.estimate()
+    assert (estimate["change"] == 0).all() and (estimate["low"] == 0).all() and (estimate["high"] == 0).all()
+    assert not np.isfinite(estimate["variance_reduction"]).any()
+
+
+def test_the_paired_interval_covers_the_true_change_95_percent_of_the_time():
+    """Coverage over 2,000 synthetic comparisons of 40 boards with a known change of ratios (0.3)."""
+    generator = np.random.default_rng(11)
+    trials, boards = 2000, 40
+    covered = 0
+    for _ in range(trials):
+        n = generator.integers(4, 9, size=(boards, 1)).astype(float)
+        shared = generator.standard_normal((boards, 1))  # what the same boards share
+        y_base = n * (2.0 + shared + 0.5 * generator.standard_normal((boards, 1)))
+        y_variant = n * (2.3 + shared + 0.5 * generator.standard_normal((boards, 1)))
+        pairs = PairedRatios(1)
+        pairs.add(y_base, n, y_variant, n)
+        estimate = pairs.estimate()
+        # The true change of the ratio of sums is 0.3 for every draw of n: y/n differ by 0.3 in mean.
+        covered += estimate["low"][0] <= 0.3 <= estimate["high"][0]
+    standard_error = np.sqrt(0.95 * 0.05 / trials)
+    assert abs(covered / trials - 0.95) < 4.5 * standard_error, covered / trials
+
+
+# --- end to end ----------------------------------------------------------------------------------------------
+
+def played(config, out, boards, seed=0, bots=None):
+    bots = [load_bot(name) for name in (bots or bot_names())]
+    spec = make_spec(config, bots, boards, "haystack", seed)
+    run_tournament(spec, out, workers=2, resume=Path(out).exists(), quiet=True)
+    return RunFolder(out)
+
+
+def fast8_per_board(folder):
+    table = folder.table(["board", "bot", "placement"])
+    board = table.column("board").to_numpy()
+    placement = table.column("placement").to_numpy().astype(float)
+    mine = np.array(table.column("bot").to_pylist()) == "fast8"
+    return np.bincount(board[mine], weights=placement[mine]) / np.bincount(board[mine])
+
+
+def test_fewer_copies_of_the_four_costs_hurts_fast8_and_the_same_boards_need_a_quarter_of_the_boards(tmp_path):
+    """fast8 rolls for 4- and 5-costs at level 8; with 3 copies of each 4-cost instead of 12 it places worse.
+
+    The same boards detect it; independent seeds (the variant on another tournament seed) need at least four
+    times the boards for the same interval: their variance of the per-board change is measured, not assumed.
+    """
+    boards = 1000
+    base = load_config("set4")
+    variant, _ = edited(base, "tiers.3.copies=3")
+    base_run, variant_run = played(base, tmp_path / "base", boards), played(variant, tmp_path / "variant", boards)
+    elsewhere = played(variant, tmp_path / "elsewhere", boards, seed=1)
+    fast8 = compare_runs(base_run, variant_run)["bots"]["fast8"]["mean_placement"]
+    assert fast8["ci"][0] > 0, fast8  # detected: it hurts
+    t = stats.t.ppf(0.975, boards - 1)
+    paired_variance = ((fast8["ci"][1] - fast8["ci"][0]) / 2 / t) ** 2
+    a, b = fast8_per_board(base_run), fast8_per_board(elsewhere)
+    independent_variance = a.var(ddof=1) / boards + b.var(ddof=1) / boards
+    assert independent_variance / paired_variance >= 4, independent_variance / paired_variance
+    # The reported factor estimates the same quantity from the paired runs alone.
+    assert fast8["variance_reduction"] >= 4
+
+
+def test_a_change_of_nothing_reports_zero_effect_exactly_and_the_json_layout(tmp_path):
+    # name= changes the text (so both configurations are played) but not the game.
+    result = run("ab", "configs/tiny.yaml", "--set", "name=tiny again", "--boards", "50", "--workers", "2",
+                 "--out", str(tmp_path / "ab"), "--json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["boards"] == 50 and data["variance_reduction"] is None
+    assert data["changes"] == [{"path": "name", "base": "tiny", "variant": "tiny again"}]
+    assert set(data["bots"]) == set(bot_names())
+    for entry in data["bots"].values():
+        assert entry["delta_mean_placement"] == 0 and entry["ci"] == [0, 0]
+    config = load_config("tiny")
+    assert set(data["champions"]) == set(config.champion_names) and set(data["traits"]) == set(config.trait_names)
+    for kind in ("bots", "champions", "traits"):
+        for entry in data[kind].values():
+            for statistic in entry.values():
+                if isinstance(statistic, dict):
+                    assert statistic["change"] in (0, None) and statistic["ci"] in ([0, 0], [None, None])
+    assert json.loads((tmp_path / "ab" / "ab.json").read_text()) == data
+    assert (tmp_path / "ab" / "report.html").is_file() and (tmp_path / "ab" / "effects.png").stat().st_size > 0
+
+
+def test_ab_table_names_the_change_and_the_effects(tmp_path):
+    result = run("ab", "configs/tiny.yaml", "--set", "tiers.2.copies=6", "--boards", "75", "--workers", "2",
+                 "--out", str(tmp_path / "ab"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "tiers.2.copies: 3 -> 6" in result.stdout
+    assert "variance reduction against independent seeds:" in result.stdout
+    data = json.loads((tmp_path / "ab" / "ab.json").read_text())
+    # Six copies instead of three of each 3-cost: more of them are offered, exactly where the pool says.
+    fox = data["champions"]["Fox"]["offer_rate"]
+    assert fox["ci"][0] > 0
+
+
+def test_until_ci_stops_when_every_interval_is_narrow_enough_and_ignores_the_workers(tmp_path):
+    args = ["ab", "configs/tiny.yaml", "--set", "tiers.2.copies=5", "--until-ci", "0.12", "--boards", "1000",
+            "--quiet", "--json"]
+    one = run(*args, "--workers", "1", "--out", str(tmp_path / "one"))
+    assert one.returncode == 0, one.stderr
+    data = json.loads(one.stdout)
+    assert data["boards"] % 25 == 0 and 100 < data["boards"] < 1000
+    widths = [(e["ci"][1] - e["ci"][0]) / 2 for e in data["bots"].values()]
+    assert max(widths) <= 0.12
+    two = run(*args, "--workers", "2", "--out", str(tmp_path / "two"))
+    assert json.loads(two.stdout)["bots"] == data["bots"]
+    # A wider target, in the same folder, stops earlier on the boards already played.
+    wider = run(*[a if a != "0.12" else "0.3" for a in args], "--workers", "2", "--out", str(tmp_path / "one"))
+    assert wider.returncode == 0, wider.stderr
+    assert json.loads(wider.stdout)["boards"] < data["boards"]
+
+
+def test_sweep_plots_each_value_against_the_base_and_the_base_value_is_exactly_zero(tmp_path):
+    config = load_config("tiny")
+    base_value = int(config.champion_copies[config.champion_tier == 2][0])
+    values = sorted({2, base_value, 6})
+    result = run("sweep", "configs/tiny.yaml", "--set", f"tiers.2.copies={','.join(map(str, values))}",
+                 "--boards", "50", "--workers", "2", "--out", str(tmp_path / "sweep"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "autodup: warning: --set tiers.2.copies: changes nothing" in result.stderr
+    sweep = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
+    assert sweep["paths"] == ["tiers.2.copies"] and [p["values"] for p in sweep["points"]] == [[v] for v in values]
+    at_base = sweep["points"][values.index(base_value)]
+    assert all(e["delta_mean_placement"] == 0 and e["ci"] == [0, 0] for e in at_base["bots"].values())
+    assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 0
+    assert "data:image/png;base64," in (tmp_path / "sweep" / "report.html").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ab", "configs/tiny.yaml"], "nothing to compare"),
+    (["ab", "configs/tiny.yaml", "--set", "tiers.9.copies=3"], "no item '9' in tiers"),
+    (["ab", "configs/tiny.yaml", "--set", "levels.2.odds=[50,50]"], "levels.2.odds"),
+    (["ab", "configs/tiny.yaml", "--set", "levels.2.odds"], "not PATH=VALUE"),
+    (["ab", "configs/tiny.yaml", "--set", "shop.size=4", "--until-ci", "0"], "out of range"),
+    (["sweep", "configs/tiny.yaml", "--set", "shop.size=3,4", "--set", "bench_size=5"], "different numbers"),
+    (["sweep", "configs/tiny.yaml"], "--set"),
+])
+def test_bad_comparisons_get_one_line_and_exit_2_and_write_nothing(tmp_path, args, message):
+    result = run(*args, "--out", str(tmp_path / "out"), "--boards", "25")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_variant_with_other_players_is_refused(tmp_path):
+    text = load_config("tiny").text.replace("players: 8", "players: 6")
+    (tmp_path / "six.yaml").write_text(text)
+    result = run("ab", "configs/tiny.yaml", str(tmp_path / "six.yaml"), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "players is 6, the base's 8" in result.stderr
+    assert parse_config(text).players == 6
