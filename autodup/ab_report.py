@@ -185,14 +185,19 @@ def ab_html(result: dict, images: dict) -> str:
     return _page(f"autodup ab: {result['config_name']}", body)
 
 
+def _write_page(out, plot: str, figure, page) -> Path:
+    """Write ``out/<plot>`` and ``out/report.html``, ``page(images)`` embedding it; returns the page's path."""
+    out = Path(out)
+    images = {plot: _png(figure)}
+    _write_atomically(out / plot, images[plot])
+    path = out / "report.html"
+    _write_atomically(path, page(images).encode("utf-8"))
+    return path
+
+
 def write_ab_report(result: dict, out) -> Path:
     """Write ``out/effects.png`` and ``out/report.html`` (which embeds it); returns the page's path."""
-    out = Path(out)
-    images = {EFFECTS_PLOT: _png(effects_figure(result))}
-    _write_atomically(out / EFFECTS_PLOT, images[EFFECTS_PLOT])
-    path = out / "report.html"
-    _write_atomically(path, ab_html(result, images).encode("utf-8"))
-    return path
+    return _write_page(out, EFFECTS_PLOT, effects_figure(result), lambda images: ab_html(result, images))
 
 
 def sweep_html(sweep: dict, images: dict) -> str:
@@ -223,9 +228,4 @@ def sweep_html(sweep: dict, images: dict) -> str:
 
 def write_sweep_report(sweep: dict, out) -> Path:
     """Write ``out/sweep.png`` and ``out/report.html`` (which embeds it); returns the page's path."""
-    out = Path(out)
-    images = {SWEEP_PLOT: _png(sweep_figure(sweep))}
-    _write_atomically(out / SWEEP_PLOT, images[SWEEP_PLOT])
-    path = out / "report.html"
-    _write_atomically(path, sweep_html(sweep, images).encode("utf-8"))
-    return path
+    return _write_page(out, SWEEP_PLOT, sweep_figure(sweep), lambda images: sweep_html(sweep, images))

@@ -193,13 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "with the default design and events (not the ladder's: events by position, paired seating)")
     quality.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
                          "quality/<config>-<boards>b-seed<seed>-<bots>)")
-    quality.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
-    quality.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
-    quality.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
-    quality.add_argument("--quiet", action="store_true", help="no progress bars")
-    quality.add_argument("--json", action="store_true", help="print quality.json")
-    _add_game_timeout(quality)
-    _add_bot_parameter_options(quality)
+    _add_execution_options(quality, "print quality.json")
     report = commands.add_parser("report", help="measure existing run folders of the same boards (one per dealer, "
                                  "the independent control among them): quality.json and report.html")
     report.add_argument("runs", nargs="+", help="run folders (what `autodup run` printed)")
@@ -262,11 +256,16 @@ def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--events", default=DEFAULT_EVENTS, help=f"event addressing: {' or '.join(EVENT_ADDRESSING)}")
     parser.add_argument("--seed", type=_seed, default=RUN_SEED, help="tournament seed: the boards both play")
     parser.add_argument("--out", help="output folder (default: ab/ or sweep/<what is compared>)")
+    _add_execution_options(parser, "print the result as JSON")
+
+
+def _add_execution_options(parser: argparse.ArgumentParser, json_help: str) -> None:
+    """How the games of ``quality``, ``ab`` and ``sweep`` are played and what is printed."""
     parser.add_argument("--workers", type=_count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
     parser.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
     parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--json", action="store_true", help=json_help)
     _add_game_timeout(parser)
     _add_bot_parameter_options(parser)
 
