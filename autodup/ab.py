@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .balance import BOOTSTRAP_REPLICATES
 from .errors import print_warning
 from .tournament import CHUNK_BOARDS, RunError, _write_json_atomically
 
@@ -109,7 +110,7 @@ def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend:
 
     if until_ci is None:
         play(specs, out, workers, backend, ray_address, quiet, game_timeout, warn=warn)
-        return compare(None, _replicates())
+        return compare(None, BOOTSTRAP_REPLICATES)
     boards = min(FIRST_STEP_BOARDS, cap)
     with tqdm(total=boards * len(specs), unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True,
               desc=f"CI to ±{until_ci:g}") as bar:
@@ -126,13 +127,7 @@ def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend:
     if widest > until_ci:
         (warn or print_warning)(f"--until-ci: stopped at the cap of {cap:,} boards with {who}'s interval ±{widest:.3f}"
                                 f", wider than ±{until_ci:g} (raise --boards to go on)")
-    return compare(boards, _replicates())
-
-
-def _replicates() -> int:
-    from .balance import BOOTSTRAP_REPLICATES
-
-    return BOOTSTRAP_REPLICATES
+    return compare(boards, BOOTSTRAP_REPLICATES)
 
 
 def setup_of(spec, until_ci) -> dict:

@@ -49,8 +49,7 @@ def effects_figure(result: dict):
                    "change of mean placement (variant - base; lower is better)")
     bots_axis.set_title("bots (red: the 95% CI excludes 0)")
     ranked = sorted(result["champions"].items(),
-                    key=lambda item: -abs(_nan(item[1]["play_rate"]["change"]) if item[1]["play_rate"]["change"]
-                                          is not None else 0.0))[:UNITS_PLOTTED]
+                    key=lambda item: -abs(item[1]["play_rate"]["change"] or 0.0))[:UNITS_PLOTTED]
     if ranked:
         _effects_panel(units_axis, [n for n, _ in ranked], [e["play_rate"] for _, e in ranked],
                        "change of play rate (share of final boards)")

@@ -695,7 +695,7 @@ def _warn_about_changes(changes: list) -> None:
 
 def _run_ab(args: argparse.Namespace) -> int:
     """``autodup ab BASE [VARIANT] [--set PATH=VALUE ...]``: see :mod:`autodup.ab`."""
-    from .ab import AB_FILE, ab_result, default_ab_out, format_ab, play_and_compare, setup_of, write_json
+    from .ab import AB_FILE, ab_result, default_ab_out, format_ab, setup_of, write_json
     from .ab_report import write_ab_report
     from .config import load_config
     from .variants import apply_settings, parse_setting

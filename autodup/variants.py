@@ -115,6 +115,7 @@ class _Edit:
 
     def __init__(self, base: GameConfig, root, data, setting: Setting):
         self.setting = setting
+        self.new_key = False
         node, container, key = root, None, None
         for depth, part in enumerate(setting.path):
             where = ".".join(setting.path[:depth]) or "the top level"
@@ -145,7 +146,6 @@ class _Edit:
             raise ConfigError(base.source, line, here, f"--set {setting}: {where} is a single value, with no "
                               f"field {part!r}")
         self.node, self.container, self.key, self.old = node, container, key, data
-        self.new_key = getattr(self, "new_key", False)
 
     def span(self, text: str) -> tuple:
         """``(start, end, replacement)`` in the base text."""
