@@ -1,5 +1,5 @@
 """Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``, ``summary``, ``quality``,
-``report``, ``ab``, ``sweep``.
+``report``, ``ab``, ``sweep``, ``odds``.
 
 Bad input gets one line on stderr and exit code 2. Configurations are named
 (``set4``, ``tiny``: shipped) or given by path; so are bots.
@@ -219,10 +219,57 @@ def build_parser() -> argparse.ArgumentParser:
                        "levels.8.odds=[10,15,35,30,10],[16,20,35,25,4] sweeps two lists); repeated, the paths change "
                        "together, value by value")
     _add_comparison_options(sweep)
+    _add_odds_parser(commands, configs)
     summary = commands.add_parser("summary", help="print the summary of a run folder (also read-only ones)")
     summary.add_argument("out", help="a run folder (what `autodup run` printed)")
     summary.add_argument("--json", action="store_true", help="print JSON")
     return parser
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative (allowed: 0 or more)")
+    return value
+
+
+def _switch(text: str) -> bool:
+    if text not in ("on", "off"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not on or off (allowed: on, off)")
+    return text == "on"
+
+
+def _add_odds_parser(commands, configs: str) -> None:
+    from .dealers import DEALERS, DEFAULT_DEALER
+    from .odds import DEFAULT_TRIALS
+
+    odds = commands.add_parser("odds", help="the chances of finding k copies of a champion by rolling: the public "
+                               "calculators' chain, the game's exact law and a simulation through the game's shop")
+    odds.add_argument("config", help=f"shipped ({configs}) or the path of a YAML file")
+    odds.add_argument("--level", type=_positive_int, required=True, help="your level")
+    odds.add_argument("--champion", required=True, help="the champion you look for (its name in the config)")
+    odds.add_argument("--out", type=_count, default=0, help="copies of it out of the pool (other players hold them)")
+    odds.add_argument("--cost-out", type=_count, default=0, help="other units of its cost out of the pool")
+    odds.add_argument("--gold", type=_count, help="gold to spend on rolls (purchases are not counted, as in the "
+                      "public calculators)")
+    odds.add_argument("--rolls", type=_count, help="rolls instead of --gold")
+    odds.add_argument("--owned", type=_count, default=0, help="copies you own (out of the pool too); it looks for up "
+                      "to a 3-star")
+    odds.add_argument("--buy-xp", action="store_true", help="buy XP to the next level first (from --gold) and roll "
+                      "there")
+    odds.add_argument("--xp", type=_count, default=0, help="XP you have toward the next level (with --buy-xp)")
+    odds.add_argument("--trials", type=_count, default=DEFAULT_TRIALS, help="simulated roll sequences (0: none)")
+    odds.add_argument("--dealer", default=DEFAULT_DEALER, help=f"the simulation's dealer: one of {', '.join(DEALERS)}")
+    odds.add_argument("--seed", type=_seed, default=RUN_SEED, help="the simulation's seed")
+    odds.add_argument("--holding", type=_switch, metavar="on|off", help="whether shown units leave the pool until the "
+                      "shop changes (default: the config's shop.units_leave_pool)")
+    odds.add_argument("--other-shops", type=_count, metavar="K", help="other seats holding a shop while you roll, "
+                      "with holding (default: every other seat)")
+    odds.add_argument("--json", action="store_true", help="print the result as JSON")
+    odds.add_argument("--plot", metavar="FILE.png", help="write a bar chart of P(at least k), the three methods")
 
 
 def _width(text: str) -> float:
@@ -810,6 +857,30 @@ def _half(ci) -> str:
     return "n/a" if ci[0] is None or ci[1] is None else f"{(ci[1] - ci[0]) / 2:.3f}"
 
 
+def _run_odds(args: argparse.Namespace) -> int:
+    """``autodup odds CONFIG --level L --champion NAME ...``: the table, or JSON; the plot with ``--plot``."""
+    from .config import load_config
+    from .odds import RollQuestion, check_plot_path, format_odds, roll_odds, write_odds_plot
+
+    if args.plot:
+        check_plot_path(args.plot)
+    config = load_config(args.config)
+    _warn_about_config(config)
+    question = RollQuestion(level=args.level, champion=args.champion, out=args.out, cost_out=args.cost_out,
+                            gold=args.gold, rolls=args.rolls, owned=args.owned, buy_xp=args.buy_xp, xp=args.xp)
+    result = roll_odds(config, question, trials=args.trials, dealer=args.dealer, seed=args.seed,
+                       holding=args.holding, other_shops=args.other_shops)
+    if args.plot:
+        write_odds_plot(result, args.plot)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(format_odds(result))
+    if args.plot:
+        print(f"plot: {args.plot}")
+    return 0
+
+
 def _run_summary(args: argparse.Namespace) -> int:
     """``autodup summary DIR``: a run's summary, read from its chunks (checked) without writing anything."""
     from .results import RunFolder
@@ -836,7 +907,8 @@ def main(argv: list[str] | None = None) -> int:
 
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
                     "check-bot": _run_check_bot, "run": _run_tournament, "summary": _run_summary,
-                    "quality": _run_quality, "report": _run_report, "ab": _run_ab, "sweep": _run_sweep}
+                    "quality": _run_quality, "report": _run_report, "ab": _run_ab, "sweep": _run_sweep,
+                    "odds": _run_odds}
         # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
         # worker pool takes over and stops between polls (see autodup.workers).
         with SignalFlag(immediate=True):

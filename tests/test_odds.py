@@ -1,0 +1,285 @@
+"""``autodup odds``: the chain against enumeration, a hand computation and a published calculator's figure; the
+game's exact law against enumeration; the simulation against both (holding off and on, every exact dealer),
+a wrong dealer caught by the same check; the command's table, JSON, plot and one-line errors."""
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autodup.config import load_config
+from autodup.dealers import exact_dealers
+from autodup.odds import (RollQuestion, chain_odds, game_odds, held_by_other_shops, resolve, roll_odds,
+                          simulate_odds)
+from autodup.shipped import config_file, config_names
+from tests.stats_helpers import P_FLOOR, goodness_of_fit
+
+ROOT = Path(__file__).resolve().parents[1]
+SET4 = load_config(config_file("set4"))
+TINY = load_config(config_file("tiny"))
+SIGMAS = 4.5  # a correct simulation strays this far from the exact value with probability about 7e-6 per value
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=600,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def merged_tail(counts, probabilities, trials, min_expected=5.0):
+    """Counts and probabilities with the top values merged until the last bin expects ``min_expected`` trials (the
+    chi-square approximation needs it)."""
+    counts, probabilities = list(counts), list(probabilities)
+    while len(probabilities) > 2 and probabilities[-1] * trials < min_expected:
+        counts[-2] += counts.pop()
+        probabilities[-2] += probabilities.pop()
+    return counts, probabilities
+
+
+def within_sigmas(observed, exact, trials, sigmas=SIGMAS):
+    """Whether every simulated P(at least k) is within ``sigmas`` standard errors of the exact one."""
+    exact = np.asarray(exact)
+    error = np.sqrt(np.maximum(exact * (1 - exact), 1.0 / trials) / trials)
+    return np.abs(np.asarray(observed) - exact) <= sigmas * error
+
+
+# --- the chain ---------------------------------------------------------------------------------------------------
+
+
+def chain_by_enumeration(s):
+    """The chain's law by enumerating every hit/miss pattern of its slots (no matrix power)."""
+    slots = s.rolls * s.shop_size
+    law = np.zeros(s.looked_for + 1)
+    for pattern in itertools.product((0, 1), repeat=slots):
+        p, k = 1.0, 0
+        for hit in pattern:
+            q = s.hit_weight * (s.copies_left - k) / (s.units_left - k) if k < s.looked_for else 0.0
+            p *= q if hit else 1 - q
+            k += hit
+            if p == 0:
+                break
+        if p > 0:
+            law[k] += p
+    return law
+
+
+@pytest.mark.parametrize("question", [
+    RollQuestion(level=6, champion="Yuumi", rolls=2),
+    RollQuestion(level=9, champion="Azir", out=7, cost_out=30, rolls=3),
+    RollQuestion(level=4, champion="Garen", owned=7, rolls=2),
+], ids=["yuumi", "depleted-azir", "garen-needs-two"])
+def test_chain_matches_enumeration(question):
+    s = resolve(SET4, question)
+    np.testing.assert_allclose(chain_odds(s), chain_by_enumeration(s), rtol=0, atol=1e-13)
+
+
+def test_chain_by_hand():
+    """Yuumi (3-cost, 18 copies of 13 champions) at level 6 (30% 3-costs), one roll of 5 slots, nothing out."""
+    s = resolve(SET4, RollQuestion(level=6, champion="Yuumi", rolls=1))
+    assert (s.hit_weight, s.copies_left, s.units_left, s.looked_for) == (0.3, 18, 234, 9)
+    p0, p1 = 0.3 * 18 / 234, 0.3 * 17 / 233
+    law = chain_odds(s)
+    assert law[0] == pytest.approx((1 - p0) ** 5, abs=1e-15)
+    # One hit at position i: i misses at p0, the hit, then 4 - i misses at p1.
+    assert law[1] == pytest.approx(sum((1 - p0) ** i * p0 * (1 - p1) ** (4 - i) for i in range(5)), abs=1e-15)
+    assert law.sum() == pytest.approx(1.0, abs=1e-14)
+
+
+def test_chain_matches_a_published_calculator():
+    """wongkj12's TFT-Rolling-Odds-Calculator (README): a unit at 30% odds in a tier of 13 champions, nothing
+    out (Set 4's pool: Yuumi at level 6, or any 2-cost at level 7), two slots. Its one-slot matrix starts
+    0.977 / 0.023, and after two slots P(0) = 0.955, P(1) = 0.045 (from the rounded matrix). Its second
+    row (0.976 / 0.024) has more copies left after a hit than before (its code adds the hits to the copies
+    left), so its P(2) = 0.0006 is not compared; ours is p0 * p1 = 0.0005."""
+    for question in (RollQuestion(level=6, champion="Yuumi", rolls=2), RollQuestion(level=7, champion="Annie",
+                                                                                      rolls=2)):
+        one_slot = resolve(SET4, question)
+        p = one_slot.hit_weight * one_slot.copies_left / one_slot.units_left
+        assert (round(1 - p, 3), round(p, 3)) == (0.977, 0.023)
+        ten_slots = chain_odds(one_slot)  # two rolls of 5 slots; the published figure is 2 slots
+        law = np.linalg.matrix_power(np.array([[1 - p, p], [0, 1]]), 2)[0]
+        assert abs(law[0] - 0.955) < 0.001 and abs(law[1] - 0.045) < 0.001
+        assert ten_slots[0] == pytest.approx((1 - p) ** 10, abs=1e-15)
+
+
+# --- the game's exact law ------------------------------------------------------------------------------------------
+
+
+def game_by_enumeration(s, copies_left, units_left):
+    """One roll's law by enumerating each slot's outcome (the champion, another unit of its tier, anything else)."""
+    law = np.zeros(s.looked_for + 1)
+    for pattern in itertools.product((0, 1, 2), repeat=s.shop_size):
+        p, shown, missed = 1.0, 0, 0
+        for outcome in pattern:
+            if s.holding:
+                copies, units = copies_left - shown, units_left - shown - missed
+            else:
+                copies, units = copies_left, units_left
+            hit = s.hit_weight * copies / units
+            miss = s.hit_weight * (units - copies) / units if s.holding else 0.0
+            p *= (hit, miss, 1 - hit - miss)[outcome]
+            shown += outcome == 0
+            missed += outcome == 1
+        law[min(shown, s.looked_for, copies_left)] += p
+    return law
+
+
+@pytest.mark.parametrize("holding", [False, True])
+def test_game_law_matches_enumeration(holding):
+    question = RollQuestion(level=8, champion="Jhin", out=9, cost_out=100, rolls=1)
+    s = resolve(SET4, question, holding=holding, other_shops=0)
+    assert s.copies_left == 3 and s.units_left == 23
+    np.testing.assert_allclose(game_odds(s), game_by_enumeration(s, 3, 23), rtol=0, atol=1e-14)
+
+
+def test_other_shops_by_hand():
+    """Two slots, each holding its unit: [a, b] = copies of the champion and other units of its tier held."""
+    w, x, u = 0.25, 2, 10
+    law = held_by_other_shops(x, u, 2, w)
+    p_hit, p_miss = w * x / u, w * (u - x) / u
+    assert law[0, 0] == pytest.approx((1 - w) ** 2)
+    assert law[1, 0] == pytest.approx(p_hit * (1 - w) + (1 - w) * p_hit)
+    assert law[2, 0] == pytest.approx(p_hit * w * (x - 1) / (u - 1))
+    assert law[1, 1] == pytest.approx(p_hit * w * (u - x) / (u - 1) + p_miss * w * x / (u - 1))
+    assert law.sum() == pytest.approx(1.0)
+
+
+def test_the_three_agree_when_the_pool_is_full():
+    """With a full pool and holding off, the game's law differs from the chain only by when hits leave the pool."""
+    s = resolve(SET4, RollQuestion(level=7, champion="Jhin", gold=50), holding=False)
+    assert np.abs(np.cumsum(chain_odds(s)) - np.cumsum(game_odds(s))).max() < 0.003
+
+
+# --- the simulation against the exact laws ---------------------------------------------------------------------------
+
+STATES = {  # several levels, costs and depletions
+    "garen-3-star": (SET4, RollQuestion(level=4, champion="Garen", owned=3, gold=50)),
+    "jhin-contested": (SET4, RollQuestion(level=8, champion="Jhin", out=6, gold=40)),
+    "yuumi-depleted": (SET4, RollQuestion(level=6, champion="Yuumi", out=10, cost_out=100, rolls=30)),
+    "tiny-3-cost": (TINY, RollQuestion(level=3, champion=TINY.champion_names[-1], out=1, rolls=20)),
+}
+TRIALS = 40_000
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_simulation_without_holding_matches_the_exact_laws(state):
+    config, question = STATES[state]
+    s = resolve(config, question, holding=False)
+    counts = simulate_odds(s, TRIALS, "haystack", seed=1)
+    game = game_odds(s)
+    assert goodness_of_fit(*merged_tail(counts, game, TRIALS)) > P_FLOOR
+    at_least = np.cumsum(counts[::-1])[::-1] / TRIALS
+    # The issue's check: the simulation matches the chain within Monte Carlo error.
+    assert within_sigmas(at_least, np.cumsum(chain_odds(s)[::-1])[::-1], TRIALS).all()
+
+
+@pytest.mark.parametrize("dealer", [d.name for d in exact_dealers()])
+def test_every_exact_dealer_keeps_the_law(dealer):
+    s = resolve(SET4, STATES["yuumi-depleted"][1], holding=True)
+    counts = simulate_odds(s, TRIALS, dealer, seed=2)
+    assert goodness_of_fit(*merged_tail(counts, game_odds(s), TRIALS)) > P_FLOOR
+
+
+def test_a_wrong_dealer_is_caught():
+    """The replay dealer (planned draws replayed, substituted when gone) fails the same check."""
+    s = resolve(SET4, STATES["yuumi-depleted"][1], holding=False)
+    counts = simulate_odds(s, 5_000, "replay", seed=1)
+    assert goodness_of_fit(*merged_tail(counts, game_odds(s), 5_000)) < 1e-12
+
+
+def test_holding_on_matches_the_game_and_differs_from_the_chain():
+    """Jhin at level 8 with 60 other 4-costs out: the shops holding units cost P(at least 4) about 0.013; the
+    simulation agrees with the game's law, and the chain's figure is outside its error."""
+    s = resolve(SET4, RollQuestion(level=8, champion="Jhin", cost_out=60, gold=40))
+    assert s.holding and s.other_shops == 7
+    trials = 100_000
+    counts = simulate_odds(s, trials, "haystack", seed=3)
+    game = game_odds(s)
+    assert goodness_of_fit(*merged_tail(counts, game, trials)) > P_FLOOR
+    at_least = np.cumsum(counts[::-1])[::-1] / trials
+    assert within_sigmas(at_least, np.cumsum(game[::-1])[::-1], trials).all()
+    chain_at_least = np.cumsum(chain_odds(s)[::-1])[::-1]
+    assert not within_sigmas(at_least, chain_at_least, trials, sigmas=5).all()
+    assert (np.cumsum(game[::-1])[::-1] - chain_at_least)[4] == pytest.approx(-0.0134, abs=0.001)
+
+
+def test_simulation_is_deterministic():
+    s = resolve(SET4, STATES["jhin-contested"][1])
+    first = simulate_odds(s, 2_000, "haystack", seed=5)
+    np.testing.assert_array_equal(first, simulate_odds(s, 2_000, "haystack", seed=5))
+    assert not np.array_equal(first, simulate_odds(s, 2_000, "haystack", seed=6))
+
+
+# --- the question ------------------------------------------------------------------------------------------------
+
+
+def test_buy_xp_then_roll():
+    s = resolve(SET4, RollQuestion(level=7, champion="Jhin", gold=60, buy_xp=True, xp=20))
+    assert (s.roll_level, s.xp_gold, s.rolls) == (8, 36, 12)  # 36 XP to go: 9 purchases of 4 XP at 4 gold
+    assert s.hit_weight == 0.25
+
+
+@pytest.mark.parametrize("name", config_names())
+def test_every_shipped_config_and_tier(name):
+    config = load_config(config_file(name))
+    for tier in range(config.n_tiers):
+        champion = config.champion_names[config.tier_start[tier]]
+        result = roll_odds(config, RollQuestion(level=config.max_level, champion=champion, gold=20), trials=500)
+        # The game's law is exact while no other tier can run out: every other tier outnumbers what the shops hold.
+        totals = [config.champion_copies[config.tier_start[t]:config.tier_start[t + 1]].sum()
+                  for t in range(config.n_tiers)]
+        held = config.players * config.shop_size
+        assert (result["game"] is None) == any(0 < totals[t] < held for t in range(config.n_tiers) if t != tier)
+        for method in [m for m in ("exact", "game", "simulated") if result[m] is not None]:
+            assert sum(result[method]["p_exactly"]) == pytest.approx(1.0)
+            assert np.all(np.diff(result[method]["p_at_least"]) <= 1e-15)
+
+
+# --- the command -------------------------------------------------------------------------------------------------
+
+
+def test_command_json_and_plot(tmp_path):
+    plot = tmp_path / "odds.png"
+    done = run("odds", "set4", "--level", "8", "--champion", "jhin", "--out", "3", "--cost-out", "10", "--gold",
+               "30", "--trials", "3000", "--json", "--plot", str(plot))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) >= {"exact", "simulated", "trials", "game"}
+    assert set(result["exact"]) == {"p_exactly", "p_at_least"}
+    assert set(result["simulated"]) >= {"p_exactly", "p_at_least", "ci"}
+    assert result["trials"] == 3000 and len(result["simulated"]["ci"]) == len(result["exact"]["p_exactly"]) == 10
+    assert all(lo <= p <= hi for p, (lo, hi) in zip(result["simulated"]["p_at_least"], result["simulated"]["ci"]))
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_command_table():
+    done = run("odds", "set4", "--level", "4", "--champion", "Garen", "--owned", "3", "--rolls", "10", "--trials",
+               "1000")
+    assert done.returncode == 0, done.stderr
+    assert "9 (3-star)" in done.stdout and "chain" in done.stdout and "holding:" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--level", "6", "--champion", "Yumi", "--gold", "10"], "did you mean Yuumi"),
+    (["--level", "12", "--champion", "Yuumi", "--gold", "10"], "--level: 12 is out of range"),
+    (["--level", "6", "--champion", "Yuumi"], "give exactly one"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--rolls", "3"], "give exactly one"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--owned", "9"], "already make a 3-star"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--out", "15", "--owned", "4"], "has 18 copies"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--cost-out", "300"], "--cost-out"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--buy-xp"], "costs 36 gold of XP"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "-3"], "--gold"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--dealer", "nope"], "unknown dealer"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--holding", "yes"], "not on or off"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--other-shops", "8"], "--other-shops"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--plot", "odds.svg"], "not a .png file"),
+])
+def test_command_errors_are_one_line(args, message):
+    done = run("odds", "set4", *args)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (ROOT / "odds.svg").exists()
