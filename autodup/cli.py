@@ -19,14 +19,23 @@ DEFAULT_QUALITY_BOARDS = 1000
 RUN_SEED = 0  # the default tournament seed of run and play
 
 
-def _positive_int(text: str) -> int:
+def _integer(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not positive (allowed: 1 or more)")
+    if value < low:
+        what = "not positive" if low == 1 else "negative" if low == 0 else "too small"
+        raise argparse.ArgumentTypeError(f"{text} is {what} (allowed: {low} or more)")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _integer(text, 1)
+
+
+def _count(text: str) -> int:
+    return _integer(text, 0)
 
 
 def _count_up_to(limit: int):
@@ -224,16 +233,6 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("out", help="a run folder (what `autodup run` printed)")
     summary.add_argument("--json", action="store_true", help="print JSON")
     return parser
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative (allowed: 0 or more)")
-    return value
 
 
 def _switch(text: str) -> bool:
