@@ -25,8 +25,8 @@ def _integer(text: str, low: int) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if value < low:
-        what = "not positive" if low == 1 else "negative" if low == 0 else "too small"
-        raise argparse.ArgumentTypeError(f"{text} is {what} (allowed: {low} or more)")
+        raise argparse.ArgumentTypeError(f"{text} is {'not positive' if low == 1 else 'negative'} (allowed: {low} or "
+                                         "more)")
     return value
 
 

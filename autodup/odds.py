@@ -36,7 +36,7 @@ from numba import njit
 
 from .config import COPIES_FOR_TOP_STAR
 from .dealers import DEFAULT_DEALER, dealer_named
-from .game import ACTION_BUY, ACTION_REROLL, apply_action, new_table, rules_of
+from .game import ACTION_BUY, ACTION_REROLL, _tier_weights, apply_action, new_table, rules_of
 from .rng import LABEL_SEAT, LABEL_TRIAL, KEY_ROLLS_PER_ROUND, derive_seed_kernel
 
 DEFAULT_TRIALS = 100_000
@@ -89,6 +89,8 @@ class RollSituation:
 
     Attributes
     ----------
+    rules : autodup.game.Rules
+        The game's rules, with ``units_leave_pool`` set to ``holding``.
     champion : int
         The champion's index in the configuration.
     tier : int
@@ -115,6 +117,7 @@ class RollSituation:
     """
 
     config: object
+    rules: object
     question: RollQuestion
     champion: int
     tier: int
@@ -162,17 +165,15 @@ def champion_index(config, name: str) -> int:
     raise ValueError(f"--champion: {name!r} is not a champion of {config.source} ({hint})")
 
 
-def _tier_weight(odds, tier: int, tiers_with_copies, empty_tier: int) -> float:
-    """The tier race's weight of ``tier`` (normalized) while it has copies, as ``game._tier_weights`` computes it.
-
-    Under the ``skip`` rule tiers without copies leave the race; under ``empty``
-    they stay in it and deal an empty slot.
-    """
-    from .config import EMPTY_TIER_SKIP
-
-    allowed = [t for t in range(len(odds)) if empty_tier != EMPTY_TIER_SKIP or t == tier or tiers_with_copies[t]]
-    total = float(sum(odds[t] for t in allowed))
-    return float(odds[tier]) / total if total > 0 else 0.0
+def _tier_weight(rules, level: int, tier: int, tier_totals: np.ndarray) -> float:
+    """The tier race's weight of ``tier`` at ``level`` while it has copies: the game's own rule
+    (:func:`autodup.game._tier_weights`: the empty-tier rule, then normalized), from ``tier_totals``
+    (float64 (T,), the copies of each tier)."""
+    totals = tier_totals.copy()
+    totals[tier] = max(totals[tier], 1.0)
+    weights = np.zeros(totals.shape[0])
+    _tier_weights(rules, level, totals, False, totals, weights)
+    return float(weights[tier])
 
 
 def _xp_gold(config, question: RollQuestion) -> int:
@@ -209,8 +210,11 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
     name = config.champion_names[champion]
     tier = int(config.champion_tier[champion])
     copies = int(config.champion_copies[champion])
-    tier_total = int(config.champion_copies[config.tier_start[tier]:config.tier_start[tier + 1]].sum())
-    for option, value in (("--out", q.out), ("--cost-out", q.cost_out), ("--owned", q.owned), ("--xp", q.xp)):
+    tier_totals = np.array([config.champion_copies[config.tier_start[t]:config.tier_start[t + 1]].sum()
+                            for t in range(config.n_tiers)], dtype=np.float64)
+    tier_total = int(tier_totals[tier])
+    for option, value in (("--out", q.out), ("--cost-out", q.cost_out), ("--owned", q.owned), ("--xp", q.xp),
+                          ("--gold", q.gold or 0)):
         if value < 0:
             raise ValueError(f"{option}: {value} is negative (allowed: 0 or more)")
     if q.owned >= COPIES_FOR_TOP_STAR:
@@ -243,8 +247,6 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
         roll_level = q.level + 1
     elif q.xp:
         raise ValueError("--xp: only counts with --buy-xp (allowed: --xp X --buy-xp)")
-    if q.gold is not None and q.gold < 0:
-        raise ValueError(f"--gold: {q.gold} is negative (allowed: 0 or more)")
     rolls = (q.gold - xp_gold) // price if q.gold is not None else q.rolls
     if not 0 <= rolls <= MAX_ROLLS:
         what = f"--gold {q.gold} buys {rolls} rolls" if q.gold is not None else f"--rolls: {rolls}"
@@ -256,22 +258,19 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
         raise ValueError(f"--other-shops: {other_shops} is out of range (allowed: 0 to {players - 1}, the other "
                          f"seats of {source})")
     holding = bool(config.units_leave_pool) if holding is None else bool(holding)
-    tier_totals = [int(config.champion_copies[config.tier_start[t]:config.tier_start[t + 1]].sum())
-                   for t in range(config.n_tiers)]
+    rules = rules_of(config)._replace(units_leave_pool=holding)
     copies_left = copies - q.out - q.owned
     units_left = tier_total - q.out - q.owned - q.cost_out
-    with_copies = [total > 0 for total in tier_totals]
-    with_copies[tier] = True
     # The exact law keeps every other tier's place in the tier race: true when no tier can run out while the
     # shops hold units (the player's shop and the others'), and always without holding.
     most_held = (other_shops + 1) * config.shop_size if holding else 0
     game_exact = all(total == 0 or total >= most_held for t, total in enumerate(tier_totals) if t != tier)
     return RollSituation(
-        config=config, question=q, champion=champion, tier=tier, roll_level=roll_level, xp_gold=xp_gold,
+        config=config, rules=rules, question=q, champion=champion, tier=tier, roll_level=roll_level, xp_gold=xp_gold,
         rolls=int(rolls), copies_left=copies_left, units_left=units_left,
         looked_for=min(COPIES_FOR_TOP_STAR - q.owned, copies_left),
-        hit_weight=_tier_weight(config.level_odds[roll_level], tier, with_copies, config.empty_tier),
-        others_hit_weight=_tier_weight(config.level_odds[q.level], tier, with_copies, config.empty_tier),
+        hit_weight=_tier_weight(rules, roll_level, tier, tier_totals),
+        others_hit_weight=_tier_weight(rules, q.level, tier, tier_totals),
         holding=holding, other_shops=int(other_shops), game_exact=game_exact)
 
 
@@ -530,7 +529,7 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     """
     s = situation
     config = s.config
-    rules = rules_of(config)._replace(units_leave_pool=s.holding)
+    rules = s.rules
     code = dealer_named(dealer).code
     pool = config.champion_copies.astype(np.float64)
     pool[s.champion] -= s.question.out + s.question.owned
@@ -736,15 +735,8 @@ def check_plot_path(path) -> Path:
 
 def write_odds_plot(result: dict, path) -> Path:
     """Write :func:`odds_figure` as a PNG at ``path`` (atomically); returns the path."""
-    import io
-
-    import matplotlib.style
-
-    from .report import _write_atomically
+    from .report import _write_atomically, rendered_png
 
     path = check_plot_path(path)
-    buffer = io.BytesIO()
-    with matplotlib.style.context("default"), matplotlib.rc_context({"font.size": 9}):
-        odds_figure(result).savefig(buffer, format="png", metadata={"Software": None})
-    _write_atomically(path, buffer.getvalue())
+    _write_atomically(path, rendered_png(odds_figure, result))
     return path

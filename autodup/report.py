@@ -334,19 +334,26 @@ _FIGURES = dict(zip(PLOTS, (agreement_by_round_figure, variance_reduction_figure
                             correctness_figure, offer_frequency_figure)))
 
 
-def draw_plots(quality: dict, out_dir: Path) -> dict:
-    """Write every plot of :data:`PLOTS` into ``out_dir``; returns ``{file name: PNG bytes}``."""
+def rendered_png(draw, *args) -> bytes:
+    """The PNG of the figure ``draw(*args)`` returns, drawn and saved in matplotlib's default style.
+
+    The default style, not the local matplotlibrc, so that the same data gives the same pixels anywhere.
+    """
     import matplotlib
     import matplotlib.style
 
-    images = {}
-    # The default style, not the local matplotlibrc, so that the same dict gives the same pixels anywhere.
+    buffer = io.BytesIO()
     with matplotlib.style.context("default"), matplotlib.rc_context({"font.size": 9}):
-        for name, draw in _FIGURES.items():
-            buffer = io.BytesIO()
-            draw(quality).savefig(buffer, format="png", metadata={"Software": None})
-            images[name] = buffer.getvalue()
-            _write_atomically(out_dir / name, images[name])
+        draw(*args).savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def draw_plots(quality: dict, out_dir: Path) -> dict:
+    """Write every plot of :data:`PLOTS` into ``out_dir``; returns ``{file name: PNG bytes}``."""
+    images = {}
+    for name, draw in _FIGURES.items():
+        images[name] = rendered_png(draw, quality)
+        _write_atomically(out_dir / name, images[name])
     return images
 
 
