@@ -32,10 +32,10 @@ happened at, and returned with the task's result.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.reduction
 import os
 import signal
 import sys
@@ -115,13 +115,12 @@ class _ErrorRecorder:
         return records
 
 
-def _worker_main(connection, progress_buffer, parent_pid: int, log_path: str) -> None:
+def _worker_main(connection, progress_buffer, parent_pid: int, log: int) -> None:
     _die_with_parent(parent_pid)
     # What a worker writes, from Python or from C (numba, LLVM, a bot's print), goes to its log: the
     # parent quotes the last line if the worker dies, and the command's own output stays clean. The
-    # log is unlinked at once (the parent holds it open), so no kill can leave it behind.
-    log = os.open(log_path, os.O_WRONLY | os.O_APPEND)
-    os.unlink(log_path)
+    # log is a file without a name (see _Worker), so no kill, of the worker or the parent, at any
+    # moment, can leave it behind.
     for stream in (1, 2):
         os.dup2(log, stream)
     os.close(log)
@@ -193,16 +192,33 @@ class SignalFlag:
         return False
 
 
+class _HandedDown:
+    """A file descriptor given to a spawned worker: pickled, it is duplicated into the child the way
+    multiprocessing hands down a pipe's end, and unpickled there as the child's descriptor (an int)."""
+
+    def __init__(self, descriptor: int):
+        self.descriptor = descriptor
+
+    def __reduce__(self):
+        return _received, (multiprocessing.reduction.DupFd(self.descriptor),)
+
+
+def _received(duplicate) -> int:
+    return duplicate.detach()
+
+
 class _Worker:
     def __init__(self, context):
         self.progress_buffer = context.RawArray("q", PROGRESS_FIELDS)
         self.progress = np.frombuffer(self.progress_buffer, dtype=np.int64)
         self.progress[PROGRESS_SEAT] = -1
-        descriptor, self.log_path = tempfile.mkstemp(prefix="autodup-worker-", suffix=".log")
-        self.log = os.fdopen(descriptor, "rb")  # read by the parent; the worker unlinks the name
+        # The log never has a name: a file that a kill -9 of the parent while the worker is still
+        # starting would leave behind in TMPDIR (as a named file unlinked by the worker once it runs did).
+        self.log = tempfile.TemporaryFile(prefix="autodup-worker-", suffix=".log")
         self.connection, child_end = context.Pipe()
         self.process = context.Process(target=_worker_main,
-                                       args=(child_end, self.progress_buffer, os.getpid(), self.log_path),
+                                       args=(child_end, self.progress_buffer, os.getpid(),
+                                             _HandedDown(self.log.fileno())),
                                        daemon=True)
         self.process.start()
         child_end.close()
@@ -230,8 +246,10 @@ class _Worker:
     def last_words(self) -> str:
         """The last line the worker wrote (an abort message), or ''."""
         try:
-            self.log.seek(max(0, os.fstat(self.log.fileno()).st_size - 4096))
-            lines = [line.strip() for line in self.log.read().decode(errors="replace").splitlines() if line.strip()]
+            # pread leaves the offset alone: the worker writes through the same open file.
+            size = os.fstat(self.log.fileno()).st_size
+            tail = os.pread(self.log.fileno(), 4096, max(0, size - 4096))
+            lines = [line.strip() for line in tail.decode(errors="replace").splitlines() if line.strip()]
         except (OSError, ValueError):
             return ""
         return without_colours(lines[-1])[:300] if lines else ""
@@ -242,8 +260,6 @@ class _Worker:
         self.process.join(timeout=5)
         self.connection.close()
         self.log.close()
-        with contextlib.suppress(OSError):  # the worker died before it could unlink its log
-            os.unlink(self.log_path)
 
 
 class Pool:

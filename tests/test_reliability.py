@@ -194,7 +194,26 @@ def test_kill_9_of_a_run_takes_its_workers_along_and_leaves_no_file(tmp_path):
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=30)
     assert_gone(workers)
-    assert not list((tmp_path / "tmp").glob("autodup-worker-*")), "worker logs left behind"
+    assert not list((tmp_path / "tmp").iterdir()), "worker logs left behind"
+
+
+def test_kill_9_while_the_workers_are_still_starting_leaves_no_file(tmp_path):
+    """The moment the workers exist, before their Python has started: a log with a name would be left here."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "run", "configs/tiny.yaml", "--bots", "greedy",
+                                "--boards", "60", "--workers", "2", "--out", str(tmp_path / "run"), "--quiet"],
+                               cwd=ROOT, env={**ENVIRONMENT, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(children(process.pid)) < 2:
+        time.sleep(0.005)
+    workers = children(process.pid)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=30)
+    assert len(workers) >= 2
+    assert_gone(workers)
+    assert not list(temporary.iterdir()), "worker logs left behind"
 
 
 def test_a_refused_folder_is_left_as_it_was(tmp_path):
