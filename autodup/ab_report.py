@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .ab import excludes_zero, largest_effects
 from .balance import STATISTIC_MEANINGS, UNIT_STATISTICS
-from .report import _SCRIPT, _STYLE, _write_atomically, embedded_image, html_table, new_figure
+from .report import embedded_image, html_page, html_table, new_figure, write_atomically
 
 EFFECTS_PLOT = "effects.png"
 SWEEP_PLOT = "sweep.png"
@@ -135,14 +135,6 @@ def _statistic_rows(units: dict, statistic: str) -> list:
 _STATISTIC_HEADERS = ["", "base", "variant", "change", "95% CI", "variance reduction"]
 
 
-def _page(title: str, body: list) -> str:
-    policy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">"
-            f"<title>{html.escape(title)}</title><style>{_STYLE}</style><script>{_SCRIPT}</script></head>\n<body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
-
-
 def _setup(result: dict) -> str:
     return (f"Configuration {result['config']}; bots {', '.join(result['lineup'])}; "
             f"{result['boards']:,} boards x {result['tables']} tables; dealer {result['dealer']}, design "
@@ -181,16 +173,16 @@ def ab_html(result: dict, images: dict) -> str:
             body += [f"<h3>{html.escape(statistic)}: {html.escape(STATISTIC_MEANINGS[statistic])}</h3>",
                      html_table(_STATISTIC_HEADERS, rows, significant)]
     body.append(_definitions())
-    return _page(f"autodup ab: {result['config_name']}", body)
+    return html_page(f"autodup ab: {result['config_name']}", body)
 
 
 def _write_page(out, plot: str, figure, page) -> Path:
     """Write ``out/<plot>`` and ``out/report.html``, ``page(images)`` embedding it; returns the page's path."""
     out = Path(out)
     images = {plot: _png(figure)}
-    _write_atomically(out / plot, images[plot])
+    write_atomically(out / plot, images[plot])
     path = out / "report.html"
-    _write_atomically(path, page(images).encode("utf-8"))
+    write_atomically(path, page(images).encode("utf-8"))
     return path
 
 
@@ -222,7 +214,7 @@ def sweep_html(sweep: dict, images: dict) -> str:
                         + html.escape(", ".join(f"{n} {_cell(e['change'], signed=True)}" for n, e in effects))
                         + "</p>")
     body.append(_definitions())
-    return _page(f"autodup sweep: {sweep['config_name']}", body)
+    return html_page(f"autodup sweep: {sweep['config_name']}", body)
 
 
 def write_sweep_report(sweep: dict, out) -> Path:

@@ -1,5 +1,5 @@
 """Command line: ``autodup toy``, ``check``, ``play``, ``bots``, ``check-bot``, ``run``, ``summary``, ``quality``,
-``report``, ``ab``, ``sweep``, ``odds``.
+``report``, ``ab``, ``sweep``, ``odds``, ``shuffles``.
 
 Bad input gets one line on stderr and exit code 2. Configurations are named
 (``set4``, ``tiny``: shipped) or given by path; so are bots.
@@ -229,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "together, value by value")
     _add_comparison_options(sweep)
     _add_odds_parser(commands, configs)
+    _add_shuffles_parser(commands)
     summary = commands.add_parser("summary", help="print the summary of a run folder (also read-only ones)")
     summary.add_argument("out", help="a run folder (what `autodup run` printed)")
     summary.add_argument("--json", action="store_true", help="print JSON")
@@ -269,6 +270,36 @@ def _add_odds_parser(commands, configs: str) -> None:
                       "with holding (default: every other seat)")
     odds.add_argument("--json", action="store_true", help="print the result as JSON")
     odds.add_argument("--plot", metavar="FILE.png", help="write a bar chart of P(at least k), the three methods")
+
+
+def _methods(text: str) -> dict:
+    from .shuffles import parse_methods
+
+    try:
+        return parse_methods(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_shuffles_parser(commands) -> None:
+    from . import shuffles
+
+    lab = commands.add_parser("shuffles", help="the shuffle lab: is a deck shuffle fair? The 2020 article's two "
+                              "tests reproduced, the permutation tests they miss, and the riffles a deck needs")
+    letters = ", ".join(f"{m.letter} {m.name}" for m in shuffles.METHODS.values())
+    lab.add_argument("--methods", type=_methods, default=",".join(shuffles.DEFAULT_METHODS),
+                     help=f"comma-separated; each a sequence of shuffles applied left to right, like RRH or G7 "
+                     f"({letters})")
+    lab.add_argument("--cards", type=_positive_int, default=shuffles.DEFAULT_CARDS, help="cards in the deck")
+    lab.add_argument("--runs", type=_positive_int, default=shuffles.DEFAULT_RUNS, help="runs per method")
+    lab.add_argument("--shuffles", type=_positive_int, default=shuffles.DEFAULT_SHUFFLES, help="deals per run")
+    lab.add_argument("--replicates", type=_positive_int, default=shuffles.DEFAULT_REPLICATES,
+                     help="repetitions of the whole experiment, for the spread of its figures")
+    lab.add_argument("--riffle-deals", type=_count, default=shuffles.DEFAULT_RIFFLE_DEALS,
+                     help="simulated deals per number of GSR riffles (0: exact figures only)")
+    lab.add_argument("--seed", type=_seed, default=shuffles.DEFAULT_SEED, help="the lab's seed")
+    lab.add_argument("--json", action="store_true", help="print the result as JSON")
+    lab.add_argument("--out", metavar="DIR", help="write shuffles.html, its pictures (PNG) and shuffles.json here")
 
 
 def _width(text: str) -> float:
@@ -880,6 +911,38 @@ def _run_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_shuffles(args: argparse.Namespace) -> int:
+    """``autodup shuffles [--methods ...] [--cards N] ...``: the lab's table, or JSON; the page with ``--out``."""
+    from tqdm import tqdm
+
+    from .shuffles import check_lab, shuffle_lab
+    from .shuffles_report import check_out_folder, format_shuffles, write_shuffles
+
+    check_lab(args.cards, args.runs, args.shuffles, args.replicates, args.riffle_deals)
+    if args.out:
+        check_out_folder(args.out)
+    with tqdm(total=len(args.methods) + (1 if args.riffle_deals else 0), desc="shuffle lab", unit="method",
+              disable=None, leave=False) as bar:
+        started = []
+
+        def progress(name):  # called as each method starts: the one before it is done
+            bar.update(1 if started else 0)
+            started.append(name)
+            bar.set_postfix_str(name)
+
+        result, experiments = shuffle_lab(args.methods, args.cards, args.runs, args.shuffles, args.seed,
+                                          args.replicates, args.riffle_deals, progress)
+    if args.out:
+        page = write_shuffles(result, experiments, args.out)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(format_shuffles(result))
+    if args.out:
+        print(f"\nreport: {page}")
+    return 0
+
+
 def _run_summary(args: argparse.Namespace) -> int:
     """``autodup summary DIR``: a run's summary, read from its chunks (checked) without writing anything."""
     from .results import RunFolder
@@ -907,7 +970,7 @@ def main(argv: list[str] | None = None) -> int:
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,
                     "check-bot": _run_check_bot, "run": _run_tournament, "summary": _run_summary,
                     "quality": _run_quality, "report": _run_report, "ab": _run_ab, "sweep": _run_sweep,
-                    "odds": _run_odds}
+                    "odds": _run_odds, "shuffles": _run_shuffles}
         # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
         # worker pool takes over and stops between polls (see autodup.workers).
         with SignalFlag(immediate=True):

@@ -17,7 +17,7 @@ clean clone, an installed wheel) finds its cache wherever it lives. A bot's fold
 named by the hash of the bot file's content, not its path, so a bot copied to
 another folder loads the same cache.
 
-A module of :data:`SELF_STAMPED` (the measures, the roll odds: jitted, but no game code
+A module of :data:`SELF_STAMPED` (the measures, the roll odds, the shuffle lab: jitted, but no game code
 imports it) is left out of the fingerprint; its functions are stamped with the
 fingerprint and their own file's hash instead, so editing it recompiles its
 kernels only, not the game.
@@ -56,7 +56,7 @@ KEPT_FINGERPRINTS = 8
 
 # Jitted modules that no other module of the package imports: their source stamps their own functions
 # (see the module docstring). compiled_modules() refuses one that another module imports.
-SELF_STAMPED = frozenset({"measures", "odds"})
+SELF_STAMPED = frozenset({"measures", "odds", "shuffles"})
 
 
 def compiled_modules() -> list:

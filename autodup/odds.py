@@ -735,8 +735,8 @@ def check_plot_path(path) -> Path:
 
 def write_odds_plot(result: dict, path) -> Path:
     """Write :func:`odds_figure` as a PNG at ``path`` (atomically); returns the path."""
-    from .report import _write_atomically, rendered_png
+    from .report import write_atomically, rendered_png
 
     path = check_plot_path(path)
-    _write_atomically(path, rendered_png(odds_figure, result))
+    write_atomically(path, rendered_png(odds_figure, result))
     return path

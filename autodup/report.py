@@ -146,14 +146,18 @@ def as_floats(values, length=None):
 
 # --- plots -------------------------------------------------------------------------------------------------
 
-def new_figure(width, height, rows=1, columns=1):
-    """A figure on the Agg canvas (no pyplot, so no global backend is chosen) and its axes."""
+def new_figure(width, height, rows=1, columns=1, layout="constrained", sharey=False):
+    """A figure on the Agg canvas (no pyplot, so no global backend is chosen) and its axes.
+
+    ``layout=None`` skips the constrained layout (which draws the figure twice) for a figure that places its
+    axes itself.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    figure = Figure(figsize=(width, height), dpi=100, layout=layout)
     FigureCanvasAgg(figure)
-    axes = figure.subplots(rows, columns, squeeze=False)
+    axes = figure.subplots(rows, columns, squeeze=False, sharey=sharey)
     return figure, [axis for row in axes for axis in row]
 
 
@@ -353,11 +357,11 @@ def draw_plots(quality: dict, out_dir: Path) -> dict:
     images = {}
     for name, draw in _FIGURES.items():
         images[name] = rendered_png(draw, quality)
-        _write_atomically(out_dir / name, images[name])
+        write_atomically(out_dir / name, images[name])
     return images
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary name beside ``path``, then rename: a stopped report leaves no half file."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(data)
@@ -536,11 +540,16 @@ def render_html(quality: dict, images: dict) -> str:
             "<h2>Offer frequency</h2>",
             embedded_image(images, "offer_frequency.png", "offer frequency per champion"),
             definitions_section(quality)]
+    return html_page(f"autodup quality report: {config}", body)
+
+
+def html_page(title: str, body: list) -> str:
+    """A self-contained page: ``body`` (HTML fragments, already escaped) under ``title`` (escaped here)."""
     # The policy makes the page refuse anything it would have to fetch: it is self-contained by construction.
     policy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">"
-            f"<title>{html.escape(f'autodup quality report: {config}')}</title>"
+            f"<title>{html.escape(title)}</title>"
             f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head>\n<body>\n"
             + "\n".join(body) + "\n</body></html>\n")
 
@@ -566,5 +575,5 @@ def write_report(quality: dict, out_dir) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     images = draw_plots(quality, out)
     path = out / "report.html"
-    _write_atomically(path, render_html(quality, images).encode("utf-8"))
+    write_atomically(path, render_html(quality, images).encode("utf-8"))
     return path

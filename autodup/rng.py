@@ -59,6 +59,8 @@ streams                seed           purpose                                   
 ``STREAM_BOOTSTRAP``   board          a board's Poisson bootstrap weights         replicate
                        (grandparent)  (:mod:`autodup.measures`)
 ``TOY_DOMAIN + l``     trial          the seed article's toy example              card position
+``SHUFFLE_DOMAIN + s`` deal           the shuffle lab: step ``s`` of a deal's     value index in the step
+                                      sequence of shuffles
 =====================  =============  ==========================================  ======================
 
 The keyed race takes outcome ``i``'s value from half ``i & 1`` of the block
@@ -86,6 +88,12 @@ Seed tree
                     -> event_seed(g_b, kind)       = derive(g_b, EVENTS, kind)
     independent control: table_seed(g_b, table)    = derive(g_b, TABLE, table),
                     then seat_seed / event_seed of that.
+
+The shuffle lab (:mod:`autodup.shuffles`) has a tree of its own::
+
+    lab seed        -> method seed                 = derive(lab, METHOD, digest of the method's letters)
+    method seed     -> replicate seed              = derive(m, REPLICATE, r)
+    replicate seed  -> deal seed                   = derive(r, TRIAL, deal)
 """
 
 from __future__ import annotations
@@ -137,6 +145,7 @@ SAMPLER_DOMAIN = 6 << DOMAIN_SHIFT
 DERIVE_DOMAIN = 8 << DOMAIN_SHIFT
 MEASURE_DOMAIN = 10 << DOMAIN_SHIFT
 TOY_DOMAIN = 12 << DOMAIN_SHIFT
+SHUFFLE_DOMAIN = 14 << DOMAIN_SHIFT
 
 MAX_OUTCOMES = 1 << 32  # outcome ids (haystack needles, keyed outcomes) are below this
 MAX_LABEL = 1 << 32     # seed-tree labels are below this
@@ -152,6 +161,9 @@ STREAM_BOOTSTRAP = MEASURE_DOMAIN + 0
 # The toy example's two shuffles, under a trial's seed; counter: the shuffle step.
 STREAM_TOY_FIRST_SHUFFLE = TOY_DOMAIN + 0
 STREAM_TOY_SECOND_SHUFFLE = TOY_DOMAIN + 1
+# The shuffle lab (autodup.shuffles): step s of a deal's sequence of shuffles reads stream SHUFFLE_DOMAIN + s
+# under the deal's seed; counter: the step's value index.
+MAX_SHUFFLE_STEPS = 256
 # Game streams under a seat's seed.
 STREAM_LOOT_BAG = GAME_DOMAIN + 1           # counter: cycle * bag size + shuffle step
 STREAM_POLICY = GAME_DOMAIN + 2             # counter: the seat's decision index in the game
@@ -195,6 +207,8 @@ DOMAINS = (
     Domain("measures", STREAM_BOOTSTRAP, 1, "board (grandparent)", "bootstrap replicate",
            "a board's Poisson(1) weight in each bootstrap replicate (autodup.measures)"),
     Domain("toy", TOY_DOMAIN, 2, "trial", "card position", "the seed article's toy example (two shuffles)"),
+    Domain("shuffle lab", SHUFFLE_DOMAIN, MAX_SHUFFLE_STEPS, "deal", "value index within the step",
+           "autodup.shuffles: stream SHUFFLE_DOMAIN + s is step s of a deal's sequence of shuffles"),
 )
 
 
@@ -212,6 +226,8 @@ LABEL_SEAT = 2
 LABEL_EVENTS = 3
 LABEL_TABLE = 4
 LABEL_TRIAL = 5
+LABEL_METHOD = 6     # the shuffle lab: a method's seed, index = a digest of its name
+LABEL_REPLICATE = 7  # the shuffle lab: one repetition of an experiment
 
 # --------------------------------------------------------------------------
 # counter layouts of the game's streams

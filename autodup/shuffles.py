@@ -1,0 +1,887 @@
+"""Shuffle lab: is this shuffle fair? Physical shuffles, the tests that mislead, and the ones that do not.
+
+A deck of ``n`` cards starts in order (card ``c`` at position ``c``, 0 on
+top). A *method* is a sequence of shuffles written in letters, applied left to
+right (``RRH``: two riffles, then a Hindu shuffle); a letter may carry a count
+(``G7`` is ``GGGGGGG``). The shuffles (:data:`METHODS`):
+
+``S`` ideal
+    Fisher-Yates (Durstenfeld): every permutation has probability ``1/n!``.
+``K`` random keys
+    One 53-bit random key per card (a double in [0, 1)), then a stable sort by
+    key: the Cribbage Pro shuffle of "Cribbage Pro Shuffling & The Deck"
+    (2010). Two equal keys would keep their cards in order; with 53 bits that
+    has probability below ``n**2 / 2**54``.
+``G`` riffle (Gilbert-Shannon-Reeds)
+    Cut by a Binomial(n, 1/2), then drop cards from either packet with
+    probability proportional to its size: every one of the ``2**n`` ways of
+    assigning positions to the two packets is equally likely.
+``R`` riffle with card sleeves
+    The model of "Refutation of an Article on Shuffling in TCG" (2020): a GSR
+    riffle in which, once the packets have alternated, no more than 4
+    consecutive cards come from one packet (a fifth is dropped from the other).
+``H`` Hindu (overhand)
+    Take 7 to 12 cards (uniform) from the top onto a new pile until the deck is
+    gone; the new pile is the deck. Its first packet ends at the bottom.
+``C`` cut
+    Move a uniform number (0 to n-1) of cards from the top to the bottom: every
+    card is uniform over the positions, yet the order is only rotated.
+``B`` shuffle bag
+    Draw every card from a bag, as the ShuffleBag of "Never-ending Shuffled
+    Sequences" draws: swap a uniform item of the bag's first ``cursor + 1``
+    with the one at the cursor and hand it out. A second ideal shuffle, by
+    another algorithm.
+``N`` naive swap
+    For every position, swap its card with a uniform card of the whole deck:
+    the classic mistake (``n**n`` equally likely paths cannot split evenly
+    over ``n!`` permutations). Deliberately wrong, so that the lab's checks
+    are seen to catch a biased shuffle.
+
+Experiment (the 2020 article's protocol)
+----------------------------------------
+Per method, ``runs x shuffles`` deals (500 x 100 by default). From every run
+of 100 deals, the *number of duplicates*: the ``n x n`` matrix of how often
+the card at position ``i`` was card ``j``, and the count of its entries equal
+to 2 or 3 (the integers nearest 100 / 40), averaged over runs. From all 50,000
+deals, the *80 chi-square tests*: each card's positions and each position's
+cards against uniform, and how many have p < 0.05.
+
+Both mislead. Any shuffle whose every card is uniform over the positions (the
+cut, for one) has the ideal's expected number of duplicates, and the cut's 80
+tests are one test 80 times (every row and column of its matrix is a
+permutation of the same 40 counts), so it scores 0 or 80. What they miss is
+the order of the cards, so the lab adds tests of the whole permutation, each
+against its exact law for a uniform permutation:
+
+* successions: cards ``c`` directly followed by ``c + 1`` (the adjacent pairs
+  that stay adjacent). A uniform permutation has ``C(n-1, k) a(n-1-k)`` with
+  ``k``, where ``a(m) = m a(m-1) + (m-1) a(m-2)`` (OEIS A000255).
+* rising sequences: ``1 +`` the cards ``c`` that lie below ``c + 1``. A
+  uniform permutation has ``r`` of them with probability ``A(n, r-1) / n!``
+  (Eulerian numbers); the GSR riffle's law is a function of this count alone.
+
+Verdict: a method passes the *position test* when the smallest of its ``2n``
+p-values is at least ``ALPHA / 2 / (2n)`` (Bonferroni), and the *permutation
+test* when both of its p-values are at least ``ALPHA / 4``, so a fair shuffle
+is called unfair with probability at most ``ALPHA`` = 0.1%.
+
+Riffles needed
+--------------
+After ``k`` GSR riffles, a permutation with ``r`` rising sequences has
+probability ``C(2**k + n - r, n) / 2**(k n)`` (Bayer & Diaconis, 1992), so the
+total variation distance to uniform is exact from the Eulerian numbers.
+:func:`riffles_needed` computes it in integers for ``k`` riffles and compares
+it with the rising sequences of simulated riffles.
+
+Addresses
+---------
+Every random value has an address: the method's seed is ``derive_seed(seed,
+LABEL_METHOD, digest of its letters)`` (so a method's results do not depend
+on which others are run with it, and ``G7`` is ``GGGGGGG``), a replicate's
+``derive_seed(method seed, LABEL_REPLICATE, r)``, a deal's ``derive_seed(
+replicate seed, LABEL_TRIAL, deal)``, and step ``s`` of the deal reads stream
+``SHUFFLE_DOMAIN + s`` (:mod:`autodup.rng`). Runs are played in parallel and
+counted in integers, so the result does not depend on threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numba import njit, prange
+
+from .rng import (LABEL_METHOD, LABEL_REPLICATE, LABEL_TRIAL, MAX_SHUFFLE_STEPS, SHUFFLE_DOMAIN, check_seed,
+                  derive_seed, derive_seed_kernel, random_bits)
+
+DEFAULT_SEED = 0xC7       # the 2020 article's numpy seed (its random numbers are not numpy's here)
+DEFAULT_CARDS = 40
+DEFAULT_RUNS = 500
+DEFAULT_SHUFFLES = 100    # deals per run
+DEFAULT_REPLICATES = 10   # repetitions of the whole experiment, for the spread of its figures
+DEFAULT_RIFFLE_DEALS = 100_000
+MIN_CARDS, MAX_CARDS = 3, 1000
+MAX_DEALS = 10**8         # per method and replicate
+ALPHA = 0.001             # a fair shuffle's chance of an unfair verdict
+REJECTION_LEVEL = 0.05    # the 2020 article's level for its 80 tests
+AGREEMENT_SIGMA = 4.5     # a published figure agrees when within this many standard errors
+MARKED_DEALS = 3000       # deals whose marker cards are kept for the scatter (as Cribbage Pro's 3,000 decks)
+MARKERS = 4               # marker cards: the aces of a deck sorted by suit
+RIFFLE_DECKS = (40, 52)
+MAX_RIFFLES = 12
+MINIMUM_EXPECTED = 5.0    # chi-square categories are merged until each expects this many
+SLEEVE_RUN = 4            # the sleeved riffle's longest run from one packet once they alternate
+HINDU_SMALLEST, HINDU_LARGEST = 7, 12
+_RUNS_PER_BLOCK = 64      # runs played in parallel at once (each holds an n x n matrix)
+
+IDEAL, RANDOM_KEYS, RIFFLE, SLEEVE_RIFFLE, HINDU, CUT, SHUFFLE_BAG, NAIVE_SWAP = range(8)
+
+
+@dataclass(frozen=True)
+class ShuffleMethod:
+    """One shuffle of the lab: its letter, kernel code and where it comes from."""
+
+    letter: str
+    code: int
+    name: str
+    fair: bool        # whether it is a uniform shuffle
+    description: str
+
+
+METHODS = {method.letter: method for method in (
+    ShuffleMethod("S", IDEAL, "ideal", True, "Fisher-Yates"),
+    ShuffleMethod("K", RANDOM_KEYS, "random keys", True, "a 53-bit key per card, stable sort (Cribbage Pro, 2010)"),
+    ShuffleMethod("G", RIFFLE, "riffle", False, "Gilbert-Shannon-Reeds riffle"),
+    ShuffleMethod("R", SLEEVE_RIFFLE, "sleeved riffle", False,
+                  f"GSR riffle with at most {SLEEVE_RUN} cards in a row from a packet (the 2020 article)"),
+    ShuffleMethod("H", HINDU, "Hindu", False,
+                  f"packets of {HINDU_SMALLEST}-{HINDU_LARGEST} cards from the top, stacked (the 2020 article)"),
+    ShuffleMethod("C", CUT, "cut", False, "a uniform cut: the order is rotated (the 2020 article)"),
+    ShuffleMethod("B", SHUFFLE_BAG, "shuffle bag", True, "every card drawn from a ShuffleBag"),
+    ShuffleMethod("N", NAIVE_SWAP, "naive swap", False, "swap each card with any card (deliberately wrong)"),
+)}
+
+# The methods of the 2020 article, then the lab's other shuffles.
+DEFAULT_METHODS = ("S", "C", "GGGGGGG", "CCC", "GGG", "RRR", "RRH", "RHR", "HRR", "RHH", "HRH", "HHR", "HHH",
+                   "K", "B", "N")
+
+# "Refutation of an Article on Shuffling in TCG" (2020), 40 cards: its mean number of duplicates over 500 runs of
+# 100 shuffles, and how many of its 80 chi-square tests over 50,000 shuffles had p < 0.05.
+ARTICLE_CARDS, ARTICLE_RUNS, ARTICLE_SHUFFLES = 40, 500, 100
+ARTICLE_DUPLICATES = {"CCC": 768.24, "GGGGGGG": 760.678, "S": 760.478, "C": 756.08, "GGG": 709.41, "RRR": 708.784,
+                      "HRR": 699.648, "RHR": 651.226, "HHR": 644.764, "RRH": 601.118, "HRH": 580.214, "RHH": 437.426,
+                      "HHH": 400.494}
+ARTICLE_REJECTIONS = {"C": 0, "CCC": 0, "S": 6, "GGGGGGG": 26, "GGG": 57, "RRR": 66, "HRR": 77, "RRH": 80, "RHR": 80,
+                      "RHH": 80, "HRH": 80, "HHR": 80, "HHH": 80}
+
+
+# --------------------------------------------------------------------------
+# methods by name
+# --------------------------------------------------------------------------
+
+
+def parse_method(text: str) -> str:
+    """The letters of a method (``"g7"`` -> ``"GGGGGGG"``); ``ValueError`` with one line if it is not one.
+
+    A method is one or more shuffles of :data:`METHODS`, each letter
+    optionally followed by a repeat count.
+    """
+    written = text.strip().upper()
+    if not written:
+        raise ValueError("a method is empty (write letters like RRH or G7)")
+    parts = re.findall(r"([A-Z])(\d*)|(.)", written)
+    letters = []
+    for letter, count, other in parts:
+        if other or letter not in METHODS:
+            bad = other or letter
+            allowed = ", ".join(f"{m.letter} ({m.name})" for m in METHODS.values())
+            raise ValueError(f"{bad!r} in {text!r} is not a shuffle (allowed: {allowed}; a sequence like RRH or G7)")
+        repeat = int(count) if count else 1
+        if repeat < 1:
+            raise ValueError(f"{text!r} repeats {letter} {repeat} times (a count is at least 1)")
+        letters.append(letter * min(repeat, MAX_SHUFFLE_STEPS + 1))
+    expanded = "".join(letters)
+    if len(expanded) > MAX_SHUFFLE_STEPS:
+        raise ValueError(f"{text!r} has more than {MAX_SHUFFLE_STEPS} shuffles (allowed: 1 to {MAX_SHUFFLE_STEPS})")
+    return expanded
+
+
+def parse_methods(text: str) -> dict:
+    """``"S,C,g7"`` -> ``{"S": "S", "C": "C", "G7": "GGGGGGG"}`` (as written, upper case -> letters), in order.
+
+    Raises ``ValueError`` (one line) for an unknown letter, an empty or repeated method.
+    """
+    methods: dict = {}
+    for item in text.split(","):
+        letters = parse_method(item)
+        name = item.strip().upper()
+        if letters in methods.values():
+            raise ValueError(f"--methods lists {name} twice (as {[k for k, v in methods.items() if v == letters][0]})")
+        methods[name] = letters
+    return methods
+
+
+def method_codes(letters: str) -> np.ndarray:
+    """int64, shape (len(letters),): the kernel code of every step."""
+    return np.array([METHODS[letter].code for letter in letters], dtype=np.int64)
+
+
+def method_seed(seed: int, letters: str) -> int:
+    """The seed of a method: ``derive_seed(seed, LABEL_METHOD, the first 8 bytes of BLAKE2b(letters))``."""
+    digest = int.from_bytes(hashlib.blake2b(letters.encode("ascii"), digest_size=8).digest(), "little")
+    return derive_seed(check_seed(seed), LABEL_METHOD, digest)
+
+
+def replicate_seed(seed: int, letters: str, replicate: int = 0) -> int:
+    """The seed of a replicate of a method's experiment (its deals are its children under ``LABEL_TRIAL``)."""
+    return derive_seed(method_seed(seed, letters), LABEL_REPLICATE, replicate)
+
+
+def decks(letters: str, cards: int, count: int, seed: int = DEFAULT_SEED, replicate: int = 0,
+          first: int = 0) -> np.ndarray:
+    """Deals ``first .. first + count - 1`` of a method's experiment: int64, shape (count, cards), the card at
+    each position (0 on top); the same decks :func:`run_experiment` counts."""
+    return deal_decks(method_codes(letters), cards, np.uint64(replicate_seed(seed, letters, replicate)), first, count)
+
+
+def uniform_by_construction(letters: str) -> bool:
+    """Whether one of the steps is a uniform shuffle, which makes the whole method one (a uniform permutation
+    composed with any independent permutation is uniform)."""
+    return any(METHODS[letter].fair for letter in letters)
+
+
+# --------------------------------------------------------------------------
+# kernels: one shuffle
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def random_below(seed, stream, counter, n):
+    """A uniform integer in ``[0, n)``, exactly: 64 random bits, rejecting the lowest ``2**64 mod n`` values.
+
+    Returns
+    -------
+    (int64, int64)
+        The integer and the next unused counter (a rejection, with
+        probability below ``n / 2**64``, reads one more value).
+    """
+    modulus = np.uint64(n)
+    threshold = (np.uint64(0) - modulus) % modulus
+    while True:
+        bits = random_bits(seed, stream, np.uint64(counter))
+        counter += 1
+        if bits >= threshold:
+            return np.int64(bits % modulus), counter
+
+
+@njit(cache=True)
+def fair_bits(seed, stream, bits):
+    """Fair bits ``0 .. n-1`` (``bits``: int64, shape (n,), filled): bit ``i`` is bit ``i % 64`` of the value at
+    counter ``i // 64``. Returns how many are 1."""
+    ones = 0
+    word = np.uint64(0)
+    for i in range(bits.size):
+        if i & 63 == 0:
+            word = random_bits(seed, stream, np.uint64(i >> 6))
+        bits[i] = np.int64((word >> np.uint64(i & 63)) & np.uint64(1))
+        ones += bits[i]
+    return ones
+
+
+@njit(cache=True)
+def ideal_shuffle(deck, seed, stream):
+    """Fisher-Yates in place: position ``i`` (from the bottom up) takes a uniform card of ``deck[:i + 1]``."""
+    counter = 0
+    for i in range(deck.size - 1, 0, -1):
+        j, counter = random_below(seed, stream, counter, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+@njit(cache=True)
+def random_key_shuffle(deck, seed, stream, scratch):
+    """Cards sorted by a 53-bit key each (counter: the card's position), ties in their order (stable sort)."""
+    n = deck.size
+    keys = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        keys[i] = random_bits(seed, stream, np.uint64(i)) >> np.uint64(11)
+    order = np.argsort(keys, kind="mergesort")
+    scratch[:n] = deck
+    for i in range(n):
+        deck[i] = scratch[order[i]]
+
+
+@njit(cache=True)
+def riffle_shuffle(deck, seed, stream, scratch):
+    """GSR riffle: position ``i`` takes the next card of the top packet when its fair bit is 0.
+
+    The top packet is as many cards as there are zero bits (a
+    Binomial(n, 1/2) cut), and all ``2**n`` bit strings are equally likely.
+    """
+    n = deck.size
+    bits = scratch[n:2 * n]
+    cut = n - fair_bits(seed, stream, bits)
+    scratch[:n] = deck
+    top, bottom = 0, cut
+    for i in range(n):
+        if bits[i] == 0:
+            deck[i] = scratch[top]
+            top += 1
+        else:
+            deck[i] = scratch[bottom]
+            bottom += 1
+
+
+@njit(cache=True)
+def sleeve_riffle_shuffle(deck, seed, stream, scratch):
+    """The 2020 article's riffle with sleeves, step for step (its ``quasi_riffle_shuffle``).
+
+    The cut is the number of ones of ``n`` fair bits (counters from 0); each
+    drop reads a uniform ``u`` (counters from 1 << 32) and takes the bottom
+    packet's card when ``u >= left_top / (left_top + left_bottom)``. Until the
+    packets first alternate, runs are free; after, a run that reached
+    ``SLEEVE_RUN`` cards switches packet. The remaining cards of the packet
+    left over go last, in order.
+    """
+    n = deck.size
+    cut = fair_bits(seed, stream, scratch[n:2 * n])
+    scratch[:n] = deck
+    top, bottom = 0, cut
+    packet, streak, free = -1, 0, True
+    counter = np.uint64(1) << np.uint64(32)
+    out = 0
+    while top < cut and bottom < n:
+        left_top, left_bottom = cut - top, n - bottom
+        u = (random_bits(seed, stream, counter) >> np.uint64(11)) * 2.0**-53
+        counter += np.uint64(1)
+        take_bottom = u >= left_top / (left_top + left_bottom)
+        if free:
+            if take_bottom:
+                if packet == 0:
+                    free = False
+                    streak += 1
+                packet = 1
+            else:
+                if packet == 1:
+                    free = False
+                    streak += 1
+                packet = 0
+        else:
+            if take_bottom == (packet == 1):  # the same packet again
+                if streak == SLEEVE_RUN:
+                    packet = 1 - packet
+                    streak = 1
+                else:
+                    streak += 1
+            else:
+                packet = 1 if take_bottom else 0
+                streak = 1
+        if packet == 1:
+            deck[out] = scratch[bottom]
+            bottom += 1
+        else:
+            deck[out] = scratch[top]
+            top += 1
+        out += 1
+    while top < cut:
+        deck[out] = scratch[top]
+        top += 1
+        out += 1
+    while bottom < n:
+        deck[out] = scratch[bottom]
+        bottom += 1
+        out += 1
+
+
+@njit(cache=True)
+def hindu_shuffle(deck, seed, stream, scratch):
+    """Packets of 7 to 12 cards (uniform; the last is what is left) from the top, stacked: the first goes last."""
+    n = deck.size
+    scratch[:n] = deck
+    start, counter, end_of_pile = 0, 0, n
+    while start < n:
+        size, counter = random_below(seed, stream, counter, HINDU_LARGEST - HINDU_SMALLEST + 1)
+        stop = min(n, start + HINDU_SMALLEST + size)
+        # The packet [start, stop) lands on the new pile, above everything taken before it.
+        end_of_pile -= stop - start
+        for i in range(stop - start):
+            deck[end_of_pile + i] = scratch[start + i]
+        start = stop
+
+
+@njit(cache=True)
+def cut_shuffle(deck, seed, stream, scratch):
+    """A uniform rotation: ``r`` uniform in ``[0, n)`` and the card at ``i`` moves to ``(i + r) % n``."""
+    n = deck.size
+    rotation, _ = random_below(seed, stream, 0, n)
+    scratch[:n] = deck
+    for i in range(n):
+        deck[(i + rotation) % n] = scratch[i]
+
+
+@njit(cache=True)
+def shuffle_bag_shuffle(deck, seed, stream, scratch):
+    """Every card drawn from a ShuffleBag holding the deck: ``next()`` swaps a uniform item of the first
+    ``cursor + 1`` with the one at the cursor and returns it; the last draw takes the item left at 0."""
+    n = deck.size
+    bag = scratch[:n]
+    bag[:] = deck
+    cursor, counter = n - 1, 0
+    for k in range(n):
+        if cursor < 1:
+            deck[k] = bag[0]
+            cursor = n - 1
+            continue
+        grab, counter = random_below(seed, stream, counter, cursor + 1)
+        item = bag[grab]
+        bag[grab] = bag[cursor]
+        bag[cursor] = item
+        cursor -= 1
+        deck[k] = item
+
+
+@njit(cache=True)
+def naive_swap_shuffle(deck, seed, stream):
+    """For every position ``i``, swap its card with the card at a uniform position of the whole deck."""
+    n = deck.size
+    counter = 0
+    for i in range(n):
+        j, counter = random_below(seed, stream, counter, n)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+@njit(cache=True)
+def shuffle_deck(deck, codes, seed, scratch):
+    """Apply the steps ``codes`` (int64) to ``deck`` (int64, card at each position) in place; step ``s`` reads
+    stream ``SHUFFLE_DOMAIN + s`` under ``seed``. ``scratch`` is int64 work space of at least ``2 * deck.size``."""
+    for step in range(codes.size):
+        stream = np.uint64(SHUFFLE_DOMAIN) + np.uint64(step)
+        code = codes[step]
+        if code == IDEAL:
+            ideal_shuffle(deck, seed, stream)
+        elif code == RANDOM_KEYS:
+            random_key_shuffle(deck, seed, stream, scratch)
+        elif code == RIFFLE:
+            riffle_shuffle(deck, seed, stream, scratch)
+        elif code == SLEEVE_RIFFLE:
+            sleeve_riffle_shuffle(deck, seed, stream, scratch)
+        elif code == HINDU:
+            hindu_shuffle(deck, seed, stream, scratch)
+        elif code == CUT:
+            cut_shuffle(deck, seed, stream, scratch)
+        elif code == SHUFFLE_BAG:
+            shuffle_bag_shuffle(deck, seed, stream, scratch)
+        else:
+            naive_swap_shuffle(deck, seed, stream)
+
+
+@njit(cache=True, parallel=True)
+def deal_decks(codes, n, replicate_seed, first, count):
+    """Decks ``first .. first + count - 1`` of a replicate: int64, shape (count, n), the card at each position
+    (0 on top) after the steps ``codes``, each deck from its own address (so any slice is the same)."""
+    decks = np.empty((count, n), dtype=np.int64)
+    for d in prange(count):
+        scratch = np.empty(2 * n, dtype=np.int64)
+        for i in range(n):
+            decks[d, i] = i
+        shuffle_deck(decks[d], codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(first + d)), scratch)
+    return decks
+
+
+# --------------------------------------------------------------------------
+# kernels: what a deal's permutation says
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def count_successions(deck):
+    """Positions ``i`` whose card is followed by the next card of the original order (``deck[i] + 1``)."""
+    count = 0
+    for i in range(deck.size - 1):
+        if deck[i + 1] == deck[i] + 1:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def count_rising_sequences(position):
+    """Rising sequences: 1 + the cards ``c`` found below card ``c + 1`` (``position``: each card's position)."""
+    count = 1
+    for card in range(position.size - 1):
+        if position[card + 1] < position[card]:
+            count += 1
+    return count
+
+
+@njit(cache=True, parallel=True)
+def _play_block(codes, n, replicate_seed, first_run, runs, shuffles, duplicate_low, duplicate_high, markers,
+                marked_deals, matrices, duplicates, successions, rising, neighbours, marked):
+    """Runs ``first_run .. first_run + runs - 1`` of ``shuffles`` deals each, one per thread at a time.
+
+    Writes run ``first_run + b``'s position matrix (``matrices[b, position, card]``),
+    its number of duplicates (entries in ``[duplicate_low, duplicate_high]``)
+    and its histograms: successions (``[b, k]``), rising sequences (``[b, r]``)
+    and the signed distance of each card ``c + 1`` from card ``c``
+    (``neighbours[b, d + n - 1]``); and the positions of the ``markers``
+    cards in the deals below ``marked_deals`` (``marked[deal, m]``).
+    """
+    for b in prange(runs):
+        run = first_run + b
+        matrix = matrices[b]
+        matrix[:, :] = 0
+        successions[b, :] = 0
+        rising[b, :] = 0
+        neighbours[b, :] = 0
+        deck = np.empty(n, dtype=np.int64)
+        position = np.empty(n, dtype=np.int64)
+        scratch = np.empty(2 * n, dtype=np.int64)
+        for s in range(shuffles):
+            index = run * shuffles + s
+            for i in range(n):
+                deck[i] = i
+            shuffle_deck(deck, codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(index)), scratch)
+            for i in range(n):
+                position[deck[i]] = i
+                matrix[i, deck[i]] += 1
+            successions[b, count_successions(deck)] += 1
+            rising[b, count_rising_sequences(position)] += 1
+            for card in range(n - 1):
+                neighbours[b, position[card + 1] - position[card] + n - 1] += 1
+            if index < marked_deals:
+                for m in range(markers.size):
+                    marked[index, m] = position[markers[m]]
+        count = 0
+        for i in range(n):
+            for j in range(n):
+                if duplicate_low <= matrix[i, j] <= duplicate_high:
+                    count += 1
+        duplicates[run] = count
+
+
+# --------------------------------------------------------------------------
+# exact laws
+# --------------------------------------------------------------------------
+
+
+def succession_counts(n: int) -> list:
+    """Permutations of ``n`` cards with ``k`` successions, ``k = 0 .. n-1`` (exact integers; they sum to n!).
+
+    ``C(n-1, k) a(n-1-k)``, with ``a(0) = a(1) = 1``, ``a(m) = m a(m-1) + (m-1) a(m-2)`` (OEIS A000255).
+    """
+    a = [1, 1]
+    for m in range(2, n):
+        a.append(m * a[m - 1] + (m - 1) * a[m - 2])
+    return [math.comb(n - 1, k) * a[n - 1 - k] for k in range(n)]
+
+
+def eulerian_numbers(n: int) -> list:
+    """Permutations of ``n`` cards with ``r`` rising sequences, at index ``r`` (index 0 is 0; exact integers).
+
+    ``A(n, d)`` permutations have ``d`` descents; ``A(n, d) = (d+1) A(n-1, d) + (n-d) A(n-1, d-1)``.
+    """
+    row = [1]  # n = 1: one permutation, no descent
+    for size in range(2, n + 1):
+        row = [(d + 1) * (row[d] if d < len(row) else 0) + (size - d) * (row[d - 1] if d >= 1 else 0)
+               for d in range(size)]
+    return [0] + row
+
+
+def riffle_law(n: int, riffles: int) -> list:
+    """P(r rising sequences) after ``riffles`` GSR riffles of ``n`` cards, as exact :class:`Fraction` s (index r).
+
+    Bayer & Diaconis (1992): each permutation with ``r`` rising sequences
+    has probability ``C(2**k + n - r, n) / 2**(k n)``.
+    """
+    shuffles, eulerian = 2**riffles, eulerian_numbers(n)
+    denominator = shuffles**n
+    return [Fraction(eulerian[r] * math.comb(shuffles + n - r, n), denominator) if r else Fraction(0)
+            for r in range(n + 1)]
+
+
+def riffle_distance(n: int, riffles: int) -> float:
+    """Total variation distance between ``riffles`` GSR riffles of ``n`` cards and a uniform permutation (exact)."""
+    shuffles, eulerian, factorial = 2**riffles, eulerian_numbers(n), math.factorial(n)
+    denominator = shuffles**n
+    total = sum(eulerian[r] * abs(math.comb(shuffles + n - r, n) * factorial - denominator) for r in range(1, n + 1))
+    return float(Fraction(total, 2 * denominator * factorial))
+
+
+def duplicate_values(cards: int, shuffles: int) -> tuple:
+    """The entries a run's matrix counts as duplicates: the integers nearest ``shuffles / cards`` (2 and 3 for 100
+    shuffles of 40 cards; one integer when the ratio is one)."""
+    mean = shuffles / cards
+    return math.floor(mean), math.ceil(mean)
+
+
+def expected_duplicates(cards: int, shuffles: int) -> float:
+    """The expected number of duplicates of any shuffle whose every card is uniform over the positions:
+    ``n**2`` times P(a Binomial(shuffles, 1/n) is a duplicate value)."""
+    from scipy import stats
+
+    low, high = duplicate_values(cards, shuffles)
+    values = np.arange(low, high + 1)
+    return float(cards**2 * stats.binom.pmf(values, shuffles, 1.0 / cards).sum())
+
+
+# --------------------------------------------------------------------------
+# tests
+# --------------------------------------------------------------------------
+
+
+def merged_chi_square(observed, probabilities) -> float:
+    """Chi-square p-value of ``observed`` counts against ``probabilities``, adjacent categories merged (left to
+    right) until each expects at least :data:`MINIMUM_EXPECTED`. 1.0 when a single category is left."""
+    from scipy import stats
+
+    observed = np.asarray(observed, dtype=np.float64)
+    expected = np.asarray(probabilities, dtype=np.float64) * observed.sum()
+    groups_observed, groups_expected = [], []
+    pending_observed = pending_expected = 0.0
+    for seen, wanted in zip(observed, expected):
+        pending_observed += seen
+        pending_expected += wanted
+        if pending_expected >= MINIMUM_EXPECTED:
+            groups_observed.append(pending_observed)
+            groups_expected.append(pending_expected)
+            pending_observed = pending_expected = 0.0
+    if groups_expected:
+        groups_observed[-1] += pending_observed
+        groups_expected[-1] += pending_expected
+    if len(groups_expected) < 2:
+        return 1.0
+    # Anything seen where the law puts (numerically) nothing is as far from it as can be.
+    if any(seen > 0 and wanted == 0 for seen, wanted in zip(groups_observed, groups_expected)):
+        return 0.0
+    return float(stats.chisquare(groups_observed, groups_expected, sum_check=False).pvalue)
+
+
+def position_p_values(matrix: np.ndarray) -> np.ndarray:
+    """The 2020 article's 2n tests: float64, shape (2n,): each card's positions (columns of ``matrix[position,
+    card]``), then each position's cards (rows), against uniform."""
+    from scipy import stats
+
+    return np.concatenate([stats.chisquare(matrix, axis=0).pvalue, stats.chisquare(matrix, axis=1).pvalue])
+
+
+@dataclass
+class Experiment:
+    """What one replicate of the experiment saw for one method (integer counts over its deals)."""
+
+    cards: int
+    runs: int
+    shuffles: int
+    duplicates: np.ndarray    # int64 (runs,): each run's number of duplicates
+    matrix: np.ndarray        # int64 (n, n): deals with card j at position i, [i, j]
+    successions: np.ndarray   # int64 (n,): deals with k successions
+    rising: np.ndarray        # int64 (n + 1,): deals with r rising sequences
+    neighbours: np.ndarray    # int64 (2n - 1,): pairs (c, c+1) with card c+1 at position(c) + d, [d + n - 1]
+    marked: np.ndarray        # int64 (marked deals, MARKERS): the marker cards' positions
+    markers: np.ndarray       # int64 (MARKERS,): the marker cards
+
+
+def marker_cards(cards: int) -> np.ndarray:
+    """The marker cards: ``MARKERS`` evenly spaced from the top (the aces of a 52-card deck sorted by suit)."""
+    return np.array([m * cards // MARKERS for m in range(MARKERS)], dtype=np.int64)
+
+
+def run_experiment(letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
+                   shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED, replicate: int = 0,
+                   marked_deals: int = MARKED_DEALS) -> Experiment:
+    """Deal ``runs x shuffles`` decks of ``cards`` shuffled by ``letters`` (see :func:`parse_method`) and count.
+
+    Deal ``d`` of replicate ``r`` has the seed ``derive_seed(derive_seed(method_seed(seed, letters),
+    LABEL_REPLICATE, r), LABEL_TRIAL, d)``. Runs are played in blocks of
+    ``_RUNS_PER_BLOCK``, in parallel; a Ctrl-C is heard between blocks.
+    """
+    codes = method_codes(letters)
+    seed_of_replicate = np.uint64(replicate_seed(seed, letters, replicate))
+    low, high = duplicate_values(cards, shuffles)
+    markers = marker_cards(cards)
+    marked_deals = min(marked_deals, runs * shuffles)
+    block = min(runs, _RUNS_PER_BLOCK)
+    matrices = np.empty((block, cards, cards), dtype=np.int64)
+    successions = np.empty((block, cards), dtype=np.int64)
+    rising = np.empty((block, cards + 1), dtype=np.int64)
+    neighbours = np.empty((block, 2 * cards - 1), dtype=np.int64)
+    duplicates = np.zeros(runs, dtype=np.int64)
+    marked = np.zeros((marked_deals, markers.size), dtype=np.int64)
+    totals = [np.zeros((cards, cards), np.int64), np.zeros(cards, np.int64), np.zeros(cards + 1, np.int64),
+              np.zeros(2 * cards - 1, np.int64)]
+    for first in range(0, runs, block):
+        count = min(block, runs - first)
+        _play_block(codes, cards, seed_of_replicate, first, count, shuffles, low, high, markers, marked_deals,
+                    matrices, duplicates, successions, rising, neighbours, marked)
+        for total, part in zip(totals, (matrices, successions, rising, neighbours)):
+            total += part[:count].sum(axis=0)
+    return Experiment(cards, runs, shuffles, duplicates, *totals, marked, markers)
+
+
+@dataclass
+class Verdict:
+    """The lab's tests of one experiment."""
+
+    rejections: int               # of the 2n position tests, p < REJECTION_LEVEL
+    position_p: float             # the smallest of the 2n p-values
+    position_passed: bool
+    successions_p: float
+    rising_p: float
+    permutation_passed: bool
+
+    @property
+    def text(self) -> str:
+        failed = [what for what, passed in (("positions biased", self.position_passed),
+                                            ("order not random", self.permutation_passed)) if not passed]
+        return ", ".join(failed) if failed else "fair"
+
+
+def judge(experiment: Experiment, alpha: float = ALPHA) -> Verdict:
+    """Position and permutation tests of an experiment (see the module docstring)."""
+    n = experiment.cards
+    p_values = position_p_values(experiment.matrix)
+    factorial = math.factorial(n)
+    successions_law = [Fraction(c, factorial) for c in succession_counts(n)]
+    rising_law = [Fraction(c, factorial) for c in eulerian_numbers(n)]
+    successions_p = merged_chi_square(experiment.successions, [float(p) for p in successions_law])
+    rising_p = merged_chi_square(experiment.rising, [float(p) for p in rising_law])
+    position_p = float(p_values.min())
+    return Verdict(rejections=int((p_values < REJECTION_LEVEL).sum()), position_p=position_p,
+                   position_passed=position_p >= alpha / 2 / p_values.size, successions_p=successions_p,
+                   rising_p=rising_p, permutation_passed=min(successions_p, rising_p) >= alpha / 4)
+
+
+def neighbour_law(cards: int) -> np.ndarray:
+    """float64, shape (2n - 1,): P(card c + 1 lies d places below card c) in a uniform permutation, at
+    ``d + n - 1``: ``(n - |d|) / (n (n - 1))`` for ``d != 0``."""
+    distance = np.arange(-(cards - 1), cards)
+    law = (cards - np.abs(distance)) / (cards * (cards - 1.0))
+    law[cards - 1] = 0.0
+    return law
+
+
+# --------------------------------------------------------------------------
+# the lab
+# --------------------------------------------------------------------------
+
+
+def _agreement(ours_mean, ours_sd, replicates, published):
+    """Whether a published figure is one more draw of what we measured: within ``AGREEMENT_SIGMA`` of the mean,
+    in units of the spread of one draw and of the mean's error; a spread of 0 asks for the same value."""
+    spread = ours_sd * math.sqrt(1.0 + 1.0 / replicates)
+    return bool(abs(published - ours_mean) <= max(AGREEMENT_SIGMA * spread, 0.5 if ours_sd == 0 else 0.0))
+
+
+def study_method(name: str, letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
+                 shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED,
+                 replicates: int = DEFAULT_REPLICATES) -> tuple:
+    """One method through the lab: ``(summary dict, the first replicate's Experiment)``.
+
+    The first replicate is the experiment (its figures, tests and
+    pictures); the others give the spread of its two figures, so that a
+    published figure can be judged against it.
+    """
+    experiments = [run_experiment(letters, cards, runs, shuffles, seed, replicate)
+                   for replicate in range(replicates)]
+    first = experiments[0]
+    verdict = judge(first)
+    per_replicate_duplicates = np.array([e.duplicates.mean() for e in experiments])
+    per_replicate_rejections = np.array([verdict.rejections] + [judge(e).rejections for e in experiments[1:]],
+                                        dtype=np.float64)
+    duplicates_error = float(first.duplicates.std(ddof=1) / math.sqrt(runs)) if runs > 1 else None
+    summary = {
+        "letters": letters,
+        "uniform_by_construction": uniform_by_construction(letters),
+        "duplicates": float(first.duplicates.mean()),
+        "duplicates_se": duplicates_error,
+        "chi2_rejections": verdict.rejections,
+        "chi2_tests": 2 * cards,
+        "position_test_passed": verdict.position_passed,
+        "permutation_test_passed": verdict.permutation_passed,
+        "verdict": verdict.text,
+        "p_values": {"positions_smallest": verdict.position_p, "successions": verdict.successions_p,
+                     "rising_sequences": verdict.rising_p},
+        "mean_successions": float(np.arange(cards) @ first.successions / first.successions.sum()),
+        "mean_rising_sequences": float(np.arange(cards + 1) @ first.rising / first.rising.sum()),
+        "replicates": {"count": replicates,
+                       "duplicates_mean": float(per_replicate_duplicates.mean()),
+                       "duplicates_sd": float(per_replicate_duplicates.std(ddof=1)) if replicates > 1 else None,
+                       "chi2_rejections_mean": float(per_replicate_rejections.mean()),
+                       "chi2_rejections_sd": float(per_replicate_rejections.std(ddof=1)) if replicates > 1 else None,
+                       "chi2_rejections": [int(r) for r in per_replicate_rejections]},
+    }
+    protocol = (cards, runs, shuffles) == (ARTICLE_CARDS, ARTICLE_RUNS, ARTICLE_SHUFFLES)
+    if protocol and letters in ARTICLE_DUPLICATES:
+        published_duplicates, published_rejections = ARTICLE_DUPLICATES[letters], ARTICLE_REJECTIONS[letters]
+        # The article's average has the same standard error as ours (same protocol, so runs > 1).
+        duplicates_agree = _agreement(summary["duplicates"], duplicates_error, 1, published_duplicates)
+        rejections_agree = (_agreement(per_replicate_rejections.mean(), per_replicate_rejections.std(ddof=1),
+                                       replicates, published_rejections) if replicates > 1 else None)
+        summary["article"] = {"duplicates": published_duplicates, "duplicates_agree": duplicates_agree,
+                              "chi2_rejections": published_rejections, "chi2_rejections_agree": rejections_agree}
+    return summary, first
+
+
+def riffles_needed(cards: int = DEFAULT_CARDS, deals: int = DEFAULT_RIFFLE_DEALS, seed: int = DEFAULT_SEED,
+                   max_riffles: int = MAX_RIFFLES, threshold: float = 0.5) -> dict:
+    """Total variation distance to uniform after ``k = 1 .. max_riffles`` GSR riffles of ``cards``, exact and simulated.
+
+    Returns
+    -------
+    dict
+        ``exact`` and ``simulated`` (lists by k), ``p_values`` (chi-square of
+        the simulated rising sequences against their exact law after k
+        riffles), ``needed`` (the fewest riffles with distance at most
+        ``threshold``, exact; None beyond ``max_riffles``), ``needed_simulated``,
+        ``deals``.
+    """
+    exact, simulated, p_values = [], [], []
+    uniform = np.array([float(Fraction(c, math.factorial(cards))) for c in eulerian_numbers(cards)])
+    runs = max(1, deals // DEFAULT_SHUFFLES)
+    for riffles in range(1, max_riffles + 1):
+        exact.append(riffle_distance(cards, riffles))
+        if deals:
+            experiment = run_experiment("G" * riffles, cards, runs, DEFAULT_SHUFFLES, seed, marked_deals=0)
+            share = experiment.rising / experiment.rising.sum()
+            simulated.append(float(np.abs(share - uniform).sum() / 2))
+            p_values.append(merged_chi_square(experiment.rising, [float(p) for p in riffle_law(cards, riffles)]))
+
+    def first_below(values):
+        return next((k + 1 for k, value in enumerate(values) if value <= threshold), None)
+
+    return {"cards": cards, "threshold": threshold, "exact": exact, "simulated": simulated or None,
+            "p_values": p_values or None, "needed": first_below(exact),
+            "needed_simulated": first_below(simulated) if simulated else None,
+            "deals": runs * DEFAULT_SHUFFLES if deals else 0}
+
+
+def check_lab(cards: int, runs: int, shuffles: int, replicates: int, riffle_deals: int) -> None:
+    """``ValueError`` (one line naming the option) for sizes the lab cannot use."""
+    if not MIN_CARDS <= cards <= MAX_CARDS:
+        raise ValueError(f"--cards {cards} is out of range (allowed: {MIN_CARDS} to {MAX_CARDS})")
+    if runs < 1 or shuffles < 1:
+        raise ValueError(f"--runs and --shuffles must be at least 1 (got {runs} and {shuffles})")
+    if runs * shuffles > MAX_DEALS:
+        raise ValueError(f"--runs x --shuffles is {runs * shuffles:,} deals (allowed: at most {MAX_DEALS:,})")
+    if replicates < 1:
+        raise ValueError(f"--replicates must be at least 1 (got {replicates})")
+    if not 0 <= riffle_deals <= MAX_DEALS:
+        raise ValueError(f"--riffle-deals {riffle_deals} is out of range (allowed: 0 to {MAX_DEALS:,})")
+
+
+def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
+                shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES,
+                riffle_deals: int = DEFAULT_RIFFLE_DEALS, progress=None) -> tuple:
+    """Every method through the lab, and the riffles needed for 40 and 52 cards (and ``cards``).
+
+    Parameters
+    ----------
+    methods : dict
+        ``{name: letters}`` (:func:`parse_methods`).
+    progress : callable, optional
+        Called with each method's name before it is played.
+
+    Returns
+    -------
+    (dict, dict)
+        The result (JSON-ready: ``{"methods": {name: {...}}, "riffles": {...}, ...}``)
+        and ``{name: Experiment}`` of the first replicates (for the pictures).
+    """
+    check_lab(cards, runs, shuffles, replicates, riffle_deals)
+    seed = check_seed(seed)
+    result = {"cards": cards, "runs": runs, "shuffles": shuffles, "deals": runs * shuffles, "seed": seed,
+              "replicates": replicates, "alpha": ALPHA, "rejection_level": REJECTION_LEVEL,
+              "duplicate_values": list(duplicate_values(cards, shuffles)),
+              "expected_duplicates_uniform": expected_duplicates(cards, shuffles), "methods": {}}
+    experiments = {}
+    for name, letters in methods.items():
+        if progress:
+            progress(name)
+        result["methods"][name], experiments[name] = study_method(name, letters, cards, runs, shuffles, seed,
+                                                                  replicates)
+    decks = sorted(set(RIFFLE_DECKS) | {cards})
+    if progress and riffle_deals:
+        progress("riffles")
+    result["riffles"] = {str(n): riffles_needed(n, riffle_deals, seed) for n in decks}
+    return result, experiments
