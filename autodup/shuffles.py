@@ -221,10 +221,12 @@ def replicate_seed(seed: int, letters: str, replicate: int = 0) -> int:
     return derive_seed(method_seed(seed, letters), LABEL_REPLICATE, replicate)
 
 
-def decks(letters: str, cards: int, count: int, seed: int = DEFAULT_SEED, replicate: int = 0,
+def decks(method: str, cards: int, count: int, seed: int = DEFAULT_SEED, replicate: int = 0,
           first: int = 0) -> np.ndarray:
-    """Deals ``first .. first + count - 1`` of a method's experiment: int64, shape (count, cards), the card at
-    each position (0 on top); the same decks :func:`run_experiment` counts."""
+    """Deals ``first .. first + count - 1`` of a method's experiment (``method`` as :func:`parse_method` reads
+    it): int64, shape (count, cards), the card at each position (0 on top); the decks :func:`run_experiment`
+    counts."""
+    letters = parse_method(method)
     return deal_decks(method_codes(letters), cards, np.uint64(replicate_seed(seed, letters, replicate)), first, count)
 
 
@@ -670,12 +672,14 @@ def marker_cards(cards: int) -> np.ndarray:
 def run_experiment(letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
                    shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED, replicate: int = 0,
                    marked_deals: int = MARKED_DEALS) -> Experiment:
-    """Deal ``runs x shuffles`` decks of ``cards`` shuffled by ``letters`` (see :func:`parse_method`) and count.
+    """Deal ``runs x shuffles`` decks of ``cards`` shuffled by ``letters`` (as :func:`parse_method` reads them)
+    and count.
 
     Deal ``d`` of replicate ``r`` has the seed ``derive_seed(derive_seed(method_seed(seed, letters),
     LABEL_REPLICATE, r), LABEL_TRIAL, d)``. Runs are played in blocks of
     ``_RUNS_PER_BLOCK``, in parallel; a Ctrl-C is heard between blocks.
     """
+    letters = parse_method(letters)
     codes = method_codes(letters)
     seed_of_replicate = np.uint64(replicate_seed(seed, letters, replicate))
     low, high = duplicate_values(cards, shuffles)

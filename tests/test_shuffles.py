@@ -1,0 +1,444 @@
+"""The shuffle lab: every shuffle against its exact law, the 2020 article's two tables reproduced, the permutation
+tests and the riffle distances against exact values, determinism, and the command."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from scipy import stats
+
+from autodup import shuffles as lab
+from tests.stats_helpers import P_FLOOR, goodness_of_fit
+
+ROOT = Path(__file__).resolve().parents[1]
+SIGMAS = 4.5
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "autodup", *args], capture_output=True, text=True, timeout=600,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def permutation_counts(decks: np.ndarray) -> dict:
+    counts: dict = {}
+    for deck in map(tuple, decks):
+        counts[deck] = counts.get(deck, 0) + 1
+    return counts
+
+
+def fits(decks: np.ndarray, law: dict) -> float:
+    """Chi-square p-value of the decks against an exact law ``{permutation: probability}`` (no deck outside it);
+    permutations expecting fewer than 5 decks are pooled."""
+    seen = permutation_counts(decks)
+    outside = set(seen) - set(law)
+    assert not outside, f"impossible decks dealt: {sorted(outside)[:3]}"
+    total = len(decks)
+    common = [p for p in law if law[p] * total >= 5]
+    rare = [p for p in law if law[p] * total < 5]
+    observed = [seen.get(p, 0) for p in common] + ([sum(seen.get(p, 0) for p in rare)] if rare else [])
+    expected = [float(law[p]) for p in common] + ([float(sum(law[p] for p in rare))] if rare else [])
+    return goodness_of_fit(observed, expected)
+
+
+def uniform_law(n: int) -> dict:
+    return {p: Fraction(1, math.factorial(n)) for p in itertools.permutations(range(n))}
+
+
+# --------------------------------------------------------------------------
+# exact laws of each shuffle, written here independently of the lab
+# --------------------------------------------------------------------------
+
+
+def riffle_by_bits(deck, bits):
+    """GSR: position i takes the next card of the top packet (as many cards as zero bits) when bit i is 0."""
+    top = [card for card in deck[:bits.count(0)]]
+    bottom = [card for card in deck[bits.count(0):]]
+    return tuple(top.pop(0) if bit == 0 else bottom.pop(0) for bit in bits)
+
+
+def riffle_law_by_enumeration(n: int, riffles: int) -> dict:
+    law: dict = {tuple(range(n)): Fraction(1)}
+    for _ in range(riffles):
+        after: dict = {}
+        for deck, probability in law.items():
+            for bits in itertools.product((0, 1), repeat=n):
+                shuffled = riffle_by_bits(deck, list(bits))
+                after[shuffled] = after.get(shuffled, 0) + probability / 2**n
+        law = after
+    return law
+
+
+def sleeve_riffle_law(n: int) -> dict:
+    """The 2020 article's ``quasi_riffle_shuffle`` as a probability tree (its code, branch by branch)."""
+    law: dict = {}
+
+    def walk(cards, p1, p2, cut, packet, streak, flag, probability):
+        if not (p1 < cut and p2 < n):
+            final = tuple(cards + list(range(p1, cut)) + list(range(p2, n)))
+            law[final] = law.get(final, 0) + probability
+            return
+        x, y = cut - p1, n - p2
+        for right, chance in ((True, Fraction(y, x + y)), (False, Fraction(x, x + y))):
+            if flag:
+                if right:
+                    walk(cards + [p2], p1, p2 + 1, cut, 1, streak + (packet == 0), 0 if packet == 0 else 1,
+                         probability * chance)
+                else:
+                    walk(cards + [p1], p1 + 1, p2, cut, 0, streak + (packet == 1), 0 if packet == 1 else 1,
+                         probability * chance)
+            elif right:
+                if packet:
+                    if streak == 4:
+                        walk(cards + [p1], p1 + 1, p2, cut, 0, 1, 0, probability * chance)
+                    else:
+                        walk(cards + [p2], p1, p2 + 1, cut, 1, streak + 1, 0, probability * chance)
+                else:
+                    walk(cards + [p2], p1, p2 + 1, cut, 1, 1, 0, probability * chance)
+            else:
+                if packet:
+                    walk(cards + [p1], p1 + 1, p2, cut, 0, 1, 0, probability * chance)
+                elif streak == 4:
+                    walk(cards + [p2], p1, p2 + 1, cut, 1, 1, 0, probability * chance)
+                else:
+                    walk(cards + [p1], p1 + 1, p2, cut, 0, streak + 1, 0, probability * chance)
+
+    for cut in range(n + 1):
+        walk([], 0, cut, cut, -1, 0, 1, Fraction(math.comb(n, cut), 2**n))
+    return law
+
+
+def hindu_law(n: int) -> dict:
+    """Packets of 7..12 from the top (the last clipped), the first packet at the bottom: every split, exactly."""
+    law: dict = {}
+
+    def walk(start, packets, probability):
+        if start >= n:
+            deck = tuple(card for first, stop in reversed(packets) for card in range(first, stop))
+            law[deck] = law.get(deck, 0) + probability
+            return
+        for size in range(7, 13):
+            walk(min(n, start + size), packets + [(start, min(n, start + size))], probability / 6)
+
+    walk(0, [], Fraction(1))
+    return law
+
+
+def naive_swap_law(n: int) -> dict:
+    law: dict = {}
+    for choices in itertools.product(range(n), repeat=n):
+        deck = list(range(n))
+        for i, j in enumerate(choices):
+            deck[i], deck[j] = deck[j], deck[i]
+        law[tuple(deck)] = law.get(tuple(deck), 0) + Fraction(1, n**n)
+    return law
+
+
+@pytest.mark.parametrize("letters, n, deals", [("S", 4, 96_000), ("K", 4, 96_000), ("B", 4, 96_000),
+                                                ("S", 5, 120_000), ("CS", 4, 48_000)])
+def test_fair_shuffles_deal_every_permutation_equally(letters, n, deals):
+    assert fits(lab.decks(letters, n, deals), uniform_law(n)) > P_FLOOR
+
+
+def test_the_riffle_matches_the_gsr_model_and_bayer_diaconis():
+    for n, riffles in ((5, 1), (5, 2), (4, 3)):
+        law = riffle_law_by_enumeration(n, riffles)
+        # Bayer-Diaconis: a permutation's probability depends on its rising sequences alone.
+        formula = lab.riffle_law(n, riffles)
+        eulerian = lab.eulerian_numbers(n)
+        for permutation in itertools.permutations(range(n)):
+            position = np.argsort(permutation)
+            rising = lab.count_rising_sequences(position)
+            assert law.get(permutation, 0) == formula[rising] / eulerian[rising]
+        assert fits(lab.decks("G" * riffles, n, 100_000), law) > P_FLOOR
+
+
+def test_the_sleeved_riffle_is_the_articles_model():
+    for n in (6, 9):
+        law = sleeve_riffle_law(n)
+        assert sum(law.values()) == 1
+        assert fits(lab.decks("R", n, 200_000), law) > P_FLOOR
+    # Its difference from GSR shows from 10 cards: no run of 5 from one packet once they alternate.
+    assert sleeve_riffle_law(10) != riffle_law_by_enumeration(10, 1)
+
+
+def test_the_hindu_shuffle_is_the_articles_model():
+    for n in (14, 20):
+        assert fits(lab.decks("H", n, 60_000), hindu_law(n)) > P_FLOOR
+    # The article's reading of it with 40 cards: after one, the top card is at 29-34 (counted from 1), uniformly;
+    # after three, never on top.
+    one = lab.decks("H", 40, 60_000)
+    top_card = np.argmax(one == 0, axis=1)
+    assert set(top_card) == set(range(28, 34))
+    assert goodness_of_fit(np.bincount(top_card)[28:34], np.full(6, 1 / 6)) > P_FLOOR
+    assert not (lab.decks("HHH", 40, 50_000)[:, 0] == 0).any()
+
+
+def test_the_cut_rotates_uniformly():
+    decks = lab.decks("C", 7, 70_000)
+    top = decks[:, 0]  # the card on top says by how much the deck turned
+    assert (decks == (np.arange(7)[None, :] + top[:, None]) % 7).all()
+    assert goodness_of_fit(np.bincount(top, minlength=7), np.full(7, 1 / 7)) > P_FLOOR
+
+
+def test_the_naive_swap_deals_its_exact_law_and_the_uniform_test_rejects_it():
+    decks = lab.decks("N", 3, 108_000)
+    law = naive_swap_law(3)
+    assert sorted(law.values()) == [Fraction(4, 27)] * 3 + [Fraction(5, 27)] * 3
+    assert fits(decks, law) > P_FLOOR
+    assert fits(decks, uniform_law(3)) < 1e-12
+
+
+def test_random_below_is_exact_at_the_threshold():
+    """A modulus that does not divide 2**64 rejects the lowest 2**64 mod n values: every residue is then as likely."""
+    n = 3
+    assert (2**64 - n) % n == 2**64 % n == 1  # bits == 0 alone is rejected
+    values = [lab.random_below(np.uint64(5), np.uint64(lab.SHUFFLE_DOMAIN), c, n)[0] for c in range(3000)]
+    assert set(values) == {0, 1, 2}
+
+
+# --------------------------------------------------------------------------
+# exact figures
+# --------------------------------------------------------------------------
+
+
+def test_succession_and_eulerian_counts_match_enumeration():
+    for n in range(1, 8):
+        successions = [0] * n
+        rising = [0] * (n + 1)
+        for permutation in itertools.permutations(range(n)):
+            deck = np.array(permutation)
+            successions[lab.count_successions(deck)] += 1
+            rising[lab.count_rising_sequences(np.argsort(deck))] += 1
+        assert lab.succession_counts(n) == successions
+        assert lab.eulerian_numbers(n) == rising
+    for n in (40, 52):
+        assert sum(lab.succession_counts(n)) == sum(lab.eulerian_numbers(n)) == math.factorial(n)
+        assert all(sum(lab.riffle_law(n, k)) == 1 for k in range(1, 13))
+
+
+def test_riffle_distance_matches_bayer_diaconis_and_enumeration():
+    # Bayer & Diaconis (1992), Table 1: 52 cards.
+    published = [1.000, 1.000, 1.000, 1.000, 0.924, 0.614, 0.334, 0.167, 0.085, 0.043]
+    assert [round(lab.riffle_distance(52, k), 3) for k in range(1, 11)] == published
+    for n, k in ((5, 1), (5, 2), (4, 3)):
+        law = riffle_law_by_enumeration(n, k)
+        brute = sum(abs(law.get(p, 0) - Fraction(1, math.factorial(n))) for p in itertools.permutations(range(n))) / 2
+        assert lab.riffle_distance(n, k) == float(brute)
+
+
+def test_riffles_needed_exact_and_simulated():
+    for cards, needed in ((40, 6), (52, 7)):
+        deals = 100_000
+        result = lab.riffles_needed(cards, deals=deals)
+        assert result["needed"] == result["needed_simulated"] == needed
+        assert min(result["p_values"]) > P_FLOOR
+        for k, (exact, simulated) in enumerate(zip(result["exact"], result["simulated"]), start=1):
+            # |simulated - exact| is at most half the L1 error of the rising-sequence shares, whose mean is at
+            # most the sum below and which exceeds its mean by t with probability exp(-2 deals t^2) at most.
+            law = np.array([float(p) for p in lab.riffle_law(cards, k)])
+            bound = 0.5 * np.sqrt(law * (1 - law) / deals).sum() + math.sqrt(math.log(1e7) / (2 * deals))
+            assert abs(simulated - exact) <= bound, (cards, k, simulated, exact, bound)
+
+
+def test_expected_duplicates_by_hand():
+    p = Fraction(1, 40)
+    by_hand = 1600 * sum(math.comb(100, v) * p**v * (1 - p) ** (100 - v) for v in (2, 3))
+    assert lab.expected_duplicates(40, 100) == pytest.approx(float(by_hand), rel=1e-12)
+    assert lab.duplicate_values(40, 100) == (2, 3) and lab.duplicate_values(50, 100) == (2, 2)
+
+
+def test_merged_chi_square():
+    assert lab.merged_chi_square([50, 50], [0.5, 0.5]) == pytest.approx(1.0)
+    assert lab.merged_chi_square([100, 0], [1.0, 0.0]) == 1.0  # one category once merged
+    assert lab.merged_chi_square([0, 10, 90], [0.9, 0.1, 0.0]) < 1e-12
+    # 60 observations expect 30, 24, 2.4, 1.8, 1.8: the last three are merged into one category expecting 6.
+    p = lab.merged_chi_square([30, 25, 2, 1, 2], [0.5, 0.4, 0.04, 0.03, 0.03])
+    assert p == pytest.approx(stats.chisquare([30, 25, 5], [30, 24, 6]).pvalue)
+
+
+# --------------------------------------------------------------------------
+# the 2020 article's protocol
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def article_methods():
+    return {name: lab.study_method(name, name, replicates=10)[0] for name in lab.ARTICLE_DUPLICATES}
+
+
+def test_the_articles_duplicates_are_reproduced(article_methods):
+    for name, published in lab.ARTICLE_DUPLICATES.items():
+        method = article_methods[name]
+        # Both are averages of 500 runs of the same shuffle: their difference has sqrt(2) standard errors.
+        z = (method["duplicates"] - published) / (math.sqrt(2) * method["duplicates_se"])
+        assert abs(z) < SIGMAS, (name, method["duplicates"], published)
+        assert method["article"]["duplicates_agree"]
+    # What the article's figure cannot see: the cut scores like the ideal shuffle (uniform positions).
+    expected = lab.expected_duplicates(40, 100)
+    for name in ("S", "C", "CCC"):
+        method = article_methods[name]
+        assert abs(method["duplicates"] - expected) < SIGMAS * method["duplicates_se"]
+
+
+def test_the_articles_rejection_counts_are_reproduced(article_methods):
+    for name, published in lab.ARTICLE_REJECTIONS.items():
+        replicates = article_methods[name]["replicates"]
+        counts = np.array(replicates["chi2_rejections"])
+        spread = counts.std(ddof=1) * math.sqrt(1 + 1 / counts.size)
+        assert abs(published - counts.mean()) <= max(SIGMAS * spread, 0.5), (name, counts, published)
+        assert article_methods[name]["article"]["chi2_rejections_agree"]
+    # The cut's tests are one test: every replicate rejects all of them or none.
+    assert set(article_methods["C"]["replicates"]["chi2_rejections"]) <= {0, 80}
+
+
+def test_the_cut_rejects_all_or_nothing_at_the_tests_level():
+    counts = [lab.judge(lab.run_experiment("C", replicate=r, marked_deals=0)).rejections for r in range(200)]
+    assert set(counts) <= {0, 80}
+    share = counts.count(80) / len(counts)
+    assert abs(share - 0.05) < SIGMAS * math.sqrt(0.05 * 0.95 / len(counts))
+
+
+# --------------------------------------------------------------------------
+# verdicts
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("letters, positions, order", [
+    ("S", True, True), ("K", True, True), ("B", True, True), ("CS", True, True),
+    ("C", True, False), ("CCC", True, False),   # uniform positions, rotated order: only the permutation test sees it
+    ("N", False, None),                        # the naive swap: the position test catches it
+    ("HHH", False, False), ("GGGGGGG", None, False),
+])
+def test_verdicts(letters, positions, order):
+    verdict = lab.judge(lab.run_experiment(letters, marked_deals=0))
+    if positions is not None:
+        assert verdict.position_passed == positions, verdict
+    if order is not None:
+        assert verdict.permutation_passed == order, verdict
+    assert (verdict.text == "fair") == bool(positions and order)
+
+
+def test_a_fair_shuffle_fails_at_the_stated_rate():
+    """Over many replicates of the ideal shuffle, each p-value is uniform (so the verdict errs at rate ALPHA)."""
+    verdicts = [lab.judge(lab.run_experiment("S", runs=100, replicate=r, marked_deals=0)) for r in range(60)]
+    for name in ("successions_p", "rising_p"):
+        values = [getattr(v, name) for v in verdicts]
+        assert stats.kstest(values, "uniform").pvalue > P_FLOOR, name
+    assert sum(v.text != "fair" for v in verdicts) <= 3  # expected 0.06 at ALPHA = 0.001
+
+
+# --------------------------------------------------------------------------
+# addresses and determinism
+# --------------------------------------------------------------------------
+
+
+def test_a_method_is_addressed_by_its_letters():
+    assert lab.parse_method("g7") == "GGGGGGG"
+    assert (lab.decks("G7", 40, 500) == lab.decks("GGGGGGG", 40, 500)).all()
+    assert (lab.decks("S", 40, 100, first=50) == lab.decks("S", 40, 150)[50:]).all()
+    assert not (lab.decks("S", 40, 100, seed=1) == lab.decks("S", 40, 100, seed=2)).all()
+    alone, _ = lab.shuffle_lab({"C": "C"}, replicates=2, riffle_deals=0)
+    with_others, _ = lab.shuffle_lab({"S": "S", "C": "C"}, replicates=2, riffle_deals=0)
+    assert alone["methods"]["C"] == with_others["methods"]["C"]
+
+
+def test_results_do_not_depend_on_threads():
+    default = lab.run_experiment("RRH", runs=130)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        single = lab.run_experiment("RRH", runs=130)
+    finally:
+        numba.set_num_threads(threads)
+    for field in ("duplicates", "matrix", "successions", "rising", "neighbours", "marked"):
+        assert (getattr(default, field) == getattr(single, field)).all(), field
+
+
+def test_the_experiment_counts_the_decks_it_deals():
+    experiment = lab.run_experiment("RH", runs=3, shuffles=40, marked_deals=50)
+    decks = lab.decks("RH", 40, 120)
+    matrix = np.zeros((40, 40), dtype=np.int64)
+    for deck in decks:
+        matrix[np.arange(40), deck] += 1
+    assert (matrix == experiment.matrix).all()
+    positions = np.argsort(decks, axis=1)
+    assert (experiment.marked == positions[:50][:, experiment.markers]).all()
+    neighbours = np.bincount((positions[:, 1:] - positions[:, :-1]).ravel() + 39, minlength=79)
+    assert (neighbours == experiment.neighbours).all()
+    assert lab.duplicate_values(40, 40) == (1, 1)
+    for r in range(3):
+        run_matrix = np.zeros((40, 40), dtype=np.int64)
+        for deck in decks[r * 40:(r + 1) * 40]:
+            run_matrix[np.arange(40), deck] += 1
+        assert experiment.duplicates[r] == (run_matrix == 1).sum()
+
+
+# --------------------------------------------------------------------------
+# the command
+# --------------------------------------------------------------------------
+
+
+def test_command_json_and_page(tmp_path):
+    out = tmp_path / "lab"
+    done = run("shuffles", "--methods", "S,c,G3", "--replicates", "2", "--riffle-deals", "2000", "--json",
+               "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert list(result["methods"]) == ["S", "C", "G3"]
+    for method in result["methods"].values():
+        assert {"duplicates", "chi2_rejections", "permutation_test_passed", "position_test_passed",
+                "verdict"} <= set(method)
+    assert result["methods"]["S"]["verdict"] == "fair" and not result["methods"]["C"]["permutation_test_passed"]
+    assert result["methods"]["C"]["article"]["duplicates"] == lab.ARTICLE_DUPLICATES["C"]
+    assert set(result["riffles"]) == {"40", "52"} and result["riffles"]["52"]["needed"] == 7
+    assert json.loads((out / "shuffles.json").read_text()) == result
+    page = (out / "shuffles.html").read_text()
+    pngs = sorted(p.name for p in out.glob("*.png"))
+    assert pngs == sorted(["riffles.png"] + [f"{kind}-{name}.png" for kind in ("scatter", "neighbours")
+                                             for name in ("S", "C", "G3")])
+    assert page.count('src="data:image/png;base64,') == len(pngs)
+    assert all((out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in pngs)
+
+
+def test_command_table():
+    done = run("shuffles", "--methods", "S,C", "--replicates", "1", "--riffle-deals", "0")
+    assert done.returncode == 0, done.stderr
+    assert "order not random" in done.stdout and "fair" in done.stdout and "needed" in done.stdout
+    assert "(uniform)" in done.stdout and f"{lab.expected_duplicates(40, 100):.1f}" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--methods", "S,X"], "'X' in 'X' is not a shuffle"),
+    (["--methods", "S,s"], "lists S twice"),
+    (["--methods", "S,"], "a method is empty"),
+    (["--methods", "G0"], "a count is at least 1"),
+    (["--methods", "G300"], "more than 256 shuffles"),
+    (["--cards", "2"], "--cards 2 is out of range"),
+    (["--cards", "1001"], "--cards 1001 is out of range"),
+    (["--replicates", "0"], "--replicates"),
+    (["--runs", "200000", "--shuffles", "1000"], "at most 100,000,000"),
+])
+def test_command_errors_are_one_line(args, message, tmp_path):
+    out = tmp_path / "lab"
+    done = run("shuffles", *args, "--out", str(out))
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not out.exists()
+
+
+def test_an_out_folder_that_is_a_file_is_refused(tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = run("shuffles", "--methods", "S", "--out", str(taken))
+    assert done.returncode == 2 and "is a file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert taken.read_text() == "mine"
