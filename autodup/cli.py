@@ -957,13 +957,19 @@ def _run_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+# Commands that keep what they finished when stopped (run folders); the others write nothing until done.
+_COMMANDS_THAT_KEEP_WORK = frozenset({"run", "quality", "ab", "sweep"})
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (0, 1 for a check that is not clean, 2 for an error,
     130 or 143 when Ctrl-C or SIGTERM stopped it)."""
     from .errors import Stopped, TaskError, WorkerFailure, first_line
 
+    command = None
     try:
         args = build_parser().parse_args(argv)
+        command = args.command
         from .config import ConfigError
         from .workers import SignalFlag
 
@@ -991,7 +997,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.errors.Stopped)
         signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
         what = "terminated" if signal_number == 15 else "interrupted"
-        print(f"autodup: {what}; finished work is kept (run again with --resume to finish a run)", file=sys.stderr)
+        kept = ("; finished work is kept (run again with --resume to finish a run)" if command == "run" else
+                "; finished work is kept" if command in _COMMANDS_THAT_KEEP_WORK else "; nothing was written")
+        print(f"autodup: {what}{kept}", file=sys.stderr)
         return 128 + signal_number
 
 

@@ -442,3 +442,19 @@ def test_an_out_folder_that_is_a_file_is_refused(tmp_path):
     done = run("shuffles", "--methods", "S", "--out", str(taken))
     assert done.returncode == 2 and "is a file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert taken.read_text() == "mine"
+
+
+def test_ctrl_c_stops_the_lab_with_one_line_and_writes_nothing(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "lab"
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "shuffles", "--runs", "100000", "--out", str(out)],
+                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "autodup: interrupted; nothing was written"
+    assert not out.exists()
