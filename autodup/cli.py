@@ -287,10 +287,15 @@ def _add_shuffles_parser(commands) -> None:
     lab = commands.add_parser("shuffles", help="the shuffle lab: is a deck shuffle fair? The 2020 article's two "
                               "tests reproduced, the permutation tests they miss, and the riffles a deck needs")
     letters = ", ".join(f"{m.letter} {m.name}" for m in shuffles.METHODS.values())
-    lab.add_argument("--methods", type=_methods, default=",".join(shuffles.DEFAULT_METHODS),
-                     help=f"comma-separated; each a sequence of shuffles applied left to right, like RRH or G7 "
-                     f"({letters})")
-    lab.add_argument("--cards", type=_positive_int, default=shuffles.DEFAULT_CARDS, help="cards in the deck")
+    lab.add_argument("--methods", type=_methods, help=f"comma-separated; each a sequence of shuffles applied left "
+                     f"to right, like RRH or G7 ({letters}; default: {','.join(shuffles.DEFAULT_METHODS)}, or S with "
+                     "--decks)")
+    lab.add_argument("--cards", type=_positive_int, help=f"cards in the deck (default: {shuffles.DEFAULT_CARDS}, or "
+                     "the size of the --decks)")
+    lab.add_argument("--decks", action="append", metavar="FILE", help="decks dealt by your own shuffle, put through "
+                     "the same tests (the simulated methods are the control: default S): one deck per line, cards "
+                     "0..n-1 (or 1..n) from top to bottom, card c having started at position c; or a .npy array; "
+                     "repeated for several files")
     lab.add_argument("--runs", type=_positive_int, default=shuffles.DEFAULT_RUNS, help="runs per method")
     lab.add_argument("--shuffles", type=_positive_int, default=shuffles.DEFAULT_SHUFFLES, help="deals per run")
     lab.add_argument("--replicates", type=_positive_int, default=shuffles.DEFAULT_REPLICATES,
@@ -915,13 +920,25 @@ def _run_shuffles(args: argparse.Namespace) -> int:
     """``autodup shuffles [--methods ...] [--cards N] ...``: the lab's table, or JSON; the page with ``--out``."""
     from tqdm import tqdm
 
-    from .shuffles import check_lab, shuffle_lab
-    from .shuffles_report import check_out_folder, format_shuffles, write_shuffles
+    from .shuffles import DEFAULT_CARDS, DEFAULT_METHODS, check_lab, parse_methods, read_decks, shuffle_lab
+    from .shuffles_report import check_out_folder, deck_names, format_shuffles, write_shuffles
 
-    check_lab(args.cards, args.runs, args.shuffles, args.replicates, args.riffle_deals)
+    given = {name: (path, read_decks(path)) for name, path in deck_names(args.decks or []).items()}
+    sizes = {decks.shape[1] for _, decks in given.values()}
+    if len(sizes) > 1:
+        raise ValueError(f"--decks: the files hold decks of {' and '.join(map(str, sorted(sizes)))} cards (allowed: "
+                         "one size)")
+    if args.cards is not None and sizes and sizes != {args.cards}:
+        raise ValueError(f"--cards {args.cards}: the --decks hold {sizes.pop()} cards")
+    cards = args.cards or (sizes.pop() if sizes else DEFAULT_CARDS)
+    methods = args.methods or parse_methods("S" if given else ",".join(DEFAULT_METHODS))
+    clash = set(methods) & set(given)
+    if clash:
+        raise ValueError(f"--decks: {sorted(clash)[0]} is also the name of a method (rename the file)")
+    check_lab(cards, args.runs, args.shuffles, args.replicates, args.riffle_deals)
     if args.out:
         check_out_folder(args.out)
-    with tqdm(total=len(args.methods) + (1 if args.riffle_deals else 0), desc="shuffle lab", unit="method",
+    with tqdm(total=len(methods) + len(given) + (1 if args.riffle_deals else 0), desc="shuffle lab", unit="method",
               disable=None, leave=False) as bar:
         started = []
 
@@ -930,8 +947,8 @@ def _run_shuffles(args: argparse.Namespace) -> int:
             started.append(name)
             bar.set_postfix_str(name)
 
-        result, experiments = shuffle_lab(args.methods, args.cards, args.runs, args.shuffles, args.seed,
-                                          args.replicates, args.riffle_deals, progress)
+        result, experiments = shuffle_lab(methods, cards, args.runs, args.shuffles, args.seed, args.replicates,
+                                          args.riffle_deals, progress, given)
     if args.out:
         page = write_shuffles(result, experiments, args.out)
     if args.json:

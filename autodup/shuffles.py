@@ -91,6 +91,7 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 from numba import njit, prange
@@ -112,11 +113,12 @@ AGREEMENT_SIGMA = 4.5     # a published figure agrees when within this many stan
 MARKED_DEALS = 3000       # deals whose marker cards are kept for the scatter (as Cribbage Pro's 3,000 decks)
 MARKERS = 4               # marker cards: the aces of a deck sorted by suit
 RIFFLE_DECKS = (40, 52)
-MAX_RIFFLES = 12
+MAX_RIFFLES = 12          # at least; more for large decks (see shuffle_lab)
 MINIMUM_EXPECTED = 5.0    # chi-square categories are merged until each expects this many
 SLEEVE_RUN = 4            # the sleeved riffle's longest run from one packet once they alternate
 HINDU_SMALLEST, HINDU_LARGEST = 7, 12
-_RUNS_PER_BLOCK = 64      # runs played in parallel at once (each holds an n x n matrix)
+_RUNS_PER_BLOCK = 64      # runs played in parallel at once (each holds an n x n matrix) ...
+_BLOCK_BYTES = 64 << 20   # ... within this much memory for the matrices
 
 IDEAL, RANDOM_KEYS, RIFFLE, SLEEVE_RIFFLE, HINDU, CUT, SHUFFLE_BAG, NAIVE_SWAP = range(8)
 
@@ -499,13 +501,16 @@ def count_rising_sequences(position):
 
 
 @njit(cache=True, parallel=True)
-def _play_block(codes, n, replicate_seed, first_run, runs, shuffles, duplicate_low, duplicate_high, markers,
-                marked_deals, matrices, duplicates, successions, rising, neighbours, marked):
-    """Runs ``first_run .. first_run + runs - 1`` of ``shuffles`` deals each, one per thread at a time.
+def _play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deals, duplicate_low, duplicate_high,
+                markers, marked_deals, matrices, duplicates, successions, rising, neighbours, marked):
+    """Runs ``first_run .. first_run + runs - 1`` of ``shuffles`` deals each (deals below ``deals``), one per
+    thread at a time.
 
-    Writes run ``first_run + b``'s position matrix (``matrices[b, position, card]``),
-    its number of duplicates (entries in ``[duplicate_low, duplicate_high]``)
-    and its histograms: successions (``[b, k]``), rising sequences (``[b, r]``)
+    A deal is ``given[index]`` when ``given`` (int64, shape (deals, n)) has
+    rows, else dealt by the steps ``codes`` from its address. Writes run
+    ``first_run + b``'s position matrix (``matrices[b, position, card]``), its
+    number of duplicates (entries in ``[duplicate_low, duplicate_high]``) and
+    its histograms: successions (``[b, k]``), rising sequences (``[b, r]``)
     and the signed distance of each card ``c + 1`` from card ``c``
     (``neighbours[b, d + n - 1]``); and the positions of the ``markers``
     cards in the deals below ``marked_deals`` (``marked[deal, m]``).
@@ -522,9 +527,14 @@ def _play_block(codes, n, replicate_seed, first_run, runs, shuffles, duplicate_l
         scratch = np.empty(2 * n, dtype=np.int64)
         for s in range(shuffles):
             index = run * shuffles + s
-            for i in range(n):
-                deck[i] = i
-            shuffle_deck(deck, codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(index)), scratch)
+            if index >= deals:
+                break
+            if given.shape[0]:
+                deck[:] = given[index]
+            else:
+                for i in range(n):
+                    deck[i] = i
+                shuffle_deck(deck, codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(index)), scratch)
             for i in range(n):
                 position[deck[i]] = i
                 matrix[i, deck[i]] += 1
@@ -569,6 +579,15 @@ def eulerian_numbers(n: int) -> list:
         row = [(d + 1) * (row[d] if d < len(row) else 0) + (size - d) * (row[d - 1] if d >= 1 else 0)
                for d in range(size)]
     return [0] + row
+
+
+@lru_cache(maxsize=8)
+def uniform_laws(n: int) -> tuple:
+    """float64 arrays of a uniform permutation's laws: successions (shape (n,), index k) and rising sequences
+    (shape (n + 1,), index r)."""
+    factorial = math.factorial(n)
+    return (np.array([float(Fraction(c, factorial)) for c in succession_counts(n)]),
+            np.array([float(Fraction(c, factorial)) for c in eulerian_numbers(n)]))
 
 
 def riffle_law(n: int, riffles: int) -> list:
@@ -680,12 +699,29 @@ def run_experiment(letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT
     ``_RUNS_PER_BLOCK``, in parallel; a Ctrl-C is heard between blocks.
     """
     letters = parse_method(letters)
-    codes = method_codes(letters)
-    seed_of_replicate = np.uint64(replicate_seed(seed, letters, replicate))
+    return _count(method_codes(letters), np.empty((0, cards), dtype=np.int64), cards, runs * shuffles, shuffles,
+                  np.uint64(replicate_seed(seed, letters, replicate)), marked_deals)
+
+
+def count_decks(given: np.ndarray, shuffles: int = DEFAULT_SHUFFLES, marked_deals: int = MARKED_DEALS) -> Experiment:
+    """Count decks dealt elsewhere (int64, shape (deals, n), each row a permutation of ``0 .. n-1``: the cards
+    from top to bottom, card ``c`` having started at position ``c``) as :func:`run_experiment` counts its own.
+
+    Runs are consecutive groups of ``shuffles`` decks; a last, shorter group
+    is counted everywhere but in the duplicates (``Experiment.duplicates``
+    holds the whole runs only).
+    """
+    given = np.ascontiguousarray(given, dtype=np.int64)
+    deals, cards = given.shape
+    return _count(np.empty(0, dtype=np.int64), given, cards, deals, shuffles, np.uint64(0), marked_deals)
+
+
+def _count(codes, given, cards, deals, shuffles, seed_of_replicate, marked_deals) -> Experiment:
+    runs = -(-deals // shuffles)
     low, high = duplicate_values(cards, shuffles)
     markers = marker_cards(cards)
-    marked_deals = min(marked_deals, runs * shuffles)
-    block = min(runs, _RUNS_PER_BLOCK)
+    marked_deals = min(marked_deals, deals)
+    block = max(1, min(runs, _RUNS_PER_BLOCK, _BLOCK_BYTES // (8 * cards * cards)))
     matrices = np.empty((block, cards, cards), dtype=np.int64)
     successions = np.empty((block, cards), dtype=np.int64)
     rising = np.empty((block, cards + 1), dtype=np.int64)
@@ -696,11 +732,12 @@ def run_experiment(letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT
               np.zeros(2 * cards - 1, np.int64)]
     for first in range(0, runs, block):
         count = min(block, runs - first)
-        _play_block(codes, cards, seed_of_replicate, first, count, shuffles, low, high, markers, marked_deals,
-                    matrices, duplicates, successions, rising, neighbours, marked)
+        _play_block(codes, given, cards, seed_of_replicate, first, count, shuffles, deals, low, high, markers,
+                    marked_deals, matrices, duplicates, successions, rising, neighbours, marked)
         for total, part in zip(totals, (matrices, successions, rising, neighbours)):
             total += part[:count].sum(axis=0)
-    return Experiment(cards, runs, shuffles, duplicates, *totals, marked, markers)
+    whole_runs = deals // shuffles
+    return Experiment(cards, whole_runs, shuffles, duplicates[:whole_runs], *totals, marked, markers)
 
 
 @dataclass
@@ -723,13 +760,10 @@ class Verdict:
 
 def judge(experiment: Experiment, alpha: float = ALPHA) -> Verdict:
     """Position and permutation tests of an experiment (see the module docstring)."""
-    n = experiment.cards
     p_values = position_p_values(experiment.matrix)
-    factorial = math.factorial(n)
-    successions_law = [Fraction(c, factorial) for c in succession_counts(n)]
-    rising_law = [Fraction(c, factorial) for c in eulerian_numbers(n)]
-    successions_p = merged_chi_square(experiment.successions, [float(p) for p in successions_law])
-    rising_p = merged_chi_square(experiment.rising, [float(p) for p in rising_law])
+    successions_law, rising_law = uniform_laws(experiment.cards)
+    successions_p = merged_chi_square(experiment.successions, successions_law)
+    rising_p = merged_chi_square(experiment.rising, rising_law)
     position_p = float(p_values.min())
     return Verdict(rejections=int((p_values < REJECTION_LEVEL).sum()), position_p=position_p,
                    position_passed=position_p >= alpha / 2 / p_values.size, successions_p=successions_p,
@@ -757,28 +791,18 @@ def _agreement(ours_mean, ours_sd, replicates, published):
     return bool(abs(published - ours_mean) <= max(AGREEMENT_SIGMA * spread, 0.5 if ours_sd == 0 else 0.0))
 
 
-def study_method(name: str, letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
-                 shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED,
-                 replicates: int = DEFAULT_REPLICATES) -> tuple:
-    """One method through the lab: ``(summary dict, the first replicate's Experiment)``.
-
-    The first replicate is the experiment (its figures, tests and
-    pictures); the others give the spread of its two figures, so that a
-    published figure can be judged against it.
-    """
-    experiments = [run_experiment(letters, cards, runs, shuffles, seed, replicate)
-                   for replicate in range(replicates)]
+def _figures(experiments: list, verdict: Verdict) -> dict:
+    """What the lab reports of one method or set of decks: the first experiment's figures and tests, and the
+    spread of its two figures over the others (the replicates)."""
     first = experiments[0]
-    verdict = judge(first)
-    per_replicate_duplicates = np.array([e.duplicates.mean() for e in experiments])
+    cards, runs = first.cards, first.runs
+    per_replicate_duplicates = np.array([e.duplicates.mean() if e.runs else np.nan for e in experiments])
     per_replicate_rejections = np.array([verdict.rejections] + [judge(e).rejections for e in experiments[1:]],
                                         dtype=np.float64)
-    duplicates_error = float(first.duplicates.std(ddof=1) / math.sqrt(runs)) if runs > 1 else None
-    summary = {
-        "letters": letters,
-        "uniform_by_construction": uniform_by_construction(letters),
-        "duplicates": float(first.duplicates.mean()),
-        "duplicates_se": duplicates_error,
+    several = len(experiments) > 1
+    return {
+        "duplicates": float(first.duplicates.mean()) if runs else None,
+        "duplicates_se": float(first.duplicates.std(ddof=1) / math.sqrt(runs)) if runs > 1 else None,
         "chi2_rejections": verdict.rejections,
         "chi2_tests": 2 * cards,
         "position_test_passed": verdict.position_passed,
@@ -788,23 +812,102 @@ def study_method(name: str, letters: str, cards: int = DEFAULT_CARDS, runs: int 
                      "rising_sequences": verdict.rising_p},
         "mean_successions": float(np.arange(cards) @ first.successions / first.successions.sum()),
         "mean_rising_sequences": float(np.arange(cards + 1) @ first.rising / first.rising.sum()),
-        "replicates": {"count": replicates,
-                       "duplicates_mean": float(per_replicate_duplicates.mean()),
-                       "duplicates_sd": float(per_replicate_duplicates.std(ddof=1)) if replicates > 1 else None,
+        "replicates": {"count": len(experiments),
+                       "duplicates_mean": float(per_replicate_duplicates.mean()) if runs else None,
+                       "duplicates_sd": float(per_replicate_duplicates.std(ddof=1)) if several and runs else None,
                        "chi2_rejections_mean": float(per_replicate_rejections.mean()),
-                       "chi2_rejections_sd": float(per_replicate_rejections.std(ddof=1)) if replicates > 1 else None,
+                       "chi2_rejections_sd": float(per_replicate_rejections.std(ddof=1)) if several else None,
                        "chi2_rejections": [int(r) for r in per_replicate_rejections]},
     }
-    protocol = (cards, runs, shuffles) == (ARTICLE_CARDS, ARTICLE_RUNS, ARTICLE_SHUFFLES)
-    if protocol and letters in ARTICLE_DUPLICATES:
-        published_duplicates, published_rejections = ARTICLE_DUPLICATES[letters], ARTICLE_REJECTIONS[letters]
+
+
+def study_method(name: str, letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
+                 shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED,
+                 replicates: int = DEFAULT_REPLICATES) -> tuple:
+    """One method through the lab: ``(summary dict, the first replicate's Experiment)``.
+
+    The first replicate is the experiment (its figures, tests and
+    pictures); the others give the spread of its two figures, so that a
+    published figure can be judged against it.
+    """
+    letters = parse_method(letters)
+    experiments = [run_experiment(letters, cards, runs, shuffles, seed, replicate)
+                   for replicate in range(replicates)]
+    summary = {"letters": letters, "uniform_by_construction": uniform_by_construction(letters),
+               **_figures(experiments, judge(experiments[0]))}
+    if (cards, runs, shuffles) == (ARTICLE_CARDS, ARTICLE_RUNS, ARTICLE_SHUFFLES) and letters in ARTICLE_DUPLICATES:
+        rejections = np.array(summary["replicates"]["chi2_rejections"], dtype=np.float64)
         # The article's average has the same standard error as ours (same protocol, so runs > 1).
-        duplicates_agree = _agreement(summary["duplicates"], duplicates_error, 1, published_duplicates)
-        rejections_agree = (_agreement(per_replicate_rejections.mean(), per_replicate_rejections.std(ddof=1),
-                                       replicates, published_rejections) if replicates > 1 else None)
-        summary["article"] = {"duplicates": published_duplicates, "duplicates_agree": duplicates_agree,
-                              "chi2_rejections": published_rejections, "chi2_rejections_agree": rejections_agree}
-    return summary, first
+        summary["article"] = {
+            "duplicates": ARTICLE_DUPLICATES[letters],
+            "duplicates_agree": _agreement(summary["duplicates"], summary["duplicates_se"], 1,
+                                           ARTICLE_DUPLICATES[letters]),
+            "chi2_rejections": ARTICLE_REJECTIONS[letters],
+            "chi2_rejections_agree": (_agreement(rejections.mean(), rejections.std(ddof=1), replicates,
+                                                 ARTICLE_REJECTIONS[letters]) if replicates > 1 else None)}
+    return summary, experiments[0]
+
+
+def study_decks(source: str, decks: np.ndarray, shuffles: int = DEFAULT_SHUFFLES) -> tuple:
+    """Decks dealt elsewhere (:func:`read_decks`) through the same tests: ``(summary dict, Experiment)``."""
+    experiment = count_decks(decks, shuffles)
+    return {"source": source, "deals": int(decks.shape[0]), **_figures([experiment], judge(experiment))}, experiment
+
+
+def read_decks(path) -> np.ndarray:
+    """Decks from a file: int64, shape (deals, n), each row the cards from top to bottom after a shuffle.
+
+    A ``.npy`` file holds the array; any other file is text, one deck per
+    line, cards separated by commas or spaces (``#`` starts a comment). Card
+    ``c`` is the card that started at position ``c``: numbered ``0 .. n-1``,
+    or ``1 .. n`` throughout. Raises ``ValueError`` with one line naming the
+    file, the line and what is wrong.
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"--decks {path}: no such file")
+    if path.suffix == ".npy":
+        try:
+            decks = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"--decks {path}: not a numpy array file ({error})") from None
+        if decks.ndim != 2 or not np.issubdtype(decks.dtype, np.integer):
+            raise ValueError(f"--decks {path}: holds a {decks.dtype} array of shape {decks.shape} (allowed: "
+                             "integers, one deck per row)")
+        lines = [(row + 1, deck) for row, deck in enumerate(decks.astype(np.int64))]
+    else:
+        lines = []
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+            words = line.split("#", 1)[0].replace(",", " ").split()
+            if not words:
+                continue
+            try:
+                lines.append((number, np.array([int(word) for word in words], dtype=np.int64)))
+            except ValueError:
+                bad = next(word for word in words if not word.lstrip("+-").isdigit())
+                raise ValueError(f"{path}:{number}: {bad!r} is not a card number (allowed: integers)") from None
+    if not lines:
+        raise ValueError(f"--decks {path}: no deck in it (allowed: one deck per line, cards separated by commas "
+                         "or spaces)")
+    if len(lines) > MAX_DEALS:
+        raise ValueError(f"--decks {path}: {len(lines):,} decks (allowed: at most {MAX_DEALS:,})")
+    cards = lines[0][1].size
+    if not MIN_CARDS <= cards <= MAX_CARDS:
+        raise ValueError(f"{path}:{lines[0][0]}: a deck of {cards} cards (allowed: {MIN_CARDS} to {MAX_CARDS})")
+    base = 1 if lines[0][1].min() == 1 else 0
+    expected = np.arange(base, base + cards)
+    for number, deck in lines:
+        if deck.size != cards:
+            raise ValueError(f"{path}:{number}: {deck.size} cards where the first deck has {cards}")
+        if not np.array_equal(np.sort(deck), expected):
+            counts = np.bincount(np.clip(deck - base, 0, cards), minlength=cards + 1)[:cards]
+            twice = np.flatnonzero(counts > 1)
+            what = (f"card {twice[0] + base} appears {counts[twice[0]]} times" if twice.size else
+                    f"a card outside {base}..{base + cards - 1}")
+            raise ValueError(f"{path}:{number}: not a deck of cards {base}..{base + cards - 1}: {what}")
+    return np.stack([deck for _, deck in lines]) - base
 
 
 def riffles_needed(cards: int = DEFAULT_CARDS, deals: int = DEFAULT_RIFFLE_DEALS, seed: int = DEFAULT_SEED,
@@ -821,7 +924,7 @@ def riffles_needed(cards: int = DEFAULT_CARDS, deals: int = DEFAULT_RIFFLE_DEALS
         ``deals``.
     """
     exact, simulated, p_values = [], [], []
-    uniform = np.array([float(Fraction(c, math.factorial(cards))) for c in eulerian_numbers(cards)])
+    uniform = uniform_laws(cards)[1]
     runs = max(1, deals // DEFAULT_SHUFFLES)
     for riffles in range(1, max_riffles + 1):
         exact.append(riffle_distance(cards, riffles))
@@ -856,8 +959,9 @@ def check_lab(cards: int, runs: int, shuffles: int, replicates: int, riffle_deal
 
 def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
                 shuffles: int = DEFAULT_SHUFFLES, seed: int = DEFAULT_SEED, replicates: int = DEFAULT_REPLICATES,
-                riffle_deals: int = DEFAULT_RIFFLE_DEALS, progress=None) -> tuple:
-    """Every method through the lab, and the riffles needed for 40 and 52 cards (and ``cards``).
+                riffle_deals: int = DEFAULT_RIFFLE_DEALS, progress=None, given: dict | None = None) -> tuple:
+    """Every method through the lab, then decks dealt elsewhere, and the riffles needed for 40 and 52 cards
+    (and ``cards``).
 
     Parameters
     ----------
@@ -865,6 +969,9 @@ def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_R
         ``{name: letters}`` (:func:`parse_methods`).
     progress : callable, optional
         Called with each method's name before it is played.
+    given : dict, optional
+        ``{name: (source, decks)}``: decks dealt elsewhere (:func:`read_decks`), of ``cards`` cards, put
+        through the same tests; the simulated methods are their control group.
 
     Returns
     -------
@@ -884,8 +991,16 @@ def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_R
             progress(name)
         result["methods"][name], experiments[name] = study_method(name, letters, cards, runs, shuffles, seed,
                                                                   replicates)
+    for name, (source, decks) in (given or {}).items():
+        if decks.shape[1] != cards:
+            raise ValueError(f"--decks {source}: decks of {decks.shape[1]} cards, the lab's are {cards}")
+        if progress:
+            progress(name)
+        result["methods"][name], experiments[name] = study_decks(source, decks, shuffles)
     decks = sorted(set(RIFFLE_DECKS) | {cards})
     if progress and riffle_deals:
         progress("riffles")
-    result["riffles"] = {str(n): riffles_needed(n, riffle_deals, seed) for n in decks}
+    # About 1.5 log2(n) riffles mix n cards (Bayer & Diaconis): every deck's table reaches past it.
+    most = max(MAX_RIFFLES, max(math.ceil(1.5 * math.log2(n)) + 3 for n in decks))
+    result["riffles"] = {str(n): riffles_needed(n, riffle_deals, seed, most) for n in decks}
     return result, experiments

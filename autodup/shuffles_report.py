@@ -23,6 +23,20 @@ PAGE = "shuffles.html"
 RESULT_FILE = "shuffles.json"
 
 
+def deck_names(paths: list) -> dict:
+    """``{name: path}`` for files of decks: a file's name without its suffix, kept to letters, digits, ``-`` and
+    ``_`` (it names the pictures). ``ValueError`` when two files would share a name."""
+    import re
+
+    names: dict = {}
+    for path in paths:
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", Path(path).stem) or "decks"
+        if name in names:
+            raise ValueError(f"--decks: {names[name]} and {path} would both be called {name} (rename one)")
+        names[name] = path
+    return names
+
+
 def scatter_plot(name: str) -> str:
     return f"scatter-{name}.png"
 
@@ -56,7 +70,8 @@ def method_rows(result: dict) -> list:
                   f" ({replicates['chi2_rejections_mean']:.1f} ± {replicates['chi2_rejections_sd']:.1f})")
         rows.append([
             name,
-            f"{method['duplicates']:.1f}" + ("" if method["duplicates_se"] is None else f" ± {method['duplicates_se']:.1f}"),
+            ("n/a" if method["duplicates"] is None else f"{method['duplicates']:.1f}")
+            + ("" if method["duplicates_se"] is None else f" ± {method['duplicates_se']:.1f}"),
             f"{article['duplicates']:g}{_agrees(article['duplicates_agree'])}" if article else "",
             f"{method['chi2_rejections']}{spread}",
             f"{article['chi2_rejections']}{_agrees(article['chi2_rejections_agree'])}" if article else "",
@@ -79,8 +94,8 @@ def fair_row(result: dict) -> list:
 
 def riffle_headers(result: dict) -> list:
     headers = ["riffles"]
-    for cards in result["riffles"]:
-        headers += [f"{cards} cards exact", "simulated", "p"]
+    for cards, deck in result["riffles"].items():
+        headers += [f"{cards} cards exact"] + (["simulated", "p"] if deck["simulated"] is not None else [])
     return headers
 
 
@@ -90,15 +105,15 @@ def riffle_rows(result: dict) -> list:
     for k in range(len(riffles[0]["exact"])):
         row = [str(k + 1)]
         for deck in riffles:
-            simulated = deck["simulated"]
-            row += [f"{deck['exact'][k]:.3f}", "" if simulated is None else f"{simulated[k]:.3f}",
-                    "" if simulated is None else f"{deck['p_values'][k]:.2g}"]
+            row.append(f"{deck['exact'][k]:.3f}")
+            if deck["simulated"] is not None:
+                row += [f"{deck['simulated'][k]:.3f}", f"{deck['p_values'][k]:.2g}"]
         rows.append(row)
     needed = ["needed"]
     for deck in riffles:
-        needed += [str(deck["needed"] or f"> {len(deck['exact'])}"),
-                   "" if deck["needed_simulated"] is None and deck["simulated"] is None
-                   else str(deck["needed_simulated"] or f"> {len(deck['exact'])}"), ""]
+        needed.append(str(deck["needed"] or f"> {len(deck['exact'])}"))
+        if deck["simulated"] is not None:
+            needed += [str(deck["needed_simulated"] or f"> {len(deck['exact'])}"), ""]
     rows.append(needed)
     return rows
 
@@ -147,14 +162,22 @@ def misleading_notes(result: dict) -> list:
     return notes
 
 
+def given_lines(result: dict) -> list:
+    """One line per set of decks read from a file: where from, how many."""
+    return [f"{name}: {method['deals']:,} decks read from {method['source']}"
+            for name, method in result["methods"].items() if "source" in method]
+
+
 def format_shuffles(result: dict) -> str:
     """The lab's result as terminal text."""
-    lines = ["Shuffle lab: " + setup_line(result), "",
+    lines = ["Shuffle lab: " + setup_line(result), *given_lines(result), "",
              _aligned(method_headers(result), method_rows(result) + [fair_row(result)]), ""]
     lines += [f"- {note}" for note in misleading_notes(result)]
-    lines += ["", "GSR riffles: total variation distance to a uniform deck (exact from rising sequences; simulated "
-              f"from {next(iter(result['riffles'].values()))['deals']:,} deals; p: the simulated rising sequences "
-              "against their exact law)", _aligned(riffle_headers(result), riffle_rows(result))]
+    deals = next(iter(result["riffles"].values()))["deals"]
+    simulated = (f"; simulated from {deals:,} deals; p: the simulated rising sequences against their exact law"
+                 if deals else "")
+    lines += ["", f"GSR riffles: total variation distance to a uniform deck (exact from rising sequences{simulated})",
+              _aligned(riffle_headers(result), riffle_rows(result))]
     return "\n".join(lines)
 
 
@@ -245,8 +268,9 @@ def shuffles_html(result: dict, images: dict) -> str:
         "<h2>Pictures</h2>",
     ]
     for name, method in result["methods"].items():
-        steps = ", ".join(dict.fromkeys(f"{METHODS[letter].letter} ({METHODS[letter].name}: "
-                                        f"{METHODS[letter].description})" for letter in method["letters"]))
+        steps = (f"{method['deals']:,} decks read from {method['source']}" if "source" in method else
+                 ", ".join(dict.fromkeys(f"{METHODS[letter].letter} ({METHODS[letter].name}: "
+                                         f"{METHODS[letter].description})" for letter in method["letters"])))
         body.append(f"<h3>{html.escape(name)}: {html.escape(method['verdict'])}</h3><p>{html.escape(steps)}</p>")
         for plot, what in ((scatter_plot(name), "marker cards' positions"),
                            (neighbours_plot(name), "neighbour distances")):

@@ -388,12 +388,18 @@ def test_the_experiment_counts_the_decks_it_deals():
 # --------------------------------------------------------------------------
 
 
-def test_command_json_and_page(tmp_path):
-    out = tmp_path / "lab"
+@pytest.fixture(scope="module")
+def lab_page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("shuffles") / "lab"
     done = run("shuffles", "--methods", "S,c,G3", "--replicates", "2", "--riffle-deals", "2000", "--json",
                "--out", str(out))
     assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    return out, done.stdout
+
+
+def test_command_json_and_page(lab_page):
+    out, stdout = lab_page
+    result = json.loads(stdout)
     assert list(result["methods"]) == ["S", "C", "G3"]
     for method in result["methods"].values():
         assert {"duplicates", "chi2_rejections", "permutation_test_passed", "position_test_passed",
@@ -408,6 +414,21 @@ def test_command_json_and_page(tmp_path):
                                              for name in ("S", "C", "G3")])
     assert page.count('src="data:image/png;base64,') == len(pngs)
     assert all((out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in pngs)
+
+
+def test_a_headless_browser_renders_every_picture(lab_page, tmp_path):
+    from tests.test_report import find_browser
+
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("no chromium, chromium-browser or google-chrome on PATH (.ci/run installs Debian's chromium)")
+    out, _ = lab_page
+    pictures = len(list(out.glob("*.png")))
+    result = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                             f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "shuffles.html").as_uri()],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f'data-images="{pictures}"' in result.stdout and f'data-images-loaded="{pictures}"' in result.stdout
 
 
 def test_command_table():
@@ -458,3 +479,67 @@ def test_ctrl_c_stops_the_lab_with_one_line_and_writes_nothing(tmp_path):
     assert process.returncode == 130, stderr
     assert stderr.strip().splitlines()[-1] == "autodup: interrupted; nothing was written"
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------
+# decks dealt elsewhere
+# --------------------------------------------------------------------------
+
+
+def test_decks_from_a_file_are_counted_as_the_lab_counts_its_own(tmp_path):
+    decks = lab.decks("RH", 40, 5_050)
+    text = tmp_path / "mine.csv"
+    text.write_text("# my game's shuffle\n" + "\n".join(",".join(str(c + 1) for c in deck) for deck in decks) + "\n")
+    read = lab.read_decks(text)
+    assert (read == decks).all()  # cards 1..n read as 0..n-1
+    given = lab.count_decks(read)
+    own = lab.run_experiment("RH", runs=50)  # the first 5,000 of the same decks
+    assert given.runs == 50 and (given.duplicates == own.duplicates).all()
+    whole = lab.count_decks(read[:5_000])
+    for field in ("matrix", "successions", "rising", "neighbours"):
+        assert (getattr(whole, field) == getattr(own, field)).all(), field
+    assert given.matrix.sum() == 5_050 * 40  # the last, shorter run is counted everywhere but in the duplicates
+
+
+def test_the_command_judges_decks_from_files_against_the_ideal_control(tmp_path):
+    np.save(tmp_path / "fair.npy", lab.decks("S", 30, 20_000, seed=5))
+    np.save(tmp_path / "cut.npy", lab.decks("C", 30, 20_000, seed=5))
+    done = run("shuffles", "--decks", str(tmp_path / "fair.npy"), "--decks", str(tmp_path / "cut.npy"),
+               "--replicates", "1", "--riffle-deals", "0", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["cards"] == 30 and list(result["methods"]) == ["S", "fair", "cut"]
+    assert result["methods"]["fair"]["verdict"] == "fair" and result["methods"]["fair"]["deals"] == 20_000
+    assert result["methods"]["cut"]["verdict"] == "order not random"
+    assert result["methods"]["cut"]["position_test_passed"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("0 1 2 3\n0 1 2\n", ":2: 3 cards where the first deck has 4"),
+    ("0 1 2 3\n0 1 1 3\n", ":2: not a deck of cards 0..3: card 1 appears 2 times"),
+    ("0 1 2 3\n0 1 2 9\n", ":2: not a deck of cards 0..3: a card outside 0..3"),
+    ("0 1 x 3\n", ":1: 'x' is not a card number"),
+    ("# nothing\n\n", "no deck in it"),
+    ("0 1\n1 0\n", "a deck of 2 cards"),
+])
+def test_bad_deck_files_are_refused_in_one_line(tmp_path, content, message):
+    path = tmp_path / "decks.txt"
+    path.write_text(content)
+    done = run("shuffles", "--decks", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_deck_files_that_disagree_with_the_lab_are_refused(tmp_path):
+    np.save(tmp_path / "a.npy", lab.decks("S", 10, 10))
+    np.save(tmp_path / "b.npy", lab.decks("S", 12, 10))
+    for args, message in ((["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "b.npy")],
+                           "decks of 10 and 12 cards"),
+                          (["--decks", str(tmp_path / "a.npy"), "--cards", "40"], "--cards 40: the --decks hold 10"),
+                          (["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "a.npy")],
+                           "would both be called a"),
+                          (["--decks", str(tmp_path / "missing.npy")], "no such file")):
+        done = run("shuffles", *args)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1
