@@ -296,7 +296,8 @@ def _add_shuffles_parser(commands) -> None:
                      "the same tests (the simulated methods are the control: default S): one deck per line, cards "
                      "0..n-1 (or 1..n) from top to bottom, card c having started at position c; or a .npy array; "
                      "repeated for several files")
-    lab.add_argument("--runs", type=_positive_int, default=shuffles.DEFAULT_RUNS, help="runs per method")
+    lab.add_argument("--runs", type=_positive_int, help=f"runs per method (default: {shuffles.DEFAULT_RUNS}; with "
+                     "--decks, as many as the largest file fills, so that the control has as many deals)")
     lab.add_argument("--shuffles", type=_positive_int, default=shuffles.DEFAULT_SHUFFLES, help="deals per run")
     lab.add_argument("--replicates", type=_positive_int, default=shuffles.DEFAULT_REPLICATES,
                      help="repetitions of the whole experiment, for the spread of its figures")
@@ -681,8 +682,8 @@ def _run_quality(args: argparse.Namespace) -> int:
     specs = _bot_specs(args.bots) if args.bots is not None else bot_names()
     check_bot_count(len(specs), config.players)
     overrides = _overrides(args)
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise ValueError(f"--out: {args.out} is a file, not a folder")
+    if args.out is not None:
+        _check_out_folder(args.out)
     infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(config, infos, args.boards, dealer,
                                                                           args.seed, design, events),
@@ -762,8 +763,8 @@ def _comparison_specs(args: argparse.Namespace, configs: list) -> list:
         if config.players != configs[0].players:
             raise ValueError(f"{config.source}: players is {config.players}, the base's {configs[0].players} (allowed: "
                              "the same number of players, so that placements compare)")
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise ValueError(f"--out: {args.out} is a file, not a folder")
+    if args.out is not None:
+        _check_out_folder(args.out)
     infos = _load_bots_and_table(configs[0], specs, _overrides(args), args.game_timeout)
     return [make_spec(config, infos, boards, args.dealer, args.seed, args.design, args.events) for config in configs]
 
@@ -916,12 +917,25 @@ def _run_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out_folder(out) -> None:
+    """``ValueError`` (one line) unless ``--out`` is a folder, or one that can be made, that can be written to."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out: {out} is a file, not a folder")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out: {out} cannot be written to ({existing} is not a writable folder)")
+
+
 def _run_shuffles(args: argparse.Namespace) -> int:
     """``autodup shuffles [--methods ...] [--cards N] ...``: the lab's table, or JSON; the page with ``--out``."""
     from tqdm import tqdm
 
-    from .shuffles import DEFAULT_CARDS, DEFAULT_METHODS, check_lab, parse_methods, read_decks, shuffle_lab
-    from .shuffles_report import check_out_folder, deck_names, format_shuffles, write_shuffles
+    from .shuffles import (DEFAULT_CARDS, DEFAULT_METHODS, DEFAULT_RUNS, check_lab, parse_methods, read_decks,
+                           shuffle_lab)
+    from .shuffles_report import deck_names, format_shuffles, write_shuffles
 
     given = {name: (path, read_decks(path)) for name, path in deck_names(args.decks or []).items()}
     sizes = {decks.shape[1] for _, decks in given.values()}
@@ -935,9 +949,11 @@ def _run_shuffles(args: argparse.Namespace) -> int:
     clash = set(methods) & set(given)
     if clash:
         raise ValueError(f"--decks: {sorted(clash)[0]} is also the name of a method (rename the file)")
-    check_lab(cards, args.runs, args.shuffles, args.replicates, args.riffle_deals)
+    runs = args.runs or (-(-max(decks.shape[0] for _, decks in given.values()) // args.shuffles) if given else
+                         DEFAULT_RUNS)
+    check_lab(cards, runs, args.shuffles, args.replicates, args.riffle_deals)
     if args.out:
-        check_out_folder(args.out)
+        _check_out_folder(args.out)
     with tqdm(total=len(methods) + len(given) + (1 if args.riffle_deals else 0), desc="shuffle lab", unit="method",
               disable=None, leave=False) as bar:
         started = []
@@ -947,8 +963,10 @@ def _run_shuffles(args: argparse.Namespace) -> int:
             started.append(name)
             bar.set_postfix_str(name)
 
-        result, experiments = shuffle_lab(methods, cards, args.runs, args.shuffles, args.seed, args.replicates,
+        result, experiments = shuffle_lab(methods, cards, runs, args.shuffles, args.seed, args.replicates,
                                           args.riffle_deals, progress, given)
+    for warning in result["warnings"]:
+        print(f"autodup: warning: {warning}", file=sys.stderr)
     if args.out:
         page = write_shuffles(result, experiments, args.out)
     if args.json:
@@ -974,8 +992,8 @@ def _run_summary(args: argparse.Namespace) -> int:
     return 0
 
 
-# Commands that keep what they finished when stopped (run folders); the others write nothing until done.
-_COMMANDS_THAT_KEEP_WORK = frozenset({"run", "quality", "ab", "sweep"})
+# Commands that keep what they finished when stopped (run folders, a report's traces).
+_COMMANDS_THAT_KEEP_WORK = frozenset({"run", "quality", "ab", "sweep", "report"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1015,7 +1033,7 @@ def main(argv: list[str] | None = None) -> int:
         signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
         what = "terminated" if signal_number == 15 else "interrupted"
         kept = ("; finished work is kept (run again with --resume to finish a run)" if command == "run" else
-                "; finished work is kept" if command in _COMMANDS_THAT_KEEP_WORK else "; nothing was written")
+                "; finished work is kept" if command in _COMMANDS_THAT_KEEP_WORK else "")
         print(f"autodup: {what}{kept}", file=sys.stderr)
         return 128 + signal_number
 

@@ -226,7 +226,7 @@ LABEL_SEAT = 2
 LABEL_EVENTS = 3
 LABEL_TABLE = 4
 LABEL_TRIAL = 5
-LABEL_METHOD = 6     # the shuffle lab: a method's seed, index = a digest of its name
+LABEL_METHOD = 6     # the shuffle lab: a method's seed, index = a digest of its letters (G7 is GGGGGGG)
 LABEL_REPLICATE = 7  # the shuffle lab: one repetition of an experiment
 
 # --------------------------------------------------------------------------

@@ -31,8 +31,9 @@ def deck_names(paths: list) -> dict:
     names: dict = {}
     for path in paths:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", Path(path).stem) or "decks"
-        if name in names:
-            raise ValueError(f"--decks: {names[name]} and {path} would both be called {name} (rename one)")
+        same = [other for other in names if other.lower() == name.lower()]  # the pictures' names, on any disk
+        if same:
+            raise ValueError(f"--decks: {names[same[0]]} and {path} would both be called {name} (rename one)")
         names[name] = path
     return names
 
@@ -143,22 +144,25 @@ def misleading_notes(result: dict) -> list:
     if "S" in methods:
         notes.append(f"A fair shuffle fails about {result['rejection_level'] * 2 * n:.0f} of the {2 * n} tests at "
                      f"p < {result['rejection_level']:g} by design: S failed {methods['S']['chi2_rejections']}.")
-    for cut in ("C", "CCC"):
-        if cut in methods and methods[cut]["replicates"]["count"] > 1:
-            counts = methods[cut]["replicates"]["chi2_rejections"]
-            notes.append(f"The {2 * n} tests of {cut} are one test {2 * n} times (every row and column of its "
-                         f"matrix holds the same counts): its {len(counts)} replicates rejected "
-                         f"{', '.join(str(c) for c in counts)}.")
-            break
+    one_test = [name for name, method in methods.items() if method["chi2_one_test"]]
+    if one_test:
+        name = one_test[0]
+        counts = methods[name]["replicates"]["chi2_rejections"]
+        notes.append(f"The {2 * n} tests of {', '.join(one_test)} are one test {2 * n} times (every row and column "
+                     f"of the matrix holds the same counts), so they reject none or all: {name}'s "
+                     f"{len(counts)} replicate{'s' if len(counts) > 1 else ''} rejected "
+                     f"{', '.join(str(c) for c in counts)}.")
     if "C" in methods:
         cut = methods["C"]
         notes.append(f"The permutation tests see the order: after C, {cut['mean_successions']:.1f} of {n - 1} cards "
                      f"are still followed by the next card (a uniform deck: {(n - 1) / n:.2f}) and the deck has "
                      f"{cut['mean_rising_sequences']:.2f} rising sequences (uniform: {(n + 1) / 2:.2f}).")
-    if "N" in methods:
+    if "N" in methods and methods["N"]["duplicates"] is not None:
         naive = methods["N"]
-        notes.append(f"The naive swap N scores {naive['duplicates']:.1f} duplicates, yet its position test fails "
-                     f"(smallest p {naive['p_values']['positions_smallest']:.1e}).")
+        verdict = ("yet its position test fails" if not naive["position_test_passed"] else
+                   "and with these deals its position test passes too")
+        notes.append(f"The naive swap N scores {naive['duplicates']:.1f} duplicates, {verdict} (smallest p "
+                     f"{naive['p_values']['positions_smallest']:.1e}).")
     return notes
 
 
@@ -279,20 +283,6 @@ def shuffles_html(result: dict, images: dict) -> str:
     return html_page("autodup shuffle lab", body)
 
 
-def check_out_folder(out) -> None:
-    """``ValueError`` (one line) unless ``out`` is a folder, or can be made one, that can be written to."""
-    import os
-
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"--out {out}: is a file, not a folder")
-    existing = path
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"--out {out}: {existing} cannot be written to")
-
-
 def write_shuffles(result: dict, experiments: dict, out) -> Path:
     """Write ``out/shuffles.html`` (every picture embedded), the PNGs and ``out/shuffles.json``; returns the page.
 
@@ -300,8 +290,8 @@ def write_shuffles(result: dict, experiments: dict, out) -> Path:
     write leaves no half file.
     """
     out = Path(out)
+    images = draw_pictures(result, experiments)  # before the folder exists: a stop while drawing leaves nothing
     out.mkdir(parents=True, exist_ok=True)
-    images = draw_pictures(result, experiments)
     for name, data in images.items():
         write_atomically(out / name, data)
     write_atomically(out / RESULT_FILE, (json.dumps(result, indent=2) + "\n").encode("utf-8"))

@@ -194,7 +194,11 @@ class SignalFlag:
 
 class _HandedDown:
     """A file descriptor given to a spawned worker: pickled, it is duplicated into the child the way
-    multiprocessing hands down a pipe's end, and unpickled there as the child's descriptor (an int)."""
+    multiprocessing hands down a pipe's end, and unpickled there as the child's descriptor (an int).
+
+    Only while a process of the spawn (or forkserver) context is being started, which is what the pool uses:
+    ``DupFd`` asks the process being started to inherit the descriptor.
+    """
 
     def __init__(self, descriptor: int):
         self.descriptor = descriptor
@@ -212,8 +216,9 @@ class _Worker:
         self.progress_buffer = context.RawArray("q", PROGRESS_FIELDS)
         self.progress = np.frombuffer(self.progress_buffer, dtype=np.int64)
         self.progress[PROGRESS_SEAT] = -1
-        # The log never has a name: a file that a kill -9 of the parent while the worker is still
-        # starting would leave behind in TMPDIR (as a named file unlinked by the worker once it runs did).
+        # The log has no name (O_TMPFILE where the file system has it, else created and unlinked at once): a
+        # named file that the worker unlinked once it ran was left behind by a kill -9 of the parent while the
+        # worker was still starting.
         self.log = tempfile.TemporaryFile(prefix="autodup-worker-", suffix=".log")
         self.connection, child_end = context.Pipe()
         self.process = context.Process(target=_worker_main,
