@@ -402,9 +402,7 @@ def _warn_about_config(config) -> None:
 def _run_toy(args: argparse.Namespace) -> int:
     from .toy import format_figures, toy_figures
 
-    result = toy_figures(trials=args.trials, seed=args.seed)
-    print(json.dumps(result) if args.json else format_figures(result))
-    return 0
+    return _print_result(toy_figures(trials=args.trials, seed=args.seed), args.json, format_figures)
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -908,12 +906,12 @@ def _run_odds(args: argparse.Namespace) -> int:
                        holding=args.holding, other_shops=args.other_shops)
     if args.plot:
         write_odds_plot(result, args.plot)
-    if args.json:
-        print(json.dumps(result))
-        return 0
-    print(format_odds(result))
-    if args.plot:
-        print(f"plot: {args.plot}")
+    return _print_result(result, args.json, format_odds, f"plot: {args.plot}" if args.plot else "")
+
+
+def _print_result(result: dict, as_json: bool, text, written: str = "") -> int:
+    """Print ``result`` as JSON, or as ``text(result)`` followed by ``written`` (where a file went); returns 0."""
+    print(json.dumps(result) if as_json else text(result) + (f"\n{written}" if written else ""))
     return 0
 
 
@@ -933,8 +931,7 @@ def _run_shuffles(args: argparse.Namespace) -> int:
     """``autodup shuffles [--methods ...] [--cards N] ...``: the lab's table, or JSON; the page with ``--out``."""
     from tqdm import tqdm
 
-    from .shuffles import (DEFAULT_CARDS, DEFAULT_METHODS, DEFAULT_RUNS, check_lab, parse_methods, read_decks,
-                           shuffle_lab)
+    from .shuffles import DEFAULT_CARDS, DEFAULT_METHODS, DEFAULT_RUNS, parse_methods, read_decks, shuffle_lab
     from .shuffles_report import deck_names, format_shuffles, write_shuffles
 
     given = {name: (path, read_decks(path)) for name, path in deck_names(args.decks or []).items()}
@@ -951,7 +948,6 @@ def _run_shuffles(args: argparse.Namespace) -> int:
         raise ValueError(f"--decks: {sorted(clash)[0]} is also the name of a method (rename the file)")
     runs = args.runs or (-(-max(decks.shape[0] for _, decks in given.values()) // args.shuffles) if given else
                          DEFAULT_RUNS)
-    check_lab(cards, runs, args.shuffles, args.replicates, args.riffle_deals)
     if args.out:
         _check_out_folder(args.out)
     with tqdm(total=len(methods) + len(given) + (1 if args.riffle_deals else 0), desc="shuffle lab", unit="method",
@@ -967,15 +963,8 @@ def _run_shuffles(args: argparse.Namespace) -> int:
                                           args.riffle_deals, progress, given)
     for warning in result["warnings"]:
         print(f"autodup: warning: {warning}", file=sys.stderr)
-    if args.out:
-        page = write_shuffles(result, experiments, args.out)
-    if args.json:
-        print(json.dumps(result))
-        return 0
-    print(format_shuffles(result))
-    if args.out:
-        print(f"\nreport: {page}")
-    return 0
+    written = f"\nreport: {write_shuffles(result, experiments, args.out)}" if args.out else ""
+    return _print_result(result, args.json, format_shuffles, written)
 
 
 def _run_summary(args: argparse.Namespace) -> int:

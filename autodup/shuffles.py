@@ -356,16 +356,11 @@ def sleeve_riffle_shuffle(deck, seed, stream, scratch):
         counter += np.uint64(1)
         take_bottom = u >= left_top / (left_top + left_bottom)
         if free:
-            if take_bottom:
-                if packet == 0:
-                    free = False
-                    streak += 1
-                packet = 1
-            else:
-                if packet == 1:
-                    free = False
-                    streak += 1
-                packet = 0
+            chosen = 1 if take_bottom else 0
+            if packet == 1 - chosen:  # the packets alternate for the first time: the limit starts
+                free = False
+                streak += 1
+            packet = chosen
         else:
             if take_bottom == (packet == 1):  # the same packet again
                 if streak == SLEEVE_RUN:
@@ -475,16 +470,22 @@ def shuffle_deck(deck, codes, seed, scratch):
             naive_swap_shuffle(deck, seed, stream)
 
 
+@njit(cache=True)
+def deal_into(deck, codes, replicate_seed, index, scratch):
+    """Deal ``index`` of a replicate into ``deck`` (int64, shape (n,)): the deck in order, then the steps
+    ``codes`` from the deal's seed ``derive_seed(replicate_seed, LABEL_TRIAL, index)``."""
+    for i in range(deck.size):
+        deck[i] = i
+    shuffle_deck(deck, codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(index)), scratch)
+
+
 @njit(cache=True, parallel=True)
 def deal_decks(codes, n, replicate_seed, first, count):
     """Decks ``first .. first + count - 1`` of a replicate: int64, shape (count, n), the card at each position
     (0 on top) after the steps ``codes``, each deck from its own address (so any slice is the same)."""
     decks = np.empty((count, n), dtype=np.int64)
     for d in prange(count):
-        scratch = np.empty(2 * n, dtype=np.int64)
-        for i in range(n):
-            decks[d, i] = i
-        shuffle_deck(decks[d], codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(first + d)), scratch)
+        deal_into(decks[d], codes, replicate_seed, first + d, np.empty(2 * n, dtype=np.int64))
     return decks
 
 
@@ -545,9 +546,7 @@ def _play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deal
             if given.shape[0]:
                 deck[:] = given[index]
             else:
-                for i in range(n):
-                    deck[i] = i
-                shuffle_deck(deck, codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(index)), scratch)
+                deal_into(deck, codes, replicate_seed, index, scratch)
             for i in range(n):
                 position[deck[i]] = i
                 matrix[i, deck[i]] += 1
@@ -613,8 +612,7 @@ def riffle_law(n: int, riffles: int) -> list:
     """
     shuffles, eulerian = 2**riffles, eulerian_numbers(n)
     denominator = shuffles**n
-    return [Fraction(eulerian[r] * math.comb(shuffles + n - r, n), denominator) if r else Fraction(0)
-            for r in range(n + 1)]
+    return [Fraction(eulerian[r] * math.comb(shuffles + n - r, n), denominator) for r in range(n + 1)]
 
 
 def riffle_distance(n: int, riffles: int) -> float:
@@ -834,6 +832,7 @@ def _figures(experiments: list, verdict: Verdict) -> dict:
                                         dtype=np.float64)
     several = len(experiments) > 1
     return {
+        "deals": int(first.successions.sum()),
         "duplicates": float(first.duplicates.mean()) if runs else None,
         "duplicates_se": float(first.duplicates.std(ddof=1) / math.sqrt(runs)) if runs > 1 else None,
         "chi2_rejections": verdict.rejections,
@@ -899,7 +898,7 @@ def rejections_agree(summary: dict, published: int) -> bool | None:
 def study_decks(source: str, decks: np.ndarray, shuffles: int = DEFAULT_SHUFFLES) -> tuple:
     """Decks dealt elsewhere (:func:`read_decks`) through the same tests: ``(summary dict, Experiment)``."""
     experiment = count_decks(decks, shuffles)
-    return {"source": source, "deals": int(decks.shape[0]), **_figures([experiment], judge(experiment))}, experiment
+    return {"source": source, **_figures([experiment], judge(experiment))}, experiment
 
 
 def read_decks(path) -> np.ndarray:
@@ -942,8 +941,8 @@ def read_decks(path) -> np.ndarray:
                 raise ValueError(f"{path}:{number}: {len(deck)} cards where the first deck has {len(rows[0])}")
             rows.append(deck)
             line_numbers.append(number)
-        where, decks, numbers = f"{path}:", np.array(rows, dtype=np.int64).reshape(len(rows), -1 if rows else 0), \
-            line_numbers
+        decks = np.array(rows, dtype=np.int64).reshape(len(rows), -1 if rows else 0)
+        where, numbers = f"{path}:", line_numbers
     if decks.shape[0] == 0:
         raise ValueError(f"--decks {path}: no deck in it (allowed: one deck per line, cards separated by commas "
                          "or spaces)")
@@ -1052,10 +1051,9 @@ def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_R
         result["methods"][name], experiments[name] = study_decks(source, decks, shuffles)
     # A position test's chi-square wants about 5 deals per cell; its p-values, and the verdict's error rate, are
     # rough below that.
-    result["warnings"] = [f"{name}: {method['deals'] if 'deals' in method else result['deals']:,} deals of {cards} "
-                          f"cards, fewer than 5 per cell of a position test: its p-values are rough"
-                          for name, method in result["methods"].items()
-                          if (method["deals"] if "deals" in method else result["deals"]) < MINIMUM_EXPECTED * cards]
+    result["warnings"] = [f"{name}: {method['deals']:,} deals of {cards} cards, fewer than 5 per cell of a position "
+                          "test: its p-values are rough"
+                          for name, method in result["methods"].items() if method["deals"] < MINIMUM_EXPECTED * cards]
     deck_sizes = sorted(set(RIFFLE_DECKS) | {cards})
     if progress and riffle_deals:
         progress("riffles")

@@ -166,10 +166,14 @@ def misleading_notes(result: dict) -> list:
     return notes
 
 
+def read_from(method: dict) -> str:
+    """Where a set of decks read from a file came from, and how many."""
+    return f"{method['deals']:,} decks read from {method['source']}"
+
+
 def given_lines(result: dict) -> list:
-    """One line per set of decks read from a file: where from, how many."""
-    return [f"{name}: {method['deals']:,} decks read from {method['source']}"
-            for name, method in result["methods"].items() if "source" in method]
+    """One line per set of decks read from a file."""
+    return [f"{name}: {read_from(method)}" for name, method in result["methods"].items() if "source" in method]
 
 
 def format_shuffles(result: dict) -> str:
@@ -272,7 +276,7 @@ def shuffles_html(result: dict, images: dict) -> str:
         "<h2>Pictures</h2>",
     ]
     for name, method in result["methods"].items():
-        steps = (f"{method['deals']:,} decks read from {method['source']}" if "source" in method else
+        steps = (read_from(method) if "source" in method else
                  ", ".join(dict.fromkeys(f"{METHODS[letter].letter} ({METHODS[letter].name}: "
                                          f"{METHODS[letter].description})" for letter in method["letters"])))
         body.append(f"<h3>{html.escape(name)}: {html.escape(method['verdict'])}</h3><p>{html.escape(steps)}</p>")
