@@ -45,7 +45,7 @@ __all__ = [
 
 def __getattr__(name):
     if name in __all__:
-        from . import draw
+        from .engine import draw
 
         return getattr(draw, name)
     raise AttributeError(f"module 'autodup' has no attribute {name!r}")

@@ -49,6 +49,10 @@ from pathlib import Path
 
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 
+__all__ = ["PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "SELF_STAMPED", "package_sources",
+           "imported_modules", "compiled_modules", "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots",
+           "cache_folder", "bot_module_name", "user_modules", "modules_digest", "FingerprintCacheLocator", "install"]
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
 KEPT_FINGERPRINTS = 8
@@ -56,44 +60,92 @@ KEPT_FINGERPRINTS = 8
 
 # Jitted modules that no other module of the package imports: their source stamps their own functions
 # (see the module docstring). compiled_modules() refuses one that another module imports.
-SELF_STAMPED = frozenset({"measures", "odds", "shuffles"})
+SELF_STAMPED = frozenset({"analysis.measure_kernels", "analysis.coupling", "labs.odds", "labs.odds_simulation",
+                          "labs.shuffle_kernels", "labs.shuffle_laws", "labs.shuffles"})
+
+
+def package_sources() -> dict:
+    """``{dotted name under autodup: source}`` of every module of the package, subpackages included
+    (``"game.shop"``; a package's ``__init__`` is named by the package, ``""`` for autodup's own)."""
+    sources = {}
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = path.relative_to(PACKAGE_DIR).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        sources[".".join(parts)] = path.read_text(encoding="utf-8")
+    return sources
+
+
+def _module_path(name: str) -> Path:
+    folder = PACKAGE_DIR.joinpath(*name.split(".")) if name else PACKAGE_DIR
+    return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+
+
+def imported_modules(name: str, source: str, sources: dict) -> list:
+    """The package modules ``name`` imports at its top level, relative (any level) or absolute.
+
+    ``from ..engine import rng`` and ``from .rng import x`` name modules both ways: a submodule when
+    the imported name is one, else the module the names come from.
+    """
+    package = name.split(".") if _module_path(name).name == "__init__.py" else name.split(".")[:-1]
+    package = [part for part in package if part]
+    found = []
+    for node in ast.parse(source).body:  # top-level statements only: jitted code reads module globals
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1] if node.level > 1 else list(package)
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module and (node.module == "autodup" or node.module.startswith("autodup.")):
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            module = ".".join(target)
+            for alias in node.names:
+                child = f"{module}.{alias.name}" if module else alias.name
+                found.append(child if child in sources else module)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("autodup."):
+                    found.append(alias.name[len("autodup."):])
+    return [module for module in found if module in sources]
 
 
 def compiled_modules() -> list:
     """The package's source files that compiled code can depend on, sorted.
 
     Those that use numba, and every package module they import at their top
-    level (jitted code reads only module globals, so a constant imported from
-    another module is baked in). A module outside this set, such as the
-    configuration reader or the command line, can change without
+    level, transitively (jitted code reads only module globals, so a constant
+    imported from another module is baked in). A module outside this set, such
+    as the configuration reader or the command line, can change without
     invalidating compiled code.
     """
-    sources = {path.stem: path.read_text(encoding="utf-8") for path in PACKAGE_DIR.glob("*.py")}
-    needed = [name for name, text in sources.items() if "numba" in text and name not in SELF_STAMPED]
+    sources = package_sources()
+    needed = [name for name, text in sources.items() if "numba" in text and name not in SELF_STAMPED
+              and name != "compile_cache"]
     seen = set()
     while needed:
         name = needed.pop()
         if name in seen or name not in sources:
             continue
         seen.add(name)
-        for node in ast.parse(sources[name]).body:  # top-level statements only
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                needed.extend([node.module] if node.module else [alias.name for alias in node.names])
+        needed.extend(imported_modules(name, sources[name], sources))
     if seen & SELF_STAMPED:
         raise RuntimeError(f"autodup.compile_cache: {sorted(seen & SELF_STAMPED)} is imported by compiled code "
                            "and cannot stamp itself; remove it from SELF_STAMPED")
-    return sorted(PACKAGE_DIR / f"{name}.py" for name in seen)
+    return sorted(_module_path(name) for name in seen)
 
 
 def _fingerprint(paths) -> str:
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        name = path.resolve().relative_to(PACKAGE_DIR).as_posix() if path.resolve().is_relative_to(PACKAGE_DIR) \
+            else path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
 CODE_FINGERPRINT = _fingerprint(compiled_modules())  # what compiled code depends on
-SOURCE_FINGERPRINT = _fingerprint(sorted(PACKAGE_DIR.glob("*.py")))  # the whole package: what results depend on
+SOURCE_FINGERPRINT = _fingerprint(sorted(PACKAGE_DIR.rglob("*.py")))  # the whole package: what results depend on
 
 
 def cache_roots() -> list:
@@ -220,11 +272,12 @@ class FingerprintCacheLocator(_CacheLocator):
         module = getattr(py_func, "__module__", None) or ""
         stamp = CODE_FINGERPRINT
         if module == "autodup" or module.startswith("autodup."):
-            if Path(py_file).resolve().parent != PACKAGE_DIR:
+            if not Path(py_file).resolve().is_relative_to(PACKAGE_DIR):
                 return None  # another copy of a module named autodup: numba's own rules apply
-            relative = Path("autodup")
-            stem = module.rpartition(".")[2]
-            if stem in SELF_STAMPED:
+            # One folder per module: numba names its index files by file stem and qualified name, which two
+            # subpackages' modules could share.
+            relative = Path(*module.split("."))
+            if module.partition(".")[2] in SELF_STAMPED:
                 stamp = f"{CODE_FINGERPRINT}:{_fingerprint([Path(py_file).resolve()])}"
         elif module.startswith(BOT_MODULE_PREFIX):
             # The bot's content is in its module name; the modules it imports are added here.

@@ -11,6 +11,8 @@ import signal
 import sys
 from dataclasses import dataclass
 
+__all__ = ["without_colours", "first_line", "print_warning", "Stopped", "Where", "WorkerFailure", "TaskError"]
+
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
 _NOISE = ("Failed in", "During:")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
+__all__ = ["DEFAULT_CONFIG", "CONFIG_SUFFIX", "roster_folder", "configs_folder", "config_names", "config_file"]
+
 DEFAULT_CONFIG = "set4"
 CONFIG_SUFFIX = ".yaml"
 

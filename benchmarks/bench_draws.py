@@ -29,7 +29,7 @@ import time
 import numpy as np
 from numba import njit
 
-from autodup.kernels import (
+from autodup.engine.kernels import (
     ENGINE_HAYSTACK,
     ENGINE_KEYED,
     ENGINE_PLAIN,

@@ -21,11 +21,12 @@ import time
 
 import numpy as np
 
-from autodup.config import load_config
-from autodup.bots import bot_names, load_bot, policy_tuple
-from autodup.boards import play_boards
-from autodup.dealers import CONTROL, DEALERS
-from autodup.game import RESULT_COLUMNS, rules_of
+from autodup.engine.dealers import CONTROL, DEALERS
+from autodup.game.boards import play_boards
+from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
+from autodup.game.config import load_config
+from autodup.game.rules import rules_of
+from autodup.game.stats import RESULT_COLUMNS
 
 
 def measure(config_path: str, games: int, repeats: int) -> dict:

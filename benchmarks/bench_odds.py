@@ -24,10 +24,11 @@ import time
 import numpy as np
 from numba import njit
 
-from autodup.config import load_config
-from autodup.dealers import DEALERS
-from autodup.kernels import engine_draw_hierarchical, engine_state
-from autodup.odds import RollQuestion, chain_odds, game_odds, resolve, simulate_odds
+from autodup.engine.dealers import DEALERS
+from autodup.engine.kernels import engine_draw_hierarchical, engine_state
+from autodup.game.config import load_config
+from autodup.labs.odds import RollQuestion, chain_odds, game_odds, resolve
+from autodup.labs.odds_simulation import simulate_odds
 from autodup.shipped import config_file
 
 QUESTION = RollQuestion(level=6, champion="Yuumi", gold=50)

@@ -32,7 +32,8 @@ TARGET_RATIO = 0.1
 
 
 def play(config, bots, boards: int, dealer: str, out: Path, workers: int) -> float:
-    from autodup.tournament import make_spec, run_tournament
+    from autodup.tournament.run import run_tournament
+    from autodup.tournament.spec import make_spec
 
     spec = make_spec(config, bots, boards, dealer, 0)
     start = time.perf_counter()
@@ -43,7 +44,7 @@ def play(config, bots, boards: int, dealer: str, out: Path, workers: int) -> flo
 def measure(folders: dict) -> tuple:
     """Seconds of measuring ``folders`` (the kernels compiled beforehand), then the peak traced memory (MB) of
     measuring them again under ``tracemalloc`` (which slows allocations, so it is not timed)."""
-    from autodup.measures import measure_quality
+    from autodup.analysis.quality import measure_quality
 
     start = time.perf_counter()
     measure_quality(folders, "independent")
@@ -61,9 +62,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from autodup.bots import bot_names, load_bot
-    from autodup.config import load_config
-    from autodup.results import RunFolder
+    from autodup.game.bot_loading import bot_names, load_bot
+    from autodup.game.config import load_config
+    from autodup.tournament.results import RunFolder
 
     config = load_config("set4")
     bots = [load_bot(name) for name in bot_names()]

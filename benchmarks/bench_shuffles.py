@@ -24,7 +24,8 @@ import time
 import numba
 import numpy as np
 
-from autodup.shuffles import DEFAULT_METHODS, DEFAULT_RUNS, DEFAULT_SHUFFLES, parse_method, run_experiment
+from autodup.labs.shuffle_kernels import DEFAULT_METHODS, DEFAULT_RUNS, DEFAULT_SHUFFLES, parse_method
+from autodup.labs.shuffle_laws import run_experiment
 
 CARDS = 40
 

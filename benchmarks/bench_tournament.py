@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from autodup.bots import bot_names, load_bot, policy_tuple
-from autodup.config import load_config
-from autodup.game import rules_of
-from autodup.boards import play_boards
-from autodup.tournament import CHUNK_BOARDS
+from autodup.game.boards import play_boards
+from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
+from autodup.game.config import load_config
+from autodup.game.rules import rules_of
+from autodup.tournament.spec import CHUNK_BOARDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "set4.yaml"

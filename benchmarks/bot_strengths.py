@@ -15,11 +15,11 @@ import json
 import numpy as np
 from scipy.stats import spearmanr
 
-from autodup.bots import bot_names, load_bot, policy_tuple
-from autodup.config import load_config
-from autodup.boards import play_boards
-from autodup.dealers import DEALERS
-from autodup.game import rules_of
+from autodup.engine.dealers import DEALERS
+from autodup.game.boards import play_boards
+from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
+from autodup.game.config import load_config
+from autodup.game.rules import rules_of
 
 SEED_SETS = (101, 202)  # tournament seeds: their boards are disjoint branches of the seed tree
 

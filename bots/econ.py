@@ -1,8 +1,6 @@
 """econ: the interest player. Keeps 50 gold, levels on time, rolls down once at a fixed stage."""
 
-from autodup.bots import (ACTIONS, BOARD_SIZE, GOLD, LEVEL, REROLL_PRICE, ROLLS, SHOP_SIZE, STAGE, UNITS, buy,
-                          buy_best, buy_xp, can_buy, can_buy_xp, can_reroll, copies_owned, curve_level, end_turn,
-                          interest_gold, policy, reroll, room_for)
+from autodup.bots import ACTIONS, BOARD_SIZE, GOLD, LEVEL, REROLL_PRICE, ROLLS, SHOP_SIZE, STAGE, UNITS, buy, buy_best, buy_xp, can_buy, can_buy_xp, can_reroll, copies_owned, curve_level, end_turn, interest_gold, policy, reroll, room_for
 
 NAME = "econ"
 DESCRIPTION = "Holds max interest, levels on time, buys pairs and board fillers, rolls down once at stage 4."

@@ -1,8 +1,6 @@
 """fast8: a level ahead of the standard curve up to 8, then rolls for 4- and 5-cost units."""
 
-from autodup.bots import (BOARD_SIZE, GOLD, LEVEL, MAX_LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, buy,
-                          buy_xp, can_buy, can_buy_xp, can_reroll, copies_owned, curve_level, end_turn, policy, reroll,
-                          room_for)
+from autodup.bots import BOARD_SIZE, GOLD, LEVEL, MAX_LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, buy, buy_xp, can_buy, can_buy_xp, can_reroll, copies_owned, curve_level, end_turn, policy, reroll, room_for
 
 NAME = "fast8"
 DESCRIPTION = "Stays a level ahead of the curve up to 8 with a cheap board, then rolls for 4- and 5-costs."

@@ -1,8 +1,6 @@
 """greedy: the plain player. Strongest affordable units (pairs first), five rounds behind the standard curve."""
 
-from autodup.bots import (CAPACITY, GOLD, LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, buy_best, buy_xp,
-                          can_buy_xp, can_reroll, curve_level, end_turn, interest_gold, policy, reroll, sell,
-                          unit_value, weakest_unit)
+from autodup.bots import CAPACITY, GOLD, LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, UNITS, XP_PRICE, buy_best, buy_xp, can_buy_xp, can_reroll, curve_level, end_turn, interest_gold, policy, reroll, sell, unit_value, weakest_unit
 
 NAME = "greedy"
 DESCRIPTION = "Buys the strongest units it can afford (pairs first), levels a little behind the curve, rolls when rich."

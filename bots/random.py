@@ -1,7 +1,6 @@
 """random: uniformly random legal actions; the floor every other bot should beat."""
 
-from autodup.bots import (SHOP_SIZE, UNITS, buy, buy_xp, can_buy, can_buy_xp, can_reroll, end_turn, policy,
-                          random_below, reroll, sell, uniform)
+from autodup.bots import SHOP_SIZE, UNITS, buy, buy_xp, can_buy, can_buy_xp, can_reroll, end_turn, policy, random_below, reroll, sell, uniform
 
 NAME = "random"
 DESCRIPTION = "Random legal actions: ends its turn with probability end_chance, else any legal buy, sell, roll or XP."

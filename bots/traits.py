@@ -1,8 +1,6 @@
 """traits: commits to the trait it holds most of, buys into it and loads its rolls on it."""
 
-from autodup.bots import (ACTIONS, GOLD, LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, buy, buy_best, buy_xp, can_buy,
-                          can_buy_xp, can_loaded_roll, can_reroll, copies_owned, curve_level, end_turn, has_trait,
-                          interest_gold, loaded_roll, policy, reroll, room_for, strongest_trait)
+from autodup.bots import ACTIONS, GOLD, LEVEL, REROLL_PRICE, ROUND, SHOP_SIZE, buy, buy_best, buy_xp, can_buy, can_buy_xp, can_loaded_roll, can_reroll, copies_owned, curve_level, end_turn, has_trait, interest_gold, loaded_roll, policy, reroll, room_for, strongest_trait
 
 NAME = "traits"
 DESCRIPTION = "Commits to the trait with the most owned units: buys into it, loads a free roll on it every round."

@@ -12,12 +12,14 @@ import pytest
 import yaml
 from scipy import stats
 
-from autodup.balance import PairedRatios, compare_runs
-from autodup.bots import bot_names, load_bot
-from autodup.config import ConfigError, load_config, parse_config
-from autodup.results import RunFolder
-from autodup.tournament import make_spec, run_tournament
-from autodup.variants import apply_settings, parse_setting, parse_sweep
+from autodup.analysis.balance import PairedRatios, compare_runs
+from autodup.game.bot_loading import bot_names, load_bot
+from autodup.game.config import load_config, parse_config
+from autodup.game.config_file import ConfigError
+from autodup.game.variants import apply_settings, parse_setting, parse_sweep
+from autodup.tournament.results import RunFolder
+from autodup.tournament.run import run_tournament
+from autodup.tournament.spec import make_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,12 +6,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.boards import SEATINGS, play_boards
-from autodup.bots import load_bot, policy_tuple, seating
-from autodup.config import load_config, parse_config
-from autodup.dealers import DEALERS
-from autodup.game import LOG_GOLD, LOG_HP, LOG_LEVEL, ORDER_EVENTS, RESULT_COLUMNS, new_progress, play_table, rules_of
-from autodup.rng import board_seed, event_seed, seat_seed, table_seed
+from autodup.engine.dealers import DEALERS
+from autodup.engine.rng import board_seed, event_seed, seat_seed, table_seed
+from autodup.game.boards import SEATINGS, play_boards
+from autodup.game.bot_loading import load_bot, policy_tuple, seating
+from autodup.game.config import load_config, parse_config
+from autodup.game.progress import new_progress
+from autodup.game.rules import ORDER_EVENTS, rules_of
+from autodup.game.stats import RESULT_COLUMNS
+from autodup.game.table import play_table
+from autodup.game.turn import LOG_GOLD, LOG_HP, LOG_LEVEL
 
 ROOT = Path(__file__).resolve().parents[1]
 SET4 = rules_of(load_config(ROOT / "configs" / "set4.yaml"))

@@ -5,37 +5,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from autodup.bots import BotError
 from scipy.stats import spearmanr
 
-from autodup.bots import (
-    AS_WRITTEN,
-    MAX_PLAYERS,
-    BotError,
-    bot_names,
-    check_bot,
-    load_bot,
-    load_bots,
-    parse_parameter_options,
-    policy_tuple,
-    rule_variants,
-    seating,
-)
-from autodup.config import EMPTY_TIER_RULES, load_config, parse_config
-from autodup.boards import play_boards
-from autodup.dealers import DEALERS
-from autodup.game import (
-    ACTION_BUY,
-    ACTION_LOADED_ROLL,
-    ORDER_EVENTS,
-    RESULT_COLUMNS,
-    decode_decision,
-    encode_decision,
-    is_answer,
-    new_progress,
-    play_table,
-    rules_of,
-)
-from autodup.rng import board_seed, event_seed, seat_seed
+from autodup.engine.dealers import DEALERS
+from autodup.engine.rng import board_seed, event_seed, seat_seed
+from autodup.game.actions import ACTION_BUY, ACTION_LOADED_ROLL, decode_decision, encode_decision, is_answer
+from autodup.game.boards import play_boards
+from autodup.game.bot_check import AS_WRITTEN, check_bot, rule_variants
+from autodup.game.bot_loading import bot_names, load_bot, load_bots, parse_parameter_options, policy_tuple, seating
+from autodup.game.config import load_config, parse_config
+from autodup.game.config_file import EMPTY_TIER_RULES
+from autodup.game.progress import new_progress
+from autodup.game.rules import ORDER_EVENTS, rules_of
+from autodup.game.stats import RESULT_COLUMNS
+from autodup.game.table import play_table
+from autodup.game.view import MAX_PLAYERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SET4_CONFIG = load_config(ROOT / "configs" / "set4.yaml")

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -131,7 +130,7 @@ def test_version_is_the_installed_distributions():
 def test_every_option_with_a_default_says_it_in_the_help():
     import argparse
 
-    from autodup.cli import build_parser
+    from autodup.cli.commands import build_parser
 
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -146,7 +145,7 @@ def test_every_option_with_a_default_says_it_in_the_help():
 
 
 def test_play_and_run_take_the_same_dealers_and_the_same_bot_count_rule():
-    from autodup.dealers import DEALERS
+    from autodup.engine.dealers import DEALERS
 
     for command in ("play", "run"):
         text = run(command, "--help").stdout

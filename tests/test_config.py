@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.config import ConfigError, load_config, parse_config
+from autodup.game.config import load_config, parse_config
+from autodup.game.config_file import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

@@ -10,8 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
-from autodup import rng
+from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race, rng
 
 from .stats_helpers import (
     P_FLOOR,

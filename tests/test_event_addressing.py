@@ -15,20 +15,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from autodup.config import load_config
-from autodup.game import (
-    EVENTS_BY_POSITION,
-    EVENTS_BY_SEAT,
-    _MATCHMAKING,
-    _SERVING_ORDER,
-    _fight,
-    _fight_odds,
-    _ghost_of,
-    _shuffle_alive,
-    new_table,
-    rules_of,
-)
-from autodup.rng import board_seed, event_seed
+from autodup.engine.rng import board_seed, event_seed
+from autodup.game.combat import _fight, _fight_odds
+from autodup.game.config import load_config
+from autodup.game.rounds import _ghost_of, _shuffle_alive
+from autodup.game.rules import _MATCHMAKING, _SERVING_ORDER, EVENTS_BY_POSITION, EVENTS_BY_SEAT, rules_of
+from autodup.game.state import new_table
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
 

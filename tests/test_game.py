@@ -5,20 +5,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.bots import load_bot, seating
-from autodup.config import load_config, parse_config
-from autodup.dealers import DEALERS
-from autodup.game import (
-    ORDER_EVENTS,
-    ORDER_RACE,
-    RESULT_COLUMNS,
-    first_slot_counts,
-    loot_items,
-    new_progress,
-    play_table,
-    rules_of,
-)
-from autodup.rng import board_seed, event_seed, seat_seed
+from autodup.engine.dealers import DEALERS
+from autodup.engine.rng import board_seed, event_seed, seat_seed
+from autodup.game.bot_loading import load_bot, seating
+from autodup.game.config import load_config, parse_config
+from autodup.game.progress import new_progress
+from autodup.game.rules import ORDER_EVENTS, ORDER_RACE, rules_of
+from autodup.game.stats import RESULT_COLUMNS
+from autodup.game.table import first_slot_counts, loot_items, play_table
 
 from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
 
@@ -175,7 +169,8 @@ def test_loot_is_a_shuffle_bag_per_seat():
 
 
 def test_the_soundness_check_catches_a_corrupted_table():
-    from autodup.game import _add_unit, _table_is_sound, conservation_holds, new_table
+    from autodup.game.state import _table_is_sound, conservation_holds, new_table
+    from autodup.game.units import _add_unit
 
     table = new_table(TINY)
     assert conservation_holds(TINY, table) and _table_is_sound(TINY, table)
@@ -193,7 +188,8 @@ def test_the_soundness_check_catches_a_corrupted_table():
 
 
 def test_the_board_never_exceeds_the_level():
-    from autodup.game import _add_unit, board_power, new_table
+    from autodup.game.state import new_table
+    from autodup.game.units import _add_unit, board_power
 
     table = new_table(TINY)
     scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from autodup.rng import random_exponential
-from autodup.kernels import (
+from autodup.engine.kernels import (
     ENGINE_HAYSTACK,
     ENGINE_KEYED,
     ENGINE_PLAIN,
@@ -19,6 +18,7 @@ from autodup.kernels import (
     engine_draw_hierarchical,
     engine_state,
 )
+from autodup.engine.rng import random_exponential
 
 from .stats_helpers import P_FLOOR, agreement_probability, goodness_of_fit
 

@@ -5,12 +5,19 @@ import numpy as np
 import pytest
 
 from autodup import game
-from autodup.boards import SEATING_PAIRED, play_boards, scored_seat, seat_bot
-from autodup.bots import load_bot, policy_tuple
-from autodup.config import load_config
-from autodup.game import LUCK_NAMES, rules_of
-from autodup.luck import (FEATURE_NAMES, LUCK_SOURCES, ROWS_PER_SLOPE, CrossFit, adjusted_placements,
-                          luck_features)
+from autodup.analysis.luck import (
+    FEATURE_NAMES,
+    LUCK_SOURCES,
+    ROWS_PER_SLOPE,
+    CrossFit,
+    adjusted_placements,
+    luck_features,
+)
+from autodup.game.boards import SEATING_PAIRED, play_boards, scored_seat, seat_bot
+from autodup.game.bot_loading import load_bot, policy_tuple
+from autodup.game.config import load_config
+from autodup.game.rules import rules_of
+from autodup.game.stats import LUCK_NAMES
 
 SET4 = rules_of(load_config("set4"))
 BOTS = ["greedy", "traits", "reroll3", "econ", "fast8", "random", "reroll1", "reroll2"]
@@ -253,7 +260,7 @@ def test_paired_tables_differ_only_at_the_focal_seat_and_cover_every_bot_and_sea
 
 
 def test_a_paired_run_scores_only_the_focal_seat():
-    from autodup.tournament import board_totals
+    from autodup.analysis.summary import board_totals
 
     columns = {"board": np.repeat([0, 1], 4), "table": np.tile(np.repeat([0, 1], 2), 2),
                "seat": np.tile([0, 1], 4), "bot": np.array(["a", "b", "b", "b", "a", "a", "a", "b"]),

@@ -17,11 +17,21 @@ import pytest
 from scipy import stats
 
 from autodup import rng as adrng
-from autodup.measures import (DIFFERENT, IDENTICAL, MULTISET, PAIRS, SAME, SLOTS, WALD_BOARDS_PER_DIMENSION,
-                              RatioObservable, _champion_distribution, _j_p, coupling_from_trace, holm,
-                              offer_overlap, poisson_weights, round0_slot_counts, shop_agreement_by_round,
-                              slot_tiers_by_level, two_sample_test)
-
+from autodup.analysis.coupling import _champion_distribution, _j_p, coupling_from_trace
+from autodup.analysis.measure_kernels import (
+    DIFFERENT,
+    IDENTICAL,
+    MULTISET,
+    PAIRS,
+    SAME,
+    SLOTS,
+    offer_overlap,
+    poisson_weights,
+    round0_slot_counts,
+    shop_agreement_by_round,
+    slot_tiers_by_level,
+)
+from autodup.analysis.statistics import WALD_BOARDS_PER_DIMENSION, RatioObservable, holm, two_sample_test
 
 # --------------------------------------------------------------------------
 # holm

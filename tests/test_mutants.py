@@ -20,18 +20,15 @@ import numpy as np
 import pytest
 from numba import njit
 
-from autodup.config import load_config, parse_config
-from autodup.game import (
-    ACTION_SELL,
-    _add_unit,
-    _refresh_by_race,
-    apply_action,
-    conservation_holds,
-    new_table,
-    rules_of,
-)
-from autodup.kernels import inverse_cdf_index, keyed_race, positive_total
-from autodup.rng import KEYED_DOMAIN, exponential_from_bits, random_bits_pair, uniform_from_bits
+from autodup.engine.kernels import inverse_cdf_index, keyed_race, positive_total
+from autodup.engine.rng import KEYED_DOMAIN, exponential_from_bits, random_bits_pair, uniform_from_bits
+from autodup.game.actions import ACTION_SELL
+from autodup.game.config import load_config, parse_config
+from autodup.game.legality import apply_action
+from autodup.game.rounds import _refresh_by_race
+from autodup.game.rules import rules_of
+from autodup.game.state import conservation_holds, new_table
+from autodup.game.units import _add_unit
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
 

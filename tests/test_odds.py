@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.config import load_config
-from autodup.dealers import exact_dealers
-from autodup.odds import (RollQuestion, chain_odds, game_odds, held_by_other_shops, resolve, roll_odds,
-                          simulate_odds)
+from autodup.engine.dealers import exact_dealers
+from autodup.game.config import load_config
+from autodup.labs.odds import RollQuestion, chain_odds, game_odds, held_by_other_shops, resolve
+from autodup.labs.odds_simulation import roll_odds, simulate_odds
 from autodup.shipped import config_file, config_names
 from tests.stats_helpers import P_FLOOR, goodness_of_fit
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autodup import ENGINES, keyed_draw, make_sampler, race, Haystack
+from autodup import ENGINES, Haystack, keyed_draw, make_sampler, race
 
 ENGINE_NAMES = list(ENGINES)
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.measures import ALPHA
-from autodup.report import PLOTS
+from autodup.analysis.measure_kernels import ALPHA
+from autodup.analysis.report import PLOTS
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}

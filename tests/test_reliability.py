@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.bots import load_bot
-from autodup.tournament import (CHUNK_BOARDS, MAX_BOARDS, CorruptChunk, RunError, chunk_rows, make_spec,
-                                prepare_output, read_chunk, read_results, summarize_run, write_chunk)
+from autodup.analysis.summary import summarize_run
+from autodup.game.bot_loading import load_bot
+from autodup.tournament.spec import CHUNK_BOARDS, MAX_BOARDS, CorruptChunk, RunError, chunk_rows, make_spec
+from autodup.tournament.storage import prepare_output, read_chunk, read_results, write_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -287,16 +288,16 @@ def test_a_run_reports_errors_illegal_actions_bad_answers_and_nondeterminism(tmp
 
 def test_zero_is_reported_as_what_it_is():
     """0 is what numba's callback returns when decide raises: counted as an error, and said so."""
-    from autodup.bots import check_bot
-    from autodup.config import load_config
+    from autodup.game.bot_check import check_bot
+    from autodup.game.config import load_config
 
     report = check_bot(load_bot(str(BOTS / "zero.py")), load_config(ROOT / "configs" / "tiny.yaml"), games=2)
     assert report["bot_errors"] > 0 and report["bad_answers"] == 0 and "returned 0" in report["first_error"]
 
 
 def test_a_number_returned_instead_of_an_answer_is_a_bad_answer_not_a_purchase():
-    from autodup.bots import check_bot
-    from autodup.config import load_config
+    from autodup.game.bot_check import check_bot
+    from autodup.game.config import load_config
 
     report = check_bot(load_bot(str(BOTS / "numbers.py")), load_config(ROOT / "configs" / "tiny.yaml"), games=4)
     assert report["bad_answers"] > 0 and not report["clean"] and "not an answer" in report["first_error"]

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from autodup.report import PLOTS, write_report
+from autodup.analysis.report import PLOTS, write_report
 
 BOTS = ["greedy", "econ", "fast8", "random", "reroll1", "reroll2", "reroll3", "traits"]
 CHAMPIONS = [f"Champion{index}" for index in range(12)]

@@ -207,8 +207,9 @@ def test_a_config_whose_rounds_would_alias_is_refused():
     import dataclasses
     from pathlib import Path
 
-    from autodup.config import ConfigError, load_config
-    from autodup.game import rules_of
+    from autodup.game.config import load_config
+    from autodup.game.config_file import ConfigError
+    from autodup.game.rules import rules_of
 
     config = load_config(Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml")
     with pytest.raises(ConfigError, match="max_rounds .* beyond the random-number layout"):
@@ -226,8 +227,9 @@ def test_loot_order_and_shop_timing_are_independent_at_a_haystack_seat():
     from pathlib import Path
 
     from autodup import Haystack
-    from autodup.config import parse_config
-    from autodup.game import loot_items, rules_of
+    from autodup.game.config import parse_config
+    from autodup.game.rules import rules_of
+    from autodup.game.table import loot_items
 
     text = (Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml").read_text()
     three_items = "    - {gold: 1}\n    - {gold: 2}\n    - {unit: 1}\n"

@@ -4,24 +4,15 @@ from pathlib import Path
 
 import numpy as np
 
-from autodup.config import load_config
-from autodup.dealers import DEALERS
-from autodup.game import (
-    ACTION_BUY,
-    ACTION_BUY_XP,
-    ACTION_LOCK,
-    ACTION_SELL,
-    EVENTS_BY_POSITION,
-    EVENTS_BY_SEAT,
-    ORDER_EVENTS,
-    _prepare_fights,
-    _add_unit,
-    _fight,
-    _start_round,
-    apply_action,
-    new_table,
-    rules_of,
-)
+from autodup.engine.dealers import DEALERS
+from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOCK, ACTION_SELL
+from autodup.game.combat import _fight, _prepare_fights
+from autodup.game.config import load_config
+from autodup.game.legality import apply_action
+from autodup.game.rounds import _start_round
+from autodup.game.rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_EVENTS, rules_of
+from autodup.game.state import new_table
+from autodup.game.units import _add_unit
 
 HAYSTACK = DEALERS["haystack"].code
 
@@ -133,7 +124,7 @@ def test_race_serving_order_deals_each_seat_by_its_own_odds():
     With no tier sold out the tier law does not depend on depletion, so it is exact for every slot;
     the event-order refresh is the control.
     """
-    from autodup.game import ORDER_RACE
+    from autodup.game.rules import ORDER_RACE
 
     from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
 

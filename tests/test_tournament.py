@@ -11,9 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.bots import load_bot
-from autodup.config import load_config
-from autodup.tournament import CHUNK_BOARDS, make_spec, read_results, run_tournament, summarize
+from autodup.analysis.summary import summarize
+from autodup.game.bot_loading import load_bot
+from autodup.game.config import load_config
+from autodup.tournament.run import run_tournament
+from autodup.tournament.spec import CHUNK_BOARDS, make_spec
+from autodup.tournament.storage import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from autodup.toy import ARTICLE, COLS, DEFAULT_TRIALS, FIGURES, ROWS, toy_figures, toy_outcomes
+from autodup.labs.toy import ARTICLE, COLS, DEFAULT_TRIALS, FIGURES, ROWS, toy_figures, toy_outcomes
 
 # Exact joint probabilities, derived by hand from the article's definitions
 # (rows: Bob's X on 1st / 2nd / 3rd / not drawn; columns: Alice's X on 1st /

@@ -7,32 +7,21 @@ state, and the level curve is compared with Set 4's standard curve typed from th
 
 from pathlib import Path
 
+import autodup.bots as bots
 import numpy as np
 import pytest
 import yaml
 
-import autodup.bots as bots
 import autodup.game as game
-from autodup.config import load_config, parse_config
-from autodup.dealers import DEALERS
-from autodup.game import (
-    ACTION_BUY,
-    ACTION_BUY_XP,
-    ACTION_LOADED_ROLL,
-    ACTION_REROLL,
-    ACTION_SELL,
-    VIEW,
-    VIEW_FIELDS,
-    VIEW_NAMES,
-    Table,
-    _add_unit,
-    _fill_view,
-    apply_action,
-    new_desk,
-    new_table,
-    rules_of,
-    stage_positions,
-)
+from autodup.engine.dealers import DEALERS
+from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOADED_ROLL, ACTION_REROLL, ACTION_SELL
+from autodup.game.config import load_config, parse_config
+from autodup.game.legality import apply_action
+from autodup.game.rules import rules_of, stage_positions
+from autodup.game.state import Table, new_desk, new_table
+from autodup.game.turn import _fill_view
+from autodup.game.units import _add_unit
+from autodup.game.view import VIEW, VIEW_FIELDS, VIEW_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 HAYSTACK = DEALERS["haystack"].code

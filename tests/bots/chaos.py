@@ -1,6 +1,8 @@
 """chaos: random actions, legal or not, with arguments out of range. A deliberately bad bot for the checks."""
 
-from autodup.bots import SHOP_SIZE, UNITS, encode_decision, end_turn, policy, random_below
+from autodup.bots import SHOP_SIZE, UNITS, end_turn, policy, random_below
+
+from autodup.game.actions import encode_decision
 
 NAME = "chaos"
 DESCRIPTION = "Random actions, legal or not (arguments stray out of range on purpose); ends a turn 1 time in 8."

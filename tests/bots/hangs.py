@@ -1,6 +1,8 @@
 """hangs: from round 3 on, its decide never returns (a loop that never ends). The deadline must stop it."""
 
-from autodup.bots import MEMORY_SIZE, ROUND, end_turn, policy
+from autodup.bots import ROUND, end_turn, policy
+
+from autodup.game.view import MEMORY_SIZE
 
 NAME = "hangs"
 DESCRIPTION = "Never returns from its first decision of round 3."

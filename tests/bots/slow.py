@@ -4,7 +4,9 @@ It thinks in one such decision in ``one_in`` (chosen by its random value for the
 slow every time), for ``steps`` turns of a generator.
 """
 
-from autodup.bots import ACTIONS, MEMORY_SIZE, RANDOM_A, ROUND, SEAT, end_turn, policy
+from autodup.bots import ACTIONS, RANDOM_A, ROUND, SEAT, end_turn, policy
+
+from autodup.game.view import MEMORY_SIZE
 
 NAME = "slow"
 DESCRIPTION = "Thinks for a few seconds in some games, then ends its turns."

@@ -1,7 +1,6 @@
 """allocates_array: builds a numpy array in decide."""
 
 import numpy as np
-
 from autodup.bots import buy, end_turn, policy
 
 NAME = "allocates_array"

@@ -1,0 +1,239 @@
+"""``autodup ab`` and ``autodup sweep``: a balance change played on the same boards, and its effect.
+
+Both configurations play the same boards with the same seeds, seating,
+dealer and bots (common random numbers), so that a bot's per-board change
+of placement holds the change's effect and little luck
+(:mod:`autodup.balance` compares them). An ab folder ``DIR`` holds:
+
+``runs/base/``, ``runs/variant/``
+    Run folders (``autodup run`` format: resumable, readable on their own).
+``ab.json``, ``report.html``, ``effects.png``
+    The comparison, the report and the plot of the effects with their intervals.
+
+A sweep folder holds ``runs/base/`` and one run per value
+(``runs/value-<i>/``), ``sweep.json``, ``report.html`` and ``sweep.png``.
+
+With ``until_ci`` the runs grow chunk by chunk, after a first step of
+:data:`FIRST_STEP_BOARDS` boards, until every bot's 95% interval of its change
+of mean placement is narrower than ``±until_ci`` (or ``boards``, the cap, is
+reached). Each step's size depends only on the comparison at the previous
+step, and each comparison only on the boards it covers, so the result is the
+same whatever the workers, the backend, or an interruption.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import print_warning
+from ..tournament.spec import CHUNK_BOARDS
+from ..tournament.storage import _write_json_atomically
+from .balance import BOOTSTRAP_REPLICATES
+
+__all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
+           "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
+           "ab_result", "write_json", "excludes_zero", "largest_effects", "format_ab"]
+
+AB_FILE = "ab.json"
+SWEEP_FILE = "sweep.json"
+FIRST_STEP_BOARDS = 4 * CHUNK_BOARDS
+DEFAULT_UNTIL_CI_BOARDS = 20_000   # the cap of --until-ci without --boards
+GROWTH = 1.2                       # each step aims this much beyond the boards the widths predict
+MAX_STEP_FACTOR = 4                # and at most this many times the boards compared so far
+
+
+def default_ab_out(kind: str, config_name: str, variants: list, boards: int, seed: int, spec) -> Path:
+    """``ab/<config>-<hash of the variants' texts>-<boards>b-seed<seed>-<hash of the bots>`` (``sweep/`` likewise)."""
+    from ..tournament.spec import folder_name
+
+    lineup = hashlib.sha256(json.dumps(spec.identity()["bots"]).encode()).hexdigest()[:10]
+    change = hashlib.sha256("\0".join(v.text for v in variants).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return Path(kind) / f"{folder_name(config_name)}-{change}-{boards}b-seed{seed}-{lineup}"
+
+
+def run_folders(out: Path, names) -> dict:
+    return {name: Path(out) / "runs" / name for name in names}
+
+
+def play(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet: bool, game_timeout: float,
+         first_boards=None, progress=None, warn=None) -> None:
+    """Play (or grow, or reuse) each run of ``specs`` (``{name: RunSpec}``) under ``out/runs/``."""
+    from ..tournament.run import run_tournament
+    from .summary import warn_if_misbehaving
+
+    for name, folder in run_folders(out, specs).items():
+        _, summary = run_tournament(specs[name], folder, workers, backend, ray_address, resume=folder.exists(),
+                                    quiet=quiet, manifest_extra={"ab": str(out)}, game_timeout=game_timeout,
+                                    warn=warn, note=lambda line: None, first_boards=first_boards,
+                                    progress=progress)
+        warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
+
+
+def widest_interval(comparisons: list) -> tuple:
+    """``(half-width, bot)``: the widest 95% interval of a bot's change of mean placement, over ``comparisons``."""
+    widest, who = 0.0, None
+    for comparison in comparisons:
+        for bot, entry in comparison["bots"].items():
+            low, high = entry["mean_placement"]["ci"]
+            half = (high - low) / 2 if low is not None and high is not None else float("inf")
+            if half > widest or who is None:
+                widest, who = half, bot
+    return widest, who
+
+
+def next_boards(boards: int, widest: float, target: float, cap: int) -> int:
+    """The boards of the next step: what the widest interval predicts (half-widths shrink as 1/sqrt(boards)),
+    :data:`GROWTH` beyond it, a chunk at least, at most :data:`MAX_STEP_FACTOR` times ``boards``, whole chunks."""
+    wanted = boards * (widest / target) ** 2 * GROWTH if np.isfinite(widest) else boards * MAX_STEP_FACTOR
+    wanted = min(max(wanted, boards + CHUNK_BOARDS), boards * MAX_STEP_FACTOR, cap)
+    return int(min(-(-int(np.ceil(wanted)) // CHUNK_BOARDS) * CHUNK_BOARDS, cap))
+
+
+def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend: str, ray_address, quiet: bool,
+                     game_timeout: float, until_ci=None, warn=None) -> list:
+    """Play the runs and compare each ``(base name, variant name)`` of ``pairs``; returns the comparisons.
+
+    Without ``until_ci``, every board of the specs is played. With it, the
+    runs grow step by step (see the module docstring) and the comparisons
+    cover the boards of the last step.
+    """
+    from tqdm import tqdm
+
+    from ..tournament.results import RunFolder
+    from .balance import compare_runs
+
+    cap = next(iter(specs.values())).boards
+    folders = run_folders(out, specs)
+
+    def compare(first_boards, replicates):
+        return [compare_runs(RunFolder(folders[a]), RunFolder(folders[b]), first_boards, replicates)
+                for a, b in pairs]
+
+    if until_ci is None:
+        play(specs, out, workers, backend, ray_address, quiet, game_timeout, warn=warn)
+        return compare(None, BOOTSTRAP_REPLICATES)
+    boards = min(FIRST_STEP_BOARDS, cap)
+    with tqdm(total=boards * len(specs), unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True,
+              desc=f"CI to ±{until_ci:g}") as bar:
+        while True:
+            play(specs, out, workers, backend, ray_address, True, game_timeout, first_boards=boards, progress=bar,
+                 warn=warn)
+            widest, who = widest_interval(compare(boards, 0))
+            bar.set_postfix_str(f"{boards} boards: widest ±{widest:.3f} ({who})", refresh=True)
+            if widest <= until_ci or boards >= cap:
+                break
+            boards = next_boards(boards, widest, until_ci, cap)
+            bar.total = boards * len(specs)
+            bar.refresh()
+    if widest > until_ci:
+        (warn or print_warning)(f"--until-ci: stopped at the cap of {cap:,} boards with {who}'s interval ±{widest:.3f}"
+                                f", wider than ±{until_ci:g} (raise --boards to go on)")
+    return compare(boards, BOOTSTRAP_REPLICATES)
+
+
+def setup_of(spec, until_ci) -> dict:
+    """What an ab or sweep result records of how its runs were played."""
+    return {"config": spec.config_source, "config_name": spec.config_name, "lineup": list(spec.bot_names),
+            "dealer": spec.dealer, "design": spec.design, "events": spec.events, "seed": spec.seed,
+            "tables": spec.tables, "boards_cap": spec.boards if until_ci is not None else None,
+            "until_ci": until_ci}
+
+
+def ab_result(comparison: dict, changes: list, setup: dict, base_source: str, variant_source: str) -> dict:
+    """``ab.json``: the comparison (:func:`autodup.balance.compare_runs`) with what was changed and how it was
+    played; each bot also carries ``delta_mean_placement`` and its ``ci`` at the top of its entry."""
+    bots = {name: {"delta_mean_placement": entry["mean_placement"]["change"], "ci": entry["mean_placement"]["ci"],
+                   **entry} for name, entry in comparison["bots"].items()}
+    return {**setup, "base": base_source, "variant": variant_source,
+            "changes": [{"path": path, "base": old, "variant": new} for path, old, new in changes],
+            **comparison, "bots": bots}
+
+
+def write_json(path: Path, data: dict) -> None:
+    from .quality import json_safe
+
+    _write_json_atomically(path, json_safe(data))
+
+
+# --------------------------------------------------------------------------
+# the terminal
+# --------------------------------------------------------------------------
+
+def _signed(value, digits=3) -> str:
+    return "n/a" if value is None else f"{value:+.{digits}f}"
+
+
+def _interval(ci, digits=3) -> str:
+    low, high = ci
+    return "n/a" if low is None or high is None else f"[{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def _factor(value) -> str:
+    return "n/a" if value is None else f"{value:.1f}x"
+
+
+def excludes_zero(entry: dict) -> bool:
+    low, high = entry["ci"]
+    return low is not None and high is not None and (low > 0 or high < 0)
+
+
+def largest_effects(units: dict, statistic: str, count: int) -> list:
+    """The ``count`` names whose change of ``statistic`` is largest against its interval's half-width, among
+    those whose interval excludes 0: ``[(name, entry)]``."""
+    ranked = []
+    for name, entry in units.items():
+        e = entry[statistic]
+        if excludes_zero(e):
+            half = (e["ci"][1] - e["ci"][0]) / 2
+            ranked.append((abs(e["change"]) / half if half > 0 else float("inf"), name, e))
+    ranked.sort(key=lambda item: (-item[0], item[1]))
+    return [(name, e) for _, name, e in ranked[:count]]
+
+
+def format_ab(result: dict, out: Path | None = None) -> str:
+    """The terminal table of an ab result: what changed, each bot's effect, the largest unit effects."""
+    lines = [f"{result['config_name']}: {result['boards']:,} boards x {result['tables']} tables, dealer "
+             f"{result['dealer']}, seed {result['seed']}, the same boards under both configurations"]
+    for change in result["changes"]:
+        lines.append(f"  {change['path']}: {_shown(change['base'])} -> {_shown(change['variant'])}")
+    lines.append(f"{'bot':<12} {'mean placement':>17} {'change':>8} {'95% CI':>20} {'top-4 change':>13} "
+                 f"{'95% CI':>20} {'var. red.':>9}")
+    for name, entry in result["bots"].items():
+        m, t = entry["mean_placement"], entry["top4_rate"]
+        mark = " *" if excludes_zero(m) else ""
+        lines.append(f"{name:<12} {_pair(m):>17} {_signed(m['change']):>8} {_interval(m['ci']):>20} "
+                     f"{_signed(t['change']):>13} {_interval(t['ci']):>20} {_factor(m['variance_reduction']):>9}"
+                     f"{mark}")
+    for kind in ("champions", "traits"):
+        for statistic, label in (("play_rate", "play rate"), ("offer_rate", "offers per game")):
+            effects = largest_effects(result[kind], statistic, 5)
+            if effects:
+                shown = ", ".join(f"{name} {_signed(e['change'])} {_interval(e['ci'])}" for name, e in effects)
+                lines.append(f"{kind}, {label} (largest changes): {shown}")
+    interval = result.get("variance_reduction_ci") or [None, None]
+    if result.get("variance_reduction") is None:
+        lines.append("variance reduction: n/a (the two runs are identical: every change is exactly 0)")
+    else:
+        ci = "" if interval[0] is None else f" [{interval[0]:.1f}, {interval[1]:.1f}]"
+        lines.append(f"variance reduction against independent seeds: {result['variance_reduction']:.1f}x{ci} "
+                     "(median over bots; * marks an interval that excludes 0)")
+    if out is not None:
+        lines.append(f"{out / AB_FILE}; report: {out / 'report.html'}")
+    return "\n".join(lines)
+
+
+def _pair(entry) -> str:
+    if entry["base"] is None or entry["variant"] is None:
+        return "n/a"
+    return f"{entry['base']:.3f} -> {entry['variant']:.3f}"
+
+
+def _shown(value) -> str:
+    from ..game.variants import flow_text
+
+    return "(absent)" if value is None else flow_text(value)

@@ -1,0 +1,225 @@
+"""The plots and HTML page of ``autodup ab`` and ``autodup sweep`` (in the style of the quality report)."""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from pathlib import Path
+
+from .ab import excludes_zero, largest_effects
+from .balance import STATISTIC_MEANINGS, UNIT_STATISTICS
+from .report import embedded_image, html_page, html_table, new_figure, write_atomically
+
+__all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "ab_html",
+           "write_ab_report", "sweep_html", "write_sweep_report"]
+
+EFFECTS_PLOT = "effects.png"
+SWEEP_PLOT = "sweep.png"
+UNITS_PLOTTED = 15
+
+
+def _nan(value):
+    return math.nan if value is None else value
+
+
+def _error_bars(entries: list) -> tuple:
+    """``(changes, [lower errors, upper errors])`` of ``{"change", "ci"}`` entries (NaN where not measured)."""
+    changes = [_nan(e["change"]) for e in entries]
+    lower = [_nan(e["change"]) - _nan(e["ci"][0]) for e in entries]
+    upper = [_nan(e["ci"][1]) - _nan(e["change"]) for e in entries]
+    return changes, [lower, upper]
+
+
+def _effects_panel(axis, names: list, entries: list, label: str) -> None:
+    changes, errors = _error_bars(entries)
+    positions = list(range(len(names)))
+    colours = ["C3" if excludes_zero(e) else "C0" for e in entries]
+    for y, x, low, high, colour in zip(positions, changes, errors[0], errors[1], colours):
+        axis.errorbar([x], [y], xerr=[[low], [high]], fmt="o", color=colour, capsize=3)
+    axis.axvline(0.0, color="grey", linewidth=0.8)
+    axis.set_yticks(positions)
+    axis.set_yticklabels(names)
+    axis.invert_yaxis()
+    axis.set_xlabel(label)
+
+
+def effects_figure(result: dict):
+    """Each bot's change of mean placement, and the champions' largest changes of play rate, with 95% CIs."""
+    figure, (bots_axis, units_axis) = new_figure(11, 4.5, 1, 2)
+    names = list(result["bots"])
+    _effects_panel(bots_axis, names, [result["bots"][n]["mean_placement"] for n in names],
+                   "change of mean placement (variant - base; lower is better)")
+    bots_axis.set_title("bots (red: the 95% CI excludes 0)")
+    ranked = sorted(result["champions"].items(),
+                    key=lambda item: -abs(item[1]["play_rate"]["change"] or 0.0))[:UNITS_PLOTTED]
+    if ranked:
+        _effects_panel(units_axis, [n for n, _ in ranked], [e["play_rate"] for _, e in ranked],
+                       "change of play rate (share of final boards)")
+    units_axis.set_title(f"champions: the {len(ranked)} largest changes of play rate")
+    return figure
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def sweep_figure(sweep: dict):
+    """Each bot's change of mean placement and of top-4 rate against the swept value, with 95% CIs.
+
+    The base's value, when it is a number like the swept ones, is drawn at 0: the change of the base against
+    itself.
+    """
+    figure, axes = new_figure(11, 4.5, 1, 2)
+    values = [point["values"][0] for point in sweep["points"]]
+    numeric = all(_is_number(v) for v in values)
+    base_value = sweep["base_values"][0]
+    if numeric:
+        xs = list(values)
+        labels = None
+    else:
+        xs = list(range(len(values)))
+        labels = [point["labels"][0] for point in sweep["points"]]
+    bots = list(sweep["points"][0]["bots"]) if sweep["points"] else []
+    for axis, statistic, label in zip(axes, ("mean_placement", "top4_rate"),
+                                      ("change of mean placement (lower is better)", "change of top-4 rate")):
+        for k, bot in enumerate(bots):
+            entries = [point["bots"][bot][statistic] for point in sweep["points"]]
+            changes, errors = _error_bars(entries)
+            x, y = list(xs), list(changes)
+            if numeric and _is_number(base_value):
+                order = sorted(range(len(x) + 1), key=lambda i: ([*x, base_value])[i])
+                x = [([*x, base_value])[i] for i in order]
+                y = [([*y, 0.0])[i] for i in order]
+                errors = [[([*e, 0.0])[i] for i in order] for e in errors]
+            axis.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=bot, color=f"C{k % 10}")
+        axis.axhline(0.0, color="grey", linewidth=0.8)
+        if numeric and _is_number(base_value):
+            axis.axvline(base_value, color="grey", linestyle=":", linewidth=0.8)
+        if labels is not None:
+            axis.set_xticks(xs)
+            axis.set_xticklabels(labels, rotation=20, ha="right")
+        axis.set_xlabel(sweep["paths"][0] + (" (dotted line: the base)" if numeric else ""))
+        axis.set_ylabel(label)
+    if bots:
+        axes[0].legend(fontsize=7)
+    return figure
+
+
+def _png(figure) -> bytes:
+    import matplotlib
+    import matplotlib.style
+
+    buffer = io.BytesIO()
+    with matplotlib.style.context("default"), matplotlib.rc_context({"font.size": 9}):
+        figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _cell(value, digits=3, signed=False):
+    if value is None:
+        return "\u2014"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def _interval_cell(ci):
+    return "\u2014" if ci[0] is None or ci[1] is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
+def _statistic_rows(units: dict, statistic: str) -> list:
+    rows = []
+    for name, entry in units.items():
+        e = entry[statistic]
+        rows.append([name, _cell(e["base"]), _cell(e["variant"]), _cell(e["change"], signed=True),
+                     _interval_cell(e["ci"]), _cell(e["variance_reduction"], 1)])
+    return rows
+
+
+_STATISTIC_HEADERS = ["", "base", "variant", "change", "95% CI", "variance reduction"]
+
+
+def _setup(result: dict) -> str:
+    return (f"Configuration {result['config']}; bots {', '.join(result['lineup'])}; "
+            f"{result['boards']:,} boards x {result['tables']} tables; dealer {result['dealer']}, design "
+            f"{result['design']}, seed {result['seed']}; both configurations on the same boards.")
+
+
+def _definitions() -> str:
+    items = "".join(f"<dt>{html.escape(name)}</dt><dd>{html.escape(meaning)}</dd>"
+                    for name, meaning in STATISTIC_MEANINGS.items())
+    return ("<h2>Definitions</h2><dl>" + items + "<dt>change, 95% CI</dt><dd>variant minus base, with the interval "
+            "of the paired per-board differences</dd><dt>variance reduction</dt><dd>the variance of the change "
+            "measured on independent seeds over its variance on the same boards: how many times fewer boards the "
+            "same boards need for the same interval</dd></dl>")
+
+
+def ab_html(result: dict, images: dict) -> str:
+    changes = "".join(f"<li><code>{html.escape(c['path'])}</code>: {html.escape(str(c['base']))} &rarr; "
+                      f"{html.escape(str(c['variant']))}</li>" for c in result["changes"])
+    reduction = result.get("variance_reduction")
+    ci = result.get("variance_reduction_ci") or [None, None]
+    headline = ("The two runs are identical: every change is exactly 0." if reduction is None else
+                f"Variance reduction against independent seeds: {reduction:.1f}x"
+                + ("" if ci[0] is None else f" [{ci[0]:.1f}, {ci[1]:.1f}]") + " (median over bots).")
+    body = [f"<h1>A/B: {html.escape(str(result['config_name']))}</h1>", f"<p>{html.escape(_setup(result))}</p>",
+            f"<p>Base {html.escape(str(result['base']))}; variant {html.escape(str(result['variant']))}.</p>",
+            f"<ul>{changes}</ul>" if changes else "<p>No --set edit.</p>", f"<p>{html.escape(headline)}</p>",
+            embedded_image(images, EFFECTS_PLOT, "effects with 95% confidence intervals"), "<h2>Bots</h2>"]
+    for statistic in ("mean_placement", "top4_rate", "three_star_rate"):
+        body += [f"<h3>{html.escape(STATISTIC_MEANINGS[statistic])}</h3>",
+                 html_table(_STATISTIC_HEADERS, _statistic_rows(result["bots"], statistic))]
+    for kind in ("champions", "traits"):
+        body.append(f"<h2>{kind.capitalize()}</h2>")
+        for statistic in UNIT_STATISTICS:
+            rows = _statistic_rows(result[kind], statistic)
+            significant = [i for i, name in enumerate(result[kind]) if excludes_zero(result[kind][name][statistic])]
+            body += [f"<h3>{html.escape(statistic)}: {html.escape(STATISTIC_MEANINGS[statistic])}</h3>",
+                     html_table(_STATISTIC_HEADERS, rows, significant)]
+    body.append(_definitions())
+    return html_page(f"autodup ab: {result['config_name']}", body)
+
+
+def _write_page(out, plot: str, figure, page) -> Path:
+    """Write ``out/<plot>`` and ``out/report.html``, ``page(images)`` embedding it; returns the page's path."""
+    out = Path(out)
+    images = {plot: _png(figure)}
+    write_atomically(out / plot, images[plot])
+    path = out / "report.html"
+    write_atomically(path, page(images).encode("utf-8"))
+    return path
+
+
+def write_ab_report(result: dict, out) -> Path:
+    """Write ``out/effects.png`` and ``out/report.html`` (which embeds it); returns the page's path."""
+    return _write_page(out, EFFECTS_PLOT, effects_figure(result), lambda images: ab_html(result, images))
+
+
+def sweep_html(sweep: dict, images: dict) -> str:
+    body = [f"<h1>Sweep of {html.escape(', '.join(sweep['paths']))}: {html.escape(str(sweep['config_name']))}</h1>",
+            f"<p>{html.escape(_setup(sweep))}</p>",
+            f"<p>The base has {html.escape(', '.join(str(v) for v in sweep['base_values']))}; each value is played "
+            "on the base's boards and compared with it.</p>",
+            embedded_image(images, SWEEP_PLOT, "effect curve with 95% confidence intervals")]
+    bots = list(sweep["points"][0]["bots"]) if sweep["points"] else []
+    for statistic in ("mean_placement", "top4_rate"):
+        rows = []
+        for point in sweep["points"]:
+            rows.append([", ".join(point["labels"])] + [
+                f"{_cell(point['bots'][b][statistic]['change'], signed=True)} "
+                f"{_interval_cell(point['bots'][b][statistic]['ci'])}" for b in bots]
+                + [_cell(point["variance_reduction"], 1)])
+        body += [f"<h2>Change of {html.escape(STATISTIC_MEANINGS[statistic])}</h2>",
+                 html_table(["value", *bots, "variance reduction"], rows)]
+    for point in sweep["points"]:
+        effects = largest_effects(point["champions"], "play_rate", 8)
+        if effects:
+            body.append(f"<p>{html.escape(', '.join(point['labels']))}: largest changes of champion play rate: "
+                        + html.escape(", ".join(f"{n} {_cell(e['change'], signed=True)}" for n, e in effects))
+                        + "</p>")
+    body.append(_definitions())
+    return html_page(f"autodup sweep: {sweep['config_name']}", body)
+
+
+def write_sweep_report(sweep: dict, out) -> Path:
+    """Write ``out/sweep.png`` and ``out/report.html`` (which embeds it); returns the page's path."""
+    return _write_page(out, SWEEP_PLOT, sweep_figure(sweep), lambda images: sweep_html(sweep, images))

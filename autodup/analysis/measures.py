@@ -1,0 +1,391 @@
+"""One run's measures, chunk by chunk, and a dealer compared with its control."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..game.boards import scored_rows
+from ..game.stats import LUCK_NAMES
+from .luck import LUCK_SOURCES, adjusted_placements, luck_features, luck_matrix
+from .measure_kernels import (
+    ADJUSTED,
+    ALPHA,
+    BOOTSTRAP_REPLICATES,
+    COLUMNS,
+    DIFFERENT,
+    IDENTICAL,
+    MULTISET,
+    PAIRS,
+    RAW,
+    SAME,
+    SLOTS,
+    Z95,
+    offer_overlap,
+    poisson_weights,
+    round0_slot_counts,
+    shop_agreement_by_round,
+    slot_tiers_by_level,
+)
+from .statistics import RatioObservable, holm, two_sample_test
+
+__all__ = ["RunMeasures", "measure_run", "compare_runs", "variance_reduction", "luck_sources", "closest_pair"]
+
+# --------------------------------------------------------------------------
+# one run, chunk by chunk
+# --------------------------------------------------------------------------
+
+
+class RunMeasures:
+    """Everything measured of one run folder, accumulated chunk by chunk (memory flat in boards).
+
+    Parameters
+    ----------
+    folder : autodup.results.RunFolder
+    replicates : int
+        Bootstrap replicates of the luck-removed intervals.
+    """
+
+    def __init__(self, folder, replicates: int = BOOTSTRAP_REPLICATES):
+        config = folder.config
+        identity = folder.identity
+        self.folder = folder
+        self.seed = int(identity["seed"])
+        self.bots = folder.bot_names
+        self.tables = int(identity["tables"])
+        self.seats = config.players
+        self.shop_size = config.shop_size
+        self.champions = list(config.champion_names)
+        self.champion_tier = np.asarray(config.champion_tier, dtype=np.int64)
+        n_tiers = len(config.tier_cost)
+        n_levels = config.level_odds.shape[0]
+        n_bots, n_champions = len(self.bots), len(self.champions)
+        self.replicates = replicates
+        self.boards = 0
+        self.shop_sums = np.zeros((config.max_rounds, 2, 4))
+        self.offer_sums = np.zeros((2, 2))
+        self.round0_counts = np.zeros((self.seats, self.shop_size, n_champions), dtype=np.int64)
+        self.tier_levels = [RatioObservable(f"shop tiers at level {level}", n_tiers) for level in range(n_levels)]
+        self.offers = RatioObservable("offers per champion", n_champions)
+        self.placement_by_seat = RatioObservable("placement by bot and seat", n_bots * self.seats)
+        self.per_bot = {name: RatioObservable(f"{label} by bot", n_bots)
+                        for name, label in (("hp", "final HP"), ("rounds_alive", "rounds survived"),
+                                            ("gold_spent", "gold spent"))}
+        pairs = [(i, j) for i in range(n_bots) for j in range(i + 1, n_bots)]
+        self.pairs = pairs
+        # Luck removed, per estimator: the raw placement, the luck-adjusted one (every term), and each luck
+        # source's terms alone (how much variance that source holds). Slopes are cross-fitted over boards
+        # (autodup.luck), in a first pass over the folder (see measure_run).
+        self.design = identity.get("design", "latin")
+        self.estimators = [RAW, ADJUSTED, *LUCK_SOURCES]
+        self.slopes = {}
+        self.difference_sums = {name: np.zeros((len(pairs), 3)) for name in self.estimators}  # boards, sum D, D^2
+        self.bootstrap_sums = {name: np.zeros((replicates, len(pairs), 3)) for name in self.estimators}
+        self.luck_sums = np.zeros((len(LUCK_NAMES), 2))   # over boards: sum and sum of squares of per-board totals
+        self.luck_rows = 0
+
+    def fit_luck(self, fit) -> None:
+        """Take the slopes of a :class:`autodup.luck.CrossFit` of this run (before any chunk is added)."""
+        self.slopes = {ADJUSTED: fit.slopes(), **{source: fit.slopes(terms) for source, terms in LUCK_SOURCES.items()}}
+
+    # -- reading ----------------------------------------------------------
+
+    def add_chunk(self, table) -> None:
+        """Add one chunk (a :class:`pyarrow.Table` of :data:`COLUMNS`, rows of whole boards)."""
+        import pyarrow.compute as pc
+
+        board = table.column("board").to_numpy()
+        key = (board * self.tables + table.column("table").to_numpy()) * self.seats + table.column("seat").to_numpy()
+        if np.any(np.diff(key) <= 0):  # chunks are written in this order; sort only one that is not
+            order = pc.sort_indices(table, [("board", "ascending"), ("table", "ascending"), ("seat", "ascending")])
+            table = table.take(order)
+            board = table.column("board").to_numpy()
+        first_board = int(board[0])
+        board_local = (board - first_board).astype(np.int64)
+        n_boards = int(board_local[-1]) + 1
+        seats, n_tables = self.seats, self.tables
+        if board.size != n_boards * n_tables * seats:
+            raise ValueError(f"{self.folder.path}: a chunk of {board.size} rows is not whole boards of "
+                             f"{n_tables} tables x {seats} seats")
+        bot_index = {name: i for i, name in enumerate(self.bots)}
+        bot = np.array([bot_index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
+        shops = table.column("round_shops").combine_chunks()
+        shop_offsets = np.asarray(shops.offsets, dtype=np.int64)
+        shop_offsets = shop_offsets - shop_offsets[0]
+        shop_values = np.asarray(shops.flatten(), dtype=np.int16)
+        levels = table.column("round_level").combine_chunks()
+        level_offsets = np.asarray(levels.offsets, dtype=np.int64)
+        level_offsets = level_offsets - level_offsets[0]
+        level_values = np.asarray(levels.flatten(), dtype=np.int64)
+        offers = np.asarray(table.column("offers").combine_chunks().flatten(), dtype=np.int32).reshape(board.size, -1)
+
+        shop_agreement_by_round(shop_offsets, shop_values, bot, n_boards, n_tables, seats, self.shop_size,
+                                self.shop_sums)
+        offer_overlap(offers, bot, n_boards, n_tables, seats, self.offer_sums)
+        round0_slot_counts(shop_offsets, shop_values, seats, self.shop_size, self.round0_counts)
+
+        # Correctness: per-board sums of each observable.
+        n_levels = len(self.tier_levels)
+        tiers = np.zeros((n_boards, n_levels, len(self.tier_levels[0].sum_y)), dtype=np.int64)
+        slot_tiers_by_level(shop_offsets, shop_values, level_offsets, level_values, board_local, self.shop_size,
+                            self.champion_tier, tiers)
+        for level, observable in enumerate(self.tier_levels):
+            observable.add(tiers[:, level], tiers[:, level].sum(axis=1, keepdims=True))
+        per_board_offers = offers.reshape(n_boards, -1, offers.shape[1]).sum(axis=1).astype(np.float64)
+        self.offers.add(per_board_offers, per_board_offers.sum(axis=1, keepdims=True))
+        n_bots = len(self.bots)
+        cell = bot * seats + table.column("seat").to_numpy().astype(np.int64)
+        y = np.zeros((n_boards, n_bots * seats))  # placements by (bot, seat), and how many
+        n = np.zeros((n_boards, n_bots * seats))
+        np.add.at(y, (board_local, cell), table.column("placement").to_numpy().astype(np.float64))
+        np.add.at(n, (board_local, cell), 1.0)
+        self.placement_by_seat.add(y, n)
+        counts = n.reshape(n_boards, n_bots, seats).sum(axis=2)
+        for name, observable in self.per_bot.items():
+            values = np.zeros((n_boards, n_bots))
+            np.add.at(values, (board_local, bot), table.column(name).to_numpy().astype(np.float64))
+            observable.add(values, counts)
+
+        # Luck terms: each term's per-board total (every row), for the zero-mean test.
+        luck = luck_matrix(table, board.size)
+        per_board_luck = np.zeros((n_boards, luck.shape[1]))
+        np.add.at(per_board_luck, board_local, luck)
+        self.luck_sums[:, 0] += per_board_luck.sum(axis=0)
+        self.luck_sums[:, 1] += (per_board_luck ** 2).sum(axis=0)
+        self.luck_rows += board.size
+
+        # Luck removed: each bot's mean score per board over its scored rows, differences of pairs.
+        seat = table.column("seat").to_numpy().astype(np.int64)
+        scored = scored_rows(self.design, board, seat, seats)
+        placement = table.column("placement").to_numpy().astype(np.float64)
+        features = luck_features(luck, board, table.column("table").to_numpy())
+        weights = poisson_weights(np.uint64(self.seed), first_board, n_boards, self.replicates).astype(np.float64)
+        counts = np.zeros((n_boards, n_bots))
+        np.add.at(counts, (board_local[scored], bot[scored]), 1.0)
+        first = np.array([i for i, _ in self.pairs], dtype=np.int64)
+        second = np.array([j for _, j in self.pairs], dtype=np.int64)
+        for name in self.estimators:
+            score = placement if name == RAW else adjusted_placements(self.slopes[name], bot, board, placement, features)
+            sums = np.zeros((n_boards, n_bots))
+            np.add.at(sums, (board_local[scored], bot[scored]), score[scored])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = sums / counts
+            differences = means[:, first] - means[:, second]            # (boards, pairs)
+            played = np.isfinite(differences)
+            d = np.where(played, differences, 0.0)
+            self.difference_sums[name][:, 0] += played.sum(axis=0)
+            self.difference_sums[name][:, 1] += d.sum(axis=0)
+            self.difference_sums[name][:, 2] += (d * d).sum(axis=0)
+            self.bootstrap_sums[name][:, :, 0] += weights.T @ played
+            self.bootstrap_sums[name][:, :, 1] += weights.T @ d
+            self.bootstrap_sums[name][:, :, 2] += weights.T @ (d * d)
+        self.boards += n_boards
+
+    # -- results ----------------------------------------------------------
+
+    def observables(self) -> list:
+        """The correctness observables, in report order."""
+        return [*self.tier_levels, self.offers, self.placement_by_seat, *self.per_bot.values()]
+
+    def cross_table(self) -> dict:
+        """Cross-table correlation of this run: by round, over rounds >= 1, and split by same/different bot."""
+        sums = self.shop_sums
+        both = sums.sum(axis=1)
+        played = np.flatnonzero(both[:, PAIRS] > 0)
+        last = int(played[-1]) + 1 if played.size else 0
+
+        def share(values, count):
+            return float(values / count) if count > 0 else None
+
+        def by_kind(kind):
+            later = sums[1:, kind].sum(axis=0)
+            return {"pairs": int(later[PAIRS]),
+                    "whole_shop_identical": share(later[IDENTICAL], later[PAIRS]),
+                    "slot_agreement": share(later[SLOTS], later[PAIRS]),
+                    "multiset_overlap": share(later[MULTISET], later[PAIRS]),
+                    "offer_overlap": share(self.offer_sums[kind, 1], self.offer_sums[kind, 0])}
+
+        later = both[1:].sum(axis=0)
+        counts = self.round0_counts.astype(np.float64)
+        totals = counts.sum(axis=2, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frequencies = np.where(totals > 0, counts / totals, 0.0)
+        return {
+            "whole_shop_identical": share(later[IDENTICAL], later[PAIRS]),
+            "slot_agreement": share(later[SLOTS], later[PAIRS]),
+            "multiset_overlap": share(later[MULTISET], later[PAIRS]),
+            "offer_overlap": share(self.offer_sums[:, 1].sum(), self.offer_sums[:, 0].sum()),
+            # Independent tables with these marginals agree on a slot with probability sum_c f_c^2.
+            "chance_slot_agreement_round0": float((frequencies ** 2).sum(axis=2).mean()),
+            "by_round": {"round": list(range(last)),
+                         "pairs": [int(x) for x in both[:last, PAIRS]],
+                         "whole_shop_identical": [share(x, c) for x, c in zip(both[:last, IDENTICAL], both[:last, PAIRS])],
+                         "slot_agreement": [share(x, c) for x, c in zip(both[:last, SLOTS], both[:last, PAIRS])],
+                         "multiset_overlap": [share(x, c) for x, c in zip(both[:last, MULTISET], both[:last, PAIRS])]},
+            "by_bots": {"same": by_kind(SAME), "different": by_kind(DIFFERENT)},
+        }
+
+    def offer_frequency(self) -> tuple:
+        """Each champion's share of all offers and its standard error (over boards): two lists of N floats."""
+        r, covariance = self.offers.estimate()
+        return np.nan_to_num(r).tolist(), np.sqrt(np.clip(np.diag(covariance), 0, None)).tolist()
+
+    def pair_statistics(self, estimator: str = RAW) -> dict:
+        """Per pair: boards, mean and variance of the per-board difference, and the bootstrap replicates' variances
+        (``estimator``: ``raw``, ``adjusted`` or a luck source of :data:`autodup.luck.LUCK_SOURCES`)."""
+        boards, total, squares = self.difference_sums[estimator].T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = total / boards
+            variance = (squares - boards * mean ** 2) / (boards - 1)
+            w, wd, wdd = np.moveaxis(self.bootstrap_sums[estimator], 2, 0)
+            replicate_mean = wd / w
+            replicate_variance = (wdd - w * replicate_mean ** 2) / (w - 1)
+        return {"boards": boards, "mean": mean, "variance": variance, "replicates": replicate_variance}
+
+    def luck_terms(self) -> dict:
+        """Whether each luck term has mean zero: ``{term: {mean, se, z, p_value, p_holm}}`` and ``all_zero_mean``.
+
+        The unit is the board (a board's tables share seeds): each term's
+        per-board total, its mean over boards against zero (a z-test), Holm
+        over the terms; ``mean`` and ``se`` are per seat-game. A term that
+        never varied is left out.
+        """
+        from scipy.stats import norm
+
+        total, squares = self.luck_sums.T
+        boards = self.boards
+        rows_per_board = self.luck_rows / boards if boards else 1.0
+        terms = {}
+        for k, name in enumerate(LUCK_NAMES):
+            if boards < 2:
+                break
+            mean = total[k] / boards
+            variance = max(squares[k] / boards - mean ** 2, 0.0) * boards / (boards - 1)
+            if variance <= 1e-18 * max(1.0, squares[k] / boards):
+                continue
+            se = math.sqrt(variance / boards)
+            z = mean / se
+            terms[name] = {"mean": mean / rows_per_board, "se": se / rows_per_board, "z": z,
+                           "p_value": float(2 * norm.sf(abs(z)))}
+        for (name, entry), p in zip(terms.items(), holm([entry["p_value"] for entry in terms.values()])):
+            entry["p_holm"] = p
+        return {"terms": terms, "all_zero_mean": all(entry["p_holm"] >= ALPHA for entry in terms.values())}
+
+
+def measure_run(folder, replicates: int = BOOTSTRAP_REPLICATES) -> RunMeasures:
+    """Read run folder ``folder`` (a path or :class:`~autodup.results.RunFolder`) chunk by chunk into measures."""
+    from ..tournament.results import RunFolder
+    from .summary import fit_luck
+
+    folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
+    measures = RunMeasures(folder, replicates)
+    measures.fit_luck(fit_luck(folder.path, measures.bots, measures.design))
+    for table in folder.chunks(COLUMNS):
+        measures.add_chunk(table)
+    return measures
+
+
+# --------------------------------------------------------------------------
+# a dealer against the control
+# --------------------------------------------------------------------------
+
+
+def _finite(x):
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA,
+                 games_per_second: float | None = None) -> dict:
+    """A dealer's correctness tests and luck removed against the control's run of the same boards.
+
+    Returns the keys ``correct``, ``min_p_value``, ``deciding_observable``,
+    ``tests``, ``pairs``, ``variance_reduction`` (the closest pair's),
+    ``variance_reduction_ci``, ``median_variance_reduction`` and their
+    luck-adjusted forms (``adjusted_*``, also per pair) of one dealer in
+    ``quality.json``.
+    """
+    tests = []
+    for ours, theirs in zip(dealer.observables(), control.observables()):
+        result = two_sample_test(ours, theirs)
+        if result["df"] == 0:
+            continue  # nothing varies (tier 5 at level 1): nothing to test
+        tests.append({"observable": ours.name, **result})
+    adjusted = holm([test["p_value"] for test in tests])
+    for test, p in zip(tests, adjusted):
+        test["p_holm"] = p
+        test["statistic"] = _finite(test["statistic"])
+    deciding = min(tests, key=lambda test: test["p_holm"]) if tests else None
+
+    ours, theirs = dealer.pair_statistics(), control.pair_statistics()
+    tables = dealer.tables
+    per_board = tables / games_per_second if games_per_second else None  # seconds
+    pairs = []
+    for p, (i, j) in enumerate(dealer.pairs):
+        factor, interval = variance_reduction(dealer, control, p)
+        adjusted_factor, adjusted_interval = variance_reduction(dealer, control, p, ADJUSTED)
+        mean = theirs["mean"][p]  # the control measures the difference the boards must resolve
+
+        def needed(variance):
+            return _finite((Z95 ** 2) * variance / mean ** 2) if mean != 0 else None
+
+        boards_needed, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
+        pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
+                      "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
+                      "variance_reduction": factor, "variance_reduction_ci": interval,
+                      "adjusted_variance_reduction": adjusted_factor,
+                      "adjusted_variance_reduction_ci": adjusted_interval,
+                      "boards_needed": boards_needed, "boards_needed_control": boards_control,
+                      "games_needed": None if boards_needed is None else boards_needed * tables,
+                      "games_needed_control": None if boards_control is None else boards_control * tables,
+                      "seconds_needed": None if boards_needed is None or per_board is None
+                      else boards_needed * per_board,
+                      "seconds_needed_control": None if boards_control is None or per_board is None
+                      else boards_control * per_board})
+    closest = closest_pair(control)
+    headline = pairs[closest] if pairs else {"variance_reduction": None, "variance_reduction_ci": [None, None]}
+    factors = [pair["variance_reduction"] for pair in pairs if pair["variance_reduction"] is not None]
+    adjusted_factors = [pair["adjusted_variance_reduction"] for pair in pairs
+                        if pair["adjusted_variance_reduction"] is not None]
+    adjusted = ((headline["adjusted_variance_reduction"], headline["adjusted_variance_reduction_ci"]) if pairs
+                else (None, [None, None]))
+    return {"correct": bool(deciding is None or deciding["p_holm"] >= alpha),
+            "min_p_value": deciding["p_holm"] if deciding else None,
+            "deciding_observable": deciding["observable"] if deciding else None,
+            "tests": tests, "pairs": pairs,
+            "variance_reduction": headline["variance_reduction"],
+            "variance_reduction_ci": headline["variance_reduction_ci"],
+            "median_variance_reduction": float(np.median(factors)) if factors else None,
+            "adjusted_variance_reduction": adjusted[0], "adjusted_variance_reduction_ci": adjusted[1],
+            "median_adjusted_variance_reduction": float(np.median(adjusted_factors)) if adjusted_factors else None}
+
+
+def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estimator: str = RAW) -> tuple:
+    """``(factor, [low, high])``: the control's raw variance of pair ``pair``'s per-board difference over the
+    run's variance under ``estimator``, with its 95% Poisson-bootstrap interval (same boards, same weights)."""
+    ours, theirs = run.pair_statistics(estimator), control.pair_statistics(RAW)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = theirs["variance"][pair] / ours["variance"][pair]
+        spread = theirs["replicates"][:, pair] / ours["replicates"][:, pair]
+    spread = spread[np.isfinite(spread)]
+    interval = np.percentile(spread, [2.5, 97.5]).tolist() if spread.size else [None, None]
+    return _finite(factor), interval
+
+
+def luck_sources(run: RunMeasures, pair: int) -> dict:
+    """How much of the run's variance of pair ``pair``'s difference each luck source holds: ``{source: share}``,
+    1 - var(adjusted by that source's terms alone) / var(raw), and ``every source`` for all the terms."""
+    raw = run.pair_statistics(RAW)["variance"][pair]
+    shares = {}
+    for name in [*LUCK_SOURCES, ADJUSTED]:
+        adjusted = run.pair_statistics(name)["variance"][pair]
+        shares["every source" if name == ADJUSTED else name] = _finite(1.0 - adjusted / raw) if raw > 0 else None
+    return shares
+
+
+def closest_pair(control: RunMeasures) -> int:
+    """Index (into ``control.pairs``) of the pair whose mean difference under the control is smallest."""
+    means = np.abs(control.pair_statistics()["mean"])
+    means = np.where(np.isfinite(means), means, np.inf)
+    return int(np.argmin(means)) if means.size else 0

@@ -1,0 +1,422 @@
+"""analysis.quality."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.dealers import CONTROL, DEFAULT_DEALER
+from ..errors import print_warning
+from ..game.boards import DEFAULT_DESIGN, TRACE_FIELDS
+from ..game.rules import DEFAULT_EVENTS
+from ..tournament.spec import RunError
+from ..tournament.storage import _write_json_atomically
+from .coupling import coupling_from_trace
+from .measure_kernels import ADJUSTED, ALPHA, BOOTSTRAP_REPLICATES, RAW
+from .measures import RunMeasures, closest_pair, compare_runs, luck_sources, measure_run, variance_reduction
+
+__all__ = ["DEFAULT_QUALITY_DEALERS", "TRACE_BOARDS", "TRACE_DRAWS", "TIMINGS_FILE", "QUALITY_FILE", "parse_dealers",
+           "LADDER_RUNS", "run_name", "quality_runs", "run_folder_of", "play_runs", "games_per_second", "trace_runs",
+           "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "best_combination",
+           "json_safe", "terminal_table", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency",
+           "LADDER", "ladder"]
+
+DEFAULT_QUALITY_DEALERS = ("haystack", "keyed", "stream", "replay")
+TRACE_BOARDS = 25   # boards replayed with their draws traced (a chunk's worth: 8 tables x 8 seats each)
+TRACE_DRAWS = 64    # draws kept per seat: tables diverge within the first rounds
+TIMINGS_FILE = "timings.json"
+QUALITY_FILE = "quality.json"
+
+
+def parse_dealers(text: str) -> list:
+    """``--dealers``: distinct duplicate dealers, comma-separated (the control is always played); one-line errors."""
+    from ..engine.dealers import DEALERS
+
+    names = [name.strip() for name in str(text).split(",") if name.strip()]
+    if not names:
+        raise ValueError("--dealers: empty (allowed: any of " + ", ".join(n for n in DEALERS if n != CONTROL) + ")")
+    for name in names:
+        if name == CONTROL:
+            raise ValueError(f"--dealers: {CONTROL} is the control, played always (list the dealers to measure)")
+        if name not in DEALERS:
+            allowed = ", ".join(n for n in DEALERS if n != CONTROL)
+            raise ValueError(f"--dealers: unknown dealer {name!r} (allowed: {allowed})")
+    if len(set(names)) != len(names):
+        raise ValueError("--dealers: a dealer is listed twice")
+    return names
+
+
+# The ladder's runs beside each dealer's default one: (design, events) of each step (autodup.measures.LADDER).
+LADDER_RUNS = (("latin", "position"), ("paired", "seat"))
+
+
+def run_name(dealer: str, design: str = DEFAULT_DESIGN, events: str = DEFAULT_EVENTS) -> str:
+    """A run's name in a quality folder: the dealer for the default design and events, else ``dealer@design-events``."""
+    return dealer if (design, events) == (DEFAULT_DESIGN, DEFAULT_EVENTS) else f"{dealer}@{design}-{events}"
+
+
+def quality_runs(dealers, make, ladder: bool = True) -> dict:
+    """``{run name: spec}``: each dealer's default run and its ladder runs, and the control's under each design.
+
+    ``make(dealer, design, events)`` gives a run's spec. Without ``ladder``,
+    only the default runs (each dealer's and the control's).
+    """
+    runs = {}
+    for dealer in [*dealers, CONTROL]:
+        for design, events in ((DEFAULT_DESIGN, DEFAULT_EVENTS), *(LADDER_RUNS if ladder else ())):
+            if dealer == CONTROL and events != DEFAULT_EVENTS:
+                continue  # the control's tables share nothing: how events are addressed changes nothing
+            runs[run_name(dealer, design, events)] = make(dealer, design, events)
+    return runs
+
+
+def run_folder_of(out: Path, dealer: str) -> Path:
+    return Path(out) / "runs" / dealer
+
+
+def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet: bool, game_timeout: float,
+              note=None, warn=None) -> dict:
+    """Play (or finish, or reuse) each dealer's run under ``out/runs``; returns ``{dealer: timing}``.
+
+    A timing is the seconds of the last play of a run and the boards it
+    played then (a resumed run counts only the boards it finished then); a
+    run found finished is reused and keeps the timing recorded when it was
+    played.
+    """
+    from ..tournament.run import run_tournament
+    from ..tournament.storage import boards_done
+    from .summary import warn_if_misbehaving
+
+    timings_path = Path(out) / TIMINGS_FILE
+    timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
+    for dealer, spec in specs.items():
+        folder = run_folder_of(out, dealer)
+        before = boards_done(folder, spec.boards) if any(folder.glob("chunks/chunk-*.parquet")) else 0
+        reused = []
+        start = time.perf_counter()
+        _, summary = run_tournament(spec, folder, workers, backend, ray_address, resume=folder.exists(),
+                                    quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
+                                    warn=warn, note=reused.append)
+        warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
+        if reused:
+            (note or (lambda line: None))(f"{folder}: finished already; reused")
+        else:
+            timings[dealer] = {"seconds": time.perf_counter() - start, "boards": spec.boards - before,
+                               "tables": spec.tables, "workers": workers}
+        _write_json_atomically(timings_path, timings)
+    return timings
+
+
+def games_per_second(timings: dict) -> float | None:
+    """Games per second over the plays that were timed (None if none was)."""
+    seconds = sum(t["seconds"] for t in timings.values())
+    games = sum(t["boards"] * t["tables"] for t in timings.values())
+    return games / seconds if seconds > 0 else None
+
+
+def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: float) -> dict:
+    """``{dealer: trace arrays}``: each duplicate dealer's first boards replayed with traced draws.
+
+    The arrays are those :func:`autodup.tournament.trace_boards` returns,
+    kept in ``out/traces/<dealer>.npz``. Replayed in a watched worker from the
+    run's snapshot (its configuration and bot files); a trace already in the
+    folder for the same run, boards and draws is reused.
+    """
+    from ..tournament.run import run_watched
+    from ..tournament.spec import trace_boards
+    from ..tournament.storage import spec_of_folder
+
+    traces = {}
+    folder_of_traces = Path(out) / "traces"
+    for dealer, folder in folders.items():
+        if folder.identity["dealer"] == CONTROL:  # no draw of the control is compared: nothing to trace
+            continue
+        path = folder_of_traces / f"{dealer}.npz"
+        spec = spec_of_folder(folder.path)
+        run_id = spec.identity_hash()
+        if path.is_file():
+            with np.load(path, allow_pickle=False) as stored:
+                if str(stored["run"]) == run_id and int(stored["boards"]) == boards and int(stored["draws"]) == draws:
+                    traces[dealer] = {name: stored[name] for name in TRACE_FIELDS}
+                    continue
+        arrays, _ = run_watched(trace_boards, (spec, boards, draws), game_timeout, describe=spec.describe)
+        folder_of_traces.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+        np.savez_compressed(temporary, run=np.array(run_id), boards=np.array(boards), draws=np.array(draws), **arrays)
+        os.replace(temporary, path)
+        traces[dealer] = arrays
+    return traces
+
+
+def recorded_timings(folders: dict) -> dict:
+    """``{dealer: timing}`` of runs played by ``autodup quality`` (its ``timings.json``, beside ``runs/``)."""
+    timings = {}
+    for path in {folder.path.parent.parent / TIMINGS_FILE for folder in folders.values()}:
+        if path.is_file():
+            timings.update(json.loads(path.read_text()))
+    return {dealer: timings[dealer] for dealer in folders if dealer in timings}
+
+
+def default_quality_out(config_name: str, boards: int, seed: int, control_spec) -> Path:
+    """``quality/<config>-<boards>b-seed<seed>-<hash of the bots>``: a folder named by what it measures."""
+    from ..tournament.spec import folder_name
+
+    lineup = hashlib.sha256(json.dumps(control_spec.identity()["bots"]).encode()).hexdigest()[:10]
+    return Path("quality") / f"{folder_name(config_name)}-{boards}b-seed{seed}-{lineup}"
+
+
+def folders_to_measure(paths) -> dict:
+    """``{dealer: RunFolder}`` of the run folders ``autodup report`` is given; one line for what cannot be measured.
+
+    One run per dealer, the control among them, all of the same boards
+    (:func:`autodup.measures.check_same_boards`), checked before anything is
+    replayed or written.
+    """
+    from ..tournament.results import RunFolder
+    from .quality import check_same_boards
+
+    folders = {}
+    for path in paths:
+        folder = RunFolder(path)
+        identity = folder.identity
+        dealer = run_name(identity["dealer"], identity["design"], identity["events"])
+        if dealer in folders:
+            raise RunError(f"{path}: a second run of dealer {identity['dealer']!r} with design "
+                           f"{identity['design']!r} and events by {identity['events']} (the first is "
+                           f"{folders[dealer].path}); give one run per dealer, design and event addressing")
+        folders[dealer] = folder
+    if CONTROL not in folders:
+        raise RunError(f"no run of the control ({CONTROL}) among {', '.join(map(str, paths))}: each dealer is "
+                       f"compared with it (play one with `autodup run --dealer {CONTROL}` and the same boards and "
+                       "seed)")
+    check_same_boards(folders)
+    return folders
+
+
+def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict | None) -> dict:
+    """Measure run folders (``{dealer: RunFolder}``, the control among them), write quality.json and the report."""
+    from .quality import measure_quality
+    from .report import write_report
+
+    quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
+    default = quality["dealers"].get(run_name(DEFAULT_DEALER))
+    quality["default"] = {"dealer": DEFAULT_DEALER, "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS,
+                          "estimator": "adjusted", "run": run_name(DEFAULT_DEALER)}
+    # The headline: what `autodup run` does by default, against independent tables of the same design.
+    quality["variance_reduction"] = None if default is None else default["adjusted_variance_reduction"]
+    quality["variance_reduction_ci"] = [None, None] if default is None else default["adjusted_variance_reduction_ci"]
+    quality["best"] = best_combination(quality)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    _write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
+    write_report(quality, out)
+    return quality
+
+
+def best_combination(quality: dict) -> dict | None:
+    """The ladder step of an exact dealer that needs the fewest games to tell the closest pair apart."""
+    steps = [step | {"dealer": dealer} for dealer, ladder in quality["ladder"].items()
+             for step in ladder if step["efficiency"] is not None
+             and quality["dealers"][step["run"]]["exact"] and quality["dealers"][step["run"]]["correct"] is not False]
+    return max(steps, key=lambda step: step["efficiency"]) if steps else None
+
+
+def json_safe(value):
+    """``value`` with NaN and infinities written as null (JSON has neither)."""
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def terminal_table(quality: dict) -> str:
+    """quality.json for a person: one line per run, the ladder of luck removed, and the headline."""
+    lines = [f"{quality['config']}: {quality['boards']} boards x {quality['tables']} tables, seed {quality['seed']}, "
+             f"control {quality['control']}; closest pair: {' vs '.join(quality['closest_pair'] or ['n/a'])}"]
+    header = (f"{'run':<24} {'correct':>8} {'min p':>9} {'slot agr.':>9} {'offer ovl.':>10} "
+              f"{'var. reduction (95% CI)':>24} {'adjusted (95% CI)':>22}  {'decided by'}")
+    lines.append(header)
+
+    def number(value, fmt):
+        return "n/a" if value is None else format(value, fmt)
+
+    def with_interval(value, interval):
+        return "" if value is None else f"{value:.2f} [{number(interval[0], '.2f')}, {number(interval[1], '.2f')}]"
+
+    for name, entry in quality["dealers"].items():
+        correct = "control" if entry["correct"] is None else ("yes" if entry["correct"] else "NO")
+        lines.append(f"{name:<24} {correct:>8} {number(entry['min_p_value'], '.2g'):>9} "
+                     f"{number(entry['slot_agreement'], '.3f'):>9} {number(entry['offer_overlap'], '.3f'):>10} "
+                     f"{with_interval(entry['variance_reduction'], entry['variance_reduction_ci']):>24} "
+                     f"{with_interval(entry.get('adjusted_variance_reduction'), entry.get('adjusted_variance_reduction_ci', [None, None])):>22}"
+                     f"  {entry['deciding_observable'] or ''}")
+    lines.append("ladder (closest pair): variance reduction against independent tables of the same design; "
+                 "efficiency: games a plain tournament needs over the games this needs")
+    for dealer, steps in quality.get("ladder", {}).items():
+        for step in steps:
+            lines.append(f"  {dealer:<12} {step['step']:<58} "
+                         f"{with_interval(step['variance_reduction'], step['variance_reduction_ci']):>22}  "
+                         f"efficiency {with_interval(step['efficiency'], step['efficiency_ci'])}")
+    if quality.get("variance_reduction") is not None:
+        default = quality["default"]
+        lines.append(f"default ({default['dealer']}, {default['design']}, events by {default['events']}, luck-adjusted):"
+                     f" variance reduction {with_interval(quality['variance_reduction'], quality['variance_reduction_ci'])}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# everything: quality.json
+# --------------------------------------------------------------------------
+
+QUALITY_FORMAT = 1
+
+
+def check_same_boards(runs: dict) -> None:
+    """Refuse runs that did not play the same boards (config, bots, boards, seed, tables): one line."""
+    first, *others = runs.values()
+    first_done = first.boards_done()
+    for other in others:
+        for key in ("config_sha256", "boards", "seed", "tables"):
+            if first.identity[key] != other.identity[key]:
+                raise ValueError(f"{other.path}: not the same boards as {first.path} ({key}: "
+                                 f"{other.identity[key]!r} against {first.identity[key]!r})")
+        if first.bot_names != other.bot_names:
+            raise ValueError(f"{other.path}: not the same bots as {first.path} ({', '.join(other.bot_names)} "
+                             f"against {', '.join(first.bot_names)})")
+        done = other.boards_done()
+        if done != first_done:
+            raise ValueError(f"{other.path}: {done} boards finished against {first_done} in {first.path} "
+                             "(finish both runs first)")
+
+
+def measure_quality(folders: dict, control: str, traces: dict | None = None, alpha: float = ALPHA,
+                    games_per_second: float | None = None, replicates: int = BOOTSTRAP_REPLICATES) -> dict:
+    """Measure every dealer's run against the control's: the dict written as ``quality.json``.
+
+    Parameters
+    ----------
+    folders : dict
+        ``{dealer name: RunFolder}``, the control among them.
+    control : str
+        The control's key in ``folders``.
+    traces : dict, optional
+        ``{dealer name: {trace_weights, trace_key, trace_outcome, trace_count}}``
+        of traced boards (:func:`autodup.tournament.trace_boards`), for the
+        coupling diagnostic.
+    games_per_second : float, optional
+        How fast games were played, for the seconds needed.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..engine.dealers import DEALERS
+
+    if control not in folders:
+        raise ValueError(f"no run of the control ({control}) among the runs to measure: each dealer is compared "
+                         "with it")
+    check_same_boards(folders)
+    # Runs are measured side by side: the kernels and Parquet release the interpreter.
+    with ThreadPoolExecutor(max_workers=min(len(folders), os.cpu_count() or 1)) as pool:
+        futures = {name: pool.submit(measure_run, folder, replicates) for name, folder in folders.items()}
+        measured = {name: future.result() for name, future in futures.items()}
+    reference = measured[control]
+    config = folders[control].config
+    control_dealer = folders[control].identity["dealer"]
+    controls = {folder.identity.get("design", "latin"): name for name, folder in folders.items()
+                if folder.identity["dealer"] == control_dealer}
+    for name, folder in folders.items():
+        if folder.identity.get("design", "latin") not in controls:
+            raise ValueError(f"{folder.path}: no run of the control ({control_dealer}) with its design "
+                             f"({folder.identity.get('design')}) among the runs to measure")
+    closest = closest_pair(reference)
+    order = [name for name in folders if name not in controls.values()] + list(controls.values())
+    dealers = {}
+    for name in order:
+        run = measured[name]
+        design = folders[name].identity.get("design", "latin")
+        its_control = measured[controls[design]]
+        dealer_name = folders[name].identity["dealer"]
+        entry = {"dealer": dealer_name, "design": design, "events": folders[name].identity.get("events"),
+                 "exact": DEALERS[dealer_name].exact if dealer_name in DEALERS else None}
+        if name in controls.values():
+            entry.update({"correct": None, "min_p_value": None, "deciding_observable": None, "tests": [],
+                          "pairs": [], "variance_reduction": None, "variance_reduction_ci": [None, None],
+                          "median_variance_reduction": None, "median_adjusted_variance_reduction": None})
+            adjusted = variance_reduction(run, run, closest, ADJUSTED) if run.pairs else (None, [None, None])
+            entry["adjusted_variance_reduction"], entry["adjusted_variance_reduction_ci"] = adjusted
+        else:
+            entry.update(compare_runs(run, its_control, alpha, games_per_second))
+        entry["luck_terms"] = run.luck_terms()
+        entry["luck_sources"] = luck_sources(run, closest) if run.pairs else {}
+        entry["efficiency"] = {estimator: efficiency(run, its_control, reference, closest, estimator)
+                               for estimator in (RAW, ADJUSTED)} if run.pairs else {}
+        entry.update(run.cross_table())
+        trace = (traces or {}).get(name)
+        entry["coupling"] = (None if trace is None or name in controls.values() else coupling_from_trace(
+            **trace, champion_tier=config.champion_tier, n_tiers=len(config.tier_cost)))
+        frequency, se = run.offer_frequency()
+        entry["offer_frequency"], entry["offer_frequency_se"] = frequency, se
+        dealers[name] = entry
+    closest = closest_pair(reference)
+    identity = folders[control].identity
+    return {"format": QUALITY_FORMAT, "config": config.name, "bots": list(reference.bots),
+            "boards": reference.boards, "tables": reference.tables, "seed": reference.seed, "control": control,
+            "alpha": alpha, "replicates": replicates, "champions": list(reference.champions),
+            "closest_pair": [reference.bots[i] for i in reference.pairs[closest]] if reference.pairs else None,
+            "games_per_second": games_per_second, "config_sha256": identity["config_sha256"],
+            "dealers": dealers, "ladder": ladder(dealers, controls)}
+
+
+def efficiency(run: RunMeasures, its_control: RunMeasures, plain: RunMeasures, pair: int, estimator: str):
+    """Games a plain tournament (``plain``: the control, Latin square, raw placements) needs to tell pair
+    ``pair`` apart, over the games ``run`` needs with ``estimator``: ``{"factor", "ci"}``.
+
+    Boards needed is ``(1.96 sd / |mean|)^2`` with the mean difference of the
+    run's own design measured by its control (a design asks its own question:
+    the Latin square's field is the other bots, the paired design's a fixed
+    field); both designs play as many tables per board.
+    """
+    target, reference = its_control.pair_statistics(RAW)["mean"][pair], plain.pair_statistics(RAW)["mean"][pair]
+    factor, interval = variance_reduction(run, plain, pair, estimator)
+    if not (np.isfinite(target) and np.isfinite(reference)) or target == 0 or reference == 0 or factor is None:
+        return {"factor": None, "ci": [None, None]}
+    scale = (target / reference) ** 2  # positive: it scales the bootstrap's quantiles as it scales the factor
+    return {"factor": scale * factor, "ci": [None if bound is None else scale * bound for bound in interval]}
+
+
+LADDER = (("shared seeds", "latin", "position", RAW), ("+ events by who", "latin", "seat", RAW),
+          ("+ paired seating", "paired", "seat", RAW), ("+ luck adjustment", "paired", "seat", ADJUSTED),
+          ("shared seeds, events by who, luck adjustment (Latin square)", "latin", "seat", ADJUSTED))
+
+
+def ladder(dealers: dict, controls: dict) -> dict:
+    """Per dealer, the steps of :data:`LADDER` that its runs allow: variance reduction of the closest pair against
+    the control of the same design (raw placements), and efficiency against the plain tournament."""
+    result = {}
+    for name, entry in dealers.items():
+        for label, design, events, estimator in LADDER:
+            if entry["design"] != design or entry["events"] != events:
+                continue
+            key = "adjusted_variance_reduction" if estimator == ADJUSTED else "variance_reduction"
+            control = name in controls.values()
+            if control and estimator == RAW:
+                continue
+            result.setdefault(entry["dealer"], []).append({
+                "step": "luck adjustment alone" if control else label, "run": name, "design": design,
+                "events": events, "estimator": estimator, "variance_reduction": entry[key],
+                "variance_reduction_ci": entry[f"{key}_ci"], "efficiency": entry["efficiency"][estimator]["factor"],
+                "efficiency_ci": entry["efficiency"][estimator]["ci"]})
+    order = {label: k for k, (label, *_rest) in enumerate(LADDER)}
+    for steps in result.values():
+        steps.sort(key=lambda step: order.get(step["step"], -1))
+    return result

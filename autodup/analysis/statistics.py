@@ -1,0 +1,126 @@
+"""Statistics: ratio observables compared by a Wald test, Holm's correction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["RatioObservable", "WALD_BOARDS_PER_DIMENSION", "two_sample_test", "holm"]
+
+# --------------------------------------------------------------------------
+# ratio observables: per-board sums, compared by a Wald test
+# --------------------------------------------------------------------------
+
+
+class RatioObservable:
+    """A vector of ratios ``sum_b y_b / sum_b n_b`` (k components) with its covariance over boards.
+
+    Only sums of products are kept (``sum y y'``, ``sum y n'``, ``sum n n'``),
+    so memory does not grow with boards. The covariance of the ratios is the
+    delta method's: the covariance over boards of ``(y_b - r n_b)``, divided by
+    ``B`` and by the mean denominator's square, component by component.
+    """
+
+    def __init__(self, name: str, k: int):
+        self.name = name
+        self.boards = 0
+        self.sum_y = np.zeros(k)
+        self.sum_n = np.zeros(k)
+        self.yy = np.zeros((k, k))
+        self.yn = np.zeros((k, k))
+        self.nn = np.zeros((k, k))
+
+    def add(self, y: np.ndarray, n: np.ndarray) -> None:
+        """Add boards: ``y`` and ``n`` float64 (boards, k) (``n`` may be (boards, 1): one denominator)."""
+        y = np.asarray(y, dtype=np.float64)
+        n = np.broadcast_to(np.asarray(n, dtype=np.float64), y.shape)
+        self.boards += y.shape[0]
+        self.sum_y += y.sum(axis=0)
+        self.sum_n += n.sum(axis=0)
+        self.yy += y.T @ y
+        self.yn += y.T @ n
+        self.nn += n.T @ n
+
+    def estimate(self) -> tuple:
+        """``(ratios, covariance)``: float64 (k,) and (k, k); NaN ratios where no board had a denominator."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = self.sum_y / self.sum_n
+        r0 = np.where(np.isfinite(r), r, 0.0)
+        B = self.boards
+        # sum_b (y - r n)(y - r n)' expanded, then centred (its mean is zero at the ratio estimate).
+        s = self.yy - self.yn * r0[None, :] - (self.yn * r0[None, :]).T + np.outer(r0, r0) * self.nn
+        mean_n = self.sum_n / max(B, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(mean_n > 0, 1.0 / mean_n, 0.0)
+        covariance = s * np.outer(scale, scale) / max(B, 1) / max(B - 1, 1)
+        return r, covariance
+
+
+WALD_BOARDS_PER_DIMENSION = 10  # fewer boards per dimension: the covariance is too noisy to invert
+
+
+def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
+    """Whether two runs' ratios differ: ``{"test", "statistic", "df", "p_value"}``.
+
+    With at least :data:`WALD_BOARDS_PER_DIMENSION` boards per dimension in
+    each run, a Wald test (chi-square on the covariance's rank); with fewer,
+    whose covariance estimate would be too noisy to invert, each component is
+    tested on its own (Welch's t, Welch-Satterthwaite degrees of freedom) and
+    the smallest p-value is Bonferroni-corrected over the components
+    (``"max-t"``). Components with no denominator in either run, or varying in
+    neither, are left out; a difference in a component that varies in neither
+    run has p = 0.
+    """
+    from scipy.stats import chi2
+    from scipy.stats import t as student
+
+    ra, ca = a.estimate()
+    rb, cb = b.estimate()
+    keep = np.isfinite(ra) & np.isfinite(rb)
+    d = (ra - rb)[keep]
+    va, vb = ca[np.ix_(keep, keep)], cb[np.ix_(keep, keep)]
+    v = va + vb
+    if d.size == 0:
+        return {"test": "none", "statistic": 0.0, "df": 0, "p_value": 1.0}
+    values, vectors = np.linalg.eigh(v)
+    top = values.max() if values.size else 0.0
+    # Below this a variance is rounding left by y - r n, not variation: relative to the largest eigenvalue,
+    # and to the ratios' own scale (a ratio such as 3/17 is not exact in binary).
+    scale = max(np.abs(ra[keep]).max(), np.abs(rb[keep]).max(), 1e-300) ** 2
+    floor = max(max(top, 0.0) * 1e-10, scale * 1e-16)
+    rank_mask = values > floor
+    rank = int(rank_mask.sum())
+    projected = vectors.T @ d
+    outside = np.sqrt(np.sum(projected[~rank_mask] ** 2))
+    if outside > 1e-9 * max(1.0, np.abs(d).max()):
+        return {"test": "exact", "statistic": math.inf, "df": max(rank, 1), "p_value": 0.0}
+    if rank == 0:
+        return {"test": "none", "statistic": 0.0, "df": 0, "p_value": 1.0}
+    if min(a.boards, b.boards) >= WALD_BOARDS_PER_DIMENSION * rank:
+        statistic = float(np.sum(projected[rank_mask] ** 2 / values[rank_mask]))
+        return {"test": "wald", "statistic": statistic, "df": rank, "p_value": float(chi2.sf(statistic, rank))}
+    var_a, var_b = np.diag(va), np.diag(vb)
+    varies = (var_a + var_b) > floor
+    se2 = (var_a + var_b)[varies]
+    t_values = np.abs(d[varies]) / np.sqrt(se2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        welch = se2 ** 2 / (var_a[varies] ** 2 / max(a.boards - 1, 1) + var_b[varies] ** 2 / max(b.boards - 1, 1))
+    welch = np.where(np.isfinite(welch), welch, max(min(a.boards, b.boards) - 1, 1))
+    p_values = 2.0 * student.sf(t_values, welch)
+    worst = int(np.argmin(p_values))
+    return {"test": "max-t", "statistic": float(t_values[worst]), "df": int(varies.sum()),
+            "p_value": float(min(1.0, p_values[worst] * varies.sum()))}
+
+
+def holm(p_values) -> list:
+    """Holm's step-down adjustment of ``p_values`` (family-wise error control), in their order."""
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted.tolist()

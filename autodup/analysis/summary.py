@@ -1,0 +1,177 @@
+"""The summary of a run: each bot's duplicate score, placement and top-4 rate with intervals, raw and
+luck-adjusted."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..errors import print_warning
+from ..game.boards import DEFAULT_DESIGN, scored_rows
+from ..game.stats import MISBEHAVIOUR_COLUMNS
+from ..tournament.storage import chunk_files, read_chunk, read_chunk_table, read_determinism, read_manifest
+
+__all__ = ["board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
+           "warn_if_misbehaving"]
+
+# --------------------------------------------------------------------------
+# the summary
+# --------------------------------------------------------------------------
+
+
+def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> dict:
+    """Per bot and board: scored rows, sums of placement, duplicate score, adjusted score and top-4 finishes;
+    per bot the totals of what it did wrong (``MISBEHAVIOUR_COLUMNS``, when the columns are given).
+
+    The scored rows are those of the design's scored seat (every row of a
+    Latin square; the focal seat under ``paired``, see
+    :func:`autodup.boards.scored_seat`). The duplicate score of a row is its
+    placement minus the mean placement of the scored rows at the same board
+    and seat (over the tables); the adjusted score is the same with
+    ``adjusted`` (float64 (rows,): luck-adjusted placements, see
+    :mod:`autodup.luck`) in place of placements. Boards never span chunks,
+    so the totals of a run are those of its chunks, put together.
+    """
+    board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
+    players = int(seat.max()) + 1
+    scored = scored_rows(design, board, seat, players)
+    adjusted = placement.astype(np.float64) if adjusted is None else adjusted
+    cell = board * players + seat
+    _, inverse = np.unique(cell[scored], return_inverse=True)
+
+    def less_cell_mean(values):
+        values = values[scored].astype(np.float64)
+        return values - (np.bincount(inverse, weights=values) / np.bincount(inverse))[inverse]
+
+    duplicate, adjusted_duplicate = less_cell_mean(placement), less_cell_mean(adjusted)
+    totals = {}
+    for name in np.unique(bot):
+        every = bot == name
+        mine = every[scored]
+        boards, index = np.unique(board[scored][mine], return_inverse=True)
+        totals[str(name)] = {
+            "boards": boards, "rows": np.bincount(index),
+            "placement": np.bincount(index, weights=placement[scored][mine]),
+            "duplicate": np.bincount(index, weights=duplicate[mine]),
+            "adjusted": np.bincount(index, weights=adjusted_duplicate[mine]),
+            "top4": np.bincount(index, weights=(placement[scored][mine] <= players // 2).astype(np.float64)),
+            "misbehaviour": {key: int(columns[key][every].sum()) for key in MISBEHAVIOUR_COLUMNS if key in columns}}
+    return totals
+
+
+def summarize_totals(parts) -> list:
+    """The summary from :func:`board_totals` of disjoint sets of boards (e.g. chunks).
+
+    Per bot: mean placement, duplicate score and adjusted score with 95%
+    confidence intervals from the spread of per-board means (boards are
+    independent, the tables of a board are not), the top-half rate
+    (``top4_rate`` at 8 seats), and the totals of illegal actions,
+    action-cap hits, decisions that raised and bad answers; sorted by
+    adjusted score. With a full Latin square (as many tables as bots, each
+    bot at every seat once per board), a bot's duplicate score is its mean
+    placement minus ``(players + 1) / 2`` on every board.
+    """
+    merged: dict = {}
+    for part in parts:
+        for name, totals in part.items():
+            merged.setdefault(name, []).append(totals)
+    rows = []
+    for name, pieces in merged.items():
+        joined = {key: np.concatenate([p[key] for p in pieces]) for key in pieces[0] if key != "misbehaviour"}
+        count = joined["rows"]
+        entry = {"bot": name, "rows": int(count.sum()), "boards": int(joined["boards"].size)}
+        for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate"),
+                           ("adjusted_score", "adjusted")):
+            per_board = joined[key] / count
+            entry[label] = float(joined[key].sum() / count.sum())
+            # None (JSON null) with a single board: no spread to estimate from.
+            entry[f"{label}_ci95"] = float(1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size)) \
+                if per_board.size > 1 else None
+        entry["top4_rate"] = float(joined["top4"].sum() / count.sum())
+        for key in pieces[0]["misbehaviour"]:
+            entry[key] = sum(p["misbehaviour"][key] for p in pieces)
+        rows.append(entry)
+    return sorted(rows, key=lambda r: (r["adjusted_score"], r["bot"]))
+
+
+def summarize(columns: dict, design: str = DEFAULT_DESIGN) -> list:
+    """The summary of rows given as columns (see :func:`summarize_totals`; no luck adjustment)."""
+    return summarize_totals([board_totals(columns, design)])
+
+
+def fit_luck(out, bot_names, design: str):
+    """The cross-fitted slopes (:class:`autodup.luck.CrossFit`) of a run folder's scored rows, chunk by chunk."""
+    from .luck import CrossFit, luck_features, luck_matrix
+
+    fit = CrossFit(len(bot_names))
+    index = {name: i for i, name in enumerate(bot_names)}
+    for path in chunk_files(out):
+        table, _ = read_chunk_table(path, ["board", "table", "seat", "bot", "placement", "luck"])
+        board, seat = table.column("board").to_numpy(), table.column("seat").to_numpy()
+        bot = np.array([index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
+        luck = luck_features(luck_matrix(table, len(board)), board, table.column("table").to_numpy())
+        scored = scored_rows(design, board, seat, int(seat.max()) + 1)
+        fit.add(bot[scored], board[scored], table.column("placement").to_numpy()[scored].astype(np.float64),
+                luck[scored])
+    return fit
+
+
+def summarize_run(out) -> list:
+    """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards).
+
+    Every chunk is checked as it is read (:func:`read_chunk`). The adjusted
+    score is cross-fitted (:mod:`autodup.luck`): a first pass fits the
+    slopes, a second adjusts. Each bot's row also gets ``first_error`` (its
+    first policy error, or None) and ``deterministic`` (from the probe at the
+    start of the run, None if absent) and ``luck_fitted``: False when its
+    boards were too few to fit its slopes on some fold
+    (:data:`autodup.luck.ROWS_PER_SLOPE`), whose boards then count their
+    raw placements in the adjusted score.
+    """
+    from ..game.bot_check import explain_silent_errors
+    from .luck import adjusted_placements, luck_features, luck_matrix
+
+    identity = read_manifest(out)["identity"]
+    design = identity["design"]
+    bot_names = [name for name, *_ in identity["bots"]]
+    slopes, fitted = fit_luck(out, bot_names, design).slopes_and_fitted()
+    index = {name: i for i, name in enumerate(bot_names)}
+    parts, first_errors = [], {}
+    for path in chunk_files(out):
+        columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *MISBEHAVIOUR_COLUMNS])
+        table, _ = read_chunk_table(path, ["luck"])
+        bot = np.array([index[name] for name in columns["bot"]], dtype=np.int64)
+        luck = luck_features(luck_matrix(table, len(bot)), columns["board"], columns["table"])
+        adjusted = adjusted_placements(slopes, bot, columns["board"], columns["placement"].astype(np.float64), luck)
+        parts.append(board_totals(columns, design, adjusted))
+        for bot_name, message in json.loads(metadata.get("autodup_errors", "{}")).items():
+            first_errors.setdefault(bot_name, message)
+    determinism = read_determinism(out) or {}
+    rows = summarize_totals(parts)
+    for row in rows:
+        row["first_error"] = first_errors.get(row["bot"]) or explain_silent_errors(row.get("bot_errors", 0),
+                                                                                  row.get("bad_answers", 0))
+        row["deterministic"] = determinism.get(row["bot"])
+        row["luck_fitted"] = bool(fitted[index[row["bot"]]])
+    return rows
+
+
+def misbehaving(summary: list) -> list:
+    """One phrase per bot that did something wrong in a run (empty when all played clean)."""
+    phrases = []
+    for row in summary:
+        wrong = [f"{row[key]:,} {key.replace('_', ' ')}" for key in MISBEHAVIOUR_COLUMNS if row.get(key)]
+        if row.get("deterministic") is False:
+            wrong.append("not deterministic")
+        if wrong:
+            first = f" (first: {row['first_error']})" if row.get("first_error") else ""
+            phrases.append(f"{row['bot']}: {', '.join(wrong)}{first}")
+    return phrases
+
+
+def warn_if_misbehaving(summary: list, where: str = "", warn=print_warning) -> None:
+    """One warning line (``where: ...``) naming every bot that did something wrong, if any did."""
+    problems = misbehaving(summary)
+    if problems:
+        warn(f"{where}{'; '.join(problems)}; see `autodup check-bot BOT`")

@@ -1,0 +1,501 @@
+"""The bot authoring API: ``@policy``, the answers (``buy``, ``sell``, ...), the view's field names and helpers.
+
+Bot files import it as :mod:`autodup.bots`."""
+
+from __future__ import annotations
+
+import dis
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+from numba.core.ccallback import CFunc
+from numba.core.compiler_lock import global_compiler_lock
+
+from ..errors import first_line, without_colours
+from . import units
+from .actions import (
+    ACTION_BUY,
+    ACTION_BUY_XP,
+    ACTION_END,
+    ACTION_LOADED_ROLL,
+    ACTION_LOCK,
+    ACTION_REROLL,
+    ACTION_SELL,
+    encode_decision,
+)
+from .shop import copies_of_star
+from .view import MAX_PARAMETERS, MAX_PLAYERS, MEMORY_SIZE, POLICY_SIGNATURE, VIEW_MASK_BITS, VIEW_NAMES
+
+__all__ = ["BotError", "helper", "PolicyError", "explain_compile_error", "policy", "end_turn", "buy", "sell",
+           "reroll", "buy_xp", "toggle_lock", "loaded_roll", "uniform", "random_below", "unit_value", "copies_owned",
+           "completes_a_combine", "can_buy", "can_sell", "can_reroll", "can_buy_xp", "can_loaded_roll",
+           "weakest_unit", "has_trait", "interest_gold", "buy_best", "curve_level", "standard_level",
+           "units_with_trait", "strongest_trait", "room_for", "reroll_turn"]
+
+_VIEW_INDEX = {name.upper(): index for index, name in enumerate(VIEW_NAMES)}
+assert not _VIEW_INDEX.keys() & globals().keys(), "a view field's name is taken in autodup.bots"
+globals().update(_VIEW_INDEX)
+# What a bot file may import besides the functions below: the view's field names, the actions and sizes.
+__all__ += [*_VIEW_INDEX, "ACTION_BUY", "ACTION_BUY_XP", "ACTION_END", "ACTION_LOADED_ROLL", "ACTION_LOCK",
+            "ACTION_REROLL", "ACTION_SELL", "MAX_PARAMETERS", "MAX_PLAYERS", "MEMORY_SIZE", "POLICY_SIGNATURE",
+            "VIEW_MASK_BITS", "VIEW_NAMES", "copies_of_star", "encode_decision"]
+
+
+def _finite_number(value):
+    """``value`` as a finite float, or None (booleans, text that is not a number, inf, nan, huge integers)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value) if isinstance(value, (int, float, str)) else None
+    except (ValueError, OverflowError):
+        return None
+    return number if number is not None and math.isfinite(number) else None
+
+
+class BotError(ValueError):
+    """A bot file or a bot option is unusable; ``str()`` is one line naming the file or option."""
+
+
+# Decorator for functions a policy calls (the helpers below, and a bot's own).
+# Inlined and without the Numba runtime: calling a plain @njit function with
+# array arguments costs two atomic reference-count operations per array, which
+# made a decision ten times slower than its work (measured: 350 ns against 25).
+helper = njit(cache=True, _nrt=False, inline="always")
+
+
+class PolicyError(BotError):
+    """A ``decide`` that cannot become a policy, explained in the terms of the README (not numba's)."""
+
+
+_ANSWERS = "return buy(slot), sell(unit), reroll(), buy_xp(), toggle_lock(), loaded_roll(trait) or end_turn()"
+_ALLOCATING = ("zeros", "empty", "ones", "full", "array", "arange", "zeros_like", "empty_like", "ones_like",
+               "full_like", "copy", "concatenate", "linspace", "list", "dict", "set")
+
+
+def explain_compile_error(error: Exception, function) -> str:
+    """One line, in the README's words, for why ``function`` (a decide or a helper) does not compile."""
+    text = without_colours(str(error))
+    name = getattr(function, "__name__", "decide")
+    own_file = Path(function.__code__.co_filename).name
+    located = [line for file, line in re.findall(r'File "([^"]+)", line (\d+)', text) if Path(file).name == own_file]
+    where = f" (line {located[-1]})" if located else ""
+    plain = re.search(r"Untyped global name '(\w+)'.*?<class 'function'>", text, re.S)
+    if plain:
+        return (f"{name} calls {plain.group(1)}(), a plain Python function: decorate it with @helper "
+                f"(from autodup.bots){where}")
+    allocation = re.search(r"Function\(<(?:built-in function|class '|function) ?'?(\w+)", text)
+    if "NRT required but not enabled" in text or "reflected list" in text or (
+            allocation and allocation.group(1) in _ALLOCATING):
+        line = _first_allocation_line(function)
+        where = where or (f" (line {line})" if line else "")
+        return (f"{name} allocates a list or an array{where}: a policy cannot allocate; keep what it needs "
+                "between decisions in memory (MEMORY_SIZE int64 words), and loop over the arrays it is given")
+    return f"{name} cannot be compiled{where}: {first_line(error)}"
+
+
+def _first_allocation_line(function):
+    """The line of the first list, set or dict display, or call of an allocating numpy function, in ``function``."""
+    for instruction in dis.get_instructions(function):
+        builds = instruction.opname in ("BUILD_LIST", "BUILD_SET", "BUILD_MAP", "LIST_EXTEND")
+        names = instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL") and instruction.argval in _ALLOCATING
+        if (builds or names) and instruction.positions and instruction.positions.lineno:
+            return instruction.positions.lineno
+    return None
+
+
+# What numba's object code holds for a call it links only at run time (a recursive function).
+_UNRESOLVED_SYMBOL = b".numba.unresolved$"
+
+
+class _PolicyCallback(CFunc):
+    """A policy's C callback: checked before it compiles, and cached only if numba can load it back.
+
+    numba cannot reload compiled code that calls a recursive function (self-
+    or mutually recursive, in the bot or in a module it imports): linking it
+    aborts the process (``LLVM ERROR: Symbol not found: .numba.unresolved$``).
+    Such a policy is compiled afresh in each process instead of being saved.
+    (A damaged cache entry is compiled again: see :mod:`autodup.compile_cache`.)
+    """
+
+    @global_compiler_lock
+    def compile(self):
+        result = self._cache.load_overload(self._sig, self._targetdescr.target_context)
+        if result is None:
+            result = self._compile_uncached()
+            _, _, (object_code, *_) = result.library.serialize_using_object_code()
+            if _UNRESOLVED_SYMBOL not in object_code:
+                self._cache.save_overload(self._sig, result)
+        else:
+            self._cache_hits += 1
+        self._library = result.library
+        self._wrapper_name = result.fndesc.llvm_cfunc_wrapper_name
+        self._wrapper_address = self._library.get_pointer_to_function(self._wrapper_name)
+
+    def _compile_uncached(self):
+        function = self._pyfunc
+        try:
+            _check_policy_source(function)
+            return super()._compile_uncached()
+        except PolicyError:
+            raise
+        except Exception as error:  # numba's typing and lowering errors, said in the README's terms
+            raise PolicyError(explain_compile_error(error, function)) from None
+
+
+def _check_policy_source(function) -> None:
+    """Refuse what compiles but cannot work in a table: ``print``, and a return type that is not an integer.
+
+    A policy plays in a worker process whose output is discarded, and numba's
+    callbacks fail on ``print`` when freshly compiled. A C callback casts
+    whatever ``decide`` returns to int64: ``return 2.5`` would silently become
+    a number that is not an answer, so ``decide`` is typed alone first.
+    """
+    helpers = [value.py_func for value in function.__globals__.values() if hasattr(value, "py_func")]
+    codes = [function.__code__] + [helper.__code__ for helper in helpers if helper.__module__ == function.__module__]
+    for code in codes:
+        if "print" in code.co_names:
+            raise PolicyError(f"{code.co_name} calls print(): a policy plays in a worker process whose output is "
+                              "discarded; remove it, and see what a bot does with `autodup play` or `check-bot`")
+
+    from numba.core import compiler, typed_passes
+    from numba.core import types as numba_types
+    from numba.core.registry import cpu_target
+
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+    interpreted = compiler.run_frontend(function)
+    typed = typed_passes.type_inference_stage(cpu_target.typing_context, cpu_target.target_context, interpreted,
+                                              POLICY_SIGNATURE.args, None)
+    returned = typed.return_type
+    if not isinstance(returned, numba_types.Integer) or isinstance(returned, numba_types.Boolean):
+        raise PolicyError(f"{function.__name__} returns {returned}, not an answer: {_ANSWERS}")
+
+
+def policy(function):
+    """Compile ``decide`` as a table policy: a C callback of ``POLICY_SIGNATURE``.
+
+    A policy runs without the Numba runtime: it may not allocate arrays (keep
+    state in ``memory``); functions it calls should be decorated with
+    :data:`helper`. Array bounds are checked, so a bot that indexes out of
+    range fails that decision (counted in ``bot_errors``, the turn ends)
+    instead of corrupting or crashing the table; the checks cost about a
+    fifth of a game's time, the price of containing any bot. The compiled
+    code is cached under the package's code fingerprint and the bot file's
+    content and of the modules it imports (see :mod:`autodup.compile_cache`),
+    unless numba could not load it back (see :class:`_PolicyCallback`).
+
+    Raises
+    ------
+    PolicyError
+        ``decide`` returns something that is not an answer, calls an
+        undecorated function, allocates, or does not compile (one line).
+    """
+    callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
+                               locals={}, options={"_nrt": False, "boundscheck": True})
+    callback.enable_caching()
+    callback.compile()
+    return callback
+
+
+# --------------------------------------------------------------------------
+# answers
+# --------------------------------------------------------------------------
+
+
+@helper
+def end_turn():
+    return encode_decision(ACTION_END, 0)
+
+
+@helper
+def buy(slot):
+    return encode_decision(ACTION_BUY, slot)
+
+
+@helper
+def sell(unit):
+    return encode_decision(ACTION_SELL, unit)
+
+
+@helper
+def reroll():
+    return encode_decision(ACTION_REROLL, 0)
+
+
+@helper
+def buy_xp():
+    return encode_decision(ACTION_BUY_XP, 0)
+
+
+@helper
+def toggle_lock():
+    return encode_decision(ACTION_LOCK, 0)
+
+
+@helper
+def loaded_roll(trait):
+    return encode_decision(ACTION_LOADED_ROLL, trait)
+
+
+# --------------------------------------------------------------------------
+# helpers for decide()
+# --------------------------------------------------------------------------
+
+
+@helper
+def uniform(me):
+    """A uniform in [0, 1) fresh for this decision (``me[RANDOM_A]``)."""
+    return me[RANDOM_A] * 2.0**-53
+
+
+@helper
+def random_below(me, n):
+    """An integer uniform in ``[0, n)`` fresh for this decision (``me[RANDOM_B]``); n >= 1."""
+    return np.int64(me[RANDOM_B] * 2.0**-53 * n)
+
+
+@helper
+def unit_value(champion, star, champion_cost):
+    """Gold value (and rough strength) of a unit: cost times copies."""
+    return champion_cost[champion] * copies_of_star(star)
+
+
+@helper
+def copies_owned(champion, me, unit_champion, unit_star):
+    """Copies of ``champion`` the seat holds (3 for a 2-star)."""
+    total = 0
+    for u in range(me[UNITS]):
+        if unit_champion[u] == champion:
+            total += copies_of_star(unit_star[u])
+    return total
+
+
+@helper
+def completes_a_combine(champion, me, unit_champion, unit_star):
+    """Whether buying ``champion`` makes a 2-star at once (two 1-stars held): allowed with a full bench."""
+    return units.completes_a_combine(unit_champion, unit_star, me[UNITS], champion)
+
+
+@helper
+def can_buy(slot, me, shop=None, unit_champion=None, unit_star=None, champion_cost=None):
+    """Whether buying ``shop[slot]`` is legal now, as the table decides it (``me[BUYABLE]``).
+
+    Only ``slot`` and ``me`` are read: the table computes the rule (gold, room
+    or a combine, copies left in the pool when shown units stay in it) with
+    the predicate it applies. The other arguments are accepted for bots
+    written before the view carried legality.
+    """
+    return 0 <= slot < VIEW_MASK_BITS and ((me[BUYABLE] >> slot) & 1) == 1
+
+
+@helper
+def can_sell(unit, me):
+    """Whether selling unit ``unit`` is legal now: any unit held (``unit < me[UNITS]``)."""
+    return 0 <= unit < me[UNITS]
+
+
+@helper
+def can_reroll(me):
+    """Whether a reroll is legal now (``me[CAN_REROLL]``)."""
+    return me[CAN_REROLL] != 0
+
+
+@helper
+def can_buy_xp(me):
+    """Whether buying XP is legal now (``me[CAN_BUY_XP]``)."""
+    return me[CAN_BUY_XP] != 0
+
+
+@helper
+def can_loaded_roll(me):
+    """Whether a loaded roll of a trait (any trait id) is legal now (``me[CAN_LOADED_ROLL]``)."""
+    return me[CAN_LOADED_ROLL] != 0
+
+
+@helper
+def weakest_unit(me, unit_champion, unit_star, champion_cost, keep_champion):
+    """Index of the least valuable unit that is not ``keep_champion`` (-1 if none)."""
+    weakest, weakest_value = -1, 1 << 60
+    for u in range(me[UNITS]):
+        if unit_champion[u] == keep_champion:
+            continue
+        value = unit_value(unit_champion[u], unit_star[u], champion_cost)
+        if value < weakest_value:
+            weakest, weakest_value = u, value
+    return weakest
+
+
+@helper
+def has_trait(champion, trait, champion_traits):
+    for m in range(champion_traits.shape[1]):
+        if champion_traits[champion, m] == trait:
+            return True
+    return False
+
+
+@helper
+def interest_gold(me):
+    """Gold that earns the most interest (e.g. 50)."""
+    return me[INTEREST_PER] * me[INTEREST_MAX]
+
+
+@helper
+def buy_best(me, shop, unit_champion, unit_star, champion_cost, spare_gold):
+    """The buy with the most value: pairs first, then cost; spends at most ``spare_gold`` unless it pairs.
+
+    Returns an answer (``buy(slot)``), or 0 if nothing is worth buying.
+    """
+    best_slot, best_score = -1, -1
+    for slot in range(me[SHOP_SIZE]):
+        champion = shop[slot]
+        if not can_buy(slot, me):
+            continue
+        owned = copies_owned(champion, me, unit_champion, unit_star)
+        cost = champion_cost[champion]
+        if owned == 0 and cost > spare_gold:
+            continue
+        score = owned * 10 + cost
+        if score > best_score:
+            best_slot, best_score = slot, score
+    return buy(best_slot) if best_slot >= 0 else 0
+
+
+# The standard curve keeps TFT's opening: level 3 through stage 1, level 4 when stage 2 starts.
+_CURVE_OPENING_LEVEL = 3
+_CURVE_STAGE_TWO_LEVEL = 4
+
+
+@helper
+def curve_level(me, rounds_behind=0):
+    """The level a steady player has by now, from the configuration's stages and max level.
+
+    Level 3 through stage 1 and level 4 at the start of stage 2, as in TFT;
+    then the remaining levels, up to ``me[MAX_LEVEL]``, are spread evenly
+    over the rounds from the start of stage 2 to the start of the
+    next-to-last stage the configuration lists (``me[STAGES] - 1``; the last
+    stage repeats until the game ends), progress within a stage counted in
+    its own rounds (``me[ROUND_IN_STAGE]`` of ``me[STAGE_ROUNDS]``), rounded
+    to the nearest level (halves up). With three stages or fewer the max
+    level is due from stage 2. Never above ``me[MAX_LEVEL]``.
+
+    On Set 4 (seven stages: 3 rounds, then 6 each; max level 9) this gives
+    3, then 4 at 2-1, 5 at 2-4, 6 at 3-3, 7 at 4-1, 8 at 4-6 and 9 at 5-5:
+    never more than a level from Set 4's standard curve (5 at 2-5, 6 at
+    3-2, 8 at 5-1, 9 at 6-1), and each level within two rounds of it.
+
+    ``rounds_behind`` > 0 gives the curve as it was that many rounds ago
+    (counted in the current stage's rounds), < 0 as it will be: a slower or
+    faster player on the same configuration's pace.
+    """
+    top = me[MAX_LEVEL]
+    rounds = max(me[STAGE_ROUNDS], 1)
+    since_stage_two = (me[STAGE] - 2) * rounds + me[ROUND_IN_STAGE] - 1 - rounds_behind  # in rounds
+    if me[STAGE] < 2 or since_stage_two < 0:
+        return min(_CURVE_OPENING_LEVEL, top)
+    climb = top - _CURVE_STAGE_TWO_LEVEL
+    span = me[STAGES] - 3  # stages from the start of stage 2 to the start of stage me[STAGES] - 1
+    if climb <= 0 or span <= 0:
+        return top if climb > 0 else min(_CURVE_STAGE_TWO_LEVEL, top)
+    # level = 4 + climb * since_stage_two / (span * rounds), rounded; integers keep halves exact.
+    numerator = climb * since_stage_two
+    denominator = span * rounds
+    return min(_CURVE_STAGE_TWO_LEVEL + (2 * numerator + denominator) // (2 * denominator), top)
+
+
+# The name bots used before the curve came from the configuration (it was Set 4's curve then).
+standard_level = curve_level
+
+
+@helper
+def units_with_trait(trait, me, unit_champion, champion_traits):
+    """Distinct champions held that have ``trait`` (what trait breakpoints count)."""
+    count = 0
+    for u in range(me[UNITS]):
+        champion = unit_champion[u]
+        seen = False
+        for v in range(u):
+            if unit_champion[v] == champion:
+                seen = True
+        if not seen and has_trait(champion, trait, champion_traits):
+            count += 1
+    return count
+
+
+@helper
+def strongest_trait(me, unit_champion, champion_traits, n_traits):
+    """The trait with the most distinct champions held (-1 with no units); ties go to the lower id."""
+    best, best_count = -1, 0
+    for trait in range(n_traits):
+        count = units_with_trait(trait, me, unit_champion, champion_traits)
+        if count > best_count:
+            best, best_count = trait, count
+    return best
+
+
+@helper
+def room_for(champion, me, shop, unit_champion, unit_star, champion_cost, keep_cost):
+    """An answer that makes room for ``champion``: sell the weakest unit worth less that is not of cost ``keep_cost``.
+
+    Returns ``sell(unit)``, or 0 when there is room already or nothing worth selling.
+    """
+    if me[UNITS] < me[CAPACITY] or completes_a_combine(champion, me, unit_champion, unit_star):
+        return 0
+    weakest, weakest_value = -1, champion_cost[champion]
+    for u in range(me[UNITS]):
+        if champion_cost[unit_champion[u]] == keep_cost or unit_champion[u] == champion:
+            continue
+        value = unit_value(unit_champion[u], unit_star[u], champion_cost)
+        if value < weakest_value:
+            weakest, weakest_value = u, value
+    return sell(weakest) if weakest >= 0 else 0
+
+
+@helper
+def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, keep, three_stars):
+    """The reroll strategy: stop at ``level`` and slow-roll above ``keep`` gold for 3-star ``cost``-cost units.
+
+    Once ``three_stars`` such 3-stars are held (or from stage 6), levels on the standard curve
+    (:func:`curve_level`) again.
+    """
+    gold = me[GOLD]
+    cost = np.int64(cost)
+    held = 0
+    for u in range(me[UNITS]):
+        if unit_star[u] == 3 and champion_cost[unit_champion[u]] == cost:
+            held += 1
+    done = held >= three_stars or me[STAGE] >= 6
+    target = curve_level(me) if done else min(np.int64(level), curve_level(me))
+    if me[LEVEL] < target and can_buy_xp(me):
+        return buy_xp()
+    best_slot, best_score = -1, -1
+    for slot in range(me[SHOP_SIZE]):
+        champion = shop[slot]
+        if champion < 0:
+            continue
+        owned = copies_owned(champion, me, unit_champion, unit_star)
+        if owned >= 9 or (champion_cost[champion] != cost and owned == 0):
+            continue
+        if can_buy(slot, me):
+            score = owned * 10 + (5 if champion_cost[champion] == cost else 0)
+            if score > best_score:
+                best_slot, best_score = slot, score
+        elif champion_cost[champion] <= gold:
+            answer = room_for(champion, me, shop, unit_champion, unit_star, champion_cost, cost)
+            if answer != 0:
+                return answer
+    if best_slot >= 0:
+        return buy(best_slot)
+    if me[UNITS] < me[BOARD_SIZE]:
+        choice = buy_best(me, shop, unit_champion, unit_star, champion_cost, gold - keep // 2)
+        if choice != 0:
+            return choice
+    if me[LEVEL] >= target and gold >= keep + me[REROLL_PRICE] and can_reroll(me) and me[ROLLS] < 20:
+        return reroll()
+    return end_turn()
+
+
+# --------------------------------------------------------------------------
+# loading

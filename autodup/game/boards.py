@@ -1,0 +1,322 @@
+"""The board driver: boards of a tournament seed, played at tables seated by a design. Every command uses it.
+
+Seed tree
+---------
+Board ``b``'s grandparent is ``g = board_seed(tournament_seed, b)``. A dealer
+that shares seeds (:attr:`autodup.dealers.Dealer.shares_seeds`) gives seat
+``s`` of every table the seat seed ``seat_seed(g, s)`` and every table the
+event seed ``event_seed(g, 0)``; the ``independent`` control first mixes in
+the table, ``root = table_seed(g, t)``, so that its tables share nothing.
+
+Seating designs (:data:`SEATINGS`)
+----------------------------------
+``latin``
+    Seat ``s`` of table ``t`` plays bot ``(s + t) mod n``: with ``n`` tables,
+    every bot plays every seat of every board once (``autodup run``).
+``rotating``
+    Seat ``s`` of board ``b`` plays bot ``(s + b) mod n`` at every table: one
+    table per board, seats rotating board by board (the benchmarks).
+``paired``
+    Board ``b`` has one focal seat, ``f = b mod players``; seat ``s != f`` of
+    every table plays bot ``(s + b // players) mod n`` (the field), and the
+    focal seat of table ``t`` plays bot ``t``. With ``n`` tables the tables of
+    a board differ only in the bot at the focal seat, and over ``players * n``
+    boards every bot meets every focal seat in every rotation of the field.
+    Only the focal seat is scored (:func:`scored_seat`).
+``fixed``
+    Seat ``s`` plays the bot given for it at every table of every board
+    (``autodup play``, ``check-bot``).
+
+The loop is one jitted function, :func:`play_boards_kernel`: compiled once,
+whatever the command, and the benchmarks time what ``autodup run`` runs.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
+from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
+from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
+from .stats import LUCK, RESULT_COLUMNS
+from .table import LOG_STATE_NAMES, end_every_turn, play_table
+from .view import MAX_PARAMETERS, MAX_PLAYERS
+
+__all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
+           "Seating", "SEATINGS", "BoardResults", "TRACE_FIELDS", "seat_bot", "scored_seat", "scored_rows",
+           "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled", "compile_table"]
+
+SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED, SEATING_PAIRED = 0, 1, 2, 3
+RUN_DESIGNS = ("latin", "paired")  # the seatings a tournament run may use (every bot at as many tables as bots)
+DEFAULT_DESIGN = "latin"
+
+
+@dataclass(frozen=True)
+class Seating:
+    """A seating design: which bot sits where, by board, table and seat."""
+
+    name: str
+    code: int
+    description: str
+
+
+SEATINGS = {seating.name: seating for seating in (
+    Seating("latin", SEATING_LATIN, "seat s of table t plays bot (s + t) mod n: every bot at every seat of a board"),
+    Seating("rotating", SEATING_ROTATING, "seat s of board b plays bot (s + b) mod n: seats rotate board by board"),
+    Seating("fixed", SEATING_FIXED, "seat s plays the bot given for it, at every table of every board"),
+    Seating("paired", SEATING_PAIRED, "tables differ only in the bot at board b's focal seat b mod players; "
+                                      "the rest of the field is the same"),
+)}
+
+_ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
+
+BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
+                                           "state_values", "final_champion", "final_star", "offers", "bought", "luck",
+                                           "trace_weights",
+                                           "trace_key", "trace_outcome", "trace_count"])
+TRACE_FIELDS = ("trace_weights", "trace_key", "trace_outcome", "trace_count")  # the traced draws of BoardResults
+BoardResults.__doc__ = """What :func:`play_boards` returns.
+
+results : int64 (boards, tables, players, len(RESULT_COLUMNS))
+bots : int64 (boards, tables, players)
+    The bot (index into the policies) at each seat.
+violations : int64 (boards, tables)
+    Steps after which the table was unsound (0 unless ``check``).
+shop_offsets : int64 (boards * tables * players + 1,)
+shop_values : int16 (shop_offsets[-1],)
+    Row ``r`` (board, table, seat in that order) owns
+    ``shop_values[shop_offsets[r]:shop_offsets[r + 1]]``: the seat's shop after
+    every round's free refresh while it was alive, ``shop_size`` champions per
+    round (-1: an empty slot). Memory follows the rounds actually played.
+state_values : int32 (shop_offsets[-1] // shop_size, len(LOG_STATE_NAMES))
+    Row ``r``'s level, gold and HP when it saw each of those shops: rows
+    ``shop_offsets[r] // shop_size`` to ``shop_offsets[r + 1] // shop_size``.
+final_champion : int16 (boards, tables, players, B)
+final_star : int8 (boards, tables, players, B)
+    Each seat's board when it left the game, strongest first (see
+    :class:`autodup.game.TableLog`).
+offers : int32 (boards, tables, players, N)
+    Copies of each champion shown to each seat over its game, every shop.
+bought : int32 (boards, tables, players, N)
+    Copies of each champion each seat bought from its shop over its game.
+luck : float64 (boards, tables, players, len(autodup.game.LUCK))
+    Each seat's luck terms over its game.
+trace_weights : float32 (boards, tables, players, K, T + N)
+trace_key : int64 (boards, tables, players, K)
+trace_outcome : int16 (boards, tables, players, K)
+trace_count : int64 (boards, tables, players)
+    Each seat's first ``K = trace_draws`` draws: tier weights then champion
+    weights, draw key, champion dealt (see ``autodup.game.TRACE``); K = 0
+    unless asked.
+"""
+
+
+@njit(cache=True)
+def seat_bot(design, board, table, seat, n_bots, fixed):
+    """The bot at ``seat`` of ``table`` of ``board`` under seating ``design`` (``fixed``: int64 (players,))."""
+    if design == SEATING_LATIN:
+        return (seat + table) % n_bots
+    if design == SEATING_ROTATING:
+        return (seat + board) % n_bots
+    if design == SEATING_PAIRED:
+        players = fixed.shape[0]
+        if seat == board % players:
+            return table % n_bots
+        return (seat + board // players) % n_bots
+    return fixed[seat]
+
+
+def scored_seat(design: str, board, players: int):
+    """The seat whose results score its bot at ``board`` (int or int64 array) under seating ``design``:
+    the focal seat for ``paired``; -1 (every seat) for the others."""
+    if design == "paired":
+        return np.asarray(board) % players
+    return np.full(np.shape(board), -1, dtype=np.int64) if np.ndim(board) else -1
+
+
+def scored_rows(design: str, board: np.ndarray, seat: np.ndarray, players: int) -> np.ndarray:
+    """bool (rows,): the rows (``board``, ``seat`` int64 (rows,)) whose results score their bot under ``design``."""
+    focal = scored_seat(design, board, players)
+    return (focal < 0) | (seat == focal)
+
+@njit(cache=True)
+def table_seeds(tournament_seed, board, table, shared, seat_seeds):
+    """Fill ``seat_seeds`` (uint64 (players,)) for a table of a board; returns its event seed (see the seed tree)."""
+    grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))
+    root = grandparent if shared else derive_seed_kernel(grandparent, np.uint64(LABEL_TABLE), np.uint64(table))
+    for seat in range(seat_seeds.shape[0]):
+        seat_seeds[seat] = derive_seed_kernel(root, np.uint64(LABEL_SEAT), np.uint64(seat))
+    return derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
+
+
+@njit(cache=True)
+def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, first_board, n_boards, n_tables, design,
+                       fixed, policies, params, param_counts, n_bots, check, progress, trace_draws):
+    """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
+    players = rules.players
+    results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
+    bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
+    violations = np.zeros((n_boards, n_tables), dtype=np.int64)
+    shop_offsets = np.zeros(n_boards * n_tables * players + 1, dtype=np.int64)
+    shop_values = np.empty(max(1, n_boards * n_tables * players * 16 * rules.shop_size), dtype=np.int16)
+    state_values = np.empty((max(1, n_boards * n_tables * players * 16), len(LOG_STATE_NAMES)), dtype=np.int32)
+    largest_board = rules.level_board_size.max()
+    final_champion = np.full((n_boards, n_tables, players, largest_board), -1, dtype=np.int16)
+    final_star = np.zeros((n_boards, n_tables, players, largest_board), dtype=np.int8)
+    n_champions = rules.champion_copies.shape[0]
+    offers = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
+    bought = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
+    luck = np.zeros((n_boards, n_tables, players, len(LUCK)))
+    width = rules.tier_cost.shape[0] + n_champions
+    trace_weights = np.zeros((n_boards, n_tables, players, trace_draws, width), dtype=np.float32)
+    trace_key = np.zeros((n_boards, n_tables, players, trace_draws), dtype=np.int64)
+    trace_outcome = np.full((n_boards, n_tables, players, trace_draws), -1, dtype=np.int16)
+    trace_count = np.zeros((n_boards, n_tables, players), dtype=np.int64)
+    used = 0
+    used_rounds = 0
+    seeds = np.zeros(players, dtype=np.uint64)
+    for i in range(n_boards):
+        board = first_board + i
+        for t in range(n_tables):
+            event_seed = table_seeds(tournament_seed, board, t, shared, seeds)
+            for s in range(players):
+                bots[i, t, s] = seat_bot(design, board, t, s, n_bots, fixed)
+            progress[PROGRESS_BOARD] = board
+            progress[PROGRESS_TABLE] = t
+            table_results, unsound, _, log = play_table(rules, dealer, order, seeds, event_seed, policies, params,
+                                                        param_counts, bots[i, t], check, progress, trace_draws,
+                                                        events)
+            results[i, t] = table_results
+            offers[i, t] = log.offers
+            bought[i, t] = log.bought
+            luck[i, t] = log.luck
+            trace_weights[i, t] = log.trace_weights
+            trace_key[i, t] = log.trace_key
+            trace_outcome[i, t] = log.trace_outcome
+            trace_count[i, t] = log.trace_count
+            violations[i, t] = unsound
+            final_champion[i, t] = log.final_champion
+            final_star[i, t] = log.final_star
+            for s in range(players):
+                row = (i * n_tables + t) * players + s
+                alive = table_results[s, _ROUNDS_ALIVE]
+                if used + alive * rules.shop_size > shop_values.shape[0]:
+                    grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
+                    grown[:used] = shop_values[:used]
+                    shop_values = grown
+                if used_rounds + alive > state_values.shape[0]:
+                    grown_states = np.empty((2 * (used_rounds + alive), state_values.shape[1]), dtype=np.int32)
+                    grown_states[:used_rounds] = state_values[:used_rounds]
+                    state_values = grown_states
+                for r in range(alive):
+                    for slot in range(rules.shop_size):
+                        shop_values[used] = log.shops[r, s, slot]
+                        used += 1
+                    state_values[used_rounds] = log.states[r, s]
+                    used_rounds += 1
+                shop_offsets[row + 1] = used
+    return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
+            final_champion, final_star, offers, bought, luck, trace_weights, trace_key, trace_outcome, trace_count)
+
+
+def check_order(dealer: Dealer, order: str) -> None:
+    """Raise ``ValueError`` (one line) unless ``order`` names a serving order ``dealer`` can serve."""
+    if order not in ORDERS:
+        raise ValueError(f"--order: unknown order {order!r} (allowed: {', '.join(ORDERS)})")
+    if ORDERS[order] == ORDER_RACE and not dealer.race_order:
+        allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
+        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
+
+
+def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
+                tables: int = 1, seating: str = "latin", n_bots: int = None, bot_of_seat=None, order: str = "events",
+                events: str = "seat", check: bool = False, progress=None, trace_draws: int = 0) -> BoardResults:
+    """Play ``boards`` boards of tournament ``seed`` from ``first_board``, at ``tables`` tables each.
+
+    Parameters
+    ----------
+    rules : autodup.game.Rules
+    dealer : autodup.dealers.Dealer or str
+    policies, params, param_counts
+        As :func:`autodup.bots.policy_tuple` gives them.
+    seating : str
+        A name of :data:`SEATINGS`. ``latin``, ``rotating`` and ``paired`` seat
+        the first ``n_bots`` bots (required); ``fixed`` seats ``bot_of_seat``
+        (int64 (players,)).
+    order : str
+        How a round's refreshes are served (``events``, or ``race`` with a
+        dealer that supports it).
+    events : str
+        How the table's events are addressed: ``seat`` (by who: matchmaking,
+        serving order and the combat coin follow the seats) or ``position``
+        (see :data:`autodup.game.EVENT_ADDRESSING`).
+    check : bool
+        Check conservation, gold and unit counts after every step.
+    progress : int64 (PROGRESS_FIELDS,), optional
+        Where the tables write where they are (a worker's shared block).
+    trace_draws : int
+        Keep each seat's first ``trace_draws`` draws with their inputs (the
+        coupling diagnostic of :mod:`autodup.measures`); 0 keeps none.
+
+    Raises
+    ------
+    ValueError
+        One line: an unknown dealer, seating or order, or counts out of range.
+    """
+    dealer = dealer if isinstance(dealer, Dealer) else dealer_named(dealer)
+    if seating not in SEATINGS:
+        raise ValueError(f"unknown seating {seating!r} (allowed: {', '.join(SEATINGS)})")
+    check_order(dealer, order)
+    if events not in EVENT_ADDRESSING:
+        raise ValueError(f"--events: unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})")
+    available = min(len(policies), params.shape[0], param_counts.shape[0])
+    fixed = np.zeros(rules.players, dtype=np.int64)
+    if SEATINGS[seating].code != SEATING_FIXED:
+        # The policy tuple is padded to MAX_PLAYERS entries: how many are bots is the caller's to say.
+        if n_bots is None or not 1 <= n_bots <= available:
+            raise ValueError(f"n_bots: seating {seating!r} needs the number of bots, 1 to {available} (got {n_bots})")
+    else:
+        n_bots = available
+        fixed = np.asarray(bot_of_seat, dtype=np.int64)
+        if fixed.shape != (rules.players,) or fixed.min() < 0 or fixed.max() >= available:
+            raise ValueError(f"bot_of_seat must give each of the {rules.players} seats a bot below {available}")
+    if trace_draws < 0:
+        raise ValueError(f"trace_draws must be >= 0 (got {trace_draws})")
+    if boards < 1 or tables < 1 or first_board < 0:
+        raise ValueError(f"need boards >= 1, tables >= 1 and first_board >= 0 (got {boards}, {tables}, {first_board})")
+    return BoardResults(*play_boards_kernel(
+        rules, dealer.code, dealer.shares_seeds, ORDERS[order], EVENT_ADDRESSING[events], np.uint64(seed), first_board,
+        boards, tables,
+        SEATINGS[seating].code, fixed, policies, params, param_counts, n_bots, check,
+        new_progress() if progress is None else progress, int(trace_draws)))
+
+
+# --------------------------------------------------------------------------
+# compiling the table ahead of the bots
+# --------------------------------------------------------------------------
+
+
+def table_is_compiled() -> bool:
+    """Whether this machine's compiled-code cache holds the table (:func:`play_boards_kernel`) for this version."""
+    from ..compile_cache import cache_folder
+
+    folder = cache_folder()
+    return folder is not None and any((folder / "autodup").glob("boards.play_boards_kernel-*.nbi"))
+
+
+def compile_table(rules) -> None:
+    """Compile the table (and save it in the cache) by playing one board with a policy that always ends its turn.
+
+    Bots are C callbacks of one signature, so the table compiled here is the
+    one every command runs, whatever its bots: a run compiles it in one
+    process while another compiles the bots and then the round's end
+    (:func:`autodup.game.compile_round_end`), instead of in every worker.
+    """
+    policies = (end_every_turn,) * MAX_PLAYERS
+    play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
+                np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1)

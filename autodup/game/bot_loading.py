@@ -1,0 +1,280 @@
+"""Loading bots: a bot file by name or path, its parameters, and the tuple of compiled policies a table calls."""
+
+from __future__ import annotations
+
+import contextlib
+import dis
+import hashlib
+import importlib.util
+import sys
+from collections import namedtuple
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba.core.ccallback import CFunc
+
+from ..compile_cache import bot_module_name, modules_digest
+from ..errors import first_line
+from ..shipped import roster_folder
+from .authoring import BotError, PolicyError, _finite_number
+from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
+
+__all__ = ["BotInfo", "Bot", "bot_names", "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides",
+           "parse_parameter_options", "load_parameter_file", "policy_tuple", "Lineup", "seating",
+           "bot_errors_collected"]
+
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """What a run records of a bot: no compiled code, so it travels between processes."""
+
+    name: str
+    path: Path
+    parameters: dict
+    fingerprint: str  # SHA-256 of the bot file and of its own modules it imports (see compile_cache.user_modules)
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A loaded bot: its declarations, compiled policy and parameter values."""
+
+    name: str
+    description: str
+    defaults: dict
+    policy: CFunc = field(repr=False)
+    path: Path
+    parameters: dict = field(default_factory=dict)
+    fingerprint: str = ""
+
+    def info(self) -> BotInfo:
+        return BotInfo(self.name, self.path, dict(self.parameters), self.fingerprint)
+
+    def with_parameters(self, overrides: dict, origin: str = "--bot-param") -> "Bot":
+        """A copy with some parameters changed; unknown names or non-numbers raise :class:`BotError`."""
+        values = dict(self.parameters)
+        for key, value in overrides.items():
+            if key not in self.defaults:
+                allowed = ", ".join(self.defaults) or "none"
+                raise BotError(f"{origin}: bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
+            number = _finite_number(value)
+            if number is None:
+                raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
+            values[key] = number
+        return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint)
+
+    def parameter_vector(self) -> np.ndarray:
+        """float64 (MAX_PARAMETERS,): the values in declaration order, zero-padded."""
+        vector = np.zeros(MAX_PARAMETERS)
+        for i, key in enumerate(self.defaults):
+            vector[i] = self.parameters[key]
+        return vector
+
+
+_LOADED: dict = {}
+
+
+def bot_names() -> list:
+    """Names of the shipped bots (``bots/`` of the repository; files not starting with ``_``)."""
+    return sorted(p.stem for p in roster_folder().glob("*.py") if not p.name.startswith("_"))
+
+
+def _bot_path(spec: str) -> Path:
+    if spec.endswith(".py") or "/" in spec or "\\" in spec or Path(spec).expanduser().is_file():
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            hint = f" (did you mean {spec}.py?)" if Path(f"{spec}.py").expanduser().is_file() else ""
+            raise BotError(f"{spec}: no such bot file{hint}")
+        if path.suffix != ".py":
+            raise BotError(f"{spec}: a bot file must be a Python file whose name ends in .py")
+        return path.resolve()
+    path = roster_folder() / f"{spec}.py"
+    if spec.startswith("_") or not path.is_file():
+        raise BotError(f"unknown bot {spec!r} (allowed: {', '.join(bot_names())}, or a path to a bot file)")
+    return path
+
+
+def constant_parameter_reads(decide) -> list:
+    """The constant indices ``k`` of every ``params[k]`` read in ``decide``'s own code (its 9th argument)."""
+    code = decide.__code__
+    if code.co_argcount < 9:
+        return []
+    name = code.co_varnames[8]
+    instructions = list(dis.get_instructions(code))
+    reads = []
+    for first, second, third in zip(instructions, instructions[1:], instructions[2:]):
+        if first.opname == "LOAD_FAST" and first.argval == name and second.opname == "LOAD_CONST" \
+                and isinstance(second.argval, int) and third.opname in ("BINARY_SUBSCR", "BINARY_OP"):
+            reads.append(second.argval)
+    return reads
+
+
+def load_bot(spec: str) -> Bot:
+    """Load a bot by name (a file in ``bots/``) or by path.
+
+    Raises
+    ------
+    BotError
+        One line: the file and what it lacks or gets wrong.
+    """
+    path = _bot_path(str(spec))
+    if path in _LOADED:
+        return _LOADED[path]
+    # Named by the file's content: numba's cache of the compiled policy refers
+    # to the module by name, so a copy of the file elsewhere loads the same cache.
+    module_name = bot_module_name(path)
+    try:
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        module_spec.loader.exec_module(module)
+    except PolicyError as error:
+        sys.modules.pop(module_name, None)
+        raise BotError(f"{path}: {error}") from None
+    except (Exception, SystemExit) as error:  # a bot file is user code: any failure is reported in one line
+        sys.modules.pop(module_name, None)
+        raise BotError(f"{path}: cannot load: {type(error).__name__}: {first_line(error)}") from None
+    declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
+    name, description, defaults, decide = declared.values()
+    if not isinstance(name, str) or not name.isidentifier():
+        raise BotError(f"{path}: NAME must be a name made of letters, digits and _ (got {name!r})")
+    if not isinstance(description, str) or not description.strip() or "\n" in description.strip():
+        raise BotError(f"{path}: DESCRIPTION must be one line of text")
+    if defaults is None:
+        defaults = {}
+    if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
+            not isinstance(k, str) or isinstance(v, str) or _finite_number(v) is None for k, v in defaults.items()):
+        raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
+    if not isinstance(decide, CFunc) or decide._sig != POLICY_SIGNATURE:
+        raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
+    beyond = [k for k in constant_parameter_reads(decide.__wrapped__) if k >= len(defaults)]
+    if beyond:
+        declared_names = ", ".join(defaults) or "none"
+        raise BotError(f"{path}: decide reads params[{beyond[0]}], but PARAMETERS declares {len(defaults)} "
+                       f"({declared_names}); declare every parameter decide reads")
+    defaults = {k: float(v) for k, v in defaults.items()}
+    fingerprint = hashlib.sha256(path.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
+    bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults), fingerprint)
+    _LOADED[path] = bot
+    return bot
+
+
+def load_bots(specs, overrides: dict | None = None, origin: str = "bot parameters") -> list:
+    """Load several bots; ``overrides`` maps a bot name to ``{parameter: value}`` (from ``origin``)."""
+    return apply_overrides([load_bot(spec) for spec in specs], overrides or {}, origin)
+
+
+def apply_overrides(bots, overrides: dict, origin: str) -> list:
+    """``bots`` with ``overrides`` (``{bot name: {parameter: value}}``, from ``origin``) applied.
+
+    Raises
+    ------
+    BotError
+        An override names a bot that is not playing, or a parameter it lacks.
+    """
+    names = {bot.name for bot in bots}
+    for name in overrides:
+        if name not in names:
+            raise BotError(f"{origin}: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
+    return [bot.with_parameters(overrides.get(bot.name, {}), origin) for bot in bots]
+
+
+def parse_parameter_options(options) -> dict:
+    """``["greedy.reserve=20", ...]`` into ``{"greedy": {"reserve": 20.0}}``."""
+    result: dict = {}
+    for option in options or []:
+        key, sep, value = option.partition("=")
+        bot, dot, parameter = key.partition(".")
+        if not sep or not dot or not bot or not parameter:
+            raise BotError(f"--bot-param: {option!r} is not BOT.PARAMETER=NUMBER")
+        try:
+            number = float(value)
+        except ValueError:
+            raise BotError(f"--bot-param: {option!r}: {value!r} is not a number") from None
+        result.setdefault(bot, {})[parameter] = number
+    return result
+
+
+def load_parameter_file(path) -> dict:
+    """A YAML file ``{bot: {parameter: number}}`` (loaded with ``safe_load``)."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except OSError as error:
+        raise BotError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise BotError(f"{path}: not UTF-8 text") from None
+    except yaml.YAMLError as error:
+        raise BotError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
+        raise BotError(f"{path}: must map bot names to {{parameter: number}} mappings")
+    return data
+
+
+def policy_tuple(bots) -> tuple:
+    """``(policies, params, param_counts)`` for the table.
+
+    ``policies`` holds MAX_PLAYERS callbacks (padded with the first), ``params``
+    is float64 (MAX_PLAYERS, MAX_PARAMETERS) and ``param_counts`` int64
+    (MAX_PLAYERS,): how many parameters each bot declares (it sees only those).
+    """
+    if not 1 <= len(bots) <= MAX_PLAYERS:
+        raise BotError(f"a table takes 1 to {MAX_PLAYERS} distinct bots, got {len(bots)}")
+    policies = tuple(bots[i].policy if i < len(bots) else bots[0].policy for i in range(MAX_PLAYERS))
+    params = np.zeros((MAX_PLAYERS, MAX_PARAMETERS))
+    param_counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for i, bot in enumerate(bots):
+        params[i] = bot.parameter_vector()
+        param_counts[i] = len(bot.defaults)
+    return policies, params, param_counts
+
+
+Lineup = namedtuple("Lineup", ["policies", "params", "param_counts", "bot_of_seat"])
+
+
+def seating(seat_bots) -> Lineup:
+    """The table's arguments (see :func:`autodup.play_table`) from one :class:`Bot` per seat.
+
+    Seats playing the same bot (same file and parameters) share one entry.
+    """
+    index_of: dict = {}  # (file, parameters) -> entry
+    unique, bot_of_seat = [], []
+    for bot in seat_bots:
+        key = (bot.path, tuple(sorted(bot.parameters.items())))
+        if key not in index_of:
+            index_of[key] = len(unique)
+            unique.append(bot)
+        bot_of_seat.append(index_of[key])
+    return Lineup(*policy_tuple(unique), np.array(bot_of_seat, dtype=np.int64))
+
+
+@contextlib.contextmanager
+def bot_errors_collected():
+    """Collect the errors of failing policies (one line each) instead of printing a traceback per decision.
+
+    A policy that raises inside the table returns 0 (counted in ``bot_errors``);
+    Python reports the exception through ``sys.unraisablehook``, which this
+    replaces for the duration. Yields the list the first 20 messages go to.
+    """
+    errors = []
+    previous_hook = sys.unraisablehook
+
+    def record(unraisable):
+        if len(errors) < 20:  # a bot may fail a million times; its first messages say why
+            errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}".splitlines()[0])
+
+    sys.unraisablehook = record
+    try:
+        yield errors
+    finally:
+        sys.unraisablehook = previous_hook
+
+
+# --------------------------------------------------------------------------
+# the bot check

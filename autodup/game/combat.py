@@ -1,0 +1,275 @@
+"""Combat: each fight's odds and outcome, damage, the luck terms of fights and pairings, elimination and ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..engine.rng import EVENT_GHOST_INDEX
+from .rounds import _streak_gold
+from .rules import _COMBAT, _TIEBREAK, EVENTS_BY_SEAT, game_inline, game_kernel
+from .shop import _clear_shop, _event_uniform, copies_of_star
+from .stats import (
+    LUCK_COIN,
+    LUCK_COIN_DUEL,
+    LUCK_COIN_GOLD,
+    LUCK_COIN_HP,
+    LUCK_COIN_ONLOOKER,
+    LUCK_COIN_STANDING,
+    LUCK_COIN_VALUE,
+    LUCK_MATCHMAKING,
+    LUCK_MATCHMAKING_HP,
+    LUCK_MATCHMAKING_STANDING,
+    LUCK_MATCHMAKING_VALUE,
+    LUCK_TIEBREAK,
+    STANDING_SCALE,
+    VALUE_SCALE,
+)
+from .units import _record_final_board, _remove_unit, board_power
+
+__all__ = []
+
+
+@game_inline
+def _damage(rules, round_index, power_winner, power_loser, units_winner):
+    """HP a fight's loser loses: the round's damage plus some for each of the winner's surviving units."""
+    survivors = 0
+    if units_winner > 0:
+        survivors = max(1, int(np.ceil(units_winner * max(0.0, power_winner - power_loser) / max(power_winner, 1e-12))))
+    return rules.round_damage[round_index] + rules.damage_per_surviving_unit * survivors
+
+
+@game_inline
+def _fight_odds(rules, table, a, b, round_index):
+    """``(P(a beats b), HP a loses if it loses, HP b loses if it loses)`` on this round's boards (``fight_*``)."""
+    power_a, power_b = table.fight_power[a], table.fight_power[b]
+    p_a = 1.0 / (1.0 + np.exp(-(np.log(power_a + 1.0) - np.log(power_b + 1.0)) / rules.combat_scale))
+    return (p_a, _damage(rules, round_index, power_b, power_a, table.fight_units[b]),
+            _damage(rules, round_index, power_a, power_b, table.fight_units[a]))
+
+
+@game_inline
+def _standing(rules, table, seat, hp):
+    """The seat's standing with ``hp``: a state value fixed in advance, sum over the other alive seats of
+    P(it outlasts them), taken as a logistic in the HP difference at the start of the round's fights
+    (scale ``STANDING_SCALE`` x starting HP); 0 at 0 HP or below."""
+    if hp <= 0:
+        return 0.0
+    scale = STANDING_SCALE * rules.starting_hp
+    total = 0.0
+    for other in range(table.alive.shape[0]):
+        if other != seat and table.alive[other]:
+            total += 1.0 / (1.0 + np.exp(-(hp - table.fight_hp[other]) / scale))
+    return total
+
+
+@game_inline
+def _outlasts(rules, table, seat, seat_hp, other, other_hp):
+    """P(seat outlasts other) in the value (:func:`_value`): a logistic in their HP difference (scale
+    ``VALUE_SCALE`` x starting HP) plus the seat's log-odds of beating the other in one fight on this round's
+    boards; 0 if ``seat_hp`` <= 0, else 1 if ``other_hp`` <= 0."""
+    if seat_hp <= 0:
+        return 0.0
+    if other_hp <= 0:
+        return 1.0
+    edge = ((seat_hp - other_hp) / (VALUE_SCALE * rules.starting_hp)
+            + table.fight_strength[seat] - table.fight_strength[other])
+    return 1.0 / (1.0 + np.exp(-edge))
+
+
+@game_inline
+def _value(rules, table, seat, hp):
+    """The seat's value with ``hp``: a state value fixed in advance, its expected number of alive seats outlasted
+    (:func:`_outlasts`), so players - value estimates its placement. Unlike the standing, it weighs board power:
+    a stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights."""
+    total = 0.0
+    for other in range(table.alive.shape[0]):
+        if other != seat and table.alive[other]:
+            total += _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
+    return total
+
+
+@game_inline
+def _form(event_seed, round_index, index):
+    """A Gumbel "form" (-log of an Exp(1)) of a seat (``index``) or of the round's ghost: with events addressed
+    by seat, a beats b when log(power_a + 1) / scale + form_a > log(power_b + 1) / scale + form_b, which
+    happens with the combat law's probability (the difference of two Gumbels is logistic)."""
+    return -np.log(-np.log1p(-_event_uniform(event_seed, _COMBAT, round_index, index)))
+
+
+@game_inline
+def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, damage_to_opponent):
+    """The seat's coin and matchmaking terms of a fight against ``opponent`` that it won (or lost) with P(win)
+    ``p_win``: it loses ``damage_if_lost`` if it loses, the opponent ``damage_to_opponent`` (0 for a ghost) if
+    it wins. The state values are this round's, kept by :func:`_prepare_fights`."""
+    hp = table.fight_hp[seat]
+    standing_won, standing_lost = table.standing_now[seat], table.standing_if_lost[seat, opponent]
+    value_won, value_lost = table.value_now[seat], table.value_if_lost[seat, opponent]
+    # The duel's value: the value with the opponent's HP after the fight (unchanged when the seat loses), its
+    # one term against the opponent swapped.
+    opponent_hp = table.fight_hp[opponent]
+    duel_won = (value_won - _outlasts(rules, table, seat, hp, opponent, opponent_hp)
+                + _outlasts(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent))
+    duel_lost = value_lost
+    # The gold a win pays now, and the streak gold the next income pays after a win or a loss.
+    streak = table.streak[seat]
+    gold_won = rules.pvp_win_gold + _streak_gold(rules, max(streak, 0) + 1)
+    gold_lost = _streak_gold(rules, min(streak, 0) - 1)
+    luck = (1.0 if won else 0.0) - p_win
+    table.luck[seat, LUCK_COIN] += luck
+    table.luck[seat, LUCK_COIN_HP] += luck * damage_if_lost
+    table.luck[seat, LUCK_COIN_STANDING] += luck * (standing_won - standing_lost)
+    table.luck[seat, LUCK_COIN_VALUE] += luck * (value_won - value_lost)
+    table.luck[seat, LUCK_COIN_DUEL] += luck * (duel_won - duel_lost)
+    table.luck[seat, LUCK_COIN_GOLD] += luck * (gold_won - gold_lost)
+    # The opponent drawn: _prepare_fights subtracted the mean over the pairing's law.
+    table.luck[seat, LUCK_MATCHMAKING] += p_win
+    table.luck[seat, LUCK_MATCHMAKING_HP] -= (1.0 - p_win) * damage_if_lost
+    table.luck[seat, LUCK_MATCHMAKING_STANDING] += p_win * standing_won + (1.0 - p_win) * standing_lost
+    table.luck[seat, LUCK_MATCHMAKING_VALUE] += p_win * value_won + (1.0 - p_win) * value_lost
+
+
+@game_inline
+def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a, damage_b):
+    """Every other alive seat's term of a's fight against b: (a won - P(a wins)) times the seat's value when a
+    wins minus when b wins (only the fighters' HP differ: the sum of its :func:`_outlasts` against them)."""
+    luck = (1.0 if a_wins else 0.0) - p_a
+    hp_a, hp_b = table.fight_hp[a], table.fight_hp[b]
+    hp_b_beaten = hp_b - damage_b if b_takes_damage else hp_b  # a ghost loses nothing
+    for seat in range(table.alive.shape[0]):
+        if seat == a or (seat == b and b_takes_damage) or not table.alive[seat]:
+            continue
+        hp = table.fight_hp[seat]
+        a_won = _outlasts(rules, table, seat, hp, a, hp_a)
+        b_won = _outlasts(rules, table, seat, hp, a, hp_a - damage_a)
+        if seat != b:  # b's own board fights elsewhere as a ghost: its HP is not at stake here
+            a_won += _outlasts(rules, table, seat, hp, b, hp_b_beaten)
+            b_won += _outlasts(rules, table, seat, hp, b, hp_b)
+        table.luck[seat, LUCK_COIN_ONLOOKER] += luck * (a_won - b_won)
+
+
+@game_kernel
+def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, events):
+    """``a`` fights ``b`` (a ghost of b's board unless ``b_takes_damage``) on the boards of ``table.fight_*``.
+
+    The winner is drawn with P(a wins) = logistic((log(power_a + 1) - log(power_b + 1)) / combat_scale):
+    by position from the pair's coin, by seat from the two seats' forms (the ghost has its own).
+    """
+    p_a, damage_a, damage_b = _fight_odds(rules, table, a, b, round_index)
+    if events == EVENTS_BY_SEAT:
+        b_form = _form(event_seed, round_index, b if b_takes_damage else EVENT_GHOST_INDEX)
+        a_wins = (np.log(table.fight_power[a] + 1.0) / rules.combat_scale + _form(event_seed, round_index, a)
+                  > np.log(table.fight_power[b] + 1.0) / rules.combat_scale + b_form)
+    else:
+        a_wins = _event_uniform(event_seed, _COMBAT, round_index, pair) < p_a
+    _add_fight_luck(rules, table, a, a_wins, p_a, damage_a, b, damage_b if b_takes_damage else 0.0)
+    if b_takes_damage:
+        _add_fight_luck(rules, table, b, not a_wins, 1.0 - p_a, damage_b, a, damage_a)
+    _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a, damage_b)
+    winner, loser = (a, b) if a_wins else (b, a)
+    damage = damage_b if a_wins else damage_a
+    if loser == a or b_takes_damage:
+        table.hp[loser] -= damage
+        table.streak[loser] = min(table.streak[loser], 0) - 1
+    if winner == a or b_takes_damage:
+        table.gold[winner] += rules.pvp_win_gold
+        table.streak[winner] = max(table.streak[winner], 0) + 1
+
+
+@game_kernel
+def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
+    """Before the round's fights: each alive seat's board power and HP, and the matchmaking terms' expectations.
+
+    Each alive seat fights exactly once as the one who takes damage, against a
+    seat that is uniform over the other alive seats (a real opponent, or the
+    board of one as a ghost for the odd seat out), by position or by seat; the
+    mean over that law is subtracted here and the drawn opponent's value added
+    by the fight (:func:`_add_fight_luck`).
+    """
+    players = table.alive.shape[0]
+    alive = 0
+    for seat in range(players):
+        if table.alive[seat]:
+            table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
+                                                                          trait_counts)
+            table.fight_strength[seat] = np.log(table.fight_power[seat] + 1.0) / rules.combat_scale
+            table.fight_hp[seat] = table.hp[seat]
+            alive += 1
+    if alive < 2:
+        return
+    # The state values the fights' terms weigh outcomes by are kept for them (_add_fight_luck).
+    for seat in range(players):
+        if not table.alive[seat]:
+            continue
+        hp = table.fight_hp[seat]
+        table.standing_now[seat] = _standing(rules, table, seat, hp)
+        table.value_now[seat] = _value(rules, table, seat, hp)
+        p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
+        for other in range(players):
+            if other == seat or not table.alive[other]:
+                continue
+            p_win, damage_if_lost, _ = _fight_odds(rules, table, seat, other, round_index)
+            table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
+            table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost)
+            p_mean += p_win
+            hp_mean += (1.0 - p_win) * damage_if_lost
+            standing_mean += p_win * table.standing_now[seat] + (1.0 - p_win) * table.standing_if_lost[seat, other]
+            value_mean += p_win * table.value_now[seat] + (1.0 - p_win) * table.value_if_lost[seat, other]
+        table.luck[seat, LUCK_MATCHMAKING] -= p_mean / (alive - 1)
+        table.luck[seat, LUCK_MATCHMAKING_HP] += hp_mean / (alive - 1)
+        table.luck[seat, LUCK_MATCHMAKING_STANDING] -= standing_mean / (alive - 1)
+        table.luck[seat, LUCK_MATCHMAKING_VALUE] -= value_mean / (alive - 1)
+
+
+@njit(cache=True)
+def _eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
+    """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream).
+
+    Their boards are recorded (:func:`_record_final_board`) before their units return to the pool.
+    """
+    dying = 0
+    for seat in range(table.alive.shape[0]):
+        if table.alive[seat] and table.hp[seat] <= 0:
+            dying += 1
+    if dying == 0:
+        return alive_before
+    _rank_seats(table, event_seed, round_index, True, alive_before)
+    for seat in range(table.alive.shape[0]):
+        if table.alive[seat] and table.hp[seat] <= 0:
+            table.alive[seat] = False
+            _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
+            _clear_shop(rules, table.shops, seat, table.pool)
+            while table.n_units[seat] > 0:
+                u = table.n_units[seat] - 1
+                table.pool[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
+                _remove_unit(table, seat, u)
+    return alive_before - dying
+
+
+@njit(cache=True)
+def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
+    """Give places ``places_up_to, places_up_to - 1, ...`` to alive seats (only the dying ones if asked),
+    worst HP first; ties broken by the event stream."""
+    players = table.alive.shape[0]
+    keys = np.full(players, np.inf)
+    for seat in range(players):
+        if table.alive[seat] and (not only_dying or table.hp[seat] <= 0):
+            keys[seat] = table.hp[seat] + 0.5 * _event_uniform(event_seed, _TIEBREAK, round_index, seat)
+    ranked = keys < np.inf
+    place = places_up_to
+    for _ in range(players):
+        seat = np.argmin(keys)
+        if keys[seat] == np.inf:
+            break
+        table.placement[seat] = place
+        place -= 1
+        keys[seat] = np.inf
+    # Seats with the same HP share their places uniformly: the term is the tie's mean place minus the place.
+    for seat in range(players):
+        if ranked[seat]:
+            total, count = 0.0, 0
+            for other in range(players):
+                if ranked[other] and table.hp[other] == table.hp[seat]:
+                    total += table.placement[other]
+                    count += 1
+            table.luck[seat, LUCK_TIEBREAK] += total / count - table.placement[seat]

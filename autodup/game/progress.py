@@ -1,0 +1,33 @@
+"""Progress: what a watchdog outside the jitted code can read of a table being played."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PROGRESS_GAMES", "PROGRESS_IN_GAME", "PROGRESS_SEAT", "PROGRESS_BOARD", "PROGRESS_TABLE",
+           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_FIELDS", "new_progress"]
+
+# --------------------------------------------------------------------------
+# progress: what a watchdog outside the jitted code can read
+# --------------------------------------------------------------------------
+#
+# A table writes where it is into a small int64 array (shared memory when it
+# runs in a worker process), so that a process watching it can enforce a
+# deadline per game and name the bot and the board when a game hangs or
+# crashes. Writing it changes no result.
+PROGRESS_GAMES = 0    # games started (a deadline restarts at each one)
+PROGRESS_IN_GAME = 1  # 1 while a game is being played (compilation is never counted)
+PROGRESS_SEAT = 2     # the seat whose policy is deciding, or -1
+PROGRESS_BOARD = 3    # set by the board loops: the board and table being played
+PROGRESS_TABLE = 4
+PROGRESS_LOADING = 5  # set while bots load: 1 + the index of the bot being loaded, 0 when none is
+PROGRESS_PROBE = 6    # set while a run probes a bot's determinism: 1 + the bot's index, 0 otherwise (the board
+                      # loops own PROGRESS_TABLE, so the probe's tables are marked here)
+PROGRESS_FIELDS = 7
+
+
+def new_progress() -> np.ndarray:
+    """A progress block for a table played in this process (int64 (PROGRESS_FIELDS,))."""
+    progress = np.zeros(PROGRESS_FIELDS, dtype=np.int64)
+    progress[PROGRESS_SEAT] = -1
+    return progress

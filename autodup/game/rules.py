@@ -1,0 +1,118 @@
+"""The jitted game's rules: a :class:`Rules` named tuple of arrays compiled from a configuration, and the
+table-wide settings (how shops are served, how events are addressed)."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from ..engine.rng import (
+    STREAM_COMBAT,
+    STREAM_LOOT_BAG,
+    STREAM_MATCHMAKING,
+    STREAM_POLICY,
+    STREAM_SERVING_ORDER,
+    STREAM_TIEBREAK,
+    check_game_layout,
+)
+from .actions import ACTION_CAP
+from .view import VIEW_MASK_BITS
+
+__all__ = ["game_kernel", "game_inline", "ORDER_EVENTS", "ORDER_RACE", "ORDERS", "EVENTS_BY_POSITION",
+           "EVENTS_BY_SEAT", "EVENT_ADDRESSING", "DEFAULT_EVENTS", "Rules", "stage_positions", "rules_of"]
+
+# Helpers that allocate nothing run without the Numba runtime: the rules and
+# the table travel as named tuples of arrays, and refcounting all of them on
+# every call between helpers would cost more than the game (see kernels.py).
+game_kernel = njit(cache=True, _nrt=False)
+# Out-of-line calls pass the two named tuples field by field on the stack
+# (hundreds of words); small helpers called per slot or per action are
+# inlined into their caller instead. Inlining everything makes the game
+# 3x slower (measured): the turn loop and the round start stay separate.
+game_inline = njit(cache=True, _nrt=False, inline="always")
+
+# The dealer is an engine code (ENGINE_*); autodup.dealers.DEALERS holds one record per dealer.
+
+# How the simultaneous shop refreshes of a round are served.
+ORDER_EVENTS = 0  # a serving order of the seats drawn from the table's event stream
+ORDER_RACE = 1    # slot by slot, a race across the seats' tier needles (equal totals)
+ORDERS = {"events": ORDER_EVENTS, "race": ORDER_RACE}
+
+# How a table's events (serving order, matchmaking, the combat coin) find their random numbers.
+EVENTS_BY_POSITION = 0  # by position: the i-th swap of a shuffle, the coin of the p-th pair of the round
+EVENTS_BY_SEAT = 1      # by who: a key per (round, seat) sorts the alive seats; each seat has a combat "form"
+EVENT_ADDRESSING = {"position": EVENTS_BY_POSITION, "seat": EVENTS_BY_SEAT}
+DEFAULT_EVENTS = "seat"
+
+
+# Streams of the game's own randomness (autodup.rng.DOMAINS owns every address).
+_SERVING_ORDER = np.uint64(STREAM_SERVING_ORDER)
+_MATCHMAKING = np.uint64(STREAM_MATCHMAKING)
+_COMBAT = np.uint64(STREAM_COMBAT)
+_TIEBREAK = np.uint64(STREAM_TIEBREAK)
+_LOOT_BAG = np.uint64(STREAM_LOOT_BAG)
+_POLICY = np.uint64(STREAM_POLICY)
+
+Rules = namedtuple("Rules", [
+    "players", "starting_hp", "starting_gold", "bench_size", "max_rounds", "shop_size", "reroll_price",
+    "units_leave_pool", "empty_tier", "xp_price", "xp_amount", "xp_per_round", "max_level", "interest_per",
+    "interest_max", "pvp_win_gold", "combat_scale", "damage_per_surviving_unit", "loot_per_pve_round",
+    "tier_cost", "tier_start", "champion_tier", "champion_copies", "champion_traits", "trait_breakpoints",
+    "trait_bonus", "level_xp", "level_board_size", "level_odds", "round_pve", "round_damage", "round_income",
+    "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power", "champion_cost",
+    "round_stage", "n_stages", "round_in_stage", "stage_rounds",
+])
+# Rules fields computed here rather than read from the configuration.
+_DERIVED_RULES = ("round_in_stage", "stage_rounds")
+
+
+def stage_positions(round_stage):
+    """Each round's place in its stage, from the stage of every round.
+
+    Parameters
+    ----------
+    round_stage : int64 (R,)
+        The stage of every round (from 0), as :class:`~autodup.config.GameConfig` holds it.
+
+    Returns
+    -------
+    round_in_stage : int64 (R,)
+        The round's number within its stage, from 1.
+    stage_rounds : int64 (R,)
+        Rounds in the round's stage (a stage that ``R`` cuts short counts only its rounds before ``R``).
+    """
+    round_stage = np.asarray(round_stage)
+    round_in_stage = np.zeros(round_stage.shape[0], dtype=np.int64)
+    stage_rounds = np.zeros(round_stage.shape[0], dtype=np.int64)
+    start = 0
+    for end in range(1, round_stage.shape[0] + 1):
+        if end == round_stage.shape[0] or round_stage[end] != round_stage[start]:
+            round_in_stage[start:end] = np.arange(1, end - start + 1)
+            stage_rounds[start:end] = end - start
+            start = end
+    return round_in_stage, stage_rounds
+
+
+def rules_of(config) -> Rules:
+    """The jitted game's view of a :class:`~autodup.config.GameConfig`.
+
+    Raises
+    ------
+    autodup.config.ConfigError
+        The game's sizes would make two random-number addresses meet (see
+        :func:`autodup.rng.check_game_layout`).
+    """
+    from .config_file import ConfigError
+
+    try:
+        check_game_layout(config.max_rounds, config.players, config.shop_size, ACTION_CAP + 1)
+    except ValueError as error:
+        raise ConfigError(config.source, 0, "", str(error)) from None
+    if config.shop_size > VIEW_MASK_BITS:  # the configuration allows 20; the view's buy mask holds 63
+        raise ConfigError(config.source, 0, "shop.size",
+                          f"{config.shop_size} slots (allowed: at most {VIEW_MASK_BITS})")
+    round_in_stage, stage_rounds = stage_positions(config.round_stage)
+    return Rules(**{name: getattr(config, name) for name in Rules._fields if name not in _DERIVED_RULES},
+                 round_in_stage=round_in_stage, stage_rounds=stage_rounds)

@@ -1,0 +1,230 @@
+"""Shops: the tier and champion race that fills a slot, a seat's shop filled and rerolled."""
+
+from __future__ import annotations
+
+from ..engine.kernels import ENGINE_KEYED, engine_draw_hierarchical, positive_total
+from ..engine.rng import event_counter, random_uniform, shop_key
+from .rules import game_inline, game_kernel
+from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, STAT_SHOPS_SEEN
+
+__all__ = ["copies_of_star"]
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+
+
+@game_kernel
+def _event_uniform(event_seed, kind, round_index, index):
+    return random_uniform(event_seed, kind, event_counter(round_index, index))
+
+
+@game_kernel
+def _unit_power(rules, champion, star):
+    return rules.tier_cost[rules.champion_tier[champion]] * rules.star_power[star - 1]
+
+
+@game_inline
+def copies_of_star(star):
+    """Copies a unit of ``star`` holds: 1, 3 or 9 (also used by bots, through autodup.bots)."""
+    return 1 if star == 1 else (3 if star == 2 else 9)
+
+
+@game_inline
+def _tier_totals(rules, pool, out):
+    for t in range(out.shape[0]):
+        out[t] = positive_total(pool, rules.tier_start[t], rules.tier_start[t + 1])
+
+
+@game_inline
+def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out):
+    """Normalized shop odds at ``level`` over the tiers the empty-tier rule allows.
+
+    For a constrained roll each tier's odds are scaled by the share of its
+    copies that qualify: exactly the law of rerolling a slot until it fits.
+    """
+    total = 0.0
+    for t in range(out.shape[0]):
+        w = rules.level_odds[level, t]
+        if rules.empty_tier == 0 and tier_totals[t] <= 0.0:
+            w = 0.0
+        if constrained:
+            w = w * qualifying_totals[t] / tier_totals[t] if tier_totals[t] > 0.0 else 0.0
+        out[t] = w
+        total += w
+    if total > 0.0:
+        for t in range(out.shape[0]):
+            out[t] /= total
+
+
+# --------------------------------------------------------------------------
+# dealing
+# --------------------------------------------------------------------------
+
+
+@game_inline
+def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_weights, pool, key):
+    """One shop slot for ``seat`` from the current pool; -1 if nothing can be dealt."""
+    if dealer == ENGINE_KEYED:
+        counters[seat, 0] = key
+    return engine_draw_hierarchical(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
+                                    tier_weights, pool, rules.tier_start)
+
+
+@game_inline
+def _take_from_pool(rules, pool, champion):
+    """A champion dealt to a shop leaves the pool (if the rules say so); returns whether it did."""
+    if champion >= 0 and rules.units_leave_pool:
+        pool[champion] -= 1.0
+        return True
+    return False
+
+
+@game_inline
+def _put_in_shop(rules, table, seat, slot, champion):
+    """Show ``champion`` (or -1) in ``seat``'s ``slot``: it leaves the pool and its tier's total, if the rules say so.
+
+    The one place a dealt champion lands, whichever order serves the seats; it
+    is counted in the seat's offers. Returns whether it left the pool.
+    """
+    table.shops[seat, slot] = champion
+    if champion >= 0:
+        table.offers[seat, champion] += 1
+    if _take_from_pool(rules, table.pool, champion):
+        table.tier_totals[rules.champion_tier[champion]] -= 1.0
+        return True
+    return False
+
+
+@game_inline
+def _prepare_slot_luck(rules, table, seat, champion_weights):
+    """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): ``table.owned`` = the champions it
+    owns, ``table.tier_hits[t]`` = their weight in tier ``t`` (kept up to date as copies leave)."""
+    table.owned[:] = 0.0
+    for u in range(table.n_units[seat]):
+        table.owned[table.unit_champion[seat, u]] = 1.0
+    for t in range(table.tier_hits.shape[0]):
+        hits = 0.0
+        for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
+            if champion_weights[c] > 0.0:
+                hits += champion_weights[c] * table.owned[c]
+        table.tier_hits[t] = hits
+
+
+@game_inline
+def _add_slot_luck(rules, table, seat, champion, champion_totals):
+    """Add a dealt slot's shop terms (``LUCK_SHOP_*``): its outcome minus the expectation under the slot's law.
+
+    The law is the draw's: tier ``t`` with ``table.tier_weights[t]`` (normalized,
+    or all zero: nothing), then a champion in proportion to its weight in the
+    tier (``champion_totals[t]`` in all; none: nothing dealt, worth 0).
+    """
+    expected_hits = 0.0
+    expected_cost = 0.0
+    for t in range(table.tier_weights.shape[0]):
+        w = table.tier_weights[t]
+        if w > 0.0 and champion_totals[t] > 0.0:
+            expected_hits += w * table.tier_hits[t] / champion_totals[t]
+            expected_cost += w * rules.tier_cost[t]
+    hits = 0.0
+    cost = 0.0
+    if champion >= 0:
+        hits = table.owned[champion]
+        cost = rules.tier_cost[rules.champion_tier[champion]]
+    table.luck[seat, LUCK_SHOP_HITS] += hits - expected_hits
+    table.luck[seat, LUCK_SHOP_COST] += cost - expected_cost
+
+
+@game_inline
+def _traces(table, seat):
+    """Whether ``seat``'s trace still has room for a draw (never in a normal game: the trace holds none)."""
+    return table.trace_count[seat] < table.trace_outcome.shape[1]
+
+
+@game_inline
+def _trace_draw(table, seat, key, champion_weights, champion):
+    """Keep the seat's draw in the trace while it has room (the coupling diagnostic; no room in a normal game).
+
+    The draw's tier weights (``table.tier_weights``), champion weights and key
+    and what it dealt: two tables whose ``k``-th draws at a seat had the same
+    inputs drew alike if the dealer is a duplicate one.
+    """
+    if not _traces(table, seat):
+        return
+    k = table.trace_count[seat]
+    n_tiers = table.tier_weights.shape[0]
+    for t in range(n_tiers):
+        table.trace_weights[seat, k, t] = table.tier_weights[t]
+    for c in range(champion_weights.shape[0]):
+        table.trace_weights[seat, k, n_tiers + c] = champion_weights[c]
+    table.trace_key[seat, k] = key
+    table.trace_outcome[seat, k] = champion
+    table.trace_count[seat] = k + 1
+
+
+@game_kernel
+def _mark_trait(rules, trait, qualifies):
+    """``qualifies[c]`` = whether champion ``c`` has ``trait`` (bool (N,)); a loaded roll deals only those."""
+    for c in range(qualifies.shape[0]):
+        has = False
+        for m in range(rules.champion_traits.shape[1]):
+            if rules.champion_traits[c, m] == trait:
+                has = True
+        qualifies[c] = has
+
+
+@game_kernel
+def _clear_shop(rules, shops, seat, pool):
+    for slot in range(shops.shape[1]):
+        champion = shops[seat, slot]
+        if champion >= 0:
+            if rules.units_leave_pool:
+                pool[champion] += 1.0
+            shops[seat, slot] = -1
+
+
+@game_inline  # it takes the table: out of line, every call would copy the whole tuple onto the stack
+def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
+    """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
+
+    With ``constrained``, only champions with ``table.qualifies[c]`` are dealt (a loaded roll).
+    """
+    # Tier totals are computed once and kept up to date slot by slot; copies are
+    # whole numbers, so the sums stay exact.
+    pool = table.pool
+    scratch_pool = table.scratch_pool
+    _tier_totals(rules, pool, table.tier_totals)
+    if constrained:
+        for c in range(pool.shape[0]):
+            scratch_pool[c] = pool[c] if table.qualifies[c] else 0.0
+        _tier_totals(rules, scratch_pool, table.qualifying_totals)
+    champion_weights = scratch_pool if constrained else pool
+    champion_totals = table.qualifying_totals if constrained else table.tier_totals
+    _prepare_slot_luck(rules, table, seat, champion_weights)
+    for slot in range(table.shops.shape[1]):
+        if table.shops[seat, slot] >= 0:
+            continue
+        _tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
+                      table.tier_weights)
+        key = shop_key(round_index, roll, slot)
+        champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
+                             table.tier_weights, champion_weights, key)
+        _trace_draw(table, seat, key, champion_weights, champion)
+        _add_slot_luck(rules, table, seat, champion, champion_totals)
+        if _put_in_shop(rules, table, seat, slot, champion):
+            table.tier_hits[rules.champion_tier[champion]] -= table.owned[champion]
+            if constrained:
+                scratch_pool[champion] -= 1.0
+                table.qualifying_totals[rules.champion_tier[champion]] -= 1.0
+
+
+@game_kernel
+def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
+    _clear_shop(rules, table.shops, seat, table.pool)
+    _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained)
+    table.stats[seat, STAT_SHOPS_SEEN] += 1
+
+
+# The legality of each action, one predicate per action: apply_action refuses what they refuse, and
+# _fill_view writes their answers into the view (VIEW_BUYABLE, ...), so a bot reads the very rule the
+# table applies. Inlined: they run for every shop slot of every decision.

@@ -1,0 +1,178 @@
+"""Table state: the arrays of one table (game, dealer, scratch, trace), declared once, and its invariants."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .rules import game_inline, game_kernel
+from .shop import copies_of_star
+from .stats import LUCK, STATS
+from .view import MEMORY_SIZE, VIEW_FIELDS
+
+__all__ = ["GAME_STATE", "DEALER_STATE", "SCRATCH", "TRACE", "Table", "Desk", "new_table", "new_desk", "capacity_of",
+           "conservation_holds"]
+
+# --------------------------------------------------------------------------
+# table state
+# --------------------------------------------------------------------------
+
+# A table's arrays, declared in three groups. N champions, T tiers; ``capacity`` is the largest bench
+# plus board, plus one (a purchase that completes a combine holds one extra unit until it combines).
+# The game state: what the rules say a table is, and what results and logs are read from.
+GAME_STATE = (
+    ("pool", "float64 (N,): copies of each champion left in the shared pool"),
+    ("initial", "float64 (N,): copies at the start, for the conservation check"),
+    ("shops", "int64 (players, shop_size): the champion in each slot, -1 for an empty one"),
+    ("locked", "bool (players,): the shop skips its next refresh"),
+    ("unit_champion", "int64 (players, capacity): each seat's units, -1 after the last"),
+    ("unit_star", "int64 (players, capacity): their stars"),
+    ("n_units", "int64 (players,): units held"),
+    ("gold", "int64 (players,)"),
+    ("level", "int64 (players,)"),
+    ("xp", "int64 (players,): XP towards the next level"),
+    ("hp", "int64 (players,)"),
+    ("streak", "int64 (players,): wins (+) or losses (-) in a row"),
+    ("alive", "bool (players,)"),
+    ("placement", "int64 (players,): 0 until the seat leaves the game"),
+    ("stats", "int64 (players, len(STATS)): what each seat did (STATS)"),
+    ("loaded_used", "bool (players,): the round's loaded roll is spent"),
+    ("loot_position", "int64 (players,): how far each seat's loot bag is dealt"),
+    ("order", "int64 (players,): the round's serving order, alive seats first"),
+    ("policy_draws", "int64 (players,): random value pairs handed to each seat's policy"),
+    ("offers", "int32 (players, N): copies of each champion shown to each seat, in every shop it was dealt"),
+    ("bought", "int32 (players, N): copies of each champion each seat bought from its shop"),
+    ("luck", "float64 (players, len(LUCK)): each seat's luck terms so far (LUCK)"),
+)
+# The dealer state: what a seat's draw engine remembers between draws (see autodup.kernels).
+DEALER_STATE = (
+    ("counters", "int64 (players, 2): the other dealers' counters (a draw index, the keyed dealer's key)"),
+    ("needles", "float64 (players, 2, N + T): the haystack's residuals and next values, by needle"),
+    ("needle_count", "int64 (players, N + T): values each needle has consumed"),
+)
+# Scratch: working space rebuilt by each use, kept here so that nothing is allocated while a game plays.
+SCRATCH = (
+    ("tier_totals", "float64 (T,): copies left per tier"),
+    ("tier_weights", "float64 (T,): a slot's tier weights"),
+    ("qualifying_totals", "float64 (T,): copies per tier that qualify for a loaded roll"),
+    ("scratch_pool", "float64 (N,): the pool a loaded roll draws from"),
+    ("qualifies", "bool (N,): the champions a loaded roll may deal"),
+    ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
+    ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
+    ("event_keys", "float64 (players,): each seat's key when events are addressed by seat"),
+    ("fight_power", "float64 (players,): each alive seat's board power in this round's fights"),
+    ("fight_units", "int64 (players,): the units on that board"),
+    ("owned", "float64 (N,): 1 for each champion the seat being dealt to owns (the shop-hit term)"),
+    ("tier_hits", "float64 (T,): per tier, the weight of the champions it owns (the shop-hit term)"),
+    ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
+    ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
+    ("standing_now", "float64 (players,): each alive seat's standing at fight_hp (see _standing)"),
+    ("value_now", "float64 (players,): each alive seat's value at fight_hp (see _value)"),
+    ("standing_if_lost", "float64 (players, players): [s, o]: s's standing if it loses to o"),
+    ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
+)
+# The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
+# diagnostic of autodup.measures; see _trace_draw).
+TRACE = (
+    ("trace_weights", "float32 (players, K, T + N): a draw's tier weights, then its champion weights"),
+    ("trace_key", "int64 (players, K): its draw key (shop_key; -1 in a race-ordered refresh)"),
+    ("trace_outcome", "int16 (players, K): the champion it dealt, -1 for none"),
+    ("trace_count", "int64 (players,): draws traced"),
+)
+Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + SCRATCH + TRACE])
+
+# What a seat's policy is handed: copies, refreshed before each decision (the
+# game state) or each turn (rules and parameters), so that a bot writing into
+# its arrays changes nothing but its own copies. Rows are seats.
+Desk = namedtuple("Desk", [
+    "me", "shop", "unit_champion", "unit_star", "pool", "champion_cost", "champion_traits", "trait_breakpoints",
+    "params", "memory",
+])
+
+@njit(cache=True)
+def new_table(rules, trace_draws=0):
+    """Fresh state for one table (arrays sized by the rules); each seat's first ``trace_draws`` draws are traced."""
+    players = rules.players
+    n = rules.champion_copies.shape[0]
+    n_tiers = rules.tier_cost.shape[0]
+    # One slot beyond the largest bench + board: a purchase that completes a
+    # combine is allowed with a full bench, and holds one extra unit until it combines.
+    capacity = rules.bench_size + rules.level_board_size.max() + 1
+    pool = rules.champion_copies.astype(np.float64)
+    return Table(
+        # game state
+        pool, pool.copy(), np.full((players, rules.shop_size), -1, dtype=np.int64), np.zeros(players, dtype=np.bool_),
+        np.full((players, capacity), -1, dtype=np.int64), np.zeros((players, capacity), dtype=np.int64),
+        np.zeros(players, dtype=np.int64), np.full(players, rules.starting_gold, dtype=np.int64),
+        np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64),
+        np.zeros((players, len(STATS)), dtype=np.int64), np.zeros(players, dtype=np.bool_),
+        np.zeros(players, dtype=np.int64), np.arange(players), np.zeros(players, dtype=np.int64),
+        np.zeros((players, n), dtype=np.int32), np.zeros((players, n), dtype=np.int32),
+        np.zeros((players, len(LUCK))),
+        # dealer state
+        np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
+        np.zeros((players, n + n_tiers), dtype=np.int64),
+        # scratch
+        np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
+        np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n), np.zeros(n_tiers),
+        np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros((players, players)),
+        np.zeros((players, players)),
+        # trace
+        np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
+        np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
+        np.zeros(players, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def new_desk(rules, table, n_params):
+    """Fresh policy workspaces for a table (see :data:`Desk`); ``memory`` starts at zero."""
+    players = rules.players
+    return Desk(
+        np.zeros((players, VIEW_FIELDS), dtype=np.int64), np.zeros_like(table.shops),
+        np.zeros_like(table.unit_champion), np.zeros_like(table.unit_star),
+        np.zeros((players, table.pool.shape[0])), np.zeros((players, table.pool.shape[0]), dtype=np.int64),
+        np.zeros((players,) + rules.champion_traits.shape, dtype=np.int64),
+        np.zeros((players,) + rules.trait_breakpoints.shape, dtype=np.int64), np.zeros((players, n_params)),
+        np.zeros((players, MEMORY_SIZE), dtype=np.int64),
+    )
+
+
+@game_inline  # read for every shop slot of every decision (legal_buy)
+def capacity_of(rules, table, seat):
+    """Units a seat may hold: bench plus the board its level allows."""
+    return rules.bench_size + rules.level_board_size[table.level[seat]]
+
+
+@game_kernel
+def conservation_holds(rules, table):
+    """pool + shops + units (in copies) == initial copies, for every champion."""
+    count = table.scratch_pool
+    for c in range(count.shape[0]):
+        count[c] = table.pool[c]
+    for seat in range(table.shops.shape[0]):
+        for slot in range(table.shops.shape[1]):
+            c = table.shops[seat, slot]
+            if c >= 0 and rules.units_leave_pool:
+                count[c] += 1.0
+        for u in range(table.n_units[seat]):
+            count[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
+    for c in range(count.shape[0]):
+        if count[c] != table.initial[c] or table.pool[c] < 0:
+            return False
+    return True
+
+
+@game_kernel
+def _table_is_sound(rules, table):
+    if not conservation_holds(rules, table):
+        return False
+    for seat in range(table.gold.shape[0]):
+        if table.gold[seat] < 0 or table.n_units[seat] > capacity_of(rules, table, seat):
+            return False
+    return True

@@ -1,0 +1,282 @@
+"""game.table."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import cfunc, njit
+
+from ..engine.kernels import ENGINE_COUNT
+from .actions import ACTION_END, encode_decision
+from .combat import _eliminate, _fight, _prepare_fights, _rank_seats
+from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
+from .rounds import _ghost_of, _loot, _shuffle_alive, _start_round, bag_item
+from .rules import _MATCHMAKING, EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE
+from .shop import _fill_shop, _mark_trait
+from .state import _table_is_sound, new_desk, new_table
+from .stats import FINAL_STATE_COLUMNS, RESULT_COLUMNS, STATS
+from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, _play_turn
+from .units import _record_final_board
+from .view import POLICY_SIGNATURE
+
+__all__ = ["LOG_STATE_NAMES", "TableLog", "play_table", "end_every_turn", "compile_round_end", "first_slot_counts",
+           "loot_items"]
+
+LOG_STATE_NAMES = ("level", "gold", "hp")
+
+TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "bought", "luck",
+                                   "trace_weights", "trace_key", "trace_outcome", "trace_count"])
+TableLog.__doc__ = """What :func:`play_table` logs of a game, beside the results.
+
+shops : int16 (R, players, shop_size), R >= rounds
+    Row ``r < rounds``: each seat's shop after round ``r``'s free refresh,
+    for the seats alive then (-1 for an empty slot or a seat out).
+states : int32 (R, players, len(LOG_STATE_NAMES))
+    Level, gold and HP of each seat alive at that moment (when it sees that
+    shop), 0 for a seat out.
+final_champion : int16 (players, B), B the largest board size
+    Each seat's board when it left the game (or at the end), strongest unit
+    first, -1 after its last unit.
+final_star : int8 (players, B)
+    The stars (1, 2, 3) of those units, 0 after the last.
+offers : int32 (players, N)
+    Copies of each champion shown to each seat, in every shop it was dealt.
+bought : int32 (players, N)
+    Copies of each champion each seat bought from its shop (loot is not bought).
+luck : float64 (players, len(LUCK))
+    Each seat's luck terms over its game (see ``LUCK``).
+trace_weights, trace_key, trace_outcome, trace_count
+    Each seat's first ``trace_draws`` draws (see ``TRACE``); empty unless traced.
+"""
+
+
+@njit(cache=True)  # with the Numba runtime: it may allocate larger logs
+def _log_round(table, alive_count, round_index, shop_log, state_log):
+    """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs.
+
+    Returns the logs, both grown (doubled) when a game outlasts them, so that
+    their memory follows the rounds actually played, not ``max_rounds``.
+    """
+    if round_index >= shop_log.shape[0]:
+        grown = np.full((2 * shop_log.shape[0],) + shop_log.shape[1:], -1, dtype=np.int16)
+        grown[:shop_log.shape[0]] = shop_log
+        shop_log = grown
+        grown_states = np.zeros((2 * state_log.shape[0],) + state_log.shape[1:], dtype=np.int32)
+        grown_states[:state_log.shape[0]] = state_log
+        state_log = grown_states
+    for i in range(alive_count):
+        seat = table.order[i]
+        for slot in range(table.shops.shape[1]):
+            shop_log[round_index, seat, slot] = table.shops[seat, slot]
+        state_log[round_index, seat, LOG_LEVEL] = table.level[seat]
+        state_log[round_index, seat, LOG_GOLD] = table.gold[seat]
+        state_log[round_index, seat, LOG_HP] = table.hp[seat]
+    return shop_log, state_log
+
+
+_FIRST_LOG_ROUNDS = 64  # rounds a log holds before it grows (set4 games last about 35)
+
+
+@njit(cache=True)
+def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
+               progress, trace_draws=0, events=EVENTS_BY_SEAT):
+    """Play one table to the end.
+
+    Parameters
+    ----------
+    rules : Rules
+    dealer : int
+        The dealer's engine code (``autodup.dealers.DEALERS[name].code``).
+    order : int
+        ``ORDER_EVENTS`` or ``ORDER_RACE`` (the race needs the haystack dealer).
+    seat_seeds : uint64 (players,)
+    event_seed : uint64
+    policies : tuple of MAX_PLAYERS policies
+        Compiled callbacks of ``POLICY_SIGNATURE``, one per bot (see
+        :func:`autodup.bots.policy_tuple`).
+    params : float64 (MAX_PLAYERS, P)
+        Each bot's parameters.
+    param_counts : int64 (MAX_PLAYERS,)
+        How many parameters each bot declares (it sees only those).
+    bot_of_seat : int64 (players,)
+        Seat ``s`` plays ``policies[bot_of_seat[s]]`` with ``params[bot_of_seat[s]]``.
+    check : bool
+        Verify conservation, gold and unit counts after every step.
+    progress : int64 (PROGRESS_FIELDS,)
+        Where the game is, for a watchdog (see ``PROGRESS_*``; :func:`new_progress`).
+    trace_draws : int, optional
+        Keep each seat's first ``trace_draws`` draws with their inputs (see
+        ``TRACE``), for the coupling diagnostic; 0 (the default) keeps none.
+    events : int, optional
+        How the table's events are addressed: ``EVENTS_BY_SEAT`` (the default)
+        or ``EVENTS_BY_POSITION`` (see :func:`_shuffle_alive`, :func:`_fight`).
+
+    Returns
+    -------
+    results : int64 (players, len(RESULT_COLUMNS))
+    violations : int
+        Steps after which the table was unsound (0 when ``check`` is off).
+    rounds : int
+        Rounds played.
+    log : TableLog
+        Each seat's shop, level, gold and HP by round, its final board, its offers and its trace.
+    """
+    if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
+        raise ValueError("play_table needs one seat seed and one bot per player")
+    for seat in range(rules.players):
+        bot = bot_of_seat[seat]
+        if bot < 0 or bot >= min(len(policies), params.shape[0], param_counts.shape[0]):
+            raise ValueError("play_table: a seat's bot index is out of range")
+        if param_counts[bot] < 0 or param_counts[bot] > params.shape[1]:
+            raise ValueError("play_table: a bot's parameter count is out of range")
+    if dealer < 0 or dealer >= ENGINE_COUNT or order < 0 or order > ORDER_RACE:
+        raise ValueError("play_table: unknown dealer or order code")
+    if events != EVENTS_BY_POSITION and events != EVENTS_BY_SEAT:
+        raise ValueError("play_table: unknown event addressing code")
+    if progress.shape[0] < PROGRESS_FIELDS:
+        raise ValueError("play_table: the progress block is too small")
+    progress[PROGRESS_GAMES] += 1
+    progress[PROGRESS_IN_GAME] = 1
+    table = new_table(rules, trace_draws)
+    desk = new_desk(rules, table, params.shape[1])
+    players = rules.players
+    capacity = table.unit_champion.shape[1]
+    order_scratch = np.zeros(capacity, dtype=np.int64)
+    trait_counts = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
+    first_rounds = min(_FIRST_LOG_ROUNDS, rules.max_rounds)
+    shop_log = np.full((first_rounds, players, rules.shop_size), -1, dtype=np.int16)
+    state_log = np.zeros((first_rounds, players, len(LOG_STATE_NAMES)), dtype=np.int32)
+    largest_board = rules.level_board_size.max()
+    final_champion = np.full((players, largest_board), -1, dtype=np.int16)
+    final_star = np.zeros((players, largest_board), dtype=np.int8)
+    violations = 0
+    alive = players
+    rounds = 0
+    for round_index in range(rules.max_rounds):
+        if alive <= 1:
+            break
+        rounds += 1
+        alive_count = _start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
+        shop_log, state_log = _log_round(table, alive_count, round_index, shop_log, state_log)
+        if check and not _table_is_sound(rules, table):
+            violations += 1
+        for i in range(alive_count):
+            seat = table.order[i]
+            bot = bot_of_seat[seat]
+            violations += _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
+                                     policies[bot], params[bot], param_counts[bot], check, progress)
+        alive = _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count,
+                           order_scratch, trait_counts, final_champion, final_star)
+        if check and not _table_is_sound(rules, table):
+            violations += 1
+    _rank_seats(table, event_seed, rules.max_rounds, False, alive)
+    results = np.zeros((players, len(RESULT_COLUMNS)), dtype=np.int64)
+    for seat in range(players):
+        if table.alive[seat]:
+            _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
+        results[seat, 0] = table.placement[seat]   # FINAL_STATE_COLUMNS, then STATS
+        results[seat, 1] = table.hp[seat]
+        results[seat, 2] = table.level[seat]
+        results[seat, 3] = table.gold[seat]
+        for k in range(len(STATS)):
+            results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
+    progress[PROGRESS_IN_GAME] = 0
+    return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star, table.offers,
+                                                 table.bought, table.luck, table.trace_weights, table.trace_key,
+                                                 table.trace_outcome, table.trace_count)
+
+
+@njit(cache=True)
+def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
+               trait_counts, final_champion, final_star):
+    """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.
+
+    Its own compiled function (called once a round), so that a cold start can
+    compile it in a second process (:func:`compile_round_end`).
+    """
+    if rules.round_pve[round_index]:
+        for i in range(alive_count):
+            _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
+        return alive
+    _prepare_fights(rules, table, round_index, order_scratch, trait_counts)
+    k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index, events)
+    for pair in range(k // 2):
+        _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair, event_seed,
+               events)
+    if k % 2 == 1 and k > 1:
+        _fight(rules, table, table.order[k - 1], _ghost_of(table, event_seed, round_index, k, events), False,
+               round_index, k // 2, event_seed, events)
+    return _eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion, final_star)
+
+
+# --------------------------------------------------------------------------
+# compiling ahead, in two processes
+# --------------------------------------------------------------------------
+
+
+@cfunc(POLICY_SIGNATURE, cache=True)
+def end_every_turn(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
+                   params, memory):
+    """A policy that always ends its turn: what the table is compiled with (any policy gives the same code)."""
+    return encode_decision(ACTION_END, 0)
+
+
+def compile_round_end(rules) -> None:
+    """Compile :func:`_end_round` (loot, fights, elimination) into the cache, by calling it once on a fresh table.
+
+    A cold start compiles the table in one process, which types its kernels
+    in the order :func:`play_table` calls them: the round's start, a seat's
+    turn, then the round's end. Another process, once its bots are compiled,
+    compiles the round's end, which the first then finds in the cache. The
+    argument types are those :func:`play_table` passes, so that the cached
+    code is the code it uses.
+    """
+    table = new_table(rules)
+    largest_board = rules.level_board_size.max()
+    _end_round(rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0), rules.players,
+               rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),
+               np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
+               np.full((rules.players, largest_board), -1, dtype=np.int16),
+               np.zeros((rules.players, largest_board), dtype=np.int8))
+
+
+# --------------------------------------------------------------------------
+# inspection helpers (shop statistics, loot), used by the tests and by users
+# --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_trait):
+    """Deal ``n_shops`` shops from ``pool`` (float64 (N,)), each to a fresh seat seeded
+    ``base_seed + i``; count the champion in each shop's first slot.
+
+    ``loaded_trait >= 0`` deals a loaded roll of that trait instead. Returns
+    int64 (N + 1,): counts per champion, then the number of empty first slots.
+    """
+    table = new_table(rules)
+    counts = np.zeros(pool.shape[0] + 1, dtype=np.int64)
+    seeds = np.zeros(rules.players, dtype=np.uint64)
+    _mark_trait(rules, loaded_trait, table.qualifies)
+    for i in range(n_shops):
+        seeds[0] = np.uint64(base_seed) + np.uint64(i)
+        table.pool[:] = pool
+        table.shops[0, :] = -1
+        table.level[0] = level
+        table.counters[0, :] = 0
+        table.needles[0, :, :] = 0.0
+        table.needle_count[0, :] = 0
+        _fill_shop(rules, dealer, table, 0, 0, 0, seeds, loaded_trait >= 0)
+        first = table.shops[0, 0]
+        counts[first if first >= 0 else pool.shape[0]] += 1
+    return counts
+
+
+@njit(cache=True)
+def loot_items(rules, seat_seed, n):
+    """The first ``n`` loot bag items (indices into the bag) one seat receives."""
+    out = np.zeros(n, dtype=np.int64)
+    permutation = np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64)
+    for k in range(n):
+        out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k, permutation)
+    return out

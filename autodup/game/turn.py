@@ -1,0 +1,172 @@
+"""A seat's turn: its view filled (with what is legal), its policy asked, its answers applied."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.rng import random_bits_pair
+from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
+from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
+from .progress import PROGRESS_SEAT
+from .rules import _POLICY, game_inline, game_kernel
+from .state import _table_is_sound, capacity_of
+from .stats import STAT_BAD_ANSWERS, STAT_BOT_ERRORS, STAT_CAP_HITS, STAT_ILLEGAL_ACTIONS
+from .view import (
+    VIEW_ACTIONS,
+    VIEW_ALIVE_PLAYERS,
+    VIEW_BOARD_SIZE,
+    VIEW_BUYABLE,
+    VIEW_CAN_BUY_XP,
+    VIEW_CAN_LOADED_ROLL,
+    VIEW_CAN_REROLL,
+    VIEW_CAPACITY,
+    VIEW_GOLD,
+    VIEW_HP,
+    VIEW_INTEREST_MAX,
+    VIEW_INTEREST_PER,
+    VIEW_LEVEL,
+    VIEW_LOADED_USED,
+    VIEW_LOCKED,
+    VIEW_MAX_LEVEL,
+    VIEW_PLAYERS,
+    VIEW_PVE_ROUND,
+    VIEW_RANDOM_A,
+    VIEW_RANDOM_B,
+    VIEW_REROLL_PRICE,
+    VIEW_ROLLS,
+    VIEW_ROUND,
+    VIEW_ROUND_IN_STAGE,
+    VIEW_SEAT,
+    VIEW_SHOP_SIZE,
+    VIEW_STAGE,
+    VIEW_STAGE_ROUNDS,
+    VIEW_STAGES,
+    VIEW_STREAK,
+    VIEW_UNITS,
+    VIEW_XP,
+    VIEW_XP_AMOUNT,
+    VIEW_XP_PRICE,
+    VIEW_XP_TO_LEVEL,
+)
+
+__all__ = ["LOG_LEVEL", "LOG_GOLD", "LOG_HP"]
+
+
+@game_inline
+def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, actions, rolls):
+    """Write the seat's view for its next decision (see :data:`VIEW`) and copy its shop, units and the pool.
+
+    The legality fields come from the ``legal_*`` predicates, on the state the decision will act on.
+    """
+    for slot in range(table.shops.shape[1]):
+        desk.shop[seat, slot] = table.shops[seat, slot]
+    for u in range(table.unit_champion.shape[1]):
+        desk.unit_champion[seat, u] = table.unit_champion[seat, u]
+        desk.unit_star[seat, u] = table.unit_star[seat, u]
+    for c in range(table.pool.shape[0]):
+        desk.pool[seat, c] = table.pool[c]
+    me = desk.me[seat]
+    level = table.level[seat]
+    me[VIEW_GOLD] = table.gold[seat]
+    me[VIEW_LEVEL] = level
+    me[VIEW_XP] = table.xp[seat]
+    me[VIEW_XP_TO_LEVEL] = rules.level_xp[level + 1] - table.xp[seat] if level < rules.max_level else 0
+    me[VIEW_HP] = table.hp[seat]
+    me[VIEW_STREAK] = table.streak[seat]
+    me[VIEW_ROUND] = round_index
+    # Numbered as in TFT: stage 1 is the first, and 2-1 is the first round of stage 2.
+    me[VIEW_STAGE] = rules.round_stage[round_index] + 1
+    me[VIEW_ROUND_IN_STAGE] = rules.round_in_stage[round_index]
+    me[VIEW_STAGE_ROUNDS] = rules.stage_rounds[round_index]
+    me[VIEW_STAGES] = rules.n_stages
+    me[VIEW_PVE_ROUND] = 1 if rules.round_pve[round_index] else 0
+    me[VIEW_ALIVE_PLAYERS] = alive_count
+    me[VIEW_UNITS] = table.n_units[seat]
+    me[VIEW_BOARD_SIZE] = rules.level_board_size[level]
+    me[VIEW_CAPACITY] = capacity_of(rules, table, seat)
+    me[VIEW_LOADED_USED] = 1 if table.loaded_used[seat] else 0
+    me[VIEW_LOCKED] = 1 if table.locked[seat] else 0
+    me[VIEW_ACTIONS] = actions
+    me[VIEW_ROLLS] = rolls
+    me[VIEW_SEAT] = seat
+    me[VIEW_PLAYERS] = rules.players
+    me[VIEW_SHOP_SIZE] = rules.shop_size
+    me[VIEW_MAX_LEVEL] = rules.max_level
+    me[VIEW_REROLL_PRICE] = rules.reroll_price
+    me[VIEW_XP_PRICE] = rules.xp_price
+    me[VIEW_XP_AMOUNT] = rules.xp_amount
+    me[VIEW_INTEREST_PER] = rules.interest_per
+    me[VIEW_INTEREST_MAX] = rules.interest_max
+    buyable = 0
+    for slot in range(rules.shop_size):
+        if legal_buy(rules, table, seat, slot):
+            buyable |= 1 << slot
+    me[VIEW_BUYABLE] = buyable
+    me[VIEW_CAN_REROLL] = 1 if legal_reroll(rules, table, seat) else 0
+    me[VIEW_CAN_BUY_XP] = 1 if legal_buy_xp(rules, table, seat) else 0
+    # Legality depends on the trait only through its range, so trait 0 answers for every trait.
+    me[VIEW_CAN_LOADED_ROLL] = 1 if legal_loaded_roll(rules, table, seat, 0) else 0
+    # Two 53-bit random integers per decision, from the seat's policy stream.
+    k = table.policy_draws[seat]
+    table.policy_draws[seat] = k + 1
+    a, b = random_bits_pair(seat_seed, _POLICY, np.uint64(k))
+    me[VIEW_RANDOM_A] = np.int64(a >> np.uint64(11))
+    me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
+
+
+@game_inline
+def _lay_out_rules(rules, desk, seat, params):
+    """Copy what a policy reads of the rules, and its parameters, into the seat's desk (once per turn)."""
+    for c in range(rules.champion_cost.shape[0]):
+        desk.champion_cost[seat, c] = rules.champion_cost[c]
+        for m in range(rules.champion_traits.shape[1]):
+            desk.champion_traits[seat, c, m] = rules.champion_traits[c, m]
+    for k in range(rules.trait_breakpoints.shape[0]):
+        for b in range(rules.trait_breakpoints.shape[1]):
+            desk.trait_breakpoints[seat, k, b] = rules.trait_breakpoints[k, b]
+    for p in range(desk.params.shape[1]):
+        desk.params[seat, p] = params[p]
+
+
+@game_kernel
+def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
+               check, progress):
+    """One seat's turn: its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``.
+
+    The policy sees exactly its ``n_params`` parameters, so reading beyond
+    them is an index error, not a silent zero. Returns the number of steps
+    after which the table was unsound (``check`` only).
+    """
+    violations = 0
+    roll = 1
+    _lay_out_rules(rules, desk, seat, params)
+    for step in range(ACTION_CAP):
+        _fill_view(rules, table, desk, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
+        progress[PROGRESS_SEAT] = seat
+        decision = policy(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
+                          desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
+                          desk.trait_breakpoints[seat], desk.params[seat, :n_params], desk.memory[seat])
+        progress[PROGRESS_SEAT] = -1
+        if decision == 0:
+            table.stats[seat, STAT_BOT_ERRORS] += 1
+            break
+        if not is_answer(decision):
+            table.stats[seat, STAT_BAD_ANSWERS] += 1
+            break
+        action, argument = decode_decision(decision)
+        if action == ACTION_END:
+            break
+        legal = apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, action, argument)
+        if not legal:
+            table.stats[seat, STAT_ILLEGAL_ACTIONS] += 1
+        elif action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
+            roll += 1  # shops dealt this turn: the keyed dealer's key, the same at every table
+        if check and not _table_is_sound(rules, table):
+            violations += 1
+        if step == ACTION_CAP - 1:
+            table.stats[seat, STAT_CAP_HITS] += 1
+    return violations
+
+
+# What a table logs of each seat each round, beside its shop (TableLog.states[round, seat, ...]).
+LOG_LEVEL, LOG_GOLD, LOG_HP = range(3)

@@ -1,0 +1,143 @@
+"""Units: adding, removing and combining a seat's units, levels, and a board's power."""
+
+from __future__ import annotations
+
+from .rules import game_inline, game_kernel
+from .shop import _unit_power
+
+__all__ = ["completes_a_combine", "board_power"]
+
+# --------------------------------------------------------------------------
+# units
+# --------------------------------------------------------------------------
+
+
+@game_kernel
+def _remove_unit(table, seat, index):
+    last = table.n_units[seat] - 1
+    table.unit_champion[seat, index] = table.unit_champion[seat, last]
+    table.unit_star[seat, index] = table.unit_star[seat, last]
+    table.unit_champion[seat, last] = -1
+    table.unit_star[seat, last] = 0
+    table.n_units[seat] = last
+
+
+@game_kernel
+def _add_unit(table, seat, champion):
+    """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
+    n = table.n_units[seat]
+    table.unit_champion[seat, n] = champion
+    table.unit_star[seat, n] = 1
+    table.n_units[seat] = n + 1
+    for star in (1, 2):
+        found = 0
+        for u in range(table.n_units[seat]):
+            if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
+                found += 1
+        if found < 3:
+            return
+        removed = 0
+        u = table.n_units[seat] - 1
+        while removed < 3:
+            if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
+                _remove_unit(table, seat, u)
+                removed += 1
+            u -= 1
+        n = table.n_units[seat]
+        table.unit_champion[seat, n] = champion
+        table.unit_star[seat, n] = star + 1
+        table.n_units[seat] = n + 1
+
+
+@game_inline
+def completes_a_combine(unit_champion, unit_star, n_units, champion):
+    """Whether one more ``champion`` makes a 2-star at once (two 1-stars among the first ``n_units``).
+
+    Such a purchase is legal with a full bench; bots use the same rule through autodup.bots.
+    """
+    count = 0
+    for u in range(n_units):
+        if unit_champion[u] == champion and unit_star[u] == 1:
+            count += 1
+    return count >= 2
+
+
+@game_kernel
+def _completes_a_combine(table, seat, champion):
+    return completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], champion)
+
+
+@game_kernel
+def _level_up(rules, table, seat):
+    while table.level[seat] < rules.max_level and table.xp[seat] >= rules.level_xp[table.level[seat] + 1]:
+        table.xp[seat] -= rules.level_xp[table.level[seat] + 1]
+        table.level[seat] += 1
+    if table.level[seat] == rules.max_level:
+        table.xp[seat] = 0
+
+
+@game_inline
+def _strongest_first(rules, table, seat, order_scratch):
+    """Order the seat's units strongest first in ``order_scratch``; returns how many the board holds.
+
+    The board is the strongest units the level allows: what fights, and what
+    a run records as a seat's final board.
+    """
+    n = table.n_units[seat]
+    for u in range(n):
+        order_scratch[u] = u
+    # Insertion sort by power, strongest first (n is at most bench + board).
+    for i in range(1, n):
+        j = i
+        while j > 0 and _unit_power(rules, table.unit_champion[seat, order_scratch[j]],
+                                    table.unit_star[seat, order_scratch[j]]) > \
+                _unit_power(rules, table.unit_champion[seat, order_scratch[j - 1]],
+                            table.unit_star[seat, order_scratch[j - 1]]):
+            order_scratch[j], order_scratch[j - 1] = order_scratch[j - 1], order_scratch[j]
+            j -= 1
+    return min(n, rules.level_board_size[table.level[seat]])
+
+
+@game_kernel
+def _record_final_board(rules, table, seat, order_scratch, final_champion, final_star):
+    """Write the seat's board (champions and stars, strongest first, -1 / 0 after) as it leaves the game."""
+    on_board = _strongest_first(rules, table, seat, order_scratch)
+    for i in range(final_champion.shape[1]):
+        if i < on_board:
+            final_champion[seat, i] = table.unit_champion[seat, order_scratch[i]]
+            final_star[seat, i] = table.unit_star[seat, order_scratch[i]]
+        else:
+            final_champion[seat, i] = -1
+            final_star[seat, i] = 0
+
+
+@game_kernel
+def board_power(rules, table, seat, order_scratch, trait_counts):
+    """Combat power of the seat's board: the strongest units the level allows, times trait bonuses.
+
+    Returns (power, number of units on the board).
+    """
+    on_board = _strongest_first(rules, table, seat, order_scratch)
+    power = 0.0
+    trait_counts[:] = 0
+    for i in range(on_board):
+        u = order_scratch[i]
+        champion = table.unit_champion[seat, u]
+        power += _unit_power(rules, champion, table.unit_star[seat, u])
+        unique = True
+        for k in range(i):
+            if table.unit_champion[seat, order_scratch[k]] == champion:
+                unique = False
+        if unique:
+            for m in range(rules.champion_traits.shape[1]):
+                trait = rules.champion_traits[champion, m]
+                if trait >= 0:
+                    trait_counts[trait] += 1
+    bonus = 0.0
+    for trait in range(trait_counts.shape[0]):
+        for b in range(rules.trait_breakpoints.shape[1]):
+            if trait_counts[trait] >= rules.trait_breakpoints[trait, b]:
+                bonus_here = rules.trait_bonus[trait, b]
+                if b == rules.trait_breakpoints.shape[1] - 1 or trait_counts[trait] < rules.trait_breakpoints[trait, b + 1]:
+                    bonus += bonus_here
+    return power * (1.0 + bonus), on_board

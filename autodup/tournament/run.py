@@ -1,0 +1,305 @@
+"""Running a tournament: the chunks not done, on local worker processes or Ray, each stored as it finishes."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import shutil
+import sys
+from pathlib import Path
+
+from ..analysis.summary import summarize_run
+from ..errors import first_line, print_warning
+from .spec import (
+    DETERMINISM_FILE,
+    RAY_CONNECT_SECONDS,
+    RAY_START_SECONDS,
+    RunError,
+    RunSpec,
+    boards_in_chunk,
+    chunk_count,
+    default_out,
+    play_chunk,
+    probe_determinism,
+)
+from .storage import LOCK_NAME, Plan, _write_json_atomically, locked, prepare_output, read_determinism, write_chunk
+from .workers import DEFAULT_GAME_TIMEOUT
+
+__all__ = ["run_tournament", "run_watched"]
+
+# --------------------------------------------------------------------------
+# running a tournament
+# --------------------------------------------------------------------------
+
+
+def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
+                   resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
+                   game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None, first_boards=None,
+                   progress=None) -> tuple:
+    """Play (or finish) a run and write its summary; returns ``(out, summary)``.
+
+    Without ``out`` the folder is :func:`default_out`, and finding it again
+    resumes it (its name says it is the same run); so does an ``out`` that
+    holds this very run, finished. ``warn(line)`` receives one-line warnings
+    (a corrupted chunk played again), ``note(line)`` one-line news (a
+    finished run whose results are reused).
+
+    ``first_boards`` (a multiple of ``CHUNK_BOARDS``, or ``spec.boards``)
+    plays only the chunks of the run's first boards: the run stays
+    unfinished, and a later call plays more of it (``autodup ab --until-ci``
+    grows runs so). ``progress`` (an object with ``update(boards)``, e.g. a
+    tqdm bar) is told of each finished chunk instead of a bar of the run's own.
+
+    Raises
+    ------
+    RunError
+        Bad arguments or folder, or a bot that hung or crashed a worker.
+    autodup.workers.Stopped
+        Ctrl-C or SIGTERM; finished chunks are kept.
+    """
+    from .. import __version__
+
+    warn = warn or print_warning
+    note = note or (lambda line: print(f"autodup: {line}", file=sys.stderr))
+    if backend not in ("local", "ray"):
+        raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
+    if ray_address is not None and backend != "ray":
+        raise RunError("--ray-address needs --backend ray")
+    if backend == "ray":
+        _import_ray()  # before anything is written
+        _check_ray_address(ray_address)
+    implicit = out is None
+    if not implicit and not str(out).strip():
+        raise RunError("--out: empty (allowed: the path of a folder)")
+    out = Path(default_out(spec) if implicit else out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out: {out} is a file, not a folder")
+    if resume and not out.exists():
+        raise RunError(f"--resume: {out} does not exist (nothing to resume; run without --resume to start it)")
+    if out.exists() and not (out / "manifest.json").exists() and any(p.name != LOCK_NAME for p in out.iterdir()):
+        # Refused before anything (even the lock) is written into a folder that is not ours.
+        raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    extra = {"package_version": __version__, "config": spec.config_source, "config_name": spec.config_name,
+             "bots": list(spec.bot_names),
+             "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
+    with locked(out):  # a run refused here touches nothing of the run that holds the folder
+        try:
+            plan = prepare_output(out, spec, resume or implicit, extra)
+            for message in plan.corrupted:
+                warn(f"{message}; playing it again")
+            if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout, first_boards,
+                         progress):
+                note(f"{out}: this run is finished already; its results are reused (nothing played)")
+            summary = summarize_run(out)
+            _write_json_atomically(out / "summary.json", summary)
+        except BaseException:
+            if created and not any((out / "chunks").glob("chunk-*.parquet")):
+                shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+            raise
+    return out, summary
+
+
+def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_address, quiet: bool,
+          game_timeout: float, first_boards=None, progress=None) -> int:
+    """Probe the bots' determinism (once per folder) and play the chunks not done, writing each as it finishes.
+
+    Returns how many tasks it ran (0: the run was finished, its results are reused).
+    """
+
+    from tqdm import tqdm
+
+    from ..errors import TaskError, WorkerFailure
+
+    total = chunk_count(spec.boards if first_boards is None else min(first_boards, spec.boards))
+    probed = read_determinism(out) is not None
+    wanted = [c for c in range(total) if c not in plan.done]
+    tasks_count = len(wanted) + (0 if probed else 1)
+    if tasks_count == 0:
+        return 0
+    tasks = [] if probed else [("probe", probe_determinism, (spec,))]
+    tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in wanted))
+    identity_hash = spec.identity_hash()
+    done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
+    bar = contextlib.nullcontext(progress) if progress is not None else \
+        tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True)
+    with bar as progress:
+        try:
+            finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
+                        else _with_processes(spec, tasks, min(workers, tasks_count), game_timeout))
+            for key, result, errors in finished:
+                if key == "probe":
+                    _write_json_atomically(out / DETERMINISM_FILE, result)
+                    continue
+                write_chunk(out, key, result, identity_hash, _first_errors(spec, errors))
+                progress.update(boards_in_chunk(spec.boards, key))
+        except (WorkerFailure, TaskError) as error:
+            kept = len(list((out / "chunks").glob("chunk-*.parquet")))
+            after = (f"; the {kept} finished chunks are kept (--resume finishes the run)" if kept
+                     else "; no chunk was finished")
+            raise RunError(f"{error}{after}; see `autodup check-bot`") from None
+    return tasks_count
+
+
+def _first_errors(spec: RunSpec, errors: list) -> dict:
+    """``{bot: message}``: the first policy error of each bot among ``(board, table, seat, message)`` records."""
+    first: dict = {}
+    for board, table, seat, message in errors:
+        if seat >= 0:
+            first.setdefault(spec.bot_at(board, table, seat), f"{message} (board {board}, seat {seat})")
+    return first
+
+
+def _with_processes(spec: RunSpec, tasks, workers: int, game_timeout: float):
+    from .workers import Pool
+
+    with Pool(workers, game_timeout, describe=spec.describe) as pool:
+        yield from pool.run(tasks)
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+    return ray
+
+
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # + empty SETTINGS
+
+
+def _check_ray_address(address) -> None:
+    """Fail in seconds, not minutes, when nothing, or something that is not Ray, listens at ``--ray-address``.
+
+    A Ray cluster's address (its GCS, or a ``ray://`` client server) speaks gRPC, that is HTTP/2: it answers
+    the HTTP/2 preface with a SETTINGS frame. A web server (a dashboard's port) does not, and Ray itself
+    would wait on it in native code for about 40 seconds before giving up.
+    """
+    import socket
+
+    if address is None or address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # [::1]:6379
+    if not host or not port.isdigit():
+        raise RunError(f"--ray-address: {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS) as connection:
+            connection.settimeout(RAY_CONNECT_SECONDS)
+            connection.sendall(_HTTP2_PREFACE)
+            header = b""
+            while len(header) < 9:
+                received = connection.recv(9 - len(header))
+                if not received:
+                    break
+                header += received
+    except OSError as error:
+        raise RunError(f"--ray-address: nothing answers at {address} ({error.strerror or error}); start a cluster "
+                       "with `ray start --head`, or leave out --ray-address to start one here") from None
+    if len(header) < 9 or header[3] != 4:
+        raise RunError(f"--ray-address: {address} answers, but not as a Ray cluster does (no gRPC there); give the "
+                       "address `ray start --head` printed")
+
+
+_RAY_LOCAL_POOL: list = []
+
+
+def run_watched(function, args: tuple, game_timeout: float, describe=None):
+    """Run a task in a watched worker process of this process (kept for the next call); returns ``(result, errors)``.
+
+    Ray workers call this, so that a bot that hangs or crashes is caught
+    there as it is in a local run.
+    """
+    from ..errors import TaskError, WorkerFailure
+    from .workers import Pool
+
+    if not _RAY_LOCAL_POOL:
+        import atexit
+
+        _RAY_LOCAL_POOL.append(Pool(1, game_timeout))
+        atexit.register(_RAY_LOCAL_POOL[0].close)
+    pool = _RAY_LOCAL_POOL[0]
+    pool.game_timeout = float(game_timeout)
+    pool.describe = describe or pool.describe  # a Ray worker may serve several runs in turn
+    try:
+        return pool.run_one(function, args)
+    except (WorkerFailure, TaskError):
+        _RAY_LOCAL_POOL.pop().close()
+        raise
+
+
+def _start_ray(ray, ray_address, workers: int) -> None:
+    """``ray.init``, interrupted by Ctrl-C or SIGTERM, and given up after ``RAY_START_SECONDS`` (an address where
+    something that is not a Ray cluster listens would otherwise hang it)."""
+    import logging
+    import signal
+    import threading
+
+    from .workers import SignalFlag
+
+    def give_up(signum, frame):
+        where = f"at {ray_address}" if ray_address else "here"
+        raise RunError(f"--backend ray: no Ray cluster answered {where} within {RAY_START_SECONDS:g} s (is it the "
+                       "address of a Ray cluster? a dashboard's port is not)")
+
+    timed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if timed:
+        previous = signal.signal(signal.SIGALRM, give_up)
+        signal.setitimer(signal.ITIMER_REAL, RAY_START_SECONDS)
+    try:
+        with SignalFlag(immediate=True):
+            ray.init(address=ray_address, num_cpus=None if ray_address else workers, include_dashboard=False,
+                     log_to_driver=False, logging_level=logging.ERROR)
+    except (RunError, KeyboardInterrupt):
+        raise
+    except Exception as error:  # Ray's own failures (a version mismatch, a refused connection): one line
+        raise RunError(f"--backend ray: Ray did not start: {first_line(error)}") from None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: float):
+    from ..errors import TaskError, WorkerFailure
+    from .workers import POLL_SECONDS, SignalFlag
+
+    ray = _import_ray()
+    started_here = not ray.is_initialized()
+    pending: dict = {}
+    try:
+        if started_here:
+            _start_ray(ray, ray_address, workers)
+        remote = ray.remote(max_retries=0)(run_watched)
+        in_flight = 2 * max(workers, int(ray.cluster_resources().get("CPU", workers)))
+        tasks = iter(tasks)
+        exhausted = False
+        with SignalFlag() as signals:
+            while True:
+                while not exhausted and len(pending) < in_flight:
+                    try:
+                        key, function, args = next(tasks)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending[remote.remote(function, args, game_timeout, spec.describe)] = key
+                if not pending:
+                    return
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=POLL_SECONDS)
+                signals.check()
+                for reference in ready:
+                    key = pending.pop(reference)
+                    try:
+                        result, errors = ray.get(reference)
+                    except ray.exceptions.RayError as error:  # a task's own failure travels as its cause
+                        cause = getattr(error, "cause", None)
+                        if isinstance(cause, (WorkerFailure, TaskError)):
+                            raise type(cause)(*cause.__reduce__()[1]) from None
+                        raise RunError(f"Ray: {first_line(cause if cause is not None else error)}") from None
+                    yield key, result, errors
+    finally:
+        for reference in pending:
+            ray.cancel(reference, force=True)
+        if started_here and ray.is_initialized():
+            ray.shutdown()

@@ -1,0 +1,327 @@
+"""A run's definition (:class:`RunSpec`) and the work of one chunk of boards, run in worker processes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.dealers import DEALERS, dealer_named
+from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, seat_bot
+from ..game.progress import PROGRESS_LOADING, PROGRESS_PROBE
+from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
+from ..game.stats import RESULT_COLUMNS
+
+__all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "MAX_BOARDS", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
+           "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_lineup", "code_fingerprint",
+           "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
+           "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows", "RunError", "CorruptChunk"]
+
+CHUNK_BOARDS = 25
+# 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
+# 3: replay streams in the samplers' domain; config and bot snapshots; per-round level, gold, HP; final boards.
+# 4: offers (copies of each champion shown to the seat over its game).
+# 5: luck terms per row; runs have a seating design and an event addressing; events by seat by default.
+# 6: luck terms weighed by a value with board power (coin_value, coin_duel, coin_onlooker, coin_gold,
+#    matchmaking_value).
+# 7: bought (copies of each champion the seat bought from its shop over its game).
+FORMAT_VERSION = 7
+MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
+PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
+DETERMINISM_FILE = "determinism.json"
+RAY_CONNECT_SECONDS = 5.0
+RAY_START_SECONDS = 120.0
+
+
+# --------------------------------------------------------------------------
+# a run's definition, and the work of one chunk (run in worker processes)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's results (not how it is executed).
+
+    The configuration travels as its text, so that workers, resumes and
+    readers compile the very YAML the run started with, wherever the file is
+    now; the run folder keeps a copy (:data:`CONFIG_SNAPSHOT`).
+    """
+
+    config_name: str     # the configuration's name (GameConfig.name)
+    config_source: str   # where its text was read: a path, or a run folder's snapshot
+    config_text: str
+    config_sha256: str   # of config_text in UTF-8
+    bots: tuple          # (path, ((parameter, value), ...)) per bot, in seating order
+    bot_names: tuple
+    bot_sha256: tuple    # of each bot file and its own modules (Bot.fingerprint)
+    boards: int
+    dealer: str
+    seed: int
+    tables: int
+    code: str            # fingerprint of the package's code and of the Parquet writer
+    design: str = DEFAULT_DESIGN    # the seating design (autodup.boards.RUN_DESIGNS)
+    events: str = DEFAULT_EVENTS    # how events are addressed (autodup.game.EVENT_ADDRESSING)
+
+    def identity(self) -> dict:
+        """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
+        return {"config_sha256": self.config_sha256,
+                "bots": [[name, path, sha, dict(params)] for name, (path, params), sha
+                         in zip(self.bot_names, self.bots, self.bot_sha256)],
+                "boards": self.boards, "dealer": self.dealer, "seed": self.seed, "tables": self.tables,
+                "design": self.design, "events": self.events,
+                "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code}
+
+    def identity_hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+
+    def config(self):
+        """The :class:`~autodup.config.GameConfig` of the run, compiled from its text."""
+        from ..game.config import parse_config
+
+        return parse_config(self.config_text, self.config_source)
+
+    def bot_at(self, board: int, table: int, seat: int) -> str:
+        """The bot at ``seat`` of ``table`` of ``board`` (under the run's seating design); for a table of the
+        determinism probe (``table = -1 - bot``), the bot it probes."""
+        if table < 0:
+            return self.bot_names[-1 - table]
+        return self.bot_names[seat_bot(SEATINGS[self.design].code, board, table, seat, len(self.bot_names),
+                                       np.zeros(self.players(), dtype=np.int64))]
+
+    def players(self) -> int:
+        """Seats at a table (from the configuration's text)."""
+        return self.config().players
+
+    def describe(self, where) -> str:
+        """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
+        if where.loading >= 0:
+            return f"bot {self.bot_names[where.loading]!r} (while it was loaded)"
+        if where.table < 0:  # a table of the determinism probe, which seats one bot (and random)
+            return f"bot {self.bot_names[-1 - where.table]!r} (seat {where.seat} of a table probing its determinism)"
+        if where.seat < 0:
+            return f"the table (no bot was deciding) at board {where.board}, table {where.table}"
+        return (f"bot {self.bot_at(where.board, where.table, where.seat)!r} (seat {where.seat}, board {where.board}, "
+                f"table {where.table})")
+
+
+def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = DEFAULT_DESIGN,
+              events: str = DEFAULT_EVENTS) -> RunSpec:
+    """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each).
+
+    ``design`` seats them (``latin`` or ``paired``, see :mod:`autodup.boards`);
+    ``events`` addresses the table's events (``seat`` or ``position``).
+
+    ``config`` is a :class:`~autodup.config.GameConfig`, a shipped name
+    (``set4``, ``tiny``) or the path of a YAML file.
+    """
+    from ..game.config import GameConfig, load_config
+
+    if dealer not in DEALERS:
+        raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(DEALERS)})")
+    if design not in RUN_DESIGNS:
+        raise RunError(f"--design: unknown design {design!r} (allowed: {', '.join(RUN_DESIGNS)})")
+    if events not in EVENT_ADDRESSING:
+        raise RunError(f"--events: unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})")
+    if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= MAX_BOARDS:
+        raise RunError(f"--boards: {boards} is out of range (allowed: 1 to {MAX_BOARDS:,})")
+    config = config if isinstance(config, GameConfig) else load_config(config)
+    check_lineup(bots, config.players)
+    source = config.source if not Path(config.source).exists() else str(Path(config.source).resolve())
+    return RunSpec(config_name=config.name, config_source=source, config_text=config.text,
+                   config_sha256=hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest(),
+                   bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
+                   bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
+                   boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint(),
+                   design=design, events=events)
+
+
+def check_bot_count(bots: int, seats: int) -> None:
+    """Raise :class:`RunError` unless 1 <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked before
+    any bot is loaded."""
+    if not 1 <= bots <= seats:
+        raise RunError(f"--bots: {bots} bots for {seats} seats (allowed: 1 to {seats}; every table seats every bot "
+                       "of the run, so that each plays every seat of every board against the same field)")
+
+
+def check_lineup(bots, seats: int) -> None:
+    """The rule ``run`` and ``play`` share: 1 to ``seats`` distinct bots, seated by the Latin square.
+
+    More bots than seats is refused: a run plays one table per bot and every
+    table seats every bot of the run, so that each plays every seat of every
+    board against the same field; a table has no room for more.
+    """
+    check_bot_count(len(bots), seats)
+    if len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
+        raise RunError("--bots: a bot appears twice (with the same parameters); the Latin square seats each "
+                       "listed bot at every seat, so list it once")
+    if len({b.name for b in bots}) != len(bots):
+        raise RunError("--bots: two bots share a name; results could not tell them apart")
+
+
+def code_fingerprint() -> str:
+    """The package version, a hash of its sources, and the Parquet writer's version: what else shapes the bytes."""
+    import pyarrow
+
+    from .. import __version__
+    from ..compile_cache import SOURCE_FINGERPRINT
+
+    return f"autodup {__version__} {SOURCE_FINGERPRINT}, pyarrow {pyarrow.__version__}"
+
+
+def folder_name(text: str) -> str:
+    """``text`` (a configuration's name) as a safe part of a folder name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "config"
+
+
+def default_out(spec: RunSpec) -> Path:
+    """``runs/<config>-<dealer>-<boards>b-seed<seed>-<hash of the identity>``: a folder named by the run."""
+    digest = spec.identity_hash()[:10]
+    return Path("runs") / f"{folder_name(spec.config_name)}-{spec.dealer}-{spec.boards}b-seed{spec.seed}-{digest}"
+
+
+_WORKER_STATE: dict = {}
+
+
+def _prepared(spec: RunSpec, progress: np.ndarray):
+    """Rules and policies of a spec, built once per process (``progress`` names the bot being loaded)."""
+    key = spec
+    if key not in _WORKER_STATE:
+        from ..game.bot_loading import load_bot, policy_tuple
+        from ..game.rules import rules_of
+
+        # Every process checks that the bots' files are still those the run was started with (the
+        # configuration travels as its text).
+        config = spec.config()
+        bots = []
+        for index, (path, params) in enumerate(spec.bots):
+            progress[PROGRESS_LOADING] = index + 1  # a bot whose compiled code crashes the process is named
+            bots.append(load_bot(path).with_parameters(dict(params)))
+            if bots[-1].fingerprint != spec.bot_sha256[index]:
+                raise RunError(f"bot {bots[-1].name!r} (its file or its own modules) changed since the run started")
+        progress[PROGRESS_LOADING] = 0
+        _WORKER_STATE.clear()
+        _WORKER_STATE[key] = (config, rules_of(config), bots, policy_tuple(bots))
+    return _WORKER_STATE[key]
+
+
+def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
+    """Play chunk ``chunk`` of a run; returns its rows (:func:`chunk_rows`), compact enough to send back.
+
+    ``progress`` (int64 (PROGRESS_FIELDS,)) is where the tables write where they are.
+    """
+    _, rules, bots, lineup = _prepared(spec, progress)
+    played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=chunk * CHUNK_BOARDS,
+                         boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating=spec.design,
+                         n_bots=len(bots), events=spec.events, progress=progress)
+    return chunk_rows(spec, chunk, played, rules.shop_size)
+
+
+def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -> dict:
+    """Play the run's first ``boards`` boards again, keeping each seat's first ``draws`` draws with their inputs.
+
+    Returns the trace arrays of :class:`autodup.boards.BoardResults`
+    (``trace_weights``, ``trace_key``, ``trace_outcome``, ``trace_count``):
+    the coupling diagnostic of :mod:`autodup.measures` reads them. The tables
+    are those of the run (same seeds and seating), so the games are its games.
+    """
+    _, rules, bots, lineup = _prepared(spec, progress)
+    played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=0,
+                         boards=min(boards, spec.boards), tables=spec.tables, seating=spec.design, n_bots=len(bots),
+                         events=spec.events, progress=progress, trace_draws=draws)
+    return {name: getattr(played, name) for name in TRACE_FIELDS}
+
+
+def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
+    """``{bot name: bool}``: whether each bot plays the same tables the same way twice (see ``check_bot``)."""
+    from ..game.bot_check import check_bot
+
+    config, _, bots, _ = _prepared(spec, progress)
+    deterministic = {}
+    for index, bot in enumerate(bots):
+        progress[PROGRESS_PROBE] = index + 1  # the probe's tables: see autodup.workers.table_of, RunSpec.describe
+        deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress,
+                                            variant_games=0)["deterministic"]
+    progress[PROGRESS_PROBE] = 0
+    return deterministic
+
+
+def chunk_count(boards: int) -> int:
+    return (boards + CHUNK_BOARDS - 1) // CHUNK_BOARDS
+
+
+def boards_in_chunk(boards: int, chunk: int) -> int:
+    return min(CHUNK_BOARDS, boards - chunk * CHUNK_BOARDS)
+
+
+ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: one value per round alive
+LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers", "bought", "luck")
+
+
+def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
+    """The rows of a chunk, one per (board, table, seat), as named columns.
+
+    ``played`` is the :class:`autodup.boards.BoardResults` of the chunk's
+    boards. Every column is a numpy array except the list columns
+    (:data:`LIST_COLUMNS`), given as ``(offsets, values)``:
+
+    - ``round_shops``: the seat's shop after each round's free refresh while
+      it was alive, flattened (``shop_size`` champions per round, -1 for an
+      empty slot);
+    - ``round_level``, ``round_gold``, ``round_hp``: what the seat had when it
+      saw each of those shops;
+    - ``final_champions``, ``final_stars``: its board when it left the game
+      (or at the end), strongest unit first;
+    - ``offers``: copies of each champion (every champion, in the
+      configuration's order) shown to the seat over its game, in every shop;
+    - ``bought``: copies of each champion the seat bought from its shop over
+      its game (loot is not bought), in the same order;
+    - ``luck``: the seat's luck terms (``autodup.game.LUCK``, in that order).
+
+    Champions are indices into the configuration's champions (the run
+    folder's snapshot); :mod:`autodup.results` reads them with names.
+    """
+    results = played.results
+    n_boards, n_tables, players, _ = results.shape
+    board = np.repeat(np.arange(n_boards) + chunk * CHUNK_BOARDS, n_tables * players)
+    table = np.tile(np.repeat(np.arange(n_tables), players), n_boards)
+    seat = np.tile(np.arange(players), n_boards * n_tables)
+    names = np.array(spec.bot_names, dtype=object)
+    columns = {"board": board.astype(np.int64), "table": table.astype(np.int64), "seat": seat.astype(np.int64),
+               "bot": names[played.bots.reshape(-1)]}
+    flat = results.reshape(-1, results.shape[-1])
+    for i, name in enumerate(RESULT_COLUMNS):
+        columns[name] = flat[:, i].copy()
+    columns["round_shops"] = (played.shop_offsets.astype(np.int32), played.shop_values)
+    round_offsets = (played.shop_offsets // shop_size).astype(np.int32)
+    for k, name in enumerate(ROUND_COLUMNS):
+        columns[name] = (round_offsets, played.state_values[:, k].copy())
+    champions = played.final_champion.reshape(len(seat), -1)
+    on_board = champions >= 0
+    board_offsets = np.zeros(len(seat) + 1, dtype=np.int32)
+    np.cumsum(on_board.sum(axis=1), out=board_offsets[1:])
+    columns["final_champions"] = (board_offsets, champions[on_board])
+    columns["final_stars"] = (board_offsets, played.final_star.reshape(len(seat), -1)[on_board])
+    n_champions = played.offers.shape[-1]
+    per_champion = np.arange(len(seat) + 1, dtype=np.int32) * n_champions
+    columns["offers"] = (per_champion, played.offers.reshape(-1))
+    columns["bought"] = (per_champion, played.bought.reshape(-1))
+    n_terms = played.luck.shape[-1]
+    columns["luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_terms, played.luck.reshape(-1))
+    return columns
+
+
+# --------------------------------------------------------------------------
+# storage: chunks with checksums, read back only when they check out
+# --------------------------------------------------------------------------
+
+
+class RunError(ValueError):
+    """A run that cannot start, resume or be read; ``str()`` is one line."""
+
+
+class CorruptChunk(RunError):
+    """A chunk file whose content is not what was written (a checksum or an invariant fails)."""

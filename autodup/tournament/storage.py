@@ -1,0 +1,361 @@
+"""Storage: a run folder's chunks with checksums, its manifest and snapshots, read back only when they check out."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import first_line
+from .spec import DETERMINISM_FILE, FORMAT_VERSION, CorruptChunk, RunError, RunSpec, boards_in_chunk, chunk_count
+
+__all__ = ["chunk_path", "write_chunk", "read_chunk_table", "read_chunk", "read_results", "chunk_index",
+           "boards_done", "chunk_files", "Plan", "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS",
+           "recorded_bot_files", "spec_of_folder", "read_manifest", "load_players", "LOCK_NAME", "locked",
+           "read_determinism"]
+
+_CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
+
+
+def chunk_path(out: Path, chunk: int) -> Path:
+    return out / "chunks" / f"chunk-{chunk:06d}.parquet"
+
+
+def _column_digest(column) -> str:
+    """SHA-256 of a column's values (not of its encoding): what a chunk promises to give back when read."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_list(column.type):
+        # Parquet renames a list's child field (item, element): the type named is that of the values.
+        digest = hashlib.sha256(f"list<{column.type.value_type}>".encode())
+        offsets = np.asarray(column.offsets, dtype=np.int64)
+        digest.update((offsets - offsets[0]).tobytes())
+        digest.update(np.ascontiguousarray(column.flatten().to_numpy(zero_copy_only=False)).tobytes())
+    elif pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        digest = hashlib.sha256(b"string")
+        digest.update("\0".join(column.to_pylist()).encode())
+    else:
+        digest = hashlib.sha256(str(column.type).encode())
+        digest.update(np.ascontiguousarray(column.to_numpy(zero_copy_only=False)).tobytes())
+    return digest.hexdigest()
+
+
+def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_errors: dict | None = None) -> None:
+    """Write one chunk atomically: a temporary file, then a rename (a half-written chunk never looks done).
+
+    The schema's metadata holds the run's identity hash, the chunk index, a
+    checksum of every column's values and each bot's first error message.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    final = chunk_path(out, chunk)
+    temporary = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    arrays = {}
+    for name, values in columns.items():
+        if isinstance(values, tuple):  # a list column: (offsets, values)
+            arrays[name] = pa.ListArray.from_arrays(pa.array(values[0]), pa.array(values[1]))
+        else:
+            arrays[name] = pa.array(values)
+    table = pa.table(arrays)
+    checksums = {name: _column_digest(table.column(name)) for name in table.column_names}
+    table = table.replace_schema_metadata({"autodup_run": identity_hash, "autodup_chunk": str(chunk),
+                                           "autodup_checksums": json.dumps(checksums, sort_keys=True),
+                                           "autodup_errors": json.dumps(first_errors or {}, sort_keys=True)})
+    pq.write_table(table, temporary, compression="zstd")
+    with open(temporary, "rb") as handle:  # on disk before it gets its final name
+        os.fsync(handle.fileno())
+    os.replace(temporary, final)
+
+
+def read_chunk_table(path: Path, columns=None) -> tuple:
+    """The columns of one chunk as a pyarrow Table, each checked against its checksum; ``(table, metadata)``.
+
+    Raises
+    ------
+    CorruptChunk
+        The file cannot be read or a checksum differs.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path, columns=columns)
+        metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
+        checksums = json.loads(metadata["autodup_checksums"])
+    except Exception as error:  # a damaged file fails in many ways; every one means the same
+        raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})") from None
+    for name in table.column_names:
+        if checksums.get(name) != _column_digest(table.column(name)):
+            raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)")
+    return table, metadata
+
+
+def read_chunk(path: Path, columns=None) -> tuple:
+    """The columns of one chunk as numpy arrays, checked; returns ``(columns, metadata)``.
+
+    Every column read is checked against the checksum written with it, and
+    placements (when read with board and table) against the rule that each
+    table's placements are 1 .. players. List columns are object arrays.
+
+    Raises
+    ------
+    CorruptChunk
+        The file cannot be read, a checksum differs or an invariant fails.
+    """
+    table, metadata = read_chunk_table(path, columns)
+    values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
+    if {"board", "table", "placement"} <= values.keys() and not _placements_are_whole(values):
+        raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)")
+    return values, metadata
+
+
+def _placements_are_whole(columns: dict) -> bool:
+    """Whether every (board, table) holds placements exactly 1 .. (its number of rows)."""
+    board, table, placement = columns["board"], columns["table"], columns["placement"]
+    order = np.lexsort((placement, table, board))
+    board, table, placement = board[order], table[order], placement[order]
+    starts = np.flatnonzero(np.r_[True, (board[1:] != board[:-1]) | (table[1:] != table[:-1])])
+    position = np.arange(board.size) - np.repeat(starts, np.diff(np.r_[starts, board.size]))
+    return bool(np.array_equal(placement, position + 1))
+
+
+def read_results(out) -> dict:
+    """Every row of a finished (or partial) run as numpy columns, ordered by board, table, seat (checked)."""
+    parts = [read_chunk(path)[0] for path in chunk_files(out)]
+    columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    order = np.lexsort((columns["seat"], columns["table"], columns["board"]))
+    return {name: values[order] for name, values in columns.items()}
+
+
+def chunk_index(path: Path) -> int:
+    """The index of a chunk from its file's name (``chunk-000012.parquet``: 12)."""
+    match = _CHUNK_NAME.match(Path(path).name)
+    if not match:
+        raise RunError(f"{path}: not a chunk file (chunk-NNNNNN.parquet)")
+    return int(match.group(1))
+
+
+def boards_done(out, boards: int) -> int:
+    """Boards in the finished chunks of a run folder of ``boards`` boards."""
+    return sum(boards_in_chunk(boards, chunk_index(path)) for path in chunk_files(out))
+
+
+def chunk_files(out) -> list:
+    """The chunk files of a run folder, in chunk order (temporary files are not chunks)."""
+    files = sorted(p for p in (Path(out) / "chunks").glob("chunk-*.parquet") if _CHUNK_NAME.match(p.name))
+    if not files:
+        raise RunError(f"{out}: no results (no chunks written)")
+    return files
+
+
+@dataclass
+class Plan:
+    """What a run folder holds: the chunks already done, and the ones found corrupted (deleted, to play again)."""
+
+    done: set
+    corrupted: list
+
+
+def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> Plan:
+    """Create or check the output folder (locked by the caller); returns what is already done.
+
+    Chunks on disk are verified in full (checksums and invariants); a
+    corrupted one is deleted and listed in ``Plan.corrupted``, so that it is
+    played again. Nothing here grows with the number of boards: only the
+    files that exist are looked at.
+
+    Raises
+    ------
+    RunError
+        The folder holds another run, files that are not this run's, or a
+        run exists and ``resume`` is off.
+    """
+    manifest_path = out / "manifest.json"
+    existed = manifest_path.exists()
+    if existed:
+        recorded = read_manifest(out)["identity"]
+        if recorded != spec.identity():
+            if not resume:
+                raise RunError(f"{out}: holds another run already (use another --out, or --resume --out {out} "
+                               "to finish that one with its own arguments)")
+            differing = sorted(k for k in spec.identity() if recorded.get(k) != spec.identity()[k])
+            raise RunError(f"--resume: {out} holds a run with other arguments or files ({', '.join(differing)} "
+                           "differ); resume with the same ones or use another --out")
+    else:
+        if any(p.name != LOCK_NAME for p in out.iterdir()):
+            raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
+        (out / "chunks").mkdir(exist_ok=True)
+        manifest = {"identity": spec.identity(), **manifest_extra}
+        _write_json_atomically(manifest_path, manifest)
+    _write_snapshots(out, spec)
+    chunks = out / "chunks"
+    chunks.mkdir(exist_ok=True)
+    identity_hash = spec.identity_hash()
+    rows_per_board = spec.tables * load_players(spec)
+    total = chunk_count(spec.boards)
+    plan = Plan(set(), [])
+    for entry in os.scandir(chunks):
+        if entry.name.startswith(".chunk-") and entry.name.endswith(".tmp"):
+            os.unlink(entry.path)  # a write that a kill interrupted
+            continue
+        match = _CHUNK_NAME.match(entry.name)
+        if not match or int(match.group(1)) >= total:
+            raise RunError(f"{chunks}: holds files that are not chunks of this run ({entry.name}, ...)")
+        chunk, path = int(match.group(1)), Path(entry.path)
+        try:
+            columns, metadata = read_chunk(path)
+        except CorruptChunk as error:
+            path.unlink()
+            plan.corrupted.append(str(error))
+            continue
+        rows = boards_in_chunk(spec.boards, chunk) * rows_per_board
+        if metadata.get("autodup_run") != identity_hash or metadata.get("autodup_chunk") != str(chunk) \
+                or columns["board"].size != rows:
+            raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
+        plan.done.add(chunk)
+    if existed and not resume and len(plan.done) < total:
+        raise RunError(f"{out}: holds this run, unfinished (use --resume to finish it, or another --out)")
+    return plan
+
+
+CONFIG_SNAPSHOT = "config.yaml"   # the configuration's text, as the run read it
+BOT_SNAPSHOTS = "bots"            # each bot's file, as the run loaded it: bots/<name>.py
+
+
+def _write_snapshots(out: Path, spec: RunSpec) -> None:
+    """Keep the configuration and the bots' files by content (those missing), so that the folder reads anywhere.
+
+    Written after the manifest, which is what makes a folder a run: a kill
+    in between leaves a run whose resume writes them.
+    """
+    if not (out / CONFIG_SNAPSHOT).is_file():
+        _write_bytes_atomically(out / CONFIG_SNAPSHOT, spec.config_text.encode("utf-8", "surrogatepass"))
+    folder = out / BOT_SNAPSHOTS
+    folder.mkdir(exist_ok=True)
+    for name, (path, _) in zip(spec.bot_names, spec.bots):
+        if not (folder / f"{name}.py").is_file():
+            _write_bytes_atomically(folder / f"{name}.py", Path(path).read_bytes())
+
+
+def recorded_bot_files(out, identity: dict) -> list:
+    """Each recorded bot's file: its recorded path while it exists, else the folder's copy (if it has one)."""
+    files = []
+    for name, path, _, _ in identity["bots"]:
+        copy = Path(out) / BOT_SNAPSHOTS / f"{name}.py"
+        files.append(path if Path(path).is_file() or not copy.is_file() else str(copy))
+    return files
+
+
+def spec_of_folder(out) -> RunSpec:
+    """The :class:`RunSpec` of run folder ``out``, from its manifest and snapshots, loading no bot here.
+
+    The workers that play it check each bot file against its recorded
+    fingerprint (:func:`_prepared`), as they do for any run.
+    """
+    manifest = read_manifest(out)
+    identity = manifest["identity"]
+    snapshot = Path(out) / CONFIG_SNAPSHOT
+    text = snapshot.read_bytes().decode("utf-8", "surrogatepass")
+    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != identity["config_sha256"]:
+        raise RunError(f"{snapshot}: not the configuration the run played (its hash differs from the manifest's)")
+    files = recorded_bot_files(out, identity)
+    return RunSpec(config_name=manifest.get("config_name", ""), config_source=str(snapshot), config_text=text,
+                   config_sha256=identity["config_sha256"],
+                   bots=tuple((path, tuple(sorted(params.items())))
+                              for path, (_, _, _, params) in zip(files, identity["bots"])),
+                   bot_names=tuple(name for name, *_ in identity["bots"]),
+                   bot_sha256=tuple(sha for _, _, sha, _ in identity["bots"]),
+                   boards=int(identity["boards"]), dealer=identity["dealer"], seed=int(identity["seed"]),
+                   tables=int(identity["tables"]), code=identity["code"], design=identity["design"],
+                   events=identity["events"])
+
+
+def read_manifest(out) -> dict:
+    """The manifest of a run folder, checked for what readers use (``identity`` with bots, boards, dealer, seed).
+
+    Raises
+    ------
+    RunError
+        No run folder there, or a manifest that is not one.
+    """
+    path = Path(out) / "manifest.json"
+    if not Path(out).is_dir():
+        raise RunError(f"{out}: no such run folder")
+    if not path.is_file():
+        raise RunError(f"{out}: not a run folder (no manifest.json)")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise RunError(f"{path}: unreadable manifest ({first_line(error)})") from None
+    identity = manifest.get("identity") if isinstance(manifest, dict) else None
+    valid = isinstance(identity, dict) and isinstance(identity.get("bots"), list) \
+        and all(isinstance(bot, list) and len(bot) == 4 for bot in identity["bots"]) \
+        and all(key in identity for key in ("boards", "dealer", "seed", "format"))
+    if not valid:
+        raise RunError(f"{path}: not a run manifest")
+    if identity["format"] != FORMAT_VERSION:
+        raise RunError(f"{path}: a run of results format {identity['format']} (this autodup reads format "
+                       f"{FORMAT_VERSION}; use the autodup that wrote it)")
+    return manifest
+
+
+def load_players(spec: RunSpec) -> int:
+    return spec.config().players
+
+
+def _write_json_atomically(path: Path, data) -> None:
+    _write_bytes_atomically(path, json.dumps(data, indent=2).encode())
+
+
+def _write_bytes_atomically(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+LOCK_NAME = ".lock"
+
+
+@contextlib.contextmanager
+def locked(out: Path):
+    """Hold ``out/.lock`` for the duration: a second run into the same folder is refused, not interleaved."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks on this platform: nothing to hold
+        yield
+        return
+    handle = open(out / LOCK_NAME, "a+")
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise RunError(f"--out: {out} is being written by another autodup run ({holder}); "
+                           "wait for it, or use another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+def read_determinism(out) -> dict | None:
+    """``{bot: bool}`` from the run's determinism probe, or None if absent or damaged (it is probed again)."""
+    try:
+        data = json.loads((Path(out) / DETERMINISM_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, bool) for k, v in data.items()):
+        return None
+    return data
