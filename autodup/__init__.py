@@ -27,7 +27,7 @@ without loading numba; every jitted module imports :mod:`autodup.rng`, which ins
 cache (:mod:`autodup.compile_cache`) before any function is compiled.
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "ENGINES",

@@ -1,4 +1,24 @@
-"""One line for any error: how the command line, the workers and the loaders report a failure.
+"""The exception family, and one line for any error: how the API, the command line, the workers and the
+loaders report a failure.
+
+Everything autodup raises for a cause outside its own code (a bad input, a broken bot, a damaged run
+folder, a worker that hung) is an :class:`AutodupError`, whose ``str()`` is one line naming the file,
+field or option, what is wrong and what is allowed::
+
+    AutodupError
+    ├── ConfigError       an invalid configuration (file, line, field)
+    ├── BotError          an unusable bot file or bot option
+    │   └── PolicyError   a ``decide`` that cannot compile, in the bot author's terms
+    ├── RunError          a run that cannot start, resume or be read
+    │   └── CorruptChunk  a results file whose content is not what was written
+    ├── UsageError        an argument out of its range (an option of the command line, a parameter of the API)
+    ├── WorkerFailure     a worker hung or died while playing
+    └── TaskError         a task raised in a worker
+
+Each keeps the built-in base it had (``ValueError`` for bad input, ``RuntimeError`` for a worker), so
+``except ValueError`` still catches what it caught. Ctrl-C and SIGTERM stay ``KeyboardInterrupt``
+(:class:`Stopped`): they are not errors of the input. The command line prints ``autodup: <str(error)>``
+and exits 2 for any of them.
 
 This module imports nothing heavy, so the command line can name and catch every failure before (and
 without) loading numba.
@@ -32,6 +52,66 @@ def first_line(error) -> str:
     return type(error).__name__ if isinstance(error, BaseException) else ""
 
 
+def one_line(text: str) -> str:
+    """``text`` with every unprintable character escaped (``\\n``, ``\\x1b``), so a message stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(character if character.isprintable() else repr(character)[1:-1] for character in text)
+
+
+class AutodupError(Exception):
+    """Base of every error autodup raises for a cause outside its own code; ``str()`` is one line."""
+
+
+class UsageError(AutodupError, ValueError):
+    """An argument out of its range: an option of the command line or a parameter of the Python API."""
+
+
+class ConfigError(AutodupError, ValueError):
+    """An invalid configuration; ``str(error)`` is the one-line message.
+
+    Parameters
+    ----------
+    file : str
+        The file (or the name given to :func:`autodup.game.config.parse_config`).
+    line : int
+        1-based line, or 0 when no line applies (the whole file).
+    path : str
+        The dotted field path, or ``""``.
+    message : str
+        What is wrong, then what is allowed in parentheses.
+
+    Examples
+    --------
+    >>> str(ConfigError("my.yaml", 12, "shop.size", "0 (allowed: 1 to 20)"))
+    'my.yaml:12: shop.size: 0 (allowed: 1 to 20)'
+    """
+
+    def __init__(self, file: str, line: int, path: str, message: str):
+        self.file, self.line, self.path, self.message = file, line, path, message
+        location = f"{file}:{line}" if line else file
+        super().__init__(one_line(f"{location}: {path}: {message}" if path else f"{location}: {message}"))
+
+    def __reduce__(self):  # crosses processes whole
+        return type(self), (self.file, self.line, self.path, self.message)
+
+
+class BotError(AutodupError, ValueError):
+    """A bot file or a bot option is unusable; ``str()`` is one line naming the file or option."""
+
+
+class PolicyError(BotError):
+    """A ``decide`` that cannot become a policy, explained in the terms of the docs (not numba's)."""
+
+
+class RunError(AutodupError, ValueError):
+    """A run that cannot start, resume or be read; ``str()`` is one line."""
+
+
+class CorruptChunk(RunError):
+    """A chunk file whose content is not what was written (a checksum or an invariant fails)."""
+
+
 def print_warning(line: str) -> None:
     """Print ``autodup: warning: LINE`` on standard error: one line, whatever went wrong."""
     print(f"autodup: warning: {line}", file=sys.stderr)
@@ -56,7 +136,7 @@ class Where:
     loading: int = -1
 
 
-class WorkerFailure(RuntimeError):
+class WorkerFailure(AutodupError, RuntimeError):
     """A worker hung or died while playing; ``str()`` is one line.
 
     Attributes
@@ -76,7 +156,7 @@ class WorkerFailure(RuntimeError):
         return type(self), (str(self), self.kind, self.where)
 
 
-class TaskError(RuntimeError):
+class TaskError(AutodupError, RuntimeError):
     """A task raised in a worker; ``str()`` is its one-line message, ``kind`` the exception's class name."""
 
     def __init__(self, message: str, kind: str):

@@ -1,7 +1,7 @@
 """Measuring against playing: the measures of ``autodup quality`` on runs of N boards x 8 tables, in one process.
 
 Plays two runs of the same boards (``haystack`` and the ``independent``
-control, default config and bots) with ``autodup.tournament.run_tournament``
+control, default config and bots) with ``autodup.tournament.run.play_run``
 on every core, timing the play, then measures them
 (``autodup.measures.measure_quality``: cross-table correlation, correctness
 tests, luck removed with 1,000 bootstrap replicates), timing the measures and
@@ -32,12 +32,12 @@ TARGET_RATIO = 0.1
 
 
 def play(config, bots, boards: int, dealer: str, out: Path, workers: int) -> float:
-    from autodup.tournament.run import run_tournament
+    from autodup.tournament.run import play_run
     from autodup.tournament.spec import make_spec
 
     spec = make_spec(config, bots, boards, dealer, 0)
     start = time.perf_counter()
-    run_tournament(spec, out, workers=workers, quiet=True, note=lambda line: None)
+    play_run(spec, out, workers=workers, quiet=True, note=lambda line: None)
     return time.perf_counter() - start
 
 

@@ -17,14 +17,11 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-import numpy as np
 
 from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple

@@ -12,13 +12,13 @@ import pytest
 import yaml
 from scipy import stats
 
-from autodup.analysis.balance import PairedRatios, compare_runs
+from autodup.analysis.balance import PairedRatios, compare_variants
+from autodup.errors import ConfigError
 from autodup.game.bot_loading import bot_names, load_bot
 from autodup.game.config import load_config, parse_config
-from autodup.game.config_file import ConfigError
 from autodup.game.variants import apply_settings, parse_setting, parse_sweep
 from autodup.tournament.results import RunFolder
-from autodup.tournament.run import run_tournament
+from autodup.tournament.run import play_run
 from autodup.tournament.spec import make_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +180,7 @@ def test_the_paired_interval_covers_the_true_change_95_percent_of_the_time():
 def played(config, out, boards, seed=0, bots=None):
     bots = [load_bot(name) for name in (bots or bot_names())]
     spec = make_spec(config, bots, boards, "haystack", seed)
-    run_tournament(spec, out, workers=2, resume=Path(out).exists(), quiet=True)
+    play_run(spec, out, workers=2, resume=Path(out).exists(), quiet=True)
     return RunFolder(out)
 
 
@@ -203,7 +203,7 @@ def test_fewer_copies_of_the_four_costs_hurts_fast8_and_the_same_boards_need_a_q
     variant, _ = edited(base, "tiers.3.copies=3")
     base_run, variant_run = played(base, tmp_path / "base", boards), played(variant, tmp_path / "variant", boards)
     elsewhere = played(variant, tmp_path / "elsewhere", boards, seed=1)
-    fast8 = compare_runs(base_run, variant_run)["bots"]["fast8"]["mean_placement"]
+    fast8 = compare_variants(base_run, variant_run)["bots"]["fast8"]["mean_placement"]
     assert fast8["ci"][0] > 0, fast8  # detected: it hurts
     t = stats.t.ppf(0.975, boards - 1)
     paired_variance = ((fast8["ci"][1] - fast8["ci"][0]) / 2 / t) ** 2

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from autodup.bots import BotError
 from scipy.stats import spearmanr
 
+from autodup.bots import BotError
 from autodup.engine.dealers import DEALERS
 from autodup.engine.rng import board_seed, event_seed, seat_seed
 from autodup.game.actions import ACTION_BUY, ACTION_LOADED_ROLL, decode_decision, encode_decision, is_answer

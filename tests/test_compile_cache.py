@@ -92,7 +92,6 @@ def test_only_modules_compiled_code_can_reach_are_in_the_fingerprint():
 
 
 def test_a_self_stamped_module_recompiles_when_it_changes(tmp_path, monkeypatch):
-    from autodup.analysis.statistics import holm
 
     locator = compile_cache.FingerprintCacheLocator.from_function(
         __import__("autodup.measures", fromlist=["offer_overlap"]).offer_overlap.py_func,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autodup.errors import ConfigError
 from autodup.game.config import load_config, parse_config
-from autodup.game.config_file import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

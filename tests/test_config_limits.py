@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from autodup.errors import ConfigError
 from autodup.game.config import load_config, parse_config
-from autodup.game.config_file import MAX_CONFIG_BYTES, MAX_EXPANDED_NODES, MAX_NESTING, ConfigError
+from autodup.game.config_file import MAX_CONFIG_BYTES, MAX_EXPANDED_NODES, MAX_NESTING
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = (ROOT / "configs" / "tiny.yaml").read_text()

@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 from autodup.analysis.summary import summarize_run
+from autodup.errors import CorruptChunk, RunError
 from autodup.game.bot_loading import load_bot
-from autodup.tournament.spec import CHUNK_BOARDS, MAX_BOARDS, CorruptChunk, RunError, chunk_rows, make_spec
+from autodup.tournament.spec import CHUNK_BOARDS, MAX_BOARDS, make_spec
 from autodup.tournament.storage import prepare_output, read_chunk, read_results, write_chunk
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -207,8 +207,8 @@ def test_a_config_whose_rounds_would_alias_is_refused():
     import dataclasses
     from pathlib import Path
 
+    from autodup.errors import ConfigError
     from autodup.game.config import load_config
-    from autodup.game.config_file import ConfigError
     from autodup.game.rules import rules_of
 
     config = load_config(Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml")

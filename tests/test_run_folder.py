@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autodup.errors import RunError
 from autodup.tournament.results import RunFolder, read_run
-from autodup.tournament.spec import CHUNK_BOARDS, RunError
+from autodup.tournament.spec import CHUNK_BOARDS
 from autodup.tournament.storage import read_results
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.analysis.summary import summarize
+from autodup.analysis.summary import play_and_summarize, summarize
 from autodup.game.bot_loading import load_bot
 from autodup.game.config import load_config
-from autodup.tournament.run import run_tournament
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
 from autodup.tournament.storage import read_results
 
@@ -65,10 +64,10 @@ def test_the_ray_backend_writes_the_same_bytes(tmp_path):
 
     spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot(name) for name in FOUR], 2 * CHUNK_BOARDS + 5,
                      "haystack", 3)
-    local_out, local_summary = run_tournament(spec, tmp_path / "local", workers=1, quiet=True)
+    local_out, local_summary = play_and_summarize(spec, tmp_path / "local", workers=1, quiet=True)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        ray_out, ray_summary = run_tournament(spec, tmp_path / "ray", workers=2, backend="ray", quiet=True)
+        ray_out, ray_summary = play_and_summarize(spec, tmp_path / "ray", workers=2, backend="ray", quiet=True)
     finally:
         ray.shutdown()
     assert chunk_bytes(local_out) == chunk_bytes(ray_out) and len(chunk_bytes(ray_out)) == 3

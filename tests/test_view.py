@@ -7,11 +7,11 @@ state, and the level curve is compared with Set 4's standard curve typed from th
 
 from pathlib import Path
 
-import autodup.bots as bots
 import numpy as np
 import pytest
 import yaml
 
+import autodup.bots as bots
 import autodup.game as game
 from autodup.engine.dealers import DEALERS
 from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOADED_ROLL, ACTION_REROLL, ACTION_SELL

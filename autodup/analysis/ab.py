@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import print_warning
+from ..files import write_json_atomically
 from ..tournament.spec import CHUNK_BOARDS
-from ..tournament.storage import _write_json_atomically
 from .balance import BOOTSTRAP_REPLICATES
 
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
@@ -63,11 +63,10 @@ def run_folders(out: Path, names) -> dict:
 def play(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet: bool, game_timeout: float,
          first_boards=None, progress=None, warn=None) -> None:
     """Play (or grow, or reuse) each run of ``specs`` (``{name: RunSpec}``) under ``out/runs/``."""
-    from ..tournament.run import run_tournament
-    from .summary import warn_if_misbehaving
+    from .summary import play_and_summarize, warn_if_misbehaving
 
     for name, folder in run_folders(out, specs).items():
-        _, summary = run_tournament(specs[name], folder, workers, backend, ray_address, resume=folder.exists(),
+        _, summary = play_and_summarize(specs[name], folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"ab": str(out)}, game_timeout=game_timeout,
                                     warn=warn, note=lambda line: None, first_boards=first_boards,
                                     progress=progress)
@@ -105,13 +104,13 @@ def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend:
     from tqdm import tqdm
 
     from ..tournament.results import RunFolder
-    from .balance import compare_runs
+    from .balance import compare_variants
 
     cap = next(iter(specs.values())).boards
     folders = run_folders(out, specs)
 
     def compare(first_boards, replicates):
-        return [compare_runs(RunFolder(folders[a]), RunFolder(folders[b]), first_boards, replicates)
+        return [compare_variants(RunFolder(folders[a]), RunFolder(folders[b]), first_boards, replicates)
                 for a, b in pairs]
 
     if until_ci is None:
@@ -145,7 +144,7 @@ def setup_of(spec, until_ci) -> dict:
 
 
 def ab_result(comparison: dict, changes: list, setup: dict, base_source: str, variant_source: str) -> dict:
-    """``ab.json``: the comparison (:func:`autodup.balance.compare_runs`) with what was changed and how it was
+    """``ab.json``: the comparison (:func:`autodup.analysis.balance.compare_variants`) with what was changed and how it was
     played; each bot also carries ``delta_mean_placement`` and its ``ci`` at the top of its entry."""
     bots = {name: {"delta_mean_placement": entry["mean_placement"]["change"], "ci": entry["mean_placement"]["ci"],
                    **entry} for name, entry in comparison["bots"].items()}
@@ -155,9 +154,9 @@ def ab_result(comparison: dict, changes: list, setup: dict, base_source: str, va
 
 
 def write_json(path: Path, data: dict) -> None:
-    from .quality import json_safe
+    from ..files import json_safe
 
-    _write_json_atomically(path, json_safe(data))
+    write_json_atomically(path, json_safe(data))
 
 
 # --------------------------------------------------------------------------

@@ -7,9 +7,10 @@ import io
 import math
 from pathlib import Path
 
+from ..files import write_bytes_atomically
 from .ab import excludes_zero, largest_effects
 from .balance import STATISTIC_MEANINGS, UNIT_STATISTICS
-from .report import embedded_image, html_page, html_table, new_figure, write_atomically
+from .report import embedded_image, html_page, html_table, new_figure
 
 __all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "ab_html",
            "write_ab_report", "sweep_html", "write_sweep_report"]
@@ -183,9 +184,9 @@ def _write_page(out, plot: str, figure, page) -> Path:
     """Write ``out/<plot>`` and ``out/report.html``, ``page(images)`` embedding it; returns the page's path."""
     out = Path(out)
     images = {plot: _png(figure)}
-    write_atomically(out / plot, images[plot])
+    write_bytes_atomically(out / plot, images[plot])
     path = out / "report.html"
-    write_atomically(path, page(images).encode("utf-8"))
+    write_bytes_atomically(path, page(images).encode("utf-8"))
     return path
 
 

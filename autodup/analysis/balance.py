@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tournament.spec import RunError
+from ..errors import RunError
 from ..tournament.storage import read_chunk_table
 
 __all__ = ["CONFIDENCE", "BOT_STATISTICS", "UNIT_STATISTICS", "STATISTIC_MEANINGS", "READ_COLUMNS",
-           "BOOTSTRAP_REPLICATES", "PairedRatios", "compare_runs", "check_comparable"]
+           "BOOTSTRAP_REPLICATES", "PairedRatios", "compare_variants", "check_comparable"]
 
 CONFIDENCE = 0.95
 BOT_STATISTICS = ("mean_placement", "top4_rate", "three_star_rate")
@@ -244,7 +244,7 @@ def _trait_members(config, champions: list, traits: list) -> tuple:
     return members, first
 
 
-def compare_runs(base, variant, first_boards: int | None = None, replicates: int = BOOTSTRAP_REPLICATES) -> dict:
+def compare_variants(base, variant, first_boards: int | None = None, replicates: int = BOOTSTRAP_REPLICATES) -> dict:
     """The effect of the variant: each statistic's change with its interval and variance reduction.
 
     Parameters

@@ -9,8 +9,9 @@ from numba import njit
 
 from ..engine.rng import LABEL_BOARD, STREAM_BOOTSTRAP, derive_seed_kernel, random_uniform
 
-__all__ = ["RunMeasures", "measure_run", "compare_runs", "coupling_from_trace", "measure_quality", "holm",
-           "ALPHA", "BOOTSTRAP_REPLICATES"]
+__all__ = ["ALPHA", "BOOTSTRAP_REPLICATES", "Z95", "SAME", "DIFFERENT", "PAIRS", "IDENTICAL", "SLOTS", "MULTISET",
+           "COLUMNS", "RAW", "ADJUSTED", "same_seat_pairs", "shop_agreement_by_round", "offer_overlap",
+           "slot_tiers_by_level", "round0_slot_counts", "poisson_weights", "board_seed_kernel"]
 
 ALPHA = 0.001               # family-wise level of one dealer's verdict: a false alarm per 1,000 exact dealers
 BOOTSTRAP_REPLICATES = 1000

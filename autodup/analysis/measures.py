@@ -30,7 +30,7 @@ from .measure_kernels import (
 )
 from .statistics import RatioObservable, holm, two_sample_test
 
-__all__ = ["RunMeasures", "measure_run", "compare_runs", "variance_reduction", "luck_sources", "closest_pair"]
+__all__ = ["RunMeasures", "measure_run", "compare_with_control", "variance_reduction", "luck_sources", "closest_pair"]
 
 # --------------------------------------------------------------------------
 # one run, chunk by chunk
@@ -296,7 +296,7 @@ def _finite(x):
     return x if math.isfinite(x) else None
 
 
-def compare_runs(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA,
+def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float = ALPHA,
                  games_per_second: float | None = None) -> dict:
     """A dealer's correctness tests and luck removed against the control's run of the same boards.
 

@@ -11,19 +11,18 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.dealers import CONTROL, DEFAULT_DEALER
-from ..errors import print_warning
+from ..errors import RunError, print_warning
+from ..files import json_safe, write_json_atomically
 from ..game.boards import DEFAULT_DESIGN, TRACE_FIELDS
 from ..game.rules import DEFAULT_EVENTS
-from ..tournament.spec import RunError
-from ..tournament.storage import _write_json_atomically
 from .coupling import coupling_from_trace
 from .measure_kernels import ADJUSTED, ALPHA, BOOTSTRAP_REPLICATES, RAW
-from .measures import RunMeasures, closest_pair, compare_runs, luck_sources, measure_run, variance_reduction
+from .measures import RunMeasures, closest_pair, compare_with_control, luck_sources, measure_run, variance_reduction
 
 __all__ = ["DEFAULT_QUALITY_DEALERS", "TRACE_BOARDS", "TRACE_DRAWS", "TIMINGS_FILE", "QUALITY_FILE", "parse_dealers",
            "LADDER_RUNS", "run_name", "quality_runs", "run_folder_of", "play_runs", "games_per_second", "trace_runs",
            "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "best_combination",
-           "json_safe", "terminal_table", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency",
+           "terminal_table", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency",
            "LADDER", "ladder"]
 
 DEFAULT_QUALITY_DEALERS = ("haystack", "keyed", "stream", "replay")
@@ -88,9 +87,8 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
     run found finished is reused and keeps the timing recorded when it was
     played.
     """
-    from ..tournament.run import run_tournament
     from ..tournament.storage import boards_done
-    from .summary import warn_if_misbehaving
+    from .summary import play_and_summarize, warn_if_misbehaving
 
     timings_path = Path(out) / TIMINGS_FILE
     timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
@@ -99,7 +97,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
         before = boards_done(folder, spec.boards) if any(folder.glob("chunks/chunk-*.parquet")) else 0
         reused = []
         start = time.perf_counter()
-        _, summary = run_tournament(spec, folder, workers, backend, ray_address, resume=folder.exists(),
+        _, summary = play_and_summarize(spec, folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
                                     warn=warn, note=reused.append)
         warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
@@ -108,7 +106,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
         else:
             timings[dealer] = {"seconds": time.perf_counter() - start, "boards": spec.boards - before,
                                "tables": spec.tables, "workers": workers}
-        _write_json_atomically(timings_path, timings)
+        write_json_atomically(timings_path, timings)
     return timings
 
 
@@ -212,7 +210,7 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
     quality["variance_reduction_ci"] = [None, None] if default is None else default["adjusted_variance_reduction_ci"]
     quality["best"] = best_combination(quality)
     Path(out).mkdir(parents=True, exist_ok=True)
-    _write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
+    write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
     write_report(quality, out)
     return quality
 
@@ -225,19 +223,6 @@ def best_combination(quality: dict) -> dict | None:
     return max(steps, key=lambda step: step["efficiency"]) if steps else None
 
 
-def json_safe(value):
-    """``value`` with NaN and infinities written as null (JSON has neither)."""
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
 
 
 def terminal_table(quality: dict) -> str:
@@ -355,7 +340,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
             adjusted = variance_reduction(run, run, closest, ADJUSTED) if run.pairs else (None, [None, None])
             entry["adjusted_variance_reduction"], entry["adjusted_variance_reduction_ci"] = adjusted
         else:
-            entry.update(compare_runs(run, its_control, alpha, games_per_second))
+            entry.update(compare_with_control(run, its_control, alpha, games_per_second))
         entry["luck_terms"] = run.luck_terms()
         entry["luck_sources"] = luck_sources(run, closest) if run.pairs else {}
         entry["efficiency"] = {estimator: efficiency(run, its_control, reference, closest, estimator)

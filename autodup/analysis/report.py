@@ -31,8 +31,9 @@ import base64
 import html
 import io
 import math
-import os
 from pathlib import Path
+
+from ..files import write_bytes_atomically
 
 __all__ = ["PLOTS", "write_report"]
 
@@ -357,15 +358,10 @@ def draw_plots(quality: dict, out_dir: Path) -> dict:
     images = {}
     for name, draw in _FIGURES.items():
         images[name] = rendered_png(draw, quality)
-        write_atomically(out_dir / name, images[name])
+        write_bytes_atomically(out_dir / name, images[name])
     return images
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary name beside ``path``, then rename: a stopped report leaves no half file."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
 
 
 # --- HTML --------------------------------------------------------------------------------------------------
@@ -575,5 +571,5 @@ def write_report(quality: dict, out_dir) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     images = draw_plots(quality, out)
     path = out / "report.html"
-    write_atomically(path, render_html(quality, images).encode("utf-8"))
+    write_bytes_atomically(path, render_html(quality, images).encode("utf-8"))
     return path

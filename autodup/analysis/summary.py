@@ -12,7 +12,7 @@ from ..game.boards import DEFAULT_DESIGN, scored_rows
 from ..game.stats import MISBEHAVIOUR_COLUMNS
 from ..tournament.storage import chunk_files, read_chunk, read_chunk_table, read_determinism, read_manifest
 
-__all__ = ["board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
+__all__ = ["SUMMARY_FILE", "play_and_summarize", "board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
            "warn_if_misbehaving"]
 
 # --------------------------------------------------------------------------
@@ -175,3 +175,36 @@ def warn_if_misbehaving(summary: list, where: str = "", warn=print_warning) -> N
     problems = misbehaving(summary)
     if problems:
         warn(f"{where}{'; '.join(problems)}; see `autodup check-bot BOT`")
+
+
+SUMMARY_FILE = "summary.json"
+
+
+def play_and_summarize(spec, out=None, **options) -> tuple:
+    """Play (or finish) a run with :func:`autodup.tournament.run.play_run` and write its ``summary.json``.
+
+    Parameters
+    ----------
+    spec : autodup.tournament.spec.RunSpec
+        What to play.
+    out : str or os.PathLike, optional
+        The run folder (default: named after the run, under ``runs/``).
+    **options
+        Passed to :func:`~autodup.tournament.run.play_run` (workers, backend, resume, quiet, ...).
+
+    Returns
+    -------
+    out : pathlib.Path
+        The run folder.
+    summary : list of dict
+        One row per bot (see :func:`summarize_run`).
+    """
+    from ..files import write_json_atomically
+    from ..tournament.run import play_run
+    from ..tournament.storage import locked
+
+    out = play_run(spec, out, **options)
+    with locked(out):
+        summary = summarize_run(out)
+        write_json_atomically(out / SUMMARY_FILE, summary)
+    return out, summary

@@ -115,7 +115,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
     from ..analysis.quality import DEFAULT_QUALITY_DEALERS
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
@@ -123,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ..labs.toy import DEFAULT_SEED, DEFAULT_TRIALS, MAX_TRIALS
     from ..shipped import DEFAULT_CONFIG, config_names
     from ..tournament.spec import MAX_BOARDS
+    from ..version import __version__
 
     configs = ", ".join(config_names())
     parser = _Parser(prog="autodup", description="Duplicate tournaments of a TFT-like autochess game.")
@@ -593,7 +593,7 @@ def _from_manifest(args: argparse.Namespace) -> dict | None:
     parameters (``{bot: {name: value}}``) when the bots came from the
     manifest and no ``--bot-params`` file was given, else None.
     """
-    from ..tournament.spec import RunError
+    from ..errors import RunError
     from ..tournament.storage import CONFIG_SNAPSHOT, read_manifest, recorded_bot_files
 
     out = Path(args.out)
@@ -614,14 +614,13 @@ def _from_manifest(args: argparse.Namespace) -> dict | None:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from ..analysis.summary import warn_if_misbehaving
+    from ..analysis.summary import play_and_summarize, warn_if_misbehaving
     from ..engine.dealers import DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN
     from ..game.bot_loading import bot_names
     from ..game.config import load_config
     from ..game.rules import DEFAULT_EVENTS
     from ..shipped import DEFAULT_CONFIG
-    from ..tournament.run import run_tournament
     from ..tournament.spec import check_bot_count, make_spec
 
     recorded_parameters = None
@@ -642,7 +641,7 @@ def _run_tournament(args: argparse.Namespace) -> int:
         overrides = (recorded_parameters, f"{args.out}/manifest.json", overrides[2])
     infos = _load_bots_and_table(config, specs, overrides, args.game_timeout)
     spec = make_spec(config, infos, args.boards, args.dealer, args.seed, args.design, args.events)
-    out, summary = run_tournament(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
+    out, summary = play_and_summarize(spec, args.out, args.workers, args.backend, args.ray_address, args.resume,
                                   args.quiet, {"command_line": sys.argv}, game_timeout=args.game_timeout)
     warn_if_misbehaving(summary)
     _print_summary(out, spec.boards, spec.boards, spec.bot_names, spec.dealer, spec.seed, summary, args.json)
@@ -723,7 +722,8 @@ def _run_quality(args: argparse.Namespace) -> int:
 
 
 def _print_quality(quality: dict, out: Path, as_json: bool) -> None:
-    from ..analysis.quality import QUALITY_FILE, json_safe, terminal_table
+    from ..analysis.quality import QUALITY_FILE, terminal_table
+    from ..files import json_safe
 
     if as_json:
         print(json.dumps(json_safe(quality)))
@@ -830,7 +830,7 @@ def _run_ab(args: argparse.Namespace) -> int:
     write_json(out / AB_FILE, result)
     write_ab_report(result, out)
     if args.json:
-        from ..analysis.quality import json_safe
+        from ..files import json_safe
 
         print(json.dumps(json_safe(result)))
     else:
@@ -892,7 +892,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
     write_json(out / SWEEP_FILE, sweep)
     write_sweep_report(sweep, out)
     if args.json:
-        from ..analysis.quality import json_safe
+        from ..files import json_safe
 
         print(json.dumps(json_safe(sweep)))
         return 0
@@ -1021,7 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         command = args.command
-        from ..game.config_file import ConfigError
+        from ..errors import ConfigError
         from ..tournament.workers import SignalFlag
 
         commands = {"toy": _run_toy, "check": _run_check, "play": _run_play, "bots": _run_bots,

@@ -14,7 +14,7 @@ from numba import njit
 from numba.core.ccallback import CFunc
 from numba.core.compiler_lock import global_compiler_lock
 
-from ..errors import first_line, without_colours
+from ..errors import BotError, PolicyError, first_line, without_colours
 from . import units
 from .actions import (
     ACTION_BUY,
@@ -29,7 +29,7 @@ from .actions import (
 from .shop import copies_of_star
 from .view import MAX_PARAMETERS, MAX_PLAYERS, MEMORY_SIZE, POLICY_SIGNATURE, VIEW_MASK_BITS, VIEW_NAMES
 
-__all__ = ["BotError", "helper", "PolicyError", "explain_compile_error", "policy", "end_turn", "buy", "sell",
+__all__ = ["helper", "explain_compile_error", "policy", "end_turn", "buy", "sell",
            "reroll", "buy_xp", "toggle_lock", "loaded_roll", "uniform", "random_below", "unit_value", "copies_owned",
            "completes_a_combine", "can_buy", "can_sell", "can_reroll", "can_buy_xp", "can_loaded_roll",
            "weakest_unit", "has_trait", "interest_gold", "buy_best", "curve_level", "standard_level",
@@ -55,8 +55,6 @@ def _finite_number(value):
     return number if number is not None and math.isfinite(number) else None
 
 
-class BotError(ValueError):
-    """A bot file or a bot option is unusable; ``str()`` is one line naming the file or option."""
 
 
 # Decorator for functions a policy calls (the helpers below, and a bot's own).
@@ -66,8 +64,6 @@ class BotError(ValueError):
 helper = njit(cache=True, _nrt=False, inline="always")
 
 
-class PolicyError(BotError):
-    """A ``decide`` that cannot become a policy, explained in the terms of the README (not numba's)."""
 
 
 _ANSWERS = "return buy(slot), sell(unit), reroll(), buy_xp(), toggle_lock(), loaded_roll(trait) or end_turn()"

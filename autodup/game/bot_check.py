@@ -50,8 +50,9 @@ def rule_variants(config) -> dict:
 
     import yaml
 
+    from ..errors import ConfigError
     from .config import parse_config
-    from .config_file import EMPTY_TIER_RULES, ConfigError
+    from .config_file import EMPTY_TIER_RULES
 
     text = getattr(config, "text", "") or Path(config.source).read_text(encoding="utf-8")
     parsed = yaml.safe_load(text)

@@ -15,9 +15,9 @@ import numpy as np
 from numba.core.ccallback import CFunc
 
 from ..compile_cache import bot_module_name, modules_digest
-from ..errors import first_line
+from ..errors import BotError, PolicyError, first_line
 from ..shipped import roster_folder
-from .authoring import BotError, PolicyError, _finite_number
+from .authoring import _finite_number
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
 __all__ = ["BotInfo", "Bot", "bot_names", "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides",

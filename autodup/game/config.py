@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..shipped import config_file
 from .config_file import (
     _BIG,
@@ -16,7 +17,6 @@ from .config_file import (
     MAX_NESTING,
     MAX_PLAYERS,
     STAR_LEVELS,
-    ConfigError,
     _decode,
     _parse_yaml,
     _read_config_file,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..errors import first_line
+from ..errors import ConfigError, first_line
 from ..shipped import config_names
 
 __all__ = ["EMPTY_TIER_SKIP", "EMPTY_TIER_EMPTY", "EMPTY_TIER_RULES", "MAX_PLAYERS", "STAR_LEVELS",
@@ -39,36 +39,6 @@ _BOOL_TAG = "tag:yaml.org,2002:bool"
 _QUOTE_LENGTH = 60
 
 
-def _one_line(text: str) -> str:
-    """``text`` with every unprintable character escaped (``\\n``, ``\\x1b``), so a message stays one line."""
-    if text.isprintable():
-        return text
-    return "".join(character if character.isprintable() else repr(character)[1:-1] for character in text)
-
-
-def _located(file: str, line: int, path: str, message: str) -> str:
-    location = f"{file}:{line}" if line else file
-    return _one_line(f"{location}: {path}: {message}" if path else f"{location}: {message}")
-
-
-class ConfigError(ValueError):
-    """An invalid configuration; ``str(error)`` is the one-line message.
-
-    Parameters
-    ----------
-    file : str
-        The file (or the name given to :func:`parse_config`).
-    line : int
-        1-based line, or 0 when no line applies (the whole file).
-    path : str
-        The dotted field path, or ``""``.
-    message : str
-        What is wrong, then what is allowed in parentheses.
-    """
-
-    def __init__(self, file: str, line: int, path: str, message: str):
-        self.file, self.line, self.path, self.message = file, line, path, message
-        super().__init__(_located(file, line, path, message))
 
 
 # --------------------------------------------------------------------------

@@ -8,17 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError, one_line
 from .config_file import (
     _BIG,
     COPIES_FOR_TOP_STAR,
     EMPTY_TIER_SKIP,
     STAR_LEVELS,
-    ConfigError,
     _describe,
     _dotted,
-    _located,
     _Notes,
-    _one_line,
     _path_key,
     _quote,
     _shorten,
@@ -183,7 +181,7 @@ def _warning_lines(r: _Reader) -> tuple:
             if not spelling.reading or not key and spelling.reading == "boolean" and path in r.booleans:
                 continue
             found.append((spelling.line, _dotted(path, r.notes.keys), f"warning: {spelling.warning(key)}"))
-    return tuple(_located(r.file, line, path, message) for line, path, message in sorted(set(found)))
+    return tuple(str(ConfigError(r.file, line, path, message)) for line, path, message in sorted(set(found)))
 
 
 # Unicode categories of characters that do not show as themselves: controls (tab, newline, NUL, escape),
@@ -369,7 +367,7 @@ def _unknown_trait(r: _Reader, path: tuple, trait, trait_names: list):
     shown = r.describe(path, trait) + "; quote it" if r.spelling(path) is not None else _quote(trait)
     near = [name for name in trait_names if isinstance(trait, str) and _name_key(name) == _name_key(trait)]
     hint = f"; {_quote(near[0])} differs only in case or spaces" if near else ""
-    r.fail(path, f"unknown trait {shown}{hint} (allowed: a key of traits: {_one_line(known)})")
+    r.fail(path, f"unknown trait {shown}{hint} (allowed: a key of traits: {one_line(known)})")
 
 
 def _levels(r: _Reader, n_tiers: int, bench_size: int):

@@ -16,8 +16,8 @@ from .shop import (
     _put_in_shop,
     _reroll_shop,
     _tier_totals,
-    _tier_weights,
     _trace_draw,
+    tier_weights,
 )
 from .state import capacity_of
 from .stats import LUCK_LOOT, STAT_ROUNDS_ALIVE, STAT_SHOPS_SEEN
@@ -112,7 +112,7 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         for seat in range(remaining.shape[0]):
             if remaining[seat] == 0:
                 continue
-            _tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
+            tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
                           table.tier_weights)
             best, gap = haystack_update(seat_seeds[seat], table.needles[seat], table.needle_count[seat],
                                         table.tier_weights, 0, n_tiers, n)
@@ -125,14 +125,14 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         for seat in range(remaining.shape[0]):
             if remaining[seat] == 0:
                 continue
-            _tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
+            tier_weights(rules, table.level[seat], table.tier_totals, False, table.qualifying_totals,
                           table.tier_weights)
             haystack_advance(table.needles[seat], table.tier_weights, 0, n_tiers, n, best_gap)
         haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
         champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
                                  rules.tier_start[tier], rules.tier_start[tier + 1], 0)
         # The winner's own tier weights: given that it is served, its slot's law is that of _fill_shop.
-        _tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
+        tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
                       table.tier_weights)
         _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
         _prepare_slot_luck(rules, table, winner, table.pool)

@@ -104,7 +104,7 @@ def rules_of(config) -> Rules:
         The game's sizes would make two random-number addresses meet (see
         :func:`autodup.rng.check_game_layout`).
     """
-    from .config_file import ConfigError
+    from ..errors import ConfigError
 
     try:
         check_game_layout(config.max_rounds, config.players, config.shop_size, ACTION_CAP + 1)

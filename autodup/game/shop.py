@@ -37,7 +37,7 @@ def _tier_totals(rules, pool, out):
 
 
 @game_inline
-def _tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out):
+def tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out):
     """Normalized shop odds at ``level`` over the tiers the empty-tier rule allows.
 
     For a constrained roll each tier's odds are scaled by the share of its
@@ -204,7 +204,7 @@ def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constr
     for slot in range(table.shops.shape[1]):
         if table.shops[seat, slot] >= 0:
             continue
-        _tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
+        tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
                       table.tier_weights)
         key = shop_key(round_index, roll, slot)
         champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,

@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
+from ..errors import ConfigError
 from .config import GameConfig, parse_config
-from .config_file import ConfigError
 
 __all__ = ["Setting", "parse_setting", "parse_sweep", "apply_settings", "flow_text"]
 

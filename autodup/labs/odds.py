@@ -11,7 +11,7 @@ from numba import njit
 from ..engine.rng import KEY_ROLLS_PER_ROUND
 from ..game.config_file import COPIES_FOR_TOP_STAR
 from ..game.rules import rules_of
-from ..game.shop import _tier_weights
+from ..game.shop import tier_weights
 
 __all__ = ["DEFAULT_TRIALS", "MAX_TRIALS", "MAX_ROLLS", "CONFIDENCE", "CHUNK_TRIALS", "RollQuestion",
            "RollSituation", "champion_index", "resolve", "chain_odds", "held_by_other_shops", "roll_chain",
@@ -145,12 +145,12 @@ def champion_index(config, name: str) -> int:
 
 def _tier_weight(rules, level: int, tier: int, tier_totals: np.ndarray) -> float:
     """The tier race's weight of ``tier`` at ``level`` while it has copies: the game's own rule
-    (:func:`autodup.game._tier_weights`: the empty-tier rule, then normalized), from ``tier_totals``
+    (:func:`autodup.game.tier_weights`: the empty-tier rule, then normalized), from ``tier_totals``
     (float64 (T,), the copies of each tier)."""
     totals = tier_totals.copy()
     totals[tier] = max(totals[tier], 1.0)
     weights = np.zeros(totals.shape[0])
-    _tier_weights(rules, level, totals, False, totals, weights)
+    tier_weights(rules, level, totals, False, totals, weights)
     return float(weights[tier])
 
 

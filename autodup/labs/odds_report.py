@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import write_bytes_atomically
 from ..game.config_file import COPIES_FOR_TOP_STAR
 
 __all__ = ["format_odds", "odds_figure", "check_plot_path", "write_odds_plot"]
@@ -110,8 +111,8 @@ def check_plot_path(path) -> Path:
 
 def write_odds_plot(result: dict, path) -> Path:
     """Write :func:`odds_figure` as a PNG at ``path`` (atomically); returns the path."""
-    from ..analysis.report import rendered_png, write_atomically
+    from ..analysis.report import rendered_png
 
     path = check_plot_path(path)
-    write_atomically(path, rendered_png(odds_figure, result))
+    write_bytes_atomically(path, rendered_png(odds_figure, result))
     return path

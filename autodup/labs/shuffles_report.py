@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.report import embedded_image, html_page, html_table, new_figure, rendered_png, write_atomically
+from ..analysis.report import embedded_image, html_page, html_table, new_figure, rendered_png
+from ..files import write_bytes_atomically
 from .shuffle_kernels import METHODS
 from .shuffle_laws import Experiment, neighbour_law
 
@@ -303,8 +304,8 @@ def write_shuffles(result: dict, experiments: dict, out) -> Path:
     images = draw_pictures(result, experiments)  # before the folder exists: a stop while drawing leaves nothing
     out.mkdir(parents=True, exist_ok=True)
     for name, data in images.items():
-        write_atomically(out / name, data)
-    write_atomically(out / RESULT_FILE, (json.dumps(result, indent=2) + "\n").encode("utf-8"))
+        write_bytes_atomically(out / name, data)
+    write_bytes_atomically(out / RESULT_FILE, (json.dumps(result, indent=2) + "\n").encode("utf-8"))
     path = out / PAGE
-    write_atomically(path, shuffles_html(result, images).encode("utf-8"))
+    write_bytes_atomically(path, shuffles_html(result, images).encode("utf-8"))
     return path

@@ -45,8 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.summary import summarize_run
-from .spec import RunError
+from ..errors import RunError
 from .storage import BOT_SNAPSHOTS, CONFIG_SNAPSHOT, boards_done, chunk_files, read_chunk_table, read_manifest
 
 __all__ = ["RunFolder", "read_run"]
@@ -57,7 +56,7 @@ DERIVED_COLUMNS = {"final_board": ("final_champions", "final_stars"), "three_sta
 
 
 class RunFolder:
-    """A run folder, read-only: its manifest, configuration snapshot, rows and summary.
+    """A run folder, read-only: its manifest, configuration snapshot and rows.
 
     Parameters
     ----------
@@ -95,10 +94,6 @@ class RunFolder:
     def bot_file(self, name: str) -> Path:
         """The folder's copy of bot ``name``'s file, as the run loaded it."""
         return self.path / BOT_SNAPSHOTS / f"{name}.py"
-
-    def summary(self) -> list:
-        """One row per bot (see :func:`autodup.tournament.summarize_run`); every chunk is checked."""
-        return summarize_run(self.path)
 
     def chunks(self, columns=None):
         """The finished chunks one at a time, in chunk order, each a checked :class:`pyarrow.Table` of raw columns.

@@ -8,13 +8,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..analysis.summary import summarize_run
-from ..errors import first_line, print_warning
+from ..errors import RunError, first_line, print_warning
+from ..files import write_json_atomically
 from .spec import (
     DETERMINISM_FILE,
     RAY_CONNECT_SECONDS,
     RAY_START_SECONDS,
-    RunError,
     RunSpec,
     boards_in_chunk,
     chunk_count,
@@ -22,21 +21,22 @@ from .spec import (
     play_chunk,
     probe_determinism,
 )
-from .storage import LOCK_NAME, Plan, _write_json_atomically, locked, prepare_output, read_determinism, write_chunk
+from .storage import LOCK_NAME, Plan, locked, prepare_output, read_determinism, write_chunk
 from .workers import DEFAULT_GAME_TIMEOUT
 
-__all__ = ["run_tournament", "run_watched"]
+__all__ = ["play_run", "run_watched"]
 
 # --------------------------------------------------------------------------
 # running a tournament
 # --------------------------------------------------------------------------
 
 
-def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
+def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
                    resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
                    game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None, first_boards=None,
                    progress=None) -> tuple:
-    """Play (or finish) a run and write its summary; returns ``(out, summary)``.
+    """Play (or finish) a run; returns its folder (:func:`autodup.analysis.summary.play_and_summarize` also
+    writes its summary).
 
     Without ``out`` the folder is :func:`default_out`, and finding it again
     resumes it (its name says it is the same run); so does an ``out`` that
@@ -57,7 +57,7 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
     autodup.workers.Stopped
         Ctrl-C or SIGTERM; finished chunks are kept.
     """
-    from .. import __version__
+    from ..version import __version__
 
     warn = warn or print_warning
     note = note or (lambda line: print(f"autodup: {line}", file=sys.stderr))
@@ -92,13 +92,11 @@ def run_tournament(spec: RunSpec, out=None, workers: int = 1, backend: str = "lo
             if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout, first_boards,
                          progress):
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
-            summary = summarize_run(out)
-            _write_json_atomically(out / "summary.json", summary)
         except BaseException:
             if created and not any((out / "chunks").glob("chunk-*.parquet")):
                 shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
             raise
-    return out, summary
+    return out
 
 
 def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_address, quiet: bool,
@@ -130,7 +128,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
                         else _with_processes(spec, tasks, min(workers, tasks_count), game_timeout))
             for key, result, errors in finished:
                 if key == "probe":
-                    _write_json_atomically(out / DETERMINISM_FILE, result)
+                    write_json_atomically(out / DETERMINISM_FILE, result)
                     continue
                 write_chunk(out, key, result, identity_hash, _first_errors(spec, errors))
                 progress.update(boards_in_chunk(spec.boards, key))

@@ -19,7 +19,7 @@ from ..game.stats import RESULT_COLUMNS
 __all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "MAX_BOARDS", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
            "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_lineup", "code_fingerprint",
            "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
-           "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows", "RunError", "CorruptChunk"]
+           "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows", "CorruptChunk"]
 
 CHUNK_BOARDS = 25
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
@@ -166,8 +166,8 @@ def code_fingerprint() -> str:
     """The package version, a hash of its sources, and the Parquet writer's version: what else shapes the bytes."""
     import pyarrow
 
-    from .. import __version__
     from ..compile_cache import SOURCE_FINGERPRINT
+    from ..version import __version__
 
     return f"autodup {__version__} {SOURCE_FINGERPRINT}, pyarrow {pyarrow.__version__}"
 
@@ -319,9 +319,3 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
 # --------------------------------------------------------------------------
 
 
-class RunError(ValueError):
-    """A run that cannot start, resume or be read; ``str()`` is one line."""
-
-
-class CorruptChunk(RunError):
-    """A chunk file whose content is not what was written (a checksum or an invariant fails)."""

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import first_line
-from .spec import DETERMINISM_FILE, FORMAT_VERSION, CorruptChunk, RunError, RunSpec, boards_in_chunk, chunk_count
+from ..errors import CorruptChunk, RunError, first_line
+from ..files import replacing, write_bytes_atomically, write_json_atomically
+from .spec import DETERMINISM_FILE, FORMAT_VERSION, RunSpec, boards_in_chunk, chunk_count
 
 __all__ = ["chunk_path", "write_chunk", "read_chunk_table", "read_chunk", "read_results", "chunk_index",
            "boards_done", "chunk_files", "Plan", "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS",
@@ -58,7 +59,6 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_
     import pyarrow.parquet as pq
 
     final = chunk_path(out, chunk)
-    temporary = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     arrays = {}
     for name, values in columns.items():
         if isinstance(values, tuple):  # a list column: (offsets, values)
@@ -70,10 +70,8 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_
     table = table.replace_schema_metadata({"autodup_run": identity_hash, "autodup_chunk": str(chunk),
                                            "autodup_checksums": json.dumps(checksums, sort_keys=True),
                                            "autodup_errors": json.dumps(first_errors or {}, sort_keys=True)})
-    pq.write_table(table, temporary, compression="zstd")
-    with open(temporary, "rb") as handle:  # on disk before it gets its final name
-        os.fsync(handle.fileno())
-    os.replace(temporary, final)
+    with replacing(final, sync=True) as temporary:  # on disk before it gets its final name
+        pq.write_table(table, temporary, compression="zstd")
 
 
 def read_chunk_table(path: Path, columns=None) -> tuple:
@@ -194,7 +192,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
         (out / "chunks").mkdir(exist_ok=True)
         manifest = {"identity": spec.identity(), **manifest_extra}
-        _write_json_atomically(manifest_path, manifest)
+        write_json_atomically(manifest_path, manifest)
     _write_snapshots(out, spec)
     chunks = out / "chunks"
     chunks.mkdir(exist_ok=True)
@@ -237,12 +235,12 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
     in between leaves a run whose resume writes them.
     """
     if not (out / CONFIG_SNAPSHOT).is_file():
-        _write_bytes_atomically(out / CONFIG_SNAPSHOT, spec.config_text.encode("utf-8", "surrogatepass"))
+        write_bytes_atomically(out / CONFIG_SNAPSHOT, spec.config_text.encode("utf-8", "surrogatepass"))
     folder = out / BOT_SNAPSHOTS
     folder.mkdir(exist_ok=True)
     for name, (path, _) in zip(spec.bot_names, spec.bots):
         if not (folder / f"{name}.py").is_file():
-            _write_bytes_atomically(folder / f"{name}.py", Path(path).read_bytes())
+            write_bytes_atomically(folder / f"{name}.py", Path(path).read_bytes())
 
 
 def recorded_bot_files(out, identity: dict) -> list:
@@ -311,14 +309,6 @@ def load_players(spec: RunSpec) -> int:
     return spec.config().players
 
 
-def _write_json_atomically(path: Path, data) -> None:
-    _write_bytes_atomically(path, json.dumps(data, indent=2).encode())
-
-
-def _write_bytes_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
 
 
 LOCK_NAME = ".lock"

@@ -1,7 +1,6 @@
 """chaos: random actions, legal or not, with arguments out of range. A deliberately bad bot for the checks."""
 
 from autodup.bots import SHOP_SIZE, UNITS, end_turn, policy, random_below
-
 from autodup.game.actions import encode_decision
 
 NAME = "chaos"

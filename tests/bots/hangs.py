@@ -1,7 +1,6 @@
 """hangs: from round 3 on, its decide never returns (a loop that never ends). The deadline must stop it."""
 
 from autodup.bots import ROUND, end_turn, policy
-
 from autodup.game.view import MEMORY_SIZE
 
 NAME = "hangs"

@@ -1,7 +1,8 @@
 """mutual: two helpers that call each other (and end). numba cannot reload such compiled code from its cache."""
 
-from autodup.bots import ROUND, end_turn, policy, reroll
 from numba import njit
+
+from autodup.bots import ROUND, end_turn, policy, reroll
 
 NAME = "mutual"
 DESCRIPTION = "Rerolls on even rounds, decided by two mutually recursive helpers."

@@ -3,8 +3,9 @@
 With ``limit`` >= 0 the recursion stops at that depth: a recursive helper that ends is a legal bot.
 """
 
-from autodup.bots import GOLD, ROUND, end_turn, policy
 from numba import njit
+
+from autodup.bots import GOLD, ROUND, end_turn, policy
 
 NAME = "recurses"
 DESCRIPTION = "From round 2 on, calls a helper that calls itself (forever unless limit >= 0)."

@@ -5,7 +5,6 @@ slow every time), for ``steps`` turns of a generator.
 """
 
 from autodup.bots import ACTIONS, RANDOM_A, ROUND, SEAT, end_turn, policy
-
 from autodup.game.view import MEMORY_SIZE
 
 NAME = "slow"

@@ -1,6 +1,7 @@
 """unstable: rolls by numba's global random state, which has no address in the seed tree."""
 
 import numpy as np
+
 from autodup.bots import GOLD, end_turn, policy, reroll
 
 NAME = "unstable"

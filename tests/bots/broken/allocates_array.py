@@ -1,6 +1,7 @@
 """allocates_array: builds a numpy array in decide."""
 
 import numpy as np
+
 from autodup.bots import buy, end_turn, policy
 
 NAME = "allocates_array"

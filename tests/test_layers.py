@@ -1,0 +1,113 @@
+"""The package's architecture holds: layers import only the layers below them, no private name crosses a
+subpackage, every module says what it exports, no module grows past what a reader can hold."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "autodup"
+
+# Lowest first. A module may import its own layer and those before it. The foundation modules are the
+# package's top-level files that every layer may use; the public API and the command line sit on top.
+LAYERS = (
+    ("foundation", ("errors", "files", "compile_cache", "shipped", "version")),
+    ("engine", ("engine",)),
+    ("game", ("game",)),
+    ("tournament", ("tournament",)),
+    ("analysis", ("analysis", "labs")),
+    ("api", ("api", "bots", "")),
+    ("cli", ("cli", "__main__")),
+)
+RANK = {prefix: rank for rank, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes}
+MAX_LINES = 600
+
+
+def modules():
+    """``{dotted name under autodup: path}``; ``""`` is the package's ``__init__``."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = modules()
+
+
+def layer(name: str) -> int:
+    return RANK[name.split(".")[0]]
+
+
+def imports(name: str, path: Path):
+    """``(imported module, imported names, line)`` of every import of a package module, nested ones too."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    package = [part for part in package if part]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+            elif node.module and (node.module == "autodup" or node.module.startswith("autodup.")):
+                target = node.module[len("autodup."):] if node.module != "autodup" else ""
+            else:
+                continue
+            for alias in node.names:
+                child = f"{target}.{alias.name}" if target else alias.name
+                if child in MODULES:
+                    yield child, [], node.lineno
+                else:
+                    yield target, [alias.name], node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("autodup."):
+                    yield alias.name[len("autodup."):], [], node.lineno
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    wrong = []
+    for name, path in MODULES.items():
+        for target, _, line in imports(name, path):
+            if target in MODULES and layer(target) > layer(name):
+                wrong.append(f"autodup/{path.relative_to(PACKAGE)}:{line} imports {target or 'autodup'}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_private_name_crosses_a_subpackage():
+    wrong = []
+    for name, path in MODULES.items():
+        for target, names, line in imports(name, path):
+            crossing = target.split(".")[0] != name.split(".")[0]
+            for imported in names:
+                if crossing and imported.startswith("_") and not imported.startswith("__"):
+                    wrong.append(f"autodup/{path.relative_to(PACKAGE)}:{line} imports {target}.{imported}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_public_module_declares_all():
+    missing = [str(path.relative_to(PACKAGE)) for name, path in MODULES.items()
+               if path.name not in ("__init__.py", "__main__.py") and "__all__" not in path.read_text()]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("name", sorted(MODULES), ids=lambda name: name or "autodup")
+def test_no_module_is_longer_than_a_reader_can_hold(name):
+    lines = len(MODULES[name].read_text().splitlines())
+    assert lines <= MAX_LINES, f"autodup/{MODULES[name].relative_to(PACKAGE)} has {lines} lines"
+
+
+def test_help_and_version_load_neither_numba_nor_matplotlib_nor_pyarrow():
+    probe = ("import sys, runpy\n"
+             "sys.argv = ['autodup', sys.argv[1]]\n"
+             "try:\n    runpy.run_module('autodup', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'matplotlib', 'pyarrow', 'scipy'})\n"
+             "print('HEAVY', heavy)\n")
+    for flag in ("--help", "--version"):
+        result = subprocess.run([sys.executable, "-c", probe, flag], capture_output=True, text=True, timeout=120,
+                                cwd=PACKAGE.parent)
+        assert "HEAVY []" in result.stdout, (flag, result.stdout[-500:], result.stderr[-2000:])
