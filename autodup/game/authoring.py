@@ -39,7 +39,7 @@ _VIEW_INDEX = {name.upper(): index for index, name in enumerate(VIEW_NAMES)}
 assert not _VIEW_INDEX.keys() & globals().keys(), "a view field's name is taken in autodup.bots"
 globals().update(_VIEW_INDEX)
 # What a bot file may import besides the functions below: the view's field names, the actions and sizes.
-__all__ += [*_VIEW_INDEX, "ACTION_BUY", "ACTION_BUY_XP", "ACTION_END", "ACTION_LOADED_ROLL", "ACTION_LOCK",
+__all__ += [*_VIEW_INDEX, "BotError", "PolicyError", "ACTION_BUY", "ACTION_BUY_XP", "ACTION_END", "ACTION_LOADED_ROLL", "ACTION_LOCK",
             "ACTION_REROLL", "ACTION_SELL", "MAX_PARAMETERS", "MAX_PLAYERS", "MEMORY_SIZE", "POLICY_SIGNATURE",
             "VIEW_MASK_BITS", "VIEW_NAMES", "copies_of_star", "encode_decision"]
 

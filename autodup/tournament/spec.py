@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.dealers import DEALERS, dealer_named
+from ..errors import RunError
 from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, seat_bot
 from ..game.progress import PROGRESS_LOADING, PROGRESS_PROBE
 from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
@@ -19,7 +20,7 @@ from ..game.stats import RESULT_COLUMNS
 __all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "MAX_BOARDS", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
            "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_lineup", "code_fingerprint",
            "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
-           "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows", "CorruptChunk"]
+           "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows"]
 
 CHUNK_BOARDS = 25
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
