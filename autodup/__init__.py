@@ -1,51 +1,61 @@
 """autodup: duplicate tournaments of a Teamfight-Tactics-like autochess game.
 
-Layers, each depending only on the ones before it::
+Layers, each a subpackage that imports only those above it in this list::
 
-    compile_cache, shipped  where compiled code is cached; the shipped bots and configurations, by name
-    errors                  one-line messages for everything a user can get wrong
-    rng                     counter-based random numbers, the stream domains, the seed tree
-    kernels, draw, toy      the draw engines (jitted kernels; the validating Python API); the toy example
-    dealers                 the dealer registry: one record per dealer (engine code, shared seeds, race, exact)
-    config                  YAML configurations, validated and compiled to arrays
-    game                    the jitted table: rules, state, the seat's view with what is legal, the logs
-    boards                  the board driver: seed tree, seating designs, boards played at tables
-    bots                    the bot authoring API, loading, the bot check and its rule variants
-    workers                 watched worker processes (deadlines, crashes, signals)
-    tournament              runs: chunks with checksums, resume, the summary
-    results                 reading a run folder as a table with names
-    cli                     the ``autodup`` command
+    errors, files, compile_cache, shipped, version
+                the foundation: the exception family and one-line messages; atomic files and JSON; where
+                compiled code is cached; the shipped bots and configurations, by name
+    engine/     counter-based random numbers and the seed tree (rng), the draw kernels (kernels), the
+                validating draw API (draw), the dealer registry (dealers); knows nothing of games
+    game/       configurations (config, config_file, config_reader, variants); the jitted table: rules,
+                state, shop, units, legality, rounds, combat, turn, table; the seat's view (view); the
+                board driver (boards); the bot authoring API (authoring), loading and the bot check
+    tournament/ a run's spec, its chunks on disk (storage), the run loop on processes or Ray (run,
+                workers), loading bots in watched processes (loading), reading a run folder (results)
+    analysis/   statistics, the luck adjustment, the summary, the cross-table measures, quality, balance
+                A/B and sweep, the HTML reports
+    labs/       the toy example, roll odds, the shuffle lab
+    api/        the public Python API, re-exported here
+    cli/        the ``autodup`` command: parses, calls the API, prints
 
-One home per concept: a dealer is a kernel plus a record in :data:`autodup.dealers.DEALERS`; every
-command plays boards through :func:`autodup.boards.play_boards`; the seat's view is declared once
-(:data:`autodup.game.VIEW`), as are a table's state (:data:`autodup.game.GAME_STATE`,
-``DEALER_STATE``, ``SCRATCH``) and what it counts (:data:`autodup.game.STATS`, from which the
+One home per concept: a dealer is a kernel plus a record in :data:`autodup.engine.dealers.DEALERS`; every
+command plays boards through :func:`autodup.game.boards.play_boards`; the seat's view is declared once
+(:data:`autodup.game.view.VIEW`), as are a table's state (:data:`autodup.game.state.GAME_STATE`,
+``DEALER_STATE``, ``SCRATCH``) and what it counts (:data:`autodup.game.stats.STATS`, from which the
 result columns derive).
 
-The draw API (``Haystack``, ``race``, ...) is imported on first use, so that the command line starts
-without loading numba; every jitted module imports :mod:`autodup.rng`, which installs the compile
-cache (:mod:`autodup.compile_cache`) before any function is compiled.
+Everything here is imported on first use, so that ``import autodup`` and the command line's ``--help`` load
+no numba; every jitted module imports :mod:`autodup.engine.rng`, which installs the compile cache
+(:mod:`autodup.compile_cache`) before any function is compiled.
+
+Examples
+--------
+>>> import autodup
+>>> results = autodup.run_tournament("tiny", bots="greedy,econ", boards=2, workers=1)
+>>> sorted(row["bot"] for row in results.summary())
+['econ', 'greedy']
 """
 
 from .version import __version__
 
-__all__ = [
-    "ENGINES",
-    "Haystack",
-    "KeyedSampler",
-    "PlainSampler",
-    "Sampler",
-    "StreamSampler",
-    "keyed_draw",
-    "make_sampler",
-    "race",
-    "__version__",
-]
+# The draw API (autodup.engine.draw) and the Python API (autodup.api), by name: the module each comes from.
+_DRAW = ("ENGINES", "Haystack", "KeyedSampler", "PlainSampler", "Sampler", "StreamSampler", "keyed_draw",
+         "make_sampler", "race")
+_API = ("DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "list_bots", "load_config", "odds", "open_results",
+        "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy")
+_ERRORS = ("AutodupError", "BotError", "ConfigError", "CorruptChunk", "PolicyError", "RunError", "UsageError")
+
+__all__ = [*_DRAW, *_API, *_ERRORS, "__version__"]
 
 
 def __getattr__(name):
-    if name in __all__:
-        from .engine import draw
+    import importlib
 
-        return getattr(draw, name)
+    for module, names in (("autodup.engine.draw", _DRAW), ("autodup.api", _API), ("autodup.errors", _ERRORS)):
+        if name in names:
+            return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'autodup' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

@@ -130,7 +130,7 @@ def test_version_is_the_installed_distributions():
 def test_every_option_with_a_default_says_it_in_the_help():
     import argparse
 
-    from autodup.cli.commands import build_parser
+    from autodup.cli import build_parser
 
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

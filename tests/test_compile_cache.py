@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # function's file, kept kernels.py's compiled draw after rng.py changed.
 DRAWS = """
 import numpy as np
-from autodup import kernels
+from autodup.engine import kernels
 from autodup.compile_cache import CODE_FINGERPRINT
 weights = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
 draws = []
@@ -49,7 +49,7 @@ def test_editing_a_module_recompiles_the_kernels_of_other_modules_that_use_it(tm
     cache = tmp_path / "cache"
     before = run_in(package, cache, DRAWS)
     assert run_in(package, cache, DRAWS) == before  # the second run loads the cache
-    rng_file = package / "autodup" / "rng.py"
+    rng_file = package / "autodup" / "engine" / "rng.py"  # a subpackage module that jitted code imports
     source = rng_file.read_text()
     # The same law, other draws: u becomes 1 - u - 2**-53 (still a 53-bit uniform in [0, 1)).
     edited = source.replace("return np.float64(bits >> _SHIFT11) * _TWO_POW_MINUS_53",
@@ -76,7 +76,7 @@ def test_a_damaged_cache_of_the_package_is_compiled_again(tmp_path):
     package = copy_package(tmp_path / "copy")
     cache = tmp_path / "cache"
     first = run_in(package, cache, DRAWS)
-    damaged = list((cache / first[0] / "autodup").iterdir())
+    damaged = [path for path in (cache / first[0] / "autodup").rglob("*") if path.is_file()]
     assert any(p.suffix == ".nbc" for p in damaged)
     for path in damaged:
         path.write_bytes(b"\x80\x04not a pickle" if path.suffix == ".nbc" else b"\x00" * 7)
@@ -85,33 +85,39 @@ def test_a_damaged_cache_of_the_package_is_compiled_again(tmp_path):
 
 
 def test_only_modules_compiled_code_can_reach_are_in_the_fingerprint():
-    names = {path.name for path in compile_cache.compiled_modules()}
-    assert {"rng.py", "kernels.py", "game.py", "boards.py", "bots.py", "toy.py"} <= names
-    assert not names & {"cli.py", "config.py", "tournament.py", "__main__.py"}  # editing these recompiles nothing
-    assert not names & {"measures.py", "odds.py", "shuffles.py"}  # self-stamped: editing one recompiles its own kernels, not the game
+    names = {path.relative_to(compile_cache.PACKAGE_DIR).as_posix() for path in compile_cache.compiled_modules()}
+    assert {"engine/rng.py", "engine/kernels.py", "game/table.py", "game/shop.py", "game/combat.py", "game/boards.py",
+            "game/authoring.py", "labs/toy.py"} <= names
+    # editing these recompiles nothing
+    assert not names & {"cli/__init__.py", "game/config.py", "tournament/run.py", "api.py", "__main__.py"}
+    # self-stamped: editing one recompiles its own kernels, not the game
+    assert not names & {f"{name.replace('.', '/')}.py" for name in compile_cache.SELF_STAMPED}
+    assert "analysis/measure_kernels.py" in {f"{name.replace('.', '/')}.py" for name in compile_cache.SELF_STAMPED}
 
 
 def test_a_self_stamped_module_recompiles_when_it_changes(tmp_path, monkeypatch):
 
     locator = compile_cache.FingerprintCacheLocator.from_function(
-        __import__("autodup.measures", fromlist=["offer_overlap"]).offer_overlap.py_func,
-        str(compile_cache.PACKAGE_DIR / "measures.py"))
+        __import__("autodup.analysis.measure_kernels", fromlist=["offer_overlap"]).offer_overlap.py_func,
+        str(compile_cache.PACKAGE_DIR / "analysis" / "measure_kernels.py"))
     game_locator = compile_cache.FingerprintCacheLocator.from_function(
-        __import__("autodup.game", fromlist=["play_table"]).play_table.py_func,
-        str(compile_cache.PACKAGE_DIR / "game.py"))
+        __import__("autodup.game.table", fromlist=["play_table"]).play_table.py_func,
+        str(compile_cache.PACKAGE_DIR / "game" / "table.py"))
     assert game_locator.get_source_stamp() == compile_cache.CODE_FINGERPRINT
-    own = compile_cache._fingerprint([compile_cache.PACKAGE_DIR / "measures.py"])
+    own = compile_cache._fingerprint([compile_cache.PACKAGE_DIR / "analysis" / "measure_kernels.py"])
     assert locator.get_source_stamp() == f"{compile_cache.CODE_FINGERPRINT}:{own}"
 
 
 LOAD_BOT = """
 import sys
 from autodup.bots import load_bot
-from autodup.dealers import DEALERS
-from autodup.game import ORDER_EVENTS, new_progress, play_table, rules_of
-from autodup.bots import seating
-from autodup.config import load_config
-from autodup.rng import event_seed, seat_seed
+from autodup.engine.dealers import DEALERS
+from autodup.engine.rng import event_seed, seat_seed
+from autodup.game.bot_loading import seating
+from autodup.game.config import load_config
+from autodup.game.progress import new_progress
+from autodup.game.rules import ORDER_EVENTS, rules_of
+from autodup.game.table import play_table
 import numpy as np
 bot = load_bot(sys.argv[1])
 rules = rules_of(load_config(sys.argv[2]))
@@ -198,7 +204,7 @@ def test_bot_module_names_follow_content_not_path(tmp_path):
 
 @pytest.mark.slow
 def test_an_edited_rule_in_game_reaches_both_run_and_play(tmp_path):
-    """The original defect: after an edit of game.py, `run` (cached in tournament.py) kept the old rule."""
+    """The original defect: after an edit of the game's rules, `run` (cached elsewhere) kept the old rule."""
     package = copy_package(tmp_path / "copy")
     for folder in ("configs", "bots"):
         shutil.copytree(ROOT / folder, package / folder, ignore=shutil.ignore_patterns("__pycache__"))
@@ -218,7 +224,7 @@ def test_an_edited_rule_in_game_reaches_both_run_and_play(tmp_path):
         return json.loads(played)["seats"], json.loads(run)["summary"]
 
     before = gold_won_by_the_winner()
-    game_file = package / "autodup" / "game.py"
+    game_file = package / "autodup" / "game" / "combat.py"
     source = game_file.read_text()
     edited = source.replace("table.gold[winner] += rules.pvp_win_gold", "table.gold[winner] += 10 * rules.pvp_win_gold")
     assert edited != source

@@ -10,7 +10,8 @@ import json
 import numpy as np
 import pytest
 
-from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race, rng
+from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
+from autodup.engine import rng
 
 from .stats_helpers import (
     P_FLOOR,

@@ -4,7 +4,9 @@ paired seating design."""
 import numpy as np
 import pytest
 
-from autodup import game
+from autodup.game import combat as game_combat
+from autodup.game import state as game_state
+from autodup.game import stats as game_stats
 from autodup.analysis.luck import (
     FEATURE_NAMES,
     LUCK_SOURCES,
@@ -56,9 +58,9 @@ def test_every_luck_term_has_mean_zero_under_the_control(control_tables, events)
 
 def fight_state(seed: int, alive: int = 8):
     """A set4 table at round 20 with random units (level 6), HPs and ``alive`` seats, prepared for its fights
-    (game._prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
+    (game_combat._prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
     generator = np.random.default_rng(seed)
-    table = game.new_table(SET4)
+    table = game_state.new_table(SET4)
     table.level[:] = 6
     for seat in range(8):
         count = int(generator.integers(1, 7))
@@ -69,7 +71,7 @@ def fight_state(seed: int, alive: int = 8):
     table.alive[alive:] = False
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
-    game._prepare_fights(SET4, table, 20, order, traits)
+    game_combat._prepare_fights(SET4, table, 20, order, traits)
     return table
 
 
@@ -84,16 +86,16 @@ def test_coin_terms_average_to_zero_over_the_coin_exactly(seed, ghost):
     probabilities, sum to zero: enumeration, no sampling."""
     table = fight_state(seed, alive=7)
     a, b = 1, 4
-    p_a, damage_a, damage_b = game._fight_odds(SET4, table, a, b, 20)
+    p_a, damage_a, damage_b = game_combat._fight_odds(SET4, table, a, b, 20)
     assert 0.0 < p_a < 1.0
     expected = np.zeros_like(table.luck)
     moved = np.zeros(len(LUCK_NAMES), dtype=bool)
     for a_wins, chance in ((True, p_a), (False, 1.0 - p_a)):
         table.luck[:] = 0.0
-        game._add_fight_luck(SET4, table, a, a_wins, p_a, damage_a, b, 0.0 if ghost else damage_b)
+        game_combat._add_fight_luck(SET4, table, a, a_wins, p_a, damage_a, b, 0.0 if ghost else damage_b)
         if not ghost:
-            game._add_fight_luck(SET4, table, b, not a_wins, 1.0 - p_a, damage_b, a, damage_a)
-        game._add_onlooker_luck(SET4, table, a, b, not ghost, a_wins, p_a, damage_a, damage_b)
+            game_combat._add_fight_luck(SET4, table, b, not a_wins, 1.0 - p_a, damage_b, a, damage_a)
+        game_combat._add_onlooker_luck(SET4, table, a, b, not ghost, a_wins, p_a, damage_a, damage_b)
         expected += chance * table.luck
         moved |= np.any(table.luck != 0.0, axis=0)
     assert moved[COIN_TERMS].all()  # every coin term moved with the outcome, for some seat
@@ -115,9 +117,9 @@ def test_matchmaking_terms_average_to_zero_over_the_pairing_law_exactly(seed):
         for other in range(alive):
             if other == seat:
                 continue
-            p_win, damage_if_lost, damage_to_other = game._fight_odds(SET4, table, seat, other, 20)
+            p_win, damage_if_lost, damage_to_other = game_combat._fight_odds(SET4, table, seat, other, 20)
             table.luck[:] = 0.0
-            game._add_fight_luck(SET4, table, seat, True, p_win, damage_if_lost, other, damage_to_other)
+            game_combat._add_fight_luck(SET4, table, seat, True, p_win, damage_if_lost, other, damage_to_other)
             added += table.luck[seat] / (alive - 1)
         np.testing.assert_allclose(subtracted[seat, MATCHMAKING_TERMS] + added[MATCHMAKING_TERMS], 0.0, atol=1e-12)
         assert np.all(subtracted[seat, MATCHMAKING_TERMS] != 0.0)
@@ -127,7 +129,7 @@ def test_value_is_expected_seats_outlasted():
     """The value is the sum over the other alive seats of a logistic in HP difference and board power; swapping
     one seat's term gives the value with that seat's HP replaced (the duel); a seat out of HP outlasts nobody."""
     table = fight_state(11, alive=7)
-    scale = game.VALUE_SCALE * SET4.starting_hp
+    scale = game_stats.VALUE_SCALE * SET4.starting_hp
 
     def by_hand(seat, hp, opponent=-1, opponent_hp=0.0):
         total = 0.0
@@ -145,15 +147,15 @@ def test_value_is_expected_seats_outlasted():
 
     for seat in range(7):
         hp = table.fight_hp[seat]
-        assert game._value(SET4, table, seat, hp) == pytest.approx(by_hand(seat, hp), rel=1e-12)
+        assert game_combat._value(SET4, table, seat, hp) == pytest.approx(by_hand(seat, hp), rel=1e-12)
         # The duel's value (_add_fight_luck): the value with the opponent's term swapped for its HP after.
         opponent = 3 if seat != 3 else 5
-        duel = (game._value(SET4, table, seat, hp - 5)
-                - game._outlasts(SET4, table, seat, hp - 5, opponent, table.fight_hp[opponent])
-                + game._outlasts(SET4, table, seat, hp - 5, opponent, 0.0))
+        duel = (game_combat._value(SET4, table, seat, hp - 5)
+                - game_combat._outlasts(SET4, table, seat, hp - 5, opponent, table.fight_hp[opponent])
+                + game_combat._outlasts(SET4, table, seat, hp - 5, opponent, 0.0))
         assert duel == pytest.approx(by_hand(seat, hp - 5, opponent, 0.0), rel=1e-12)
-        assert game._value(SET4, table, seat, 0.0) == 0.0
-    assert 0.0 < game._value(SET4, table, 0, table.fight_hp[0]) < 6.0
+        assert game_combat._value(SET4, table, seat, 0.0) == 0.0
+    assert 0.0 < game_combat._value(SET4, table, 0, table.fight_hp[0]) < 6.0
 
 
 def test_a_term_that_is_not_zero_mean_is_caught():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from autodup import rng as adrng
+from autodup.engine import rng as adrng
 from autodup.analysis.coupling import _champion_distribution, _j_p, coupling_from_trace
 from autodup.analysis.measure_kernels import (
     DIFFERENT,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from autodup import rng
+from autodup.engine import rng
 
 U = np.uint64
 

@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from autodup import shuffles as lab
+from autodup.labs import shuffle_kernels as lab_shuffle_kernels
+from autodup.labs import shuffle_laws as lab_shuffle_laws
+from autodup.labs import shuffles as lab_shuffles
 from tests.stats_helpers import P_FLOOR, goodness_of_fit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,20 +148,20 @@ def naive_swap_law(n: int) -> dict:
 @pytest.mark.parametrize("letters, n, deals", [("S", 4, 96_000), ("K", 4, 96_000), ("B", 4, 96_000),
                                                 ("S", 5, 120_000), ("CS", 4, 48_000)])
 def test_fair_shuffles_deal_every_permutation_equally(letters, n, deals):
-    assert fits(lab.decks(letters, n, deals), uniform_law(n)) > P_FLOOR
+    assert fits(lab_shuffle_kernels.decks(letters, n, deals), uniform_law(n)) > P_FLOOR
 
 
 def test_the_riffle_matches_the_gsr_model_and_bayer_diaconis():
     for n, riffles in ((5, 1), (5, 2), (4, 3)):
         law = riffle_law_by_enumeration(n, riffles)
         # Bayer-Diaconis: a permutation's probability depends on its rising sequences alone.
-        formula = lab.riffle_law(n, riffles)
-        eulerian = lab.eulerian_numbers(n)
+        formula = lab_shuffle_laws.riffle_law(n, riffles)
+        eulerian = lab_shuffle_laws.eulerian_numbers(n)
         for permutation in itertools.permutations(range(n)):
             position = np.argsort(permutation)
-            rising = lab.count_rising_sequences(position)
+            rising = lab_shuffle_kernels.count_rising_sequences(position)
             assert law.get(permutation, 0) == formula[rising] / eulerian[rising]
-        assert fits(lab.decks("G" * riffles, n, 100_000), law) > P_FLOOR
+        assert fits(lab_shuffle_kernels.decks("G" * riffles, n, 100_000), law) > P_FLOOR
 
 
 def test_the_sleeved_riffle_is_the_articles_model():
@@ -168,30 +170,30 @@ def test_the_sleeved_riffle_is_the_articles_model():
     for n in (7, 9):
         law = sleeve_riffle_law(n)
         assert sum(law.values()) == 1 and law != riffle_law_by_enumeration(n, 1)
-        assert fits(lab.decks("R", n, 200_000), law) > P_FLOOR
+        assert fits(lab_shuffle_kernels.decks("R", n, 200_000), law) > P_FLOOR
 
 
 def test_the_hindu_shuffle_is_the_articles_model():
     for n in (14, 20):
-        assert fits(lab.decks("H", n, 60_000), hindu_law(n)) > P_FLOOR
+        assert fits(lab_shuffle_kernels.decks("H", n, 60_000), hindu_law(n)) > P_FLOOR
     # The article's reading of it with 40 cards: after one, the top card is at 29-34 (counted from 1), uniformly;
     # after three, never on top.
-    one = lab.decks("H", 40, 60_000)
+    one = lab_shuffle_kernels.decks("H", 40, 60_000)
     top_card = np.argmax(one == 0, axis=1)
     assert set(top_card) == set(range(28, 34))
     assert goodness_of_fit(np.bincount(top_card)[28:34], np.full(6, 1 / 6)) > P_FLOOR
-    assert not (lab.decks("HHH", 40, 50_000)[:, 0] == 0).any()
+    assert not (lab_shuffle_kernels.decks("HHH", 40, 50_000)[:, 0] == 0).any()
 
 
 def test_the_cut_rotates_uniformly():
-    decks = lab.decks("C", 7, 70_000)
+    decks = lab_shuffle_kernels.decks("C", 7, 70_000)
     top = decks[:, 0]  # the card on top says by how much the deck turned
     assert (decks == (np.arange(7)[None, :] + top[:, None]) % 7).all()
     assert goodness_of_fit(np.bincount(top, minlength=7), np.full(7, 1 / 7)) > P_FLOOR
 
 
 def test_the_naive_swap_deals_its_exact_law_and_the_uniform_test_rejects_it():
-    decks = lab.decks("N", 3, 108_000)
+    decks = lab_shuffle_kernels.decks("N", 3, 108_000)
     law = naive_swap_law(3)
     assert sorted(law.values()) == [Fraction(4, 27)] * 3 + [Fraction(5, 27)] * 3
     assert fits(decks, law) > P_FLOOR
@@ -205,10 +207,10 @@ def test_bounded_integers_reject_exactly_the_lowest_remainder():
         rejected = 2**64 % n
         assert (2**64 - rejected) % n == 0  # each residue is left exactly (2**64 - rejected) / n times
         if rejected:
-            assert lab.below_from_bits(np.uint64(rejected - 1), n) == -1
-        assert lab.below_from_bits(np.uint64(rejected), n) == rejected % n
-        assert lab.below_from_bits(np.uint64(top), n) == top % n
-    assert lab.below_from_bits(np.uint64(0), 4) == 0  # a power of two rejects nothing
+            assert lab_shuffle_kernels.below_from_bits(np.uint64(rejected - 1), n) == -1
+        assert lab_shuffle_kernels.below_from_bits(np.uint64(rejected), n) == rejected % n
+        assert lab_shuffle_kernels.below_from_bits(np.uint64(top), n) == top % n
+    assert lab_shuffle_kernels.below_from_bits(np.uint64(0), 4) == 0  # a power of two rejects nothing
 
 
 # --------------------------------------------------------------------------
@@ -222,35 +224,35 @@ def test_succession_and_eulerian_counts_match_enumeration():
         rising = [0] * (n + 1)
         for permutation in itertools.permutations(range(n)):
             deck = np.array(permutation)
-            successions[lab.count_successions(deck)] += 1
-            rising[lab.count_rising_sequences(np.argsort(deck))] += 1
-        assert list(lab.succession_counts(n)) == successions
-        assert list(lab.eulerian_numbers(n)) == rising
+            successions[lab_shuffle_kernels.count_successions(deck)] += 1
+            rising[lab_shuffle_kernels.count_rising_sequences(np.argsort(deck))] += 1
+        assert list(lab_shuffle_laws.succession_counts(n)) == successions
+        assert list(lab_shuffle_laws.eulerian_numbers(n)) == rising
     for n in (40, 52):
-        assert sum(lab.succession_counts(n)) == sum(lab.eulerian_numbers(n)) == math.factorial(n)
-        assert all(sum(lab.riffle_law(n, k)) == 1 for k in range(1, 13))
+        assert sum(lab_shuffle_laws.succession_counts(n)) == sum(lab_shuffle_laws.eulerian_numbers(n)) == math.factorial(n)
+        assert all(sum(lab_shuffle_laws.riffle_law(n, k)) == 1 for k in range(1, 13))
 
 
 def test_riffle_distance_matches_bayer_diaconis_and_enumeration():
     # Bayer & Diaconis (1992), Table 1: 52 cards.
     published = [1.000, 1.000, 1.000, 1.000, 0.924, 0.614, 0.334, 0.167, 0.085, 0.043]
-    assert [round(lab.riffle_distance(52, k), 3) for k in range(1, 11)] == published
+    assert [round(lab_shuffle_laws.riffle_distance(52, k), 3) for k in range(1, 11)] == published
     for n, k in ((5, 1), (5, 2), (4, 3)):
         law = riffle_law_by_enumeration(n, k)
         brute = sum(abs(law.get(p, 0) - Fraction(1, math.factorial(n))) for p in itertools.permutations(range(n))) / 2
-        assert lab.riffle_distance(n, k) == float(brute)
+        assert lab_shuffle_laws.riffle_distance(n, k) == float(brute)
 
 
 def test_riffles_needed_exact_and_simulated():
     for cards, needed in ((40, 6), (52, 7)):
         deals = 100_000
-        result = lab.riffles_needed(cards, deals=deals)
+        result = lab_shuffles.riffles_needed(cards, deals=deals)
         assert result["needed"] == result["needed_simulated"] == needed
         assert min(result["p_values"]) > P_FLOOR
         for k, (exact, simulated) in enumerate(zip(result["exact"], result["simulated"]), start=1):
             # |simulated - exact| is at most half the L1 error of the rising-sequence shares, whose mean is at
             # most the sum below and which exceeds its mean by t with probability exp(-2 deals t^2) at most.
-            law = np.array([float(p) for p in lab.riffle_law(cards, k)])
+            law = np.array([float(p) for p in lab_shuffle_laws.riffle_law(cards, k)])
             bound = 0.5 * np.sqrt(law * (1 - law) / deals).sum() + math.sqrt(math.log(1e7) / (2 * deals))
             assert abs(simulated - exact) <= bound, (cards, k, simulated, exact, bound)
 
@@ -258,16 +260,16 @@ def test_riffles_needed_exact_and_simulated():
 def test_expected_duplicates_by_hand():
     p = Fraction(1, 40)
     by_hand = 1600 * sum(math.comb(100, v) * p**v * (1 - p) ** (100 - v) for v in (2, 3))
-    assert lab.expected_duplicates(40, 100) == pytest.approx(float(by_hand), rel=1e-12)
-    assert lab.duplicate_values(40, 100) == (2, 3) and lab.duplicate_values(50, 100) == (2, 2)
+    assert lab_shuffle_laws.expected_duplicates(40, 100) == pytest.approx(float(by_hand), rel=1e-12)
+    assert lab_shuffle_laws.duplicate_values(40, 100) == (2, 3) and lab_shuffle_laws.duplicate_values(50, 100) == (2, 2)
 
 
 def test_merged_chi_square():
-    assert lab.merged_chi_square([50, 50], [0.5, 0.5]) == pytest.approx(1.0)
-    assert lab.merged_chi_square([100, 0], [1.0, 0.0]) == 1.0  # one category once merged
-    assert lab.merged_chi_square([90, 9, 1], [0.9, 0.1, 0.0]) == 0.0  # seen where the law puts nothing
+    assert lab_shuffle_laws.merged_chi_square([50, 50], [0.5, 0.5]) == pytest.approx(1.0)
+    assert lab_shuffle_laws.merged_chi_square([100, 0], [1.0, 0.0]) == 1.0  # one category once merged
+    assert lab_shuffle_laws.merged_chi_square([90, 9, 1], [0.9, 0.1, 0.0]) == 0.0  # seen where the law puts nothing
     # 60 observations expect 30, 24, 2.4, 1.8, 1.8: the last three are merged into one category expecting 6.
-    p = lab.merged_chi_square([30, 25, 2, 1, 2], [0.5, 0.4, 0.04, 0.03, 0.03])
+    p = lab_shuffle_laws.merged_chi_square([30, 25, 2, 1, 2], [0.5, 0.4, 0.04, 0.03, 0.03])
     assert p == pytest.approx(stats.chisquare([30, 25, 5], [30, 24, 6]).pvalue)
 
 
@@ -281,18 +283,18 @@ REPLICATES = 20
 
 @pytest.fixture(scope="module")
 def article_methods():
-    return {name: lab.study_method(name, replicates=REPLICATES)[0] for name in lab.ARTICLE_DUPLICATES}
+    return {name: lab_shuffles.study_method(name, replicates=REPLICATES)[0] for name in lab_shuffle_kernels.ARTICLE_DUPLICATES}
 
 
 def test_the_articles_duplicates_are_reproduced(article_methods):
-    for name, published in lab.ARTICLE_DUPLICATES.items():
+    for name, published in lab_shuffle_kernels.ARTICLE_DUPLICATES.items():
         method = article_methods[name]
         # Both are averages of 500 runs of the same shuffle: their difference has sqrt(2) standard errors.
         z = (method["duplicates"] - published) / (math.sqrt(2) * method["duplicates_se"])
         assert abs(z) < SIGMAS, (name, method["duplicates"], published)
         assert method["article"]["duplicates_agree"]
     # What the article's figure cannot see: the cut scores like the ideal shuffle (uniform positions).
-    expected = lab.expected_duplicates(40, 100)
+    expected = lab_shuffle_laws.expected_duplicates(40, 100)
     for name in ("S", "C", "CCC"):
         method = article_methods[name]
         assert abs(method["duplicates"] - expected) < SIGMAS * method["duplicates_se"]
@@ -302,7 +304,7 @@ def test_the_articles_rejection_counts_are_reproduced(article_methods):
     # One more draw of a count whose mean and sd come from 20 replicates lies within t(19) of them (two-sided,
     # at the level of 4.5 normal sigmas).
     quantile = stats.t.ppf(1 - stats.norm.sf(SIGMAS), REPLICATES - 1)
-    for name, published in lab.ARTICLE_REJECTIONS.items():
+    for name, published in lab_shuffle_kernels.ARTICLE_REJECTIONS.items():
         method = article_methods[name]
         counts = np.array(method["replicates"]["chi2_rejections"])
         if name in ("C", "CCC"):
@@ -317,15 +319,15 @@ def test_the_articles_rejection_counts_are_reproduced(article_methods):
 
 def test_a_figure_the_model_cannot_give_is_flagged():
     """The agreement rule flags what these shuffles would not produce: 6 rejections for the cut, 80 for the ideal."""
-    cut = lab.study_method("C", replicates=3)[0]
-    assert [lab.rejections_agree(cut, count) for count in (0, 6, 40, 80)] == [True, False, False, True]
-    ideal = lab.study_method("S", replicates=REPLICATES)[0]
-    assert [lab.rejections_agree(ideal, count) for count in (0, 6, 40, 80)] == [True, True, False, False]
-    assert lab.rejections_agree(lab.study_method("S", replicates=1)[0], 6) is None
+    cut = lab_shuffles.study_method("C", replicates=3)[0]
+    assert [lab_shuffles.rejections_agree(cut, count) for count in (0, 6, 40, 80)] == [True, False, False, True]
+    ideal = lab_shuffles.study_method("S", replicates=REPLICATES)[0]
+    assert [lab_shuffles.rejections_agree(ideal, count) for count in (0, 6, 40, 80)] == [True, True, False, False]
+    assert lab_shuffles.rejections_agree(lab_shuffles.study_method("S", replicates=1)[0], 6) is None
 
 
 def test_the_cut_rejects_all_or_nothing_at_the_tests_level():
-    counts = [lab.judge(lab.run_experiment("C", replicate=r, marked_deals=0)).rejections for r in range(200)]
+    counts = [lab_shuffle_laws.judge(lab_shuffle_laws.run_experiment("C", replicate=r, marked_deals=0)).rejections for r in range(200)]
     assert set(counts) <= {0, 80}
     share = counts.count(80) / len(counts)
     assert abs(share - 0.05) < SIGMAS * math.sqrt(0.05 * 0.95 / len(counts))
@@ -343,7 +345,7 @@ def test_the_cut_rejects_all_or_nothing_at_the_tests_level():
     ("HHH", False, False), ("GGGGGGG", None, False),
 ])
 def test_verdicts(letters, positions, order):
-    verdict = lab.judge(lab.run_experiment(letters, marked_deals=0))
+    verdict = lab_shuffle_laws.judge(lab_shuffle_laws.run_experiment(letters, marked_deals=0))
     if positions is not None:
         assert verdict.position_passed == positions, verdict
     if order is not None:
@@ -353,7 +355,7 @@ def test_verdicts(letters, positions, order):
 
 def test_a_fair_shuffle_fails_at_the_stated_rate():
     """Over many replicates of the ideal shuffle, each p-value is uniform (so the verdict errs at rate ALPHA)."""
-    verdicts = [lab.judge(lab.run_experiment("S", runs=100, replicate=r, marked_deals=0)) for r in range(60)]
+    verdicts = [lab_shuffle_laws.judge(lab_shuffle_laws.run_experiment("S", runs=100, replicate=r, marked_deals=0)) for r in range(60)]
     for name in ("successions_p", "rising_p"):
         values = [getattr(v, name) for v in verdicts]
         assert stats.kstest(values, "uniform").pvalue > P_FLOOR, name
@@ -366,21 +368,21 @@ def test_a_fair_shuffle_fails_at_the_stated_rate():
 
 
 def test_a_method_is_addressed_by_its_letters():
-    assert lab.parse_method("g7") == "GGGGGGG"
-    assert (lab.decks("G7", 40, 500) == lab.decks("GGGGGGG", 40, 500)).all()
-    assert (lab.decks("S", 40, 100, first=50) == lab.decks("S", 40, 150)[50:]).all()
-    assert not (lab.decks("S", 40, 100, seed=1) == lab.decks("S", 40, 100, seed=2)).all()
-    alone, _ = lab.shuffle_lab({"C": "C"}, replicates=2, riffle_deals=0)
-    with_others, _ = lab.shuffle_lab({"S": "S", "C": "C"}, replicates=2, riffle_deals=0)
+    assert lab_shuffle_kernels.parse_method("g7") == "GGGGGGG"
+    assert (lab_shuffle_kernels.decks("G7", 40, 500) == lab_shuffle_kernels.decks("GGGGGGG", 40, 500)).all()
+    assert (lab_shuffle_kernels.decks("S", 40, 100, first=50) == lab_shuffle_kernels.decks("S", 40, 150)[50:]).all()
+    assert not (lab_shuffle_kernels.decks("S", 40, 100, seed=1) == lab_shuffle_kernels.decks("S", 40, 100, seed=2)).all()
+    alone, _ = lab_shuffles.shuffle_lab({"C": "C"}, replicates=2, riffle_deals=0)
+    with_others, _ = lab_shuffles.shuffle_lab({"S": "S", "C": "C"}, replicates=2, riffle_deals=0)
     assert alone["methods"]["C"] == with_others["methods"]["C"]
 
 
 def test_results_do_not_depend_on_threads():
-    default = lab.run_experiment("RRH", runs=130)
+    default = lab_shuffle_laws.run_experiment("RRH", runs=130)
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        single = lab.run_experiment("RRH", runs=130)
+        single = lab_shuffle_laws.run_experiment("RRH", runs=130)
     finally:
         numba.set_num_threads(threads)
     for field in ("duplicates", "matrix", "successions", "rising", "neighbours", "marked"):
@@ -388,8 +390,8 @@ def test_results_do_not_depend_on_threads():
 
 
 def test_the_experiment_counts_the_decks_it_deals():
-    experiment = lab.run_experiment("RH", runs=3, shuffles=40, marked_deals=50)
-    decks = lab.decks("RH", 40, 120)
+    experiment = lab_shuffle_laws.run_experiment("RH", runs=3, shuffles=40, marked_deals=50)
+    decks = lab_shuffle_kernels.decks("RH", 40, 120)
     matrix = np.zeros((40, 40), dtype=np.int64)
     for deck in decks:
         matrix[np.arange(40), deck] += 1
@@ -398,7 +400,7 @@ def test_the_experiment_counts_the_decks_it_deals():
     assert (experiment.marked == positions[:50][:, experiment.markers]).all()
     neighbours = np.bincount((positions[:, 1:] - positions[:, :-1]).ravel() + 39, minlength=79)
     assert (neighbours == experiment.neighbours).all()
-    assert lab.duplicate_values(40, 40) == (1, 1)
+    assert lab_shuffle_laws.duplicate_values(40, 40) == (1, 1)
     for r in range(3):
         run_matrix = np.zeros((40, 40), dtype=np.int64)
         for deck in decks[r * 40:(r + 1) * 40]:
@@ -428,7 +430,7 @@ def test_command_json_and_page(lab_page):
         assert {"duplicates", "chi2_rejections", "permutation_test_passed", "position_test_passed",
                 "verdict"} <= set(method)
     assert result["methods"]["S"]["verdict"] == "fair" and not result["methods"]["C"]["permutation_test_passed"]
-    assert result["methods"]["C"]["article"]["duplicates"] == lab.ARTICLE_DUPLICATES["C"]
+    assert result["methods"]["C"]["article"]["duplicates"] == lab_shuffle_kernels.ARTICLE_DUPLICATES["C"]
     assert set(result["riffles"]) == {"40", "52"} and result["riffles"]["52"]["needed"] == 7
     assert json.loads((out / "shuffles.json").read_text()) == result
     page = (out / "shuffles.html").read_text()
@@ -458,7 +460,7 @@ def test_command_table():
     done = run("shuffles", "--methods", "S,C", "--replicates", "1", "--riffle-deals", "0")
     assert done.returncode == 0, done.stderr
     assert "order not random" in done.stdout and "fair" in done.stdout and "needed" in done.stdout
-    assert "(uniform)" in done.stdout and f"{lab.expected_duplicates(40, 100):.1f}" in done.stdout
+    assert "(uniform)" in done.stdout and f"{lab_shuffle_laws.expected_duplicates(40, 100):.1f}" in done.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -510,23 +512,23 @@ def test_ctrl_c_stops_the_lab_with_one_line_and_writes_nothing(tmp_path):
 
 
 def test_decks_from_a_file_are_counted_as_the_lab_counts_its_own(tmp_path):
-    decks = lab.decks("RH", 40, 5_050)
+    decks = lab_shuffle_kernels.decks("RH", 40, 5_050)
     text = tmp_path / "mine.csv"
     text.write_text("# my game's shuffle\n" + "\n".join(",".join(str(c + 1) for c in deck) for deck in decks) + "\n")
-    read = lab.read_decks(text)
+    read = lab_shuffles.read_decks(text)
     assert (read == decks).all()  # cards 1..n read as 0..n-1
-    given = lab.count_decks(read)
-    own = lab.run_experiment("RH", runs=50)  # the first 5,000 of the same decks
+    given = lab_shuffle_laws.count_decks(read)
+    own = lab_shuffle_laws.run_experiment("RH", runs=50)  # the first 5,000 of the same decks
     assert given.runs == 50 and (given.duplicates == own.duplicates).all()
-    whole = lab.count_decks(read[:5_000])
+    whole = lab_shuffle_laws.count_decks(read[:5_000])
     for field in ("matrix", "successions", "rising", "neighbours"):
         assert (getattr(whole, field) == getattr(own, field)).all(), field
     assert given.matrix.sum() == 5_050 * 40  # the last, shorter run is counted everywhere but in the duplicates
 
 
 def test_the_command_judges_decks_from_files_against_the_ideal_control(tmp_path):
-    np.save(tmp_path / "fair.npy", lab.decks("S", 30, 20_000, seed=5))
-    np.save(tmp_path / "cut.npy", lab.decks("C", 30, 20_000, seed=5))
+    np.save(tmp_path / "fair.npy", lab_shuffle_kernels.decks("S", 30, 20_000, seed=5))
+    np.save(tmp_path / "cut.npy", lab_shuffle_kernels.decks("C", 30, 20_000, seed=5))
     done = run("shuffles", "--decks", str(tmp_path / "fair.npy"), "--decks", str(tmp_path / "cut.npy"),
                "--replicates", "1", "--riffle-deals", "0", "--json")
     assert done.returncode == 0, done.stderr
@@ -557,8 +559,8 @@ def test_bad_deck_files_are_refused_in_one_line(tmp_path, content, message):
 
 
 def test_deck_files_that_disagree_with_the_lab_are_refused(tmp_path):
-    np.save(tmp_path / "a.npy", lab.decks("S", 10, 10))
-    np.save(tmp_path / "b.npy", lab.decks("S", 12, 10))
+    np.save(tmp_path / "a.npy", lab_shuffle_kernels.decks("S", 10, 10))
+    np.save(tmp_path / "b.npy", lab_shuffle_kernels.decks("S", 12, 10))
     (tmp_path / "A.txt").write_text("0 1 2 3 4 5 6 7 8 9\n")
     (tmp_path / "short.npy").write_bytes(np.lib.format.magic(1, 0))  # a header cut short
     for args, message in ((["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "b.npy")],
@@ -576,7 +578,7 @@ def test_deck_files_that_disagree_with_the_lab_are_refused(tmp_path):
 
 
 def test_small_samples_are_warned_about_and_small_decks_have_distinct_markers(tmp_path):
-    assert list(lab.marker_cards(3)) == [0, 1, 2] and list(lab.marker_cards(52)) == [0, 13, 26, 39]
+    assert list(lab_shuffle_laws.marker_cards(3)) == [0, 1, 2] and list(lab_shuffle_laws.marker_cards(52)) == [0, 13, 26, 39]
     done = run("shuffles", "--methods", "S", "--cards", "40", "--runs", "1", "--replicates", "1",
                "--riffle-deals", "0")
     assert done.returncode == 0, done.stderr
@@ -584,7 +586,7 @@ def test_small_samples_are_warned_about_and_small_decks_have_distinct_markers(tm
 
 
 def test_the_control_gets_as_many_deals_as_the_file(tmp_path):
-    np.save(tmp_path / "mine.npy", lab.decks("S", 20, 1_234, seed=3))
+    np.save(tmp_path / "mine.npy", lab_shuffle_kernels.decks("S", 20, 1_234, seed=3))
     done = run("shuffles", "--decks", str(tmp_path / "mine.npy"), "--replicates", "1", "--riffle-deals", "0",
                "--json")
     assert done.returncode == 0, done.stderr

@@ -87,7 +87,7 @@ def test_bad_trials_are_rejected(trials):
 
 def test_trials_in_blocks_count_the_same_as_in_one(monkeypatch):
     """Trials are played in blocks (memory stays flat however many): the blocks change no count."""
-    from autodup import toy
+    from autodup.labs import toy
 
     whole = toy_figures(trials=5000, seed=11)
     monkeypatch.setattr(toy, "TRIALS_PER_BLOCK", 1024)

@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 import autodup.bots as bots
-import autodup.game as game
 from autodup.engine.dealers import DEALERS
 from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOADED_ROLL, ACTION_REROLL, ACTION_SELL
 from autodup.game.config import load_config, parse_config

@@ -101,7 +101,7 @@ def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend:
     runs grow step by step (see the module docstring) and the comparisons
     cover the boards of the last step.
     """
-    from tqdm import tqdm
+    from tqdm.auto import tqdm
 
     from ..tournament.results import RunFolder
     from .balance import compare_variants

@@ -180,7 +180,7 @@ def warn_if_misbehaving(summary: list, where: str = "", warn=print_warning) -> N
 SUMMARY_FILE = "summary.json"
 
 
-def play_and_summarize(spec, out=None, **options) -> tuple:
+def play_and_summarize(spec, out=None, *arguments, **options) -> tuple:
     """Play (or finish) a run with :func:`autodup.tournament.run.play_run` and write its ``summary.json``.
 
     Parameters
@@ -189,7 +189,7 @@ def play_and_summarize(spec, out=None, **options) -> tuple:
         What to play.
     out : str or os.PathLike, optional
         The run folder (default: named after the run, under ``runs/``).
-    **options
+    *arguments, **options
         Passed to :func:`~autodup.tournament.run.play_run` (workers, backend, resume, quiet, ...).
 
     Returns
@@ -203,7 +203,7 @@ def play_and_summarize(spec, out=None, **options) -> tuple:
     from ..tournament.run import play_run
     from ..tournament.storage import locked
 
-    out = play_run(spec, out, **options)
+    out = play_run(spec, out, *arguments, **options)
     with locked(out):
         summary = summarize_run(out)
         write_json_atomically(out / SUMMARY_FILE, summary)

@@ -1,3 +1,109 @@
-from .commands import main
+"""The ``autodup`` command: parse the arguments, call :mod:`autodup.api`, print what it returns.
 
-__all__ = ["main"]
+Every command is a module of this package with ``add_arguments(parser)`` and ``run(args) -> int``, listed in
+:data:`COMMANDS` with its one-line help. Only the chosen command's module is imported (and only when it
+runs), so ``autodup --help`` and ``autodup --version`` load neither numba nor matplotlib nor pyarrow.
+
+Bad input gets one line on standard error and exit code 2: every :class:`autodup.errors.AutodupError` (and
+``ValueError``) is printed as ``autodup: error: <its one line>``, a configuration's error as the
+``FILE:LINE: field: what is wrong (what is allowed)`` it already is. Ctrl-C and SIGTERM stop any command at
+any moment with one line (exit 130 or 143).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+# name: (module in autodup.cli, one-line help). The order is the help's.
+COMMANDS = {
+    "toy": ("toy", "reproduce the seed article's toy example (Figs. 1-5 and keyed)"),
+    "play": ("play", "play one table and print each seat's result"),
+    "check": ("check", "validate a game configuration (YAML) and summarize it"),
+    "bots": ("bots", "list the shipped bots with their descriptions"),
+    "check-bot": ("check_bot", "play a bot through many tables: illegal actions, action-cap hits, errors, "
+                               "determinism (exit 0 when clean)"),
+    "run": ("run", "play a duplicate tournament: boards x tables, results in Parquet"),
+    "quality": ("quality", "play the same boards under each dealer and the independent control, and measure "
+                           "duplication: cross-table correlation, correctness, luck removed (quality.json, "
+                           "report.html)"),
+    "report": ("report", "measure existing run folders of the same boards (one per dealer, the independent "
+                         "control among them): quality.json and report.html"),
+    "ab": ("ab", "play the same boards under a base configuration and a variant and report the change's effect on "
+                 "bots, champions and traits, with CIs (ab.json, report.html)"),
+    "sweep": ("sweep", "play the base and one variant per value of --set on the same boards and plot each bot's "
+                       "effect curve with CIs (sweep.json, sweep.png, report.html)"),
+    "odds": ("odds", "the chances of finding k copies of a champion by rolling: the public calculators' chain, the "
+                     "game's exact law and a simulation through the game's shop"),
+    "shuffles": ("shuffles", "the shuffle lab: is a deck shuffle fair? The 2020 article's two tests reproduced, the "
+                             "permutation tests they miss, and the riffles a deck needs"),
+    "summary": ("summary", "print the summary of a run folder (also read-only ones)"),
+}
+# Commands that keep what they finished when stopped (run folders, a report's traces).
+KEEP_WORK = frozenset({"run", "quality", "ab", "sweep", "report"})
+
+
+def _module(command: str):
+    return importlib.import_module(f"autodup.cli.{COMMANDS[command][0]}")
+
+
+def build_parser(commands=None):
+    """The parser of ``autodup``; the arguments of ``commands`` (default: every command) are added, which imports
+    their modules. The others are listed with their help only."""
+    from ..version import __version__
+    from .options import Parser
+
+    parser = Parser(prog="autodup", description="Duplicate tournaments of a TFT-like autochess game.")
+    parser.add_argument("--version", action="version", version=f"autodup {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    chosen = set(COMMANDS) if commands is None else set(commands)
+    for name, (_, help_text) in COMMANDS.items():
+        command = subparsers.add_parser(name, help=help_text)
+        if name in chosen:
+            _module(name).add_arguments(command)
+    return parser
+
+
+def _chosen(argv: list) -> list:
+    """The command named in ``argv`` (the first word that is not an option), as a list of at most one."""
+    return [word for word in argv if not word.startswith("-")][:1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit code (0, 1 for a check that is not clean, 2 for an error,
+    130 or 143 when Ctrl-C or SIGTERM stopped it)."""
+    from ..errors import AutodupError, ConfigError, Stopped, first_line
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = None
+    try:
+        args = build_parser(_chosen(argv)).parse_args(argv)
+        command = args.command
+        from ..tournament.workers import SignalFlag
+
+        # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
+        # worker pool takes over and stops between polls (see autodup.tournament.workers).
+        with SignalFlag(immediate=True):
+            return _module(command).run(args)
+    except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
+        print(error, file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `autodup bots | head`: the reader has gone, and wants nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed
+        return 1
+    except (AutodupError, ValueError) as error:  # one line each, whatever process raised it
+        print(f"autodup: error: {first_line(error)}", file=sys.stderr)
+        return 2
+    except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
+        print(f"autodup: error: {type(error).__name__}: {first_line(error)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.errors.Stopped)
+        signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
+        what = "terminated" if signal_number == 15 else "interrupted"
+        kept = ("; finished work is kept (run again with --resume to finish a run)" if command == "run" else
+                "; finished work is kept" if command in KEEP_WORK else "")
+        print(f"autodup: {what}{kept}", file=sys.stderr)
+        return 128 + signal_number

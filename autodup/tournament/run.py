@@ -106,7 +106,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     Returns how many tasks it ran (0: the run was finished, its results are reused).
     """
 
-    from tqdm import tqdm
+    from tqdm.auto import tqdm
 
     from ..errors import TaskError, WorkerFailure
 

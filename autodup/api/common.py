@@ -1,0 +1,92 @@
+"""What every function of the Python API shares: how it reports (warnings, news, progress), the report
+object it returns, and the checks of the arguments that name bots.
+
+Nothing is printed unless asked: warnings go to the ``autodup`` logger (silent until a program configures
+logging) unless a ``warn`` callable is given, news (a reused run, the first compile) to ``note``; progress
+bars are ``tqdm.auto`` bars, widgets in a notebook, shown only with ``progress=True``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+
+__all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings"]
+
+LOGGER = logging.getLogger("autodup")
+
+
+def warner(warn):
+    """``warn`` if given, else a function that logs a one-line warning to the ``autodup`` logger."""
+    return warn if warn is not None else LOGGER.warning
+
+
+def noter(note):
+    """``note`` if given, else a function that logs one line of news at INFO level."""
+    return note if note is not None else LOGGER.info
+
+
+def bot_list(bots, option: str = "bots") -> list | None:
+    """Bots as a list of names or paths: from a list, or a comma-separated text (``"greedy,econ"``).
+
+    Examples
+    --------
+    >>> bot_list("greedy, econ")
+    ['greedy', 'econ']
+    >>> bot_list(["greedy", ""])
+    Traceback (most recent call last):
+    ...
+    autodup.errors.UsageError: bots: ['greedy', ''] names no bot at some position (allowed: names or paths)
+    """
+    if bots is None:
+        return None
+    specs = [part.strip() for part in bots.split(",")] if isinstance(bots, str) else [str(bot).strip() for bot in bots]
+    if not specs or not all(specs):
+        raise UsageError(f"{option}: {bots!r} names no bot at some position (allowed: names or paths)")
+    return specs
+
+
+def config_warnings(config, warn) -> None:
+    """Pass each of a configuration's warnings (valid but surely not meant) to ``warn``."""
+    for line in getattr(config, "warnings", ()):
+        warn(line)
+
+
+@dataclass
+class Report:
+    """What a command computed: its data (what ``--json`` prints), where it wrote files, and its text.
+
+    Attributes
+    ----------
+    data : dict
+        The result, as the command's JSON output holds it.
+    folder : pathlib.Path or None
+        The folder its files were written to (``quality.json``, ``report.html``, ...), if any.
+    text : str
+        What the command prints without ``--json``.
+    """
+
+    data: dict
+    folder: Path | None = None
+    text: str = field(default="", repr=False)
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+    def keys(self):
+        return self.data.keys()
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_pretty_(self, printer, cycle):  # IPython shows the text, as the command line would
+        printer.text(self.text if not cycle else "Report(...)")
+
+
+def progress_stream():
+    """Where command-line progress bars go (standard error); notebooks get widgets from ``tqdm.auto``."""
+    return sys.stderr

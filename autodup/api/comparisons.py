@@ -1,0 +1,367 @@
+"""The Python API for measuring duplication and balance: what ``autodup quality``, ``report``, ``ab`` and
+``sweep`` do, as functions that return a :class:`~autodup.api.common.Report`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from ..errors import UsageError
+from .common import Report, bot_list, config_warnings, noter, warner
+from .tournaments import DEFAULT_BOARDS, RUN_SEED, _overrides, load_config
+
+__all__ = ["quality", "report", "ab", "sweep"]
+
+
+def _check_out(out) -> None:
+    from ..files import check_output_folder
+
+    if out is not None:
+        try:
+            check_output_folder(out)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+
+def _removed_if_empty(out: Path, play):
+    """``play()``; if it is stopped or fails before any chunk is finished, the folder it made is removed."""
+    created = not out.exists()
+    try:
+        return play()
+    except BaseException:
+        if created and not any(out.rglob("chunk-*.parquet")):
+            shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+        raise
+
+
+def _quality_report(quality: dict, out: Path) -> Report:
+    from ..analysis.quality import QUALITY_FILE, terminal_table
+
+    return Report(quality, out, f"{terminal_table(quality)}\n{out / QUALITY_FILE}; report: {out / 'report.html'}")
+
+
+def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: int = RUN_SEED, ladder: bool = True,
+            out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
+            bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
+            note=None) -> Report:
+    """Play the same boards under each dealer and the independent control, and measure duplication.
+
+    Cross-table correlation, each dealer's correctness against the control, and the luck removed (the
+    variance reduction ladder), written to ``quality.json`` and ``report.html`` in ``out``.
+
+    Parameters
+    ----------
+    config, bots, seed, workers, backend, bot_params, bot_param_file, game_timeout, progress, warn, note
+        As for :func:`autodup.run_tournament`.
+    boards : int
+        Boards played under each dealer and under the control.
+    dealers : str or list of str, optional
+        Duplicate dealers to measure (default: haystack and keyed); the control is always played.
+    ladder : bool
+        Also play the ladder's designs (events by position, paired seating).
+    out : str or os.PathLike, optional
+        The folder (default: ``quality/<config>-<boards>b-seed<seed>-<bots>``); found again, finished runs are
+        reused.
+
+    Returns
+    -------
+    Report
+        ``data`` is ``quality.json``; ``text`` the terminal table.
+
+    Examples
+    --------
+    >>> import autodup, tempfile
+    >>> report = autodup.quality("tiny", bots="greedy,econ", boards=25, dealers="haystack", ladder=False,
+    ...                          out=tempfile.mkdtemp(), workers=1)
+    >>> sorted(report["dealers"])
+    ['haystack', 'independent']
+    """
+    from ..analysis.quality import (
+        DEFAULT_QUALITY_DEALERS,
+        TRACE_BOARDS,
+        TRACE_DRAWS,
+        default_quality_out,
+        measure_folders,
+        parse_dealers,
+        play_runs,
+        quality_runs,
+        run_folder_of,
+        trace_runs,
+    )
+    from ..engine.dealers import CONTROL
+    from ..game.bot_loading import bot_names
+    from ..tournament.loading import load_bots_and_table
+    from ..tournament.results import RunFolder
+    from ..tournament.spec import check_bot_count, make_spec
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+
+    warn, note = warner(warn), noter(note)
+    game_timeout = game_timeout or DEFAULT_GAME_TIMEOUT
+    if dealers is None:
+        dealers = DEFAULT_QUALITY_DEALERS
+    dealers = parse_dealers(dealers if isinstance(dealers, str) else ",".join(dealers))
+    loaded = load_config(config)
+    config_warnings(loaded, warn)
+    specs = bot_list(bots) if bots is not None else bot_names()
+    check_bot_count(len(specs), loaded.players)
+    overrides = _overrides(bot_params, bot_param_file)
+    _check_out(out)
+    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
+    runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
+                                                                          events), ladder=ladder)
+    out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
+    timings = _removed_if_empty(out, lambda: play_runs(runs, out, workers or os.cpu_count() or 1, backend,
+                                                       ray_address, not progress, game_timeout, note=note, warn=warn))
+    folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
+    traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
+    return _quality_report(measure_folders(folders, out, traces, timings), out)
+
+
+def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> Report:
+    """Measure existing run folders of the same boards (one per dealer, the control among them).
+
+    Parameters
+    ----------
+    runs : list of str or os.PathLike
+        Run folders (what ``autodup run`` or :func:`autodup.run_tournament` wrote).
+    out : str or os.PathLike
+        The folder for ``quality.json``, ``report.html`` and the plots.
+    trace : bool
+        Replay the first boards of each run with traced draws for the coupling diagnostic.
+
+    Returns
+    -------
+    Report
+        As :func:`quality` returns.
+    """
+    from ..analysis.quality import (
+        TRACE_BOARDS,
+        TRACE_DRAWS,
+        folders_to_measure,
+        measure_folders,
+        recorded_timings,
+        trace_runs,
+    )
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+
+    folders = folders_to_measure([str(run) for run in runs])
+    out = Path(out)
+    traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout or DEFAULT_GAME_TIMEOUT) \
+        if trace else None
+    return _quality_report(measure_folders(folders, out, traces, recorded_timings(folders)), out)
+
+
+def _comparison_specs(configs: list, options: dict) -> list:
+    """One run spec per configuration of ``configs``, all of the same boards, bots and seating (checked first)."""
+    from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
+    from ..game.bot_loading import bot_names
+    from ..tournament.loading import load_bots_and_table
+    from ..tournament.spec import check_bot_count, make_spec
+
+    boards = options["boards"] or (DEFAULT_UNTIL_CI_BOARDS if options["until_ci"] is not None else DEFAULT_BOARDS)
+    specs = bot_list(options["bots"]) if options["bots"] is not None else bot_names()
+    check_bot_count(len(specs), configs[0].players)
+    for config in configs[1:]:
+        if config.players != configs[0].players:
+            raise UsageError(f"{config.source}: players is {config.players}, the base's {configs[0].players} "
+                             "(allowed: the same number of players, so that placements compare)")
+    _check_out(options["out"])
+    infos = load_bots_and_table(configs[0], specs, _overrides(options["bot_params"], options["bot_param_file"]),
+                                options["game_timeout"], options["note"])
+    return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"])
+            for config in configs]
+
+
+def _options(**options) -> dict:
+    from ..engine.dealers import DEFAULT_DEALER
+    from ..game.boards import DEFAULT_DESIGN
+    from ..game.rules import DEFAULT_EVENTS
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+
+    options["dealer"] = options["dealer"] or DEFAULT_DEALER
+    options["design"] = options["design"] or DEFAULT_DESIGN
+    options["events"] = options["events"] or DEFAULT_EVENTS
+    options["game_timeout"] = options["game_timeout"] or DEFAULT_GAME_TIMEOUT
+    options["workers"] = options["workers"] or os.cpu_count() or 1
+    options["warn"], options["note"] = warner(options["warn"]), noter(options["note"])
+    return options
+
+
+def _played(specs: dict, pairs: list, out: Path, options: dict) -> list:
+    from ..analysis.ab import play_and_compare
+
+    return _removed_if_empty(out, lambda: play_and_compare(
+        specs, pairs, out, options["workers"], options["backend"], options["ray_address"], not options["progress"],
+        options["game_timeout"], options["until_ci"], warn=options["warn"]))
+
+
+def _warn_about_changes(changes: list, warn) -> None:
+    for path, old, new in changes:
+        if old == new:
+            warn(f"--set {path}: changes nothing (the base has {old!r} there already; list items count from 0)")
+
+
+def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, until_ci: float | None = None,
+       dealer: str | None = None, design: str | None = None, events: str | None = None, seed: int = RUN_SEED,
+       out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
+       bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
+       note=None) -> Report:
+    """A balance change played on the same boards as the base: its effect per bot, champion and trait.
+
+    Parameters
+    ----------
+    base : str or os.PathLike
+        The base configuration (shipped name or YAML path).
+    variant : str or os.PathLike, optional
+        The variant's YAML file (default: a copy of the base, edited by ``settings``).
+    settings : list of str
+        Edits ``"PATH=VALUE"`` at dotted field paths, the value read as YAML (``"tiers.3.copies=9"``).
+    boards : int, optional
+        Boards under each configuration (default 1,000; with ``until_ci``, the most it may play).
+    until_ci : float, optional
+        Add boards until every bot's 95% CI of its change of mean placement is narrower than ± this.
+    dealer, design, events, seed, out, workers, backend, bot_params, bot_param_file, game_timeout, progress
+        As for :func:`autodup.run_tournament`; ``out`` defaults to ``ab/<what is compared>``.
+
+    Returns
+    -------
+    Report
+        ``data`` is ``ab.json``: each bot's change of mean placement with its CI, the champions' and traits'
+        effects, the variance reduction against independent seeds.
+
+    Examples
+    --------
+    >>> import autodup, tempfile
+    >>> change = autodup.ab("tiny", settings=["shop.reroll_price=1"], bots="greedy,econ", boards=25,
+    ...                     out=tempfile.mkdtemp(), workers=1)
+    >>> sorted(change["bots"])
+    ['econ', 'greedy']
+    """
+    from ..analysis.ab import AB_FILE, ab_result, default_ab_out, format_ab, setup_of, write_json
+    from ..analysis.ab_report import write_ab_report
+    from ..game.variants import apply_settings, parse_setting
+
+    options = _options(bots=bots, boards=boards, until_ci=until_ci, dealer=dealer, design=design, events=events,
+                       seed=seed, out=out, workers=workers, backend=backend, ray_address=ray_address,
+                       bot_params=bot_params, bot_param_file=bot_param_file, game_timeout=game_timeout,
+                       progress=progress, warn=warn, note=note)
+    warn = options["warn"]
+    settings = [settings] if isinstance(settings, str) else list(settings)
+    base_config = load_config(base)
+    config_warnings(base_config, warn)
+    if variant is None and not settings:
+        raise UsageError("ab: nothing to compare (allowed: a VARIANT file, --set PATH=VALUE edits, or both)")
+    variant_config = load_config(variant) if variant is not None else base_config
+    if variant is not None:
+        config_warnings(variant_config, warn)
+    changes = []
+    if settings:
+        variant_config, changes = apply_settings(variant_config, [parse_setting(option) for option in settings])
+        config_warnings(variant_config, warn)
+        _warn_about_changes(changes, warn)
+    if variant_config.text == base_config.text:
+        warn("the variant is the base itself: every change will be exactly 0")
+    base_spec, variant_spec = _comparison_specs([base_config, variant_config], options)
+    out = Path(out) if out is not None else default_ab_out("ab", base_config.name, [variant_config], base_spec.boards,
+                                                          seed, base_spec)
+    comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options)
+    variant_source = str(variant) if variant is not None else base_config.source
+    if settings:
+        variant_source += " with --set " + " ".join(settings)
+    result = ab_result(comparison, changes, setup_of(base_spec, until_ci), base_config.source, variant_source)
+    write_json(out / AB_FILE, result)
+    write_ab_report(result, out)
+    return Report(result, out, format_ab(result, out))
+
+
+def _half(ci) -> str:
+    return "n/a" if ci[0] is None or ci[1] is None else f"{(ci[1] - ci[0]) / 2:.3f}"
+
+
+def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
+    from ..analysis.ab import SWEEP_FILE
+
+    points = sweep["points"]
+    lines = [f"{base_name}: sweep of {', '.join(sweep['paths'])} on {sweep['boards']:,} boards x {setup['tables']} "
+             f"tables, dealer {setup['dealer']}, seed {setup['seed']} (base: "
+             f"{', '.join(map(str, sweep['base_values']))})"]
+    bots = list(points[0]["bots"])
+    lines.append(f"{'value':<24}" + "".join(f"{bot:>16}" for bot in bots) + f"{'var. red.':>10}")
+    for point in points:
+        cells = "".join(f"{point['bots'][b]['delta_mean_placement']:>+9.3f} ±{_half(point['bots'][b]['ci']):<5}"
+                        for b in bots)
+        reduction = point["variance_reduction"]
+        lines.append(f"{', '.join(point['labels'])[:23]:<24}{cells}"
+                     f"{'n/a' if reduction is None else f'{reduction:.1f}x':>10}")
+    lines.append("change of mean placement, variant - base, ± the 95% CI's half-width (lower is better)")
+    lines.append(f"{out / SWEEP_FILE}; plot: {out / 'sweep.png'}; report: {out / 'report.html'}")
+    return "\n".join(lines)
+
+
+def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float | None = None,
+          dealer: str | None = None, design: str | None = None, events: str | None = None, seed: int = RUN_SEED,
+          out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
+          bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
+          note=None) -> Report:
+    """The base and one variant per value of a swept field, on the same boards: each bot's effect curve.
+
+    Parameters
+    ----------
+    base : str or os.PathLike
+        The base configuration.
+    settings : str or list of str
+        ``"PATH=V1,V2,..."``: the field swept and its values, read as one YAML flow list; several paths change
+        together, value by value.
+    bots, boards, until_ci, dealer, design, events, seed, out, workers, backend, bot_params, bot_param_file,
+    game_timeout, progress, warn, note
+        As for :func:`ab`; ``out`` defaults to ``sweep/<what is compared>``.
+
+    Returns
+    -------
+    Report
+        ``data`` is ``sweep.json``: one A/B comparison per value.
+    """
+    from ..analysis.ab import SWEEP_FILE, ab_result, default_ab_out, setup_of, write_json
+    from ..analysis.ab_report import write_sweep_report
+    from ..game.variants import apply_settings, parse_sweep
+
+    options = _options(bots=bots, boards=boards, until_ci=until_ci, dealer=dealer, design=design, events=events,
+                       seed=seed, out=out, workers=workers, backend=backend, ray_address=ray_address,
+                       bot_params=bot_params, bot_param_file=bot_param_file, game_timeout=game_timeout,
+                       progress=progress, warn=warn, note=note)
+    warn = options["warn"]
+    settings = [settings] if isinstance(settings, str) else list(settings)
+    if not settings:
+        raise UsageError("sweep: no --set PATH=V1,V2,... given (allowed: one or more)")
+    base_config = load_config(base)
+    config_warnings(base_config, warn)
+    swept = [parse_sweep(option) for option in settings]
+    if len({len(values) for values in swept}) > 1:
+        raise UsageError("--set: the swept paths have different numbers of values (allowed: the same number, "
+                         "changed together)")
+    variants, all_changes = [], []
+    for values in zip(*swept):
+        variant, changes = apply_settings(base_config, list(values))
+        config_warnings(variant, warn)
+        _warn_about_changes(changes, warn)
+        variants.append(variant)
+        all_changes.append(changes)
+    specs = _comparison_specs([base_config, *variants], options)
+    names = ["base", *(f"value-{i}" for i in range(len(variants)))]
+    out = Path(out) if out is not None else default_ab_out("sweep", base_config.name, variants, specs[0].boards,
+                                                          seed, specs[0])
+    comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, options)
+    setup = setup_of(specs[0], until_ci)
+    points = []
+    for values, changes, comparison in zip(zip(*swept), all_changes, comparisons):
+        point = ab_result(comparison, changes, {}, base_config.source, base_config.source)
+        point["values"] = [s.value for s in values]
+        point["labels"] = [s.text for s in values]
+        points.append(point)
+    result = {**setup, "paths": [values[0].dotted for values in swept],
+              "base_values": [old for _, old, _ in all_changes[0]], "boards": comparisons[0]["boards"],
+              "points": points}
+    write_json(out / SWEEP_FILE, result)
+    write_sweep_report(result, out)
+    return Report(result, out, _sweep_text(result, setup, base_config.name, out))

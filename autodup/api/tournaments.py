@@ -1,0 +1,427 @@
+"""The Python API for configurations, bots, one table and tournaments: what ``autodup check``, ``bots``,
+``check-bot``, ``play``, ``run`` and ``summary`` do, as functions that return objects."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import RunError, UsageError, WorkerFailure
+from .common import bot_list, config_warnings, noter, warner
+
+__all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "RUN_SEED", "Results", "load_config", "list_bots", "play", "check_bot",
+           "run_tournament", "open_results"]
+
+DEFAULT_BOARDS = 1000
+RUN_SEED = 0  # the default tournament seed of run and play
+DEFAULT_OUT = "default"  # run_tournament(out=DEFAULT_OUT): runs/<what the run is>, resumed when found again
+
+
+def load_config(config):
+    """A validated game configuration.
+
+    Parameters
+    ----------
+    config : str or os.PathLike
+        A shipped configuration's name (``"set4"``, ``"tiny"``) or the path of a YAML file.
+
+    Returns
+    -------
+    autodup.game.config.GameConfig
+        Its fields and flat arrays; ``.summary()`` is what ``autodup check`` prints, ``.warnings`` the lines
+        for valid but surely unmeant values.
+
+    Raises
+    ------
+    autodup.errors.ConfigError
+        One line: the file, the line, the field, what is wrong and what is allowed.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> config = autodup.load_config("tiny")
+    >>> config.players, len(config.champion_names) > 0
+    (8, True)
+    """
+    from ..game.config import load_config as load
+
+    return load(config)
+
+
+def list_bots() -> list:
+    """The shipped bots: ``[{"name": ..., "description": ...}]``, as ``autodup bots`` lists them.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> "greedy" in [bot["name"] for bot in autodup.list_bots()]
+    True
+    """
+    from ..game.bot_loading import bot_names, load_bot
+
+    return [{"name": bot.name, "description": bot.description} for bot in map(load_bot, bot_names())]
+
+
+def _overrides(bot_params, bot_param_file) -> tuple:
+    from ..tournament.loading import bot_overrides
+
+    if isinstance(bot_params, dict):  # {"greedy": {"roll_above": 30}} from Python
+        bot_params = [f"{bot}.{name}={value}" for bot, values in bot_params.items() for name, value in values.items()]
+    return bot_overrides(bot_param_file, bot_params or ())
+
+
+def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, table: int = 0,
+         dealer: str | None = None, order: str = "events", bot_params=None, bot_param_file=None,
+         game_timeout: float | None = None, warn=None) -> dict:
+    """Play one table of a board, seated as :func:`run_tournament` seats it; each seat's result.
+
+    Parameters
+    ----------
+    config : str or os.PathLike
+        A shipped configuration's name or a YAML path.
+    bots : str or list of str
+        1 to 8 distinct bots (names or paths); seat ``s`` plays bot ``(s + table) mod len(bots)``.
+    seed, board, table : int
+        The tournament seed, the board of it and the table of the board.
+    dealer : str, optional
+        A dealer of :data:`autodup.engine.dealers.DEALERS` (default: haystack).
+    order : str
+        How a round's shop refreshes are served: ``"events"`` or ``"race"``.
+    bot_params : dict or list of str, optional
+        Parameter overrides: ``{"greedy": {"roll_above": 30}}`` or ``["greedy.roll_above=30"]``.
+    bot_param_file : str, optional
+        A YAML file mapping bot names to ``{parameter: value}``.
+    game_timeout : float, optional
+        Seconds after which a game is stopped and its bot named (default 60).
+    warn : callable, optional
+        Receives one-line warnings (default: the ``autodup`` logger).
+
+    Returns
+    -------
+    dict
+        ``config``, ``seed``, ``board``, ``table``, ``dealer``, ``order``, ``rounds`` and ``seats`` (one dict per
+        seat: bot, placement, hp, level, gold and what it did), as ``autodup play --json`` prints it.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> result = autodup.play("tiny", bots="greedy,econ", seed=1)
+    >>> sorted(seat["placement"] for seat in result["seats"])
+    [1, 2, 3, 4, 5, 6, 7, 8]
+    """
+    from ..engine.dealers import DEFAULT_DEALER, dealer_named
+    from ..game.boards import check_order
+    from ..tournament.loading import play_in_worker
+    from ..tournament.spec import check_bot_count
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
+
+    warn = warner(warn)
+    dealer = dealer or DEFAULT_DEALER
+    loaded = load_config(config)
+    config_warnings(loaded, warn)
+    check_order(dealer_named(dealer), order)  # before a worker starts
+    specs = bot_list(bots)
+    check_bot_count(len(specs), loaded.players)
+    if table >= len(specs):
+        raise UsageError(f"--table: {table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one "
+                         "table per bot)")
+
+    def describe(where):
+        if where.loading >= 0:
+            return f"bot {specs[where.loading]} (while it was loaded)"
+        if where.seat < 0:
+            return "the table"
+        return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
+
+    with Pool(1, game_timeout or DEFAULT_GAME_TIMEOUT, describe=describe) as pool:
+        played, _ = pool.run_one(play_in_worker, (str(config), specs, _overrides(bot_params, bot_param_file), seed,
+                                                  board, table, dealer, order))
+    rows, errors = played["rows"], played["errors"]
+    if errors:
+        failed = sum(row["bot_errors"] for row in rows)
+        warn(f"bots failed {failed} decisions (first: {errors[0]}); see `autodup check-bot`")
+    bad = [row for row in rows if row["bad_answers"]]
+    if bad:
+        warn(f"{', '.join(sorted({row['bot'] for row in bad}))} returned values that are not answers; see "
+             "`autodup check-bot`")
+    return {"config": loaded.source, "seed": seed, "board": board, "table": table, "dealer": dealer, "order": order,
+            "rounds": played["rounds"], "seats": rows}
+
+
+def check_bot(bot, config="set4", games: int = 120, seed: int = 2026, variant_games: int | None = None,
+              bot_params=None, bot_param_file=None, game_timeout: float | None = None, warn=None) -> dict:
+    """Play a bot through many tables (each twice) and the configuration's rule variants: what it did wrong.
+
+    Parameters
+    ----------
+    bot : str
+        A shipped bot's name or the path of a bot file.
+    config : str or os.PathLike
+        The configuration played.
+    games : int
+        Tables on the configuration as written, each played twice (determinism).
+    seed : int
+        The tables' tournament seed.
+    variant_games : int, optional
+        Tables on each rule variant (default: one per 20 of ``games``).
+
+    Returns
+    -------
+    dict
+        ``clean`` (bool) and the counts of illegal actions, action-cap hits, errors and bad answers, whether it
+        replays itself, its first error, and the same per rule variant; a bot that hangs or crashes its process
+        gives ``clean: False`` with ``failure`` and ``kind``.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> autodup.check_bot("greedy", config="tiny", games=4)["clean"]
+    True
+    """
+    from ..tournament.loading import check_bot_in_worker
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
+
+    config_warnings(load_config(config), warner(warn))
+
+    def describe(where):
+        if where.loading >= 0:
+            return f"bot {bot} (while it was loaded)"
+        return f"seat {where.seat} of check table {where.board}" if where.seat >= 0 else "the table"
+
+    overrides = _overrides(bot_params, bot_param_file)
+    try:
+        with Pool(1, game_timeout or DEFAULT_GAME_TIMEOUT, describe=describe) as pool:
+            report, _ = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
+                                                           variant_games))
+    except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
+        return {"bot": str(bot), "clean": False, "failure": str(failure), "kind": failure.kind}
+    return report
+
+
+class Results:
+    """A tournament's results: a run folder, read back (each chunk checked against its checksums).
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A folder written by :func:`run_tournament` or ``autodup run``.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The folder.
+    manifest : dict
+        What the run is (its identity: configuration, bots with their files' hashes, boards, dealer, seed,
+        design) and how it was started.
+    config : autodup.game.config.GameConfig
+        The configuration as the run read it (the folder's snapshot).
+    bot_names : list of str
+        The bots, in the order of the run's tables.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> results = autodup.run_tournament("tiny", bots="greedy,econ", boards=4, workers=1, progress=False)
+    >>> [row["bot"] for row in results.summary()]  # best first
+    ['econ', 'greedy']
+    >>> results.rows(["board", "table", "seat", "bot", "placement"]).num_rows  # boards x tables x seats
+    64
+    """
+
+    def __init__(self, folder, _keep=None, _summary=None):
+        from ..tournament.results import RunFolder
+
+        self._folder = RunFolder(folder)
+        self._keep = _keep  # the temporary folder of a run made without one, alive as long as these results
+        self._summary = _summary  # the summary the run just wrote, so that it is not computed twice
+        self.path = self._folder.path
+        self.manifest = self._folder.manifest
+        self.config = self._folder.config
+        self.bot_names = self._folder.bot_names
+
+    @property
+    def boards(self) -> int:
+        """Boards the run was asked to play."""
+        return int(self._folder.identity["boards"])
+
+    def boards_done(self) -> int:
+        """Boards in its finished chunks (all of them once the run is finished)."""
+        return self._folder.boards_done()
+
+    def summary(self) -> list:
+        """One dict per bot, best first: ``adjusted_score`` and ``duplicate_score`` (luck-adjusted and raw, with
+        ``*_ci95`` half-widths of their 95% intervals), ``mean_placement``, ``top4_rate`` and what it did wrong.
+
+        Computed from the chunks (checked), so it is right for an unfinished run too.
+        """
+        from ..analysis.summary import summarize_run
+
+        if self._summary is not None:
+            return self._summary
+        if not self.boards_done():
+            raise RunError(f"{self.path}: no finished chunk yet (nothing to summarize)")
+        return summarize_run(self.path)
+
+    def rows(self, columns=None):
+        """The per-seat rows as a :class:`pyarrow.Table`, one row per (board, table, seat), with names.
+
+        Parameters
+        ----------
+        columns : list of str, optional
+            The columns wanted, in this order (default: all; the folder's ``README`` of columns is in
+            :mod:`autodup.tournament.results`).
+        """
+        return self._folder.table(columns)
+
+    def to_pandas(self, columns=None):
+        """:meth:`rows` as a :class:`pandas.DataFrame` (needs pandas, which autodup does not install)."""
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            raise UsageError("to_pandas needs pandas (pip install pandas); rows() gives a pyarrow Table") from None
+        return self.rows(columns).to_pandas()
+
+    def __repr__(self) -> str:
+        identity = self._folder.identity
+        return (f"Results({str(self.path)!r}: {self.boards_done()} of {identity['boards']} boards, "
+                f"{len(self.bot_names)} bots, dealer {identity['dealer']}, seed {identity['seed']})")
+
+
+def _from_manifest(out: Path, given: dict) -> tuple:
+    """Fill what defines a resumed run and was not given from its manifest; returns ``(given, recorded
+    parameters or None)``."""
+    from ..tournament.storage import CONFIG_SNAPSHOT, read_manifest, recorded_bot_files
+
+    identity = read_manifest(out)["identity"]
+    recorded = None
+    if given["config"] is None:
+        given["config"] = str(out / CONFIG_SNAPSHOT)
+    if given["bots"] is None:
+        given["bots"] = recorded_bot_files(out, identity)
+        if given["bot_param_file"] is None:
+            recorded = {name: params for name, _, _, params in identity["bots"]}
+    for option in ("boards", "dealer", "seed", "design", "events"):
+        if given[option] is None:
+            given[option] = identity[option]
+    if not isinstance(given["boards"], int) or isinstance(given["boards"], bool):
+        raise RunError(f"{out}/manifest.json: boards is not a number of boards")
+    return given, recorded
+
+
+def run_tournament(config=None, bots=None, boards: int | None = None, dealer: str | None = None,
+                   seed: int | None = None, design: str | None = None, events: str | None = None, out=None,
+                   workers: int | None = None, backend: str = "local", ray_address=None, resume: bool = False,
+                   bot_params=None, bot_param_file=None, game_timeout: float | None = None, progress: bool = False,
+                   warn=None, note=None, command_line=None) -> Results:
+    """Play a duplicate tournament: boards x tables, every table of a board dealt from the same seeds.
+
+    Parameters
+    ----------
+    config : str or os.PathLike, optional
+        A shipped configuration's name or a YAML path (default: set4).
+    bots : str or list of str, optional
+        1 to 8 distinct bots, names or paths (default: every shipped bot); one table per bot on each board.
+    boards : int, optional
+        Boards (grandparent seeds) to play (default: 1,000).
+    dealer : str, optional
+        A dealer of :data:`autodup.engine.dealers.DEALERS` (default: haystack).
+    seed : int, optional
+        The tournament seed (default: 0).
+    design : str, optional
+        Seating: ``"latin"`` (every bot at every seat of a board) or ``"paired"`` (default: latin).
+    events : str, optional
+        How table events are addressed: ``"seat"`` or ``"position"`` (default: seat).
+    out : str or os.PathLike, optional
+        The run folder. Without one the results live in a temporary folder for as long as the returned object
+        does; :data:`DEFAULT_OUT` names it after the run under ``runs/`` (found again, it is resumed).
+    workers : int, optional
+        Processes (default: every core).
+    backend : str
+        ``"local"`` processes or ``"ray"``.
+    resume : bool
+        Finish the run in ``out``; what defines the run and is not given is taken from its manifest.
+    bot_params, bot_param_file
+        Bot parameter overrides, as for :func:`play`.
+    progress : bool
+        Show a progress bar (``tqdm.auto``: a widget in a notebook).
+    warn, note : callable, optional
+        Receive one-line warnings and news (default: the ``autodup`` logger).
+
+    Returns
+    -------
+    Results
+        The run folder, read back: ``summary()``, ``rows()``, ``to_pandas()``.
+
+    Raises
+    ------
+    autodup.errors.AutodupError
+        A bad argument, configuration, bot or folder (one line); a bot that hangs or crashes a worker.
+    KeyboardInterrupt
+        Ctrl-C; the finished chunks are kept, and ``resume=True`` finishes the run.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> results = autodup.run_tournament("tiny", bots="greedy,econ,random", boards=3, workers=1)
+    >>> results.boards_done(), len(results.summary())
+    (3, 3)
+    """
+    from ..analysis.summary import play_and_summarize, warn_if_misbehaving
+    from ..engine.dealers import DEFAULT_DEALER
+    from ..game.boards import DEFAULT_DESIGN
+    from ..game.bot_loading import bot_names
+    from ..game.rules import DEFAULT_EVENTS
+    from ..shipped import DEFAULT_CONFIG
+    from ..tournament.loading import load_bots_and_table
+    from ..tournament.spec import check_bot_count, make_spec
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+
+    warn, note = warner(warn), noter(note)
+    given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
+             "design": design, "events": events, "bot_param_file": bot_param_file}
+    recorded = None
+    if resume and out is not None and out != DEFAULT_OUT and Path(out).is_dir():
+        given, recorded = _from_manifest(Path(out), given)
+    defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
+                "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
+    given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
+    game_timeout = game_timeout or DEFAULT_GAME_TIMEOUT
+    loaded = load_config(given["config"])
+    config_warnings(loaded, warn)
+    specs = given["bots"] if given["bots"] is not None else bot_names()
+    check_bot_count(len(specs), loaded.players)
+    overrides = _overrides(bot_params, bot_param_file)
+    if recorded:
+        overrides = (recorded, f"{out}/manifest.json", overrides[2])
+    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
+    spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
+                     given["events"])
+    keep = None
+    if out is None:
+        keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
+        out = Path(keep.name) / "run"
+    folder, summary = play_and_summarize(
+        spec, None if out == DEFAULT_OUT else out, workers or os.cpu_count() or 1, backend, ray_address, resume,
+        not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
+        warn=warn, note=note)
+    warn_if_misbehaving(summary, warn=warn)
+    return Results(folder, _keep=keep, _summary=summary)
+
+
+def open_results(folder) -> Results:
+    """Read a run folder (finished or not) written by :func:`run_tournament` or ``autodup run``.
+
+    Raises
+    ------
+    autodup.errors.RunError
+        Not a run folder, a manifest of another format, or no configuration snapshot.
+
+    Examples
+    --------
+    >>> import autodup
+    >>> results = autodup.run_tournament("tiny", bots="greedy,econ", boards=2, workers=1)
+    >>> autodup.open_results(results.path).bot_names
+    ['greedy', 'econ']
+    """
+    return Results(folder)

@@ -1,0 +1,60 @@
+"""``autodup check-bot``: play a bot through many tables; illegal actions, action-cap hits, errors,
+determinism (exit 0 when clean)."""
+
+from __future__ import annotations
+
+from .options import (
+    add_bot_parameter_options,
+    add_game_timeout,
+    board_index,
+    bot_parameters,
+    positive_int,
+    print_json,
+    seed,
+    warn,
+)
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    from ..shipped import DEFAULT_CONFIG, config_names
+
+    parser.add_argument("bot", help="a bot name or a path to a bot file")
+    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"configuration to play "
+                        f"({', '.join(config_names())} or a path)")
+    parser.add_argument("--games", type=positive_int, default=120, help="tables to play on the configuration as "
+                        "written (each twice)")
+    parser.add_argument("--variant-games", type=board_index, help="tables on each rule variant of the "
+                        "configuration (default: one per 20 of --games)")
+    parser.add_argument("--seed", type=seed, default=2026, help="tournament seed of the tables")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_game_timeout(parser)
+    add_bot_parameter_options(parser)
+
+
+def run(args) -> int:
+    from .. import api
+
+    report = api.check_bot(args.bot, config=args.config, games=args.games, seed=args.seed,
+                           variant_games=args.variant_games, game_timeout=args.game_timeout, warn=warn,
+                           **bot_parameters(args))
+    if args.json:
+        print_json(report, safe=False)
+    elif "failure" in report:  # it hung or crashed its process
+        print(f"{args.bot}: NOT CLEAN: {report['failure']}")
+    else:
+        verdict = "clean" if report["clean"] else "NOT CLEAN"
+        print(f"{report['bot']} ({report['path']}): {verdict} over {report['games']} tables played twice, "
+              f"{report['seat_rounds']} seat-rounds")
+        for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers", "unsound_steps", "deterministic",
+                    "first_error"):
+            print(f"  {key:<16} {report[key]}")
+        variants = report.get("variants") or {}
+        if len(variants) > 1:
+            print("  rule set                             tables  illegal  cap hits  errors  bad answers  verdict")
+            for label, counts in variants.items():
+                print(f"  {label:<36} {counts['games']:>6}  {counts['illegal_actions']:>7}  {counts['cap_hits']:>8}  "
+                      f"{counts['bot_errors']:>6}  {counts['bad_answers']:>11}  "
+                      f"{'clean' if counts['clean'] else 'NOT CLEAN'}")
+    return 0 if report["clean"] else 1

@@ -1,0 +1,58 @@
+"""``autodup play``: play one table and print each seat's result."""
+
+from __future__ import annotations
+
+from .options import (
+    add_bot_parameter_options,
+    add_game_timeout,
+    board_index,
+    bot_parameters,
+    bots_option,
+    print_json,
+    seed,
+    warn,
+)
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    from ..api.tournaments import RUN_SEED
+    from ..engine.dealers import DEALERS, DEFAULT_DEALER
+    from ..shipped import config_names
+
+    parser.add_argument("config", help=f"a shipped configuration ({', '.join(config_names())}) or the path of a "
+                        "YAML file")
+    parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed, as in `autodup run`")
+    parser.add_argument("--board", type=board_index, default=0, help="which board of the seed to play")
+    parser.add_argument("--table", type=board_index, default=0, help="which table of the board: seat s plays bot "
+                        "(s + table) mod (number of bots), as in `autodup run`")
+    parser.add_argument("--bots", default="greedy", help="1 to seats distinct bots, comma-separated (names from "
+                        "`autodup bots` or paths to bot files), seated as in `autodup run`")
+    add_bot_parameter_options(parser)
+    parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
+    parser.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_game_timeout(parser)
+
+
+HEADER = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen",
+          "illegal_actions", "cap_hits", "bot_errors", "bad_answers"]
+
+
+def run(args) -> int:
+    from .. import api
+
+    result = api.play(args.config, bots=bots_option(args.bots), seed=args.seed, board=args.board, table=args.table,
+                      dealer=args.dealer, order=args.order, game_timeout=args.game_timeout, warn=warn,
+                      **bot_parameters(args))
+    if args.json:
+        print_json(result, safe=False)
+        return 0
+    name = api.load_config(args.config).name
+    print(f"{name}: seed {args.seed}, board {args.board}, table {args.table}, dealer {args.dealer}, "
+          f"{result['rounds']} rounds")
+    print("  ".join(f"{h:>12}" for h in HEADER))
+    for row in sorted(result["seats"], key=lambda r: r["placement"]):
+        print("  ".join(f"{row[h]:>12}" for h in HEADER))
+    return 0

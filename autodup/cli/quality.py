@@ -1,0 +1,59 @@
+"""``autodup quality``: play the same boards under each dealer and the independent control, and measure
+duplication: cross-table correlation, correctness, luck removed (quality.json, report.html)."""
+
+from __future__ import annotations
+
+from .options import (
+    add_execution_options,
+    bot_parameters,
+    bots_option,
+    count_up_to,
+    note,
+    print_json,
+    seed,
+    silent,
+    warn,
+)
+
+__all__ = ["DEFAULT_QUALITY_BOARDS", "add_arguments", "run", "print_report"]
+
+DEFAULT_QUALITY_BOARDS = 1000
+
+
+def add_arguments(parser) -> None:
+    from ..analysis.quality import DEFAULT_QUALITY_DEALERS
+    from ..api.tournaments import RUN_SEED
+    from ..shipped import DEFAULT_CONFIG, config_names
+    from ..tournament.spec import MAX_BOARDS
+
+    parser.add_argument("config", nargs="?", default=DEFAULT_CONFIG,
+                        help=f"a shipped configuration ({', '.join(config_names())}) or the path of a YAML file")
+    parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
+                        "shipped bot)")
+    parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), default=DEFAULT_QUALITY_BOARDS,
+                        help="boards played under each dealer and under the control")
+    parser.add_argument("--dealers", default=",".join(DEFAULT_QUALITY_DEALERS),
+                        help="duplicate dealers to measure, comma-separated (the control, independent, is always "
+                        "played)")
+    parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed")
+    parser.add_argument("--no-ladder", action="store_true", help="play only each dealer's run and the control's "
+                        "with the default design and events (not the ladder's: events by position, paired seating)")
+    parser.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
+                        "quality/<config>-<boards>b-seed<seed>-<bots>)")
+    add_execution_options(parser, "print quality.json")
+
+
+def run(args) -> int:
+    from .. import api
+
+    report = api.quality(args.config, bots=bots_option(args.bots), boards=args.boards, dealers=args.dealers,
+                         seed=args.seed, ladder=not args.no_ladder, out=args.out, workers=args.workers,
+                         backend=args.backend, ray_address=args.ray_address, game_timeout=args.game_timeout,
+                         progress=not args.quiet, warn=warn, note=silent if args.quiet else note,
+                         **bot_parameters(args))
+    print_report(report, args.json)
+    return 0
+
+
+def print_report(report, as_json: bool) -> None:
+    print_json(report.data) if as_json else print(report.text)

@@ -1,0 +1,95 @@
+"""``autodup run``: play a duplicate tournament (boards x tables, results in Parquet), and print its summary."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .options import (
+    MAX_WORKERS,
+    add_bot_parameter_options,
+    add_game_timeout,
+    bot_parameters,
+    bots_option,
+    count_up_to,
+    note,
+    print_json,
+    seed,
+    warn,
+)
+
+__all__ = ["add_arguments", "run", "print_summary"]
+
+
+def add_arguments(parser) -> None:
+    from ..api.tournaments import DEFAULT_BOARDS, RUN_SEED
+    from ..engine.dealers import DEALERS, DEFAULT_DEALER
+    from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
+    from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
+    from ..shipped import DEFAULT_CONFIG, config_names
+    from ..tournament.spec import MAX_BOARDS
+
+    # What defines a run has no parser default: with --resume, what is not given comes from the run's manifest.
+    parser.add_argument("config", nargs="?", help=f"a shipped configuration ({', '.join(config_names())}) or the "
+                        f"path of a YAML file (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
+                        "shipped bot)")
+    parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), help="boards (grandparent seeds) to play "
+                        f"(default: {DEFAULT_BOARDS})")
+    parser.add_argument("--dealer", help=f"one of {', '.join(DEALERS)} (default: {DEFAULT_DEALER})")
+    parser.add_argument("--seed", type=seed, help=f"tournament seed (default: {RUN_SEED})")
+    parser.add_argument("--design", help=f"seating design: {' or '.join(RUN_DESIGNS)} (default: {DEFAULT_DESIGN}); "
+                        "latin: every bot at every seat of a board; paired: tables differ only in the bot at the "
+                        "board's focal seat")
+    parser.add_argument("--events", help=f"how matchmaking, serving order and the combat coin are addressed: "
+                        f"{' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: by who, position: by "
+                        "place in the round's order)")
+    parser.add_argument("--out", help="output folder (default: runs/<what the run is>)")
+    parser.add_argument("--workers", type=count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
+    parser.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
+    parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
+    parser.add_argument("--resume", action="store_true", help="finish the run in --out; what defines the run and is "
+                        "not given is taken from its manifest")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_game_timeout(parser)
+    add_bot_parameter_options(parser)
+
+
+def run(args) -> int:
+    from .. import api
+
+    results = api.run_tournament(
+        args.config, bots=bots_option(args.bots), boards=args.boards, dealer=args.dealer, seed=args.seed,
+        design=args.design, events=args.events, out=args.out if args.out is not None else api.DEFAULT_OUT,
+        workers=args.workers, backend=args.backend, ray_address=args.ray_address, resume=args.resume,
+        game_timeout=args.game_timeout, progress=not args.quiet, warn=warn, note=note, command_line=sys.argv,
+        **bot_parameters(args))
+    print_summary(results, results.summary(), args.json)
+    return 0
+
+
+def print_summary(results, summary: list, as_json: bool) -> None:
+    """The summary table of a run (or its JSON): each bot's adjusted and duplicate scores, placement, top 4."""
+    identity = results.manifest["identity"]
+    boards, boards_done = identity["boards"], results.boards_done()
+    if as_json:
+        print_json({"out": str(results.path), "boards": boards, "boards_done": boards_done, "summary": summary},
+                   safe=False)
+        return
+    done = f"{boards} boards" if boards_done == boards else f"{boards_done} of {boards} boards (unfinished)"
+    print(f"{results.path}: {done} x {len(results.bot_names)} tables, dealer {identity['dealer']}, "
+          f"seed {identity['seed']}")
+    print(f"{'bot':<12} {'adjusted score':>18} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
+
+    def interval(value):
+        return "n/a" if value is None else f"{value:.3f}"
+
+    for row in summary:
+        print(f"{row['bot']:<12} {row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
+              f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
+              f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
+    unfitted = [row["bot"] for row in summary if row.get("luck_fitted") is False]
+    if unfitted:
+        print(f"too few boards to fit the luck adjustment for {', '.join(unfitted)}: "
+              f"their adjusted score is the duplicate score on the boards it could not adjust")

@@ -1,0 +1,127 @@
+"""Loading bots and compiling the table in watched processes, and the worker tasks that play one table or
+check one bot.
+
+Bots are user code: even loading them (importing, compiling) happens in a watched worker process, so a bot
+that hangs or crashes its process is named in one line instead of taking the command down. The table
+compiles beside them, once, so that a run's workers all load it from the cache.
+"""
+
+from __future__ import annotations
+
+__all__ = ["bot_overrides", "load_bots_with_overrides", "play_in_worker", "check_bot_in_worker",
+           "bot_infos_in_worker", "compile_table_in_worker", "load_bots_and_table"]
+
+
+def bot_overrides(parameter_file=None, parameter_options=()) -> tuple:
+    """``(file overrides, their origin, option overrides)``: bot parameters from a YAML file (``--bot-params``)
+    and from ``BOT.NAME=VALUE`` texts (``--bot-param``), checked here; the options win."""
+    from ..game.bot_loading import load_parameter_file, parse_parameter_options
+
+    from_file = load_parameter_file(parameter_file) if parameter_file else {}
+    return from_file, parameter_file or "--bot-params", parse_parameter_options(list(parameter_options))
+
+
+def load_bots_with_overrides(specs: list, overrides: tuple, progress=None) -> list:
+    """The bots of ``specs`` with the parameters of ``--bot-params FILE`` and then ``--bot-param``.
+
+    ``progress`` (a worker's progress block) names the bot being loaded, should its code crash the process.
+    """
+    from ..game.bot_loading import apply_overrides, load_bot
+    from ..game.progress import PROGRESS_LOADING
+
+    from_file, origin, options = overrides
+    bots = []
+    for index, spec in enumerate(specs):
+        if progress is not None:
+            progress[PROGRESS_LOADING] = index + 1
+        bots.append(load_bot(spec))
+    if progress is not None:
+        progress[PROGRESS_LOADING] = 0
+    return apply_overrides(apply_overrides(bots, from_file, origin), options, "--bot-param")
+
+
+def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board: int, table: int, dealer: str,
+                   order: str, progress) -> dict:
+    """Load the bots and play one table of a board, seated as ``autodup run`` seats it (runs in a watched
+    worker: see :mod:`autodup.tournament.workers`)."""
+    from ..game.boards import play_boards
+    from ..game.bot_loading import bot_errors_collected, policy_tuple
+    from ..game.config import load_config
+    from ..game.rules import rules_of
+    from ..game.stats import RESULT_COLUMNS
+    from .spec import check_lineup
+
+    config = load_config(config)
+    bots = load_bots_with_overrides(specs, overrides, progress)
+    check_lineup(bots, config.players)
+    with bot_errors_collected() as errors:
+        # The tables before it are played too (at most a few games), so that the control's seeds are the run's.
+        played = play_boards(rules_of(config), dealer, *policy_tuple(bots), seed=seed, first_board=board,
+                             tables=table + 1, seating="latin", n_bots=len(bots), order=order, progress=progress)
+    results = played.results[0, table]
+    names = [bots[index].name for index in played.bots[0, table]]
+    rows = [{"seat": s, "bot": names[s], **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}
+            for s in range(config.players)]
+    return {"rows": rows, "rounds": int(results[:, RESULT_COLUMNS.index("rounds_alive")].max()), "errors": errors}
+
+
+def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: int, seed: int, variant_games,
+                        progress) -> dict:
+    """Load a bot and run the bot check (runs in a watched worker: see :mod:`autodup.tournament.workers`)."""
+    from ..game.bot_check import check_bot
+    from ..game.config import load_config
+
+    bot = load_bots_with_overrides([spec], overrides, progress)[0]
+    return check_bot(bot, load_config(config_path), games=games, seed=seed, progress=progress,
+                     variant_games=variant_games)
+
+
+def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
+    """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
+
+    With ``config_text`` (a cold start), then compile the round's end, beside the worker compiling the
+    table, which finds it in the cache (:func:`autodup.game.compile_round_end`).
+    """
+    infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
+    if config_text is not None:
+        from ..game.config import parse_config
+        from ..game.rules import rules_of
+        from ..game.table import compile_round_end
+
+        compile_round_end(rules_of(parse_config(config_text)))
+    return infos
+
+
+def compile_table_in_worker(config_text: str, progress) -> bool:
+    """Compile the table into the cache (runs in a watched worker, beside the one compiling the bots)."""
+    from ..game.boards import compile_table
+    from ..game.config import parse_config
+    from ..game.rules import rules_of
+
+    compile_table(rules_of(parse_config(config_text)))
+    return True
+
+
+def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: float, note=None) -> list:
+    """The bots' :class:`~autodup.bots.BotInfo`, loaded in a watched process; the table compiles beside them if cold.
+
+    Bots are user code: even loading them (importing, compiling) happens in a
+    watched process. The table compiles beside them, once, so that the run's
+    workers all load it from the cache.
+    """
+    from ..game.boards import table_is_compiled
+    from .workers import Pool
+
+    def describe(where):
+        return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
+
+    note = note or (lambda line: None)
+    cold = not table_is_compiled()
+    tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
+    if cold:
+        note("compiling the game for this machine (once per version of autodup; about a minute)...")
+        tasks.append(("table", compile_table_in_worker, (config.text,)))
+    with Pool(len(tasks), game_timeout, describe=describe) as pool:
+        return {key: result for key, result, _ in pool.run(tasks)}["bots"]
+
+
