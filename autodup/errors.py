@@ -157,7 +157,10 @@ class WorkerFailure(AutodupError, RuntimeError):
 
 
 class TaskError(AutodupError, RuntimeError):
-    """A task raised in a worker; ``str()`` is its one-line message, ``kind`` the exception's class name."""
+    """A task raised in a worker; ``str()`` is its one-line message, ``kind`` the exception's class name.
+
+    :meth:`as_raised` gives the error the worker raised when it is one of this family that a message alone
+    makes (a bot that cannot load is a :class:`BotError` in the caller's process too)."""
 
     def __init__(self, message: str, kind: str):
         super().__init__(message)
@@ -165,3 +168,8 @@ class TaskError(AutodupError, RuntimeError):
 
     def __reduce__(self):
         return type(self), (str(self), self.kind)
+
+    def as_raised(self) -> AutodupError:
+        """The family's error of class ``kind`` with this message, or this error itself."""
+        kinds = {kind.__name__: kind for kind in (BotError, PolicyError, RunError, CorruptChunk, UsageError)}
+        return kinds[self.kind](str(self)) if self.kind in kinds else self

@@ -1,13 +1,19 @@
-"""The README's generated blocks: text that a command prints, kept verbatim between two markers.
+"""The documentation's generated blocks: text that a command prints, kept verbatim between two markers.
 
-A block looks like this in README.md (the command is run from the repository's root; ``autodup`` means
-``python -m autodup`` with this checkout's package, ``python`` this interpreter)::
+README.md and every page under docs/ may hold blocks like this one (the markers start their lines)::
 
     <!-- output of: autodup check configs/set4.yaml -->
     ...exactly what the command prints...
     <!-- end of output -->
 
-``tests/test_readme.py`` reruns every block's command and fails when the README no longer shows what the code
+The command runs in a scratch folder that sees the repository's ``benchmarks/``, ``bots/``, ``configs/``,
+``docs/`` and ``tests/`` (linked), so paths read as from the repository's root, and a command that writes a
+folder (``autodup run --out runs/example``) plays afresh every time. ``autodup`` means ``python -m autodup``
+with this checkout's package, ``python`` this interpreter. Two things that depend on the machine, not on the
+code, are left out of what a command prints: the line saying that the game is being compiled (only a cold
+cache prints it), and the checkout's own folder, shown as ``...``.
+
+``tests/test_readme.py`` reruns every block's command and fails when a page no longer shows what the code
 prints (a seeded table gone stale). ``python -m tests.readme_blocks`` rewrites every block from its command.
 Only deterministic output belongs in a block: seeded runs and validations, never timings.
 """
@@ -19,16 +25,37 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-BLOCK = re.compile(r"<!-- output of: (?P<command>.+?) -->\n(?P<body>.*?)<!-- end of output -->", re.S)
+DOCS = ROOT / "docs"
+BLOCK = re.compile(r"^<!-- output of: (?P<command>[^\n]+?) -->\n(?P<body>.*?)^<!-- end of output -->", re.S | re.M)
+# What a block's command sees of the repository (its scratch folder links these).
+VISIBLE = ("benchmarks", "bots", "configs", "docs", "tests")
+# Printed on a cold cache only: what the machine has compiled, not what the code does.
+COMPILE_NOTICE = "autodup: compiling the game for this machine"
+
+
+def documents() -> list:
+    """README.md, then every Markdown page under docs/, in a fixed order."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def name_of(path: Path) -> str:
+    """``path`` relative to the repository (``README.md``, ``docs/guide/run.md``)."""
+    return path.relative_to(ROOT).as_posix()
 
 
 def blocks(text: str) -> list:
-    """``(command, body)`` of every generated block, in order."""
+    """``(command, body)`` of every generated block of ``text``, in order."""
     return [(match.group("command"), match.group("body")) for match in BLOCK.finditer(text)]
+
+
+def all_blocks() -> list:
+    """``(document name, command, body)`` of every generated block of every document."""
+    return [(name_of(path), command, body) for path in documents() for command, body in blocks(path.read_text())]
 
 
 def render(command: str) -> str:
@@ -38,10 +65,17 @@ def render(command: str) -> str:
         words = [sys.executable, "-m", "autodup", *words[1:]]
     elif words[0] == "python":
         words = [sys.executable, *words[1:]]
-    result = subprocess.run(words, capture_output=True, text=True, cwd=ROOT, timeout=1800,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    output = (result.stdout + result.stderr).strip("\n")
-    return output + "\n"
+    with tempfile.TemporaryDirectory(prefix="autodup-block-") as scratch:
+        for name in VISIBLE:
+            if (ROOT / name).exists():
+                os.symlink(ROOT / name, Path(scratch) / name)
+        result = subprocess.run(words, capture_output=True, text=True, cwd=scratch, timeout=1800,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        output = result.stdout + result.stderr
+        for folder in sorted({scratch, os.path.realpath(scratch), str(ROOT)}, key=len, reverse=True):
+            output = output.replace(folder, "...")
+    lines = [line for line in output.split("\n") if not line.startswith(COMPILE_NOTICE)]
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 def fenced(body: str) -> bool:
@@ -53,9 +87,9 @@ def expected_body(command: str, body: str) -> str:
     return f"```\n{output}```\n" if fenced(body) else output
 
 
-def update() -> int:
-    """Rewrite every block of README.md from its command; returns how many changed."""
-    text = README.read_text()
+def update_document(path: Path) -> int:
+    """Rewrite every block of ``path`` from its command; returns how many changed."""
+    text = path.read_text()
     changed = 0
 
     def replace(match):
@@ -64,9 +98,22 @@ def update() -> int:
         changed += body != match.group("body")
         return f"<!-- output of: {match.group('command')} -->\n{body}<!-- end of output -->"
 
-    README.write_text(BLOCK.sub(replace, text))
+    updated = BLOCK.sub(replace, text)
+    if updated != text:
+        path.write_text(updated)
     return changed
 
 
+def update() -> int:
+    """Rewrite every block of README.md and docs/ from its command; returns how many changed."""
+    total = 0
+    for path in documents():
+        if BLOCK.search(path.read_text()):
+            changed = update_document(path)
+            print(f"{name_of(path)}: {changed} block(s) rewritten")
+            total += changed
+    return total
+
+
 if __name__ == "__main__":
-    print(f"{update()} block(s) of README.md rewritten")
+    print(f"{update()} block(s) rewritten in all")

@@ -1,4 +1,5 @@
-"""The README's two Quickstart commands, CI, and the benchmark scripts stay in working order."""
+"""The README's two Quickstart commands and its examples, the docs' examples, CI, and the benchmark scripts stay in
+working order."""
 
 import json
 import os
@@ -7,11 +8,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autodup.dealers import CONTROL, DEALERS
+import pytest
+
+try:
+    from autodup.engine.dealers import CONTROL, DEALERS
+except ImportError:  # the flat package, before the move into subpackages
+    from autodup.dealers import CONTROL, DEALERS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses use this checkout's package, whatever else is installed.
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def section_code(document: str, heading: str, language: str = "python") -> str:
+    """The first ``language`` code block under ``## heading`` of ``document`` (a path from the repository's root)."""
+    text = (ROOT / document).read_text()
+    assert f"\n## {heading}\n" in text, f"{document} has no section '## {heading}'"
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return re.search(rf"```{language}\n(.*?)```", section, re.S).group(1)
 
 
 def quickstart_commands():
@@ -41,10 +55,15 @@ def test_draw_benchmark_prints_its_figures_as_json():
     assert all(v > 0 for v in data["ns_per_draw"].values())
 
 
-def test_readme_python_example_runs():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## The draw engines", 1)[1].split("\n## ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+def test_draw_engines_example_runs():
+    code = section_code("docs/concepts/duplication.md", "The draw engines")
+    exec(compile(code, "docs/concepts/duplication.md", "exec"), {})
+
+
+def test_readme_api_example_runs(tmp_path, monkeypatch):
+    pytest.importorskip("autodup.api", reason="autodup.api (the Python API) is not there yet")
+    code = section_code("README.md", "From Python")
+    monkeypatch.chdir(tmp_path)  # whatever the example writes stays out of the repository
     exec(compile(code, "README.md", "exec"), {})
 
 
@@ -81,10 +100,8 @@ def test_strength_benchmark_prints_its_figures_as_json():
     assert -1.0 <= data["spearman"] <= 1.0
 
 
-def test_readme_bot_example_is_a_clean_bot(tmp_path):
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Write your own bot", 1)[1].split("\n## ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+def test_docs_bot_example_is_a_clean_bot(tmp_path):
+    code = section_code("docs/writing-bots.md", "Write your own bot")
     assert 20 <= len(code.splitlines()) <= 40
     path = tmp_path / "pairhunter.py"
     path.write_text(code)

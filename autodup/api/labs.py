@@ -103,7 +103,7 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
     >>> import autodup
     >>> lab = autodup.shuffles(methods="S,N", cards=10, runs=20, shuffles=50, replicates=2, riffle_deals=0)
     >>> [lab["methods"][name]["verdict"] for name in ("S", "N")]
-    ['fair', 'DIFFERS']
+    ['fair', 'positions biased']
     """
     from tqdm.auto import tqdm
 
@@ -169,8 +169,8 @@ def toy(trials: int | None = None, seed: int | None = None) -> Report:
     Examples
     --------
     >>> import autodup
-    >>> sorted(autodup.toy(trials=1000)["systems"])[:2]
-    ['amended', 'general']
+    >>> sorted(autodup.toy(trials=1000).data)
+    ['cols', 'figures', 'rows', 'trials']
     """
     from ..labs.toy import DEFAULT_SEED, DEFAULT_TRIALS, format_figures, toy_figures
 

@@ -121,7 +121,12 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     if cold:
         note("compiling the game for this machine (once per version of autodup; about a minute)...")
         tasks.append(("table", compile_table_in_worker, (config.text,)))
-    with Pool(len(tasks), game_timeout, describe=describe) as pool:
-        return {key: result for key, result, _ in pool.run(tasks)}["bots"]
+    from ..errors import TaskError
+
+    try:
+        with Pool(len(tasks), game_timeout, describe=describe) as pool:
+            return {key: result for key, result, _ in pool.run(tasks)}["bots"]
+    except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
+        raise error.as_raised() from None
 
 
