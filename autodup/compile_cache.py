@@ -49,7 +49,7 @@ from pathlib import Path
 
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 
-__all__ = ["PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "SELF_STAMPED", "package_sources",
+__all__ = ["is_cached", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "SELF_STAMPED", "package_sources",
            "imported_modules", "compiled_modules", "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots",
            "cache_folder", "bot_module_name", "user_modules", "modules_digest", "FingerprintCacheLocator", "install"]
 
@@ -110,6 +110,16 @@ def imported_modules(name: str, source: str, sources: dict) -> list:
     return [module for module in found if module in sources]
 
 
+def _imports_numba(source: str) -> bool:
+    """Whether a module imports numba anywhere (at its top or inside a function)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "numba" for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "numba":
+            return True
+    return False
+
+
 def compiled_modules() -> list:
     """The package's source files that compiled code can depend on, sorted.
 
@@ -120,7 +130,7 @@ def compiled_modules() -> list:
     invalidating compiled code.
     """
     sources = package_sources()
-    needed = [name for name, text in sources.items() if "numba" in text and name not in SELF_STAMPED
+    needed = [name for name, text in sources.items() if _imports_numba(text) and name not in SELF_STAMPED
               and name != "compile_cache"]
     seen = set()
     while needed:
@@ -193,6 +203,16 @@ def _folder() -> Path | None:
     if not _FOLDER:
         _FOLDER.append(cache_folder())
     return _FOLDER[0]
+
+
+def is_cached(function) -> bool:
+    """Whether this version's cache holds compiled code of ``function`` (a jitted function of the package)."""
+    folder = _folder()
+    module = function.py_func.__module__
+    if folder is None:
+        return False
+    stem = module.rpartition(".")[2]
+    return any((folder / Path(*module.split("."))).glob(f"{stem}.{function.py_func.__qualname__}-*.nbi"))
 
 
 def bot_module_name(path: Path) -> str:

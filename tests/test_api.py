@@ -15,7 +15,7 @@ from autodup.errors import AutodupError, BotError, ConfigError, RunError, UsageE
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTED = ("autodup", "autodup.api.tournaments", "autodup.api.comparisons", "autodup.api.labs",
-              "autodup.api.common", "autodup.files", "autodup.errors")
+              "autodup.api.common", "autodup.files", "autodup.errors", "autodup.analysis.statistics")
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

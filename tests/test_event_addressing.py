@@ -16,10 +16,10 @@ import pytest
 from scipy import stats
 
 from autodup.engine.rng import board_seed, event_seed
-from autodup.game.combat import _fight, _fight_odds
+from autodup.game.combat import play_fight, _fight_odds
 from autodup.game.config import load_config
-from autodup.game.rounds import _ghost_of, _shuffle_alive
-from autodup.game.rules import _MATCHMAKING, _SERVING_ORDER, EVENTS_BY_POSITION, EVENTS_BY_SEAT, rules_of
+from autodup.game.rounds import ghost_of, shuffle_alive
+from autodup.game.rules import STREAM_MATCHMAKING_KEY, STREAM_SERVING_ORDER_KEY, EVENTS_BY_POSITION, EVENTS_BY_SEAT, rules_of
 from autodup.game.state import new_table
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
@@ -51,7 +51,7 @@ def shuffles(alive_seats, kind, events, n=N_SEEDS):
     table = alive_table(alive_seats)
     orders = []
     for seed in EVENT_SEEDS[:n]:
-        k = _shuffle_alive(table, seed, kind, ROUND, events)
+        k = shuffle_alive(table, seed, kind, ROUND, events)
         assert k == len(alive_seats)
         orders.append(tuple(table.order[:k].tolist()))
     return orders
@@ -129,7 +129,7 @@ FIVE_ALIVE = (0, 2, 3, 5, 7)
 
 
 @pytest.mark.parametrize("events", ADDRESSINGS, ids=ADDRESSING_IDS)
-@pytest.mark.parametrize("kind", [_SERVING_ORDER, _MATCHMAKING], ids=["serving", "matchmaking"])
+@pytest.mark.parametrize("kind", [STREAM_SERVING_ORDER_KEY, STREAM_MATCHMAKING_KEY], ids=["serving", "matchmaking"])
 def test_shuffle_of_four_alive_seats_is_uniform_over_the_24_orders(events, kind):
     """Four of eight seats alive: table.order[:4] is uniform over the 4! orders of exactly those seats."""
     orders = shuffles(FOUR_ALIVE, kind, events)
@@ -139,7 +139,7 @@ def test_shuffle_of_four_alive_seats_is_uniform_over_the_24_orders(events, kind)
 @pytest.mark.parametrize("events", ADDRESSINGS, ids=ADDRESSING_IDS)
 def test_shuffle_of_all_seats_puts_each_seat_uniformly_at_each_position(events):
     """All eight alive: the (seat, position) counts are those of a uniform permutation."""
-    orders = shuffles(range(PLAYERS), _SERVING_ORDER, events)
+    orders = shuffles(range(PLAYERS), STREAM_SERVING_ORDER_KEY, events)
     assert all(sorted(o) == list(range(PLAYERS)) for o in orders)
     assert position_pvalue(orders, PLAYERS) > P_FLOOR
 
@@ -156,7 +156,7 @@ def test_the_shuffle_checks_reject_wrong_shuffles():
 @pytest.mark.parametrize("events", ADDRESSINGS, ids=ADDRESSING_IDS)
 def test_matchmaking_pairs_six_alive_seats_uniformly_over_the_15_matchings(events):
     """Six alive: the matching (order[0], order[1]), (order[2], order[3]), (order[4], order[5]) is uniform."""
-    orders = shuffles(SIX_ALIVE, _MATCHMAKING, events)
+    orders = shuffles(SIX_ALIVE, STREAM_MATCHMAKING_KEY, events)
     assert len(all_matchings(SIX_ALIVE)) == 15
     assert matching_pvalue(orders, SIX_ALIVE) > P_FLOOR
 
@@ -178,9 +178,9 @@ def ghost_draws(events, n=N_SEEDS):
     table = alive_table(FIVE_ALIVE)
     draws = []
     for seed in EVENT_SEEDS[:n]:
-        k = _shuffle_alive(table, seed, _MATCHMAKING, ROUND, events)
+        k = shuffle_alive(table, seed, STREAM_MATCHMAKING_KEY, ROUND, events)
         order = tuple(table.order[:k].tolist())
-        draws.append((order, int(_ghost_of(table, seed, ROUND, k, events))))
+        draws.append((order, int(ghost_of(table, seed, ROUND, k, events))))
         assert tuple(table.order[:k].tolist()) == order  # choosing the ghost leaves the order alone
     return draws
 
@@ -246,7 +246,7 @@ def reset(table):
 def a_wins(table, a, b, b_takes_damage, pair, seed, events):
     """Fight once from a reset table; True when ``a`` won (its gold rose)."""
     reset(table)
-    _fight(RULES, table, a, b, b_takes_damage, ROUND, pair, seed, events)
+    play_fight(RULES, table, a, b, b_takes_damage, ROUND, pair, seed, events)
     return table.gold[a] > 0
 
 
@@ -300,7 +300,7 @@ def restricted(order, seats):
     return tuple(s for s in order if s in seats)
 
 
-@pytest.mark.parametrize("kind", [_SERVING_ORDER, _MATCHMAKING], ids=["serving", "matchmaking"])
+@pytest.mark.parametrize("kind", [STREAM_SERVING_ORDER_KEY, STREAM_MATCHMAKING_KEY], ids=["serving", "matchmaking"])
 def test_by_seat_two_seats_keep_their_relative_order_whoever_else_is_alive(kind):
     """By seat, seats alive at two tables with one event seed come in the same relative order at both,
     whichever other seats are alive; by position, removing a seat reshuffles the others."""

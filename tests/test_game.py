@@ -169,33 +169,33 @@ def test_loot_is_a_shuffle_bag_per_seat():
 
 
 def test_the_soundness_check_catches_a_corrupted_table():
-    from autodup.game.state import _table_is_sound, conservation_holds, new_table
-    from autodup.game.units import _add_unit
+    from autodup.game.state import table_is_sound, conservation_holds, new_table
+    from autodup.game.units import add_unit
 
     table = new_table(TINY)
-    assert conservation_holds(TINY, table) and _table_is_sound(TINY, table)
+    assert conservation_holds(TINY, table) and table_is_sound(TINY, table)
     table.pool[3] -= 1.0  # a copy vanished
     assert not conservation_holds(TINY, table)
     table.pool[3] += 1.0
     table.gold[2] = -1
-    assert conservation_holds(TINY, table) and not _table_is_sound(TINY, table)
+    assert conservation_holds(TINY, table) and not table_is_sound(TINY, table)
     table.gold[2] = 0
     for champion in range(TINY.bench_size + 2):  # distinct champions: no combines; more than level 1 may hold
         champion = champion % 9
         table.pool[champion] -= 1.0
-        _add_unit(table, 1, champion)
-    assert conservation_holds(TINY, table) and not _table_is_sound(TINY, table)
+        add_unit(table, 1, champion)
+    assert conservation_holds(TINY, table) and not table_is_sound(TINY, table)
 
 
 def test_the_board_never_exceeds_the_level():
     from autodup.game.state import new_table
-    from autodup.game.units import _add_unit, board_power
+    from autodup.game.units import add_unit, board_power
 
     table = new_table(TINY)
     scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(TINY.trait_breakpoints.shape[0], dtype=np.int64)
     for champion in range(5):
-        _add_unit(table, 0, champion)
+        add_unit(table, 0, champion)
     for level in range(1, TINY.max_level + 1):
         table.level[0] = level
         _, on_board = board_power(TINY, table, 0, scratch, traits)

@@ -111,3 +111,12 @@ def test_help_and_version_load_neither_numba_nor_matplotlib_nor_pyarrow():
         result = subprocess.run([sys.executable, "-c", probe, flag], capture_output=True, text=True, timeout=120,
                                 cwd=PACKAGE.parent)
         assert "HEAVY []" in result.stdout, (flag, result.stdout[-500:], result.stderr[-2000:])
+
+
+def test_every_subpackage_is_installed():
+    import tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    subpackages = {"autodup." + ".".join(path.parent.relative_to(PACKAGE).parts)
+                   for path in PACKAGE.rglob("__init__.py") if path.parent != PACKAGE}
+    assert subpackages <= listed, f"pyproject.toml's packages miss {sorted(subpackages - listed)}"

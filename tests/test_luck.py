@@ -58,7 +58,7 @@ def test_every_luck_term_has_mean_zero_under_the_control(control_tables, events)
 
 def fight_state(seed: int, alive: int = 8):
     """A set4 table at round 20 with random units (level 6), HPs and ``alive`` seats, prepared for its fights
-    (game_combat._prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
+    (game_combat.prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
     generator = np.random.default_rng(seed)
     table = game_state.new_table(SET4)
     table.level[:] = 6
@@ -71,7 +71,7 @@ def fight_state(seed: int, alive: int = 8):
     table.alive[alive:] = False
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
-    game_combat._prepare_fights(SET4, table, 20, order, traits)
+    game_combat.prepare_fights(SET4, table, 20, order, traits)
     return table
 
 
@@ -107,7 +107,7 @@ def test_coin_terms_average_to_zero_over_the_coin_exactly(seed, ghost):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_matchmaking_terms_average_to_zero_over_the_pairing_law_exactly(seed):
-    """What _prepare_fights subtracts is the mean, over the seat's possible opponents (uniform), of what the
+    """What prepare_fights subtracts is the mean, over the seat's possible opponents (uniform), of what the
     fight adds: enumeration of the opponents."""
     alive = 6
     table = fight_state(seed, alive=alive)

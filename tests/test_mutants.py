@@ -28,7 +28,7 @@ from autodup.game.legality import apply_action
 from autodup.game.rounds import _refresh_by_race
 from autodup.game.rules import rules_of
 from autodup.game.state import conservation_holds, new_table
-from autodup.game.units import _add_unit
+from autodup.game.units import add_unit
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
 
@@ -556,7 +556,7 @@ HAYSTACK = 2  # the dealer code (selling deals nothing, so any dealer does)
 def _give(table, seat, champion, n):
     for _ in range(n):
         table.pool[champion] -= 1.0
-        _add_unit(table, seat, champion)
+        add_unit(table, seat, champion)
 
 
 @pytest.mark.parametrize("star", [1, 2, 3])

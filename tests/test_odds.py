@@ -212,7 +212,7 @@ def test_simulation_is_deterministic(monkeypatch):
     first = simulate_odds(s, 2_000, "haystack", seed=5)
     np.testing.assert_array_equal(first, simulate_odds(s, 2_000, "haystack", seed=5))
     assert not np.array_equal(first, simulate_odds(s, 2_000, "haystack", seed=6))
-    monkeypatch.setattr("autodup.odds.CHUNK_TRIALS", 300)  # trials are addressed: chunks change nothing
+    monkeypatch.setattr("autodup.labs.odds_simulation.CHUNK_TRIALS", 300)  # trials are addressed: chunks change nothing
     np.testing.assert_array_equal(first, simulate_odds(s, 2_000, "haystack", seed=5))
 
 

@@ -6,13 +6,13 @@ import numpy as np
 
 from autodup.engine.dealers import DEALERS
 from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOCK, ACTION_SELL
-from autodup.game.combat import _fight, _prepare_fights
+from autodup.game.combat import play_fight, prepare_fights
 from autodup.game.config import load_config
 from autodup.game.legality import apply_action
-from autodup.game.rounds import _start_round
+from autodup.game.rounds import start_round
 from autodup.game.rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_EVENTS, rules_of
 from autodup.game.state import new_table
-from autodup.game.units import _add_unit
+from autodup.game.units import add_unit
 
 HAYSTACK = DEALERS["haystack"].code
 
@@ -32,7 +32,7 @@ def act(table, seat, action, argument=0, round_index=5):
 def give(table, seat, champion, n=1):
     for _ in range(n):
         table.pool[champion] -= 1.0
-        _add_unit(table, seat, champion)
+        add_unit(table, seat, champion)
 
 
 def test_income_interest_and_streak_gold_at_round_start():
@@ -42,7 +42,7 @@ def test_income_interest_and_streak_gold_at_round_start():
     table.gold[2], table.streak[2] = 9, 1     # no interest, no streak gold
     round_index = 3                           # stage 2: income 5
     assert RULES.round_income[round_index] == 5
-    _start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, round_index, SEEDS, EVENTS)
+    start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, round_index, SEEDS, EVENTS)
     assert table.gold[:3].tolist() == [25 + 5 + 2 + 2, 55 + 5 + 5 + 3, 9 + 5]
     # Passive XP after the first round: 2 XP take a level-1 seat to level 2 (which needs 2).
     assert (table.level[0], table.xp[0]) == (2, 0)
@@ -89,12 +89,12 @@ def test_a_full_bench_buys_only_what_completes_a_combine():
 
 def test_a_locked_shop_survives_one_refresh():
     table = new_table(RULES)
-    _start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 0, SEEDS, EVENTS)
+    start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 0, SEEDS, EVENTS)
     shop = table.shops[0].copy()
     assert act(table, 0, ACTION_LOCK)
-    _start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 1, SEEDS, EVENTS)
+    start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 1, SEEDS, EVENTS)
     assert np.array_equal(table.shops[0], shop) and not table.locked[0]
-    _start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 2, SEEDS, EVENTS)
+    start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 2, SEEDS, EVENTS)
     assert not np.array_equal(table.shops[0], shop)
 
 
@@ -106,14 +106,14 @@ def test_combat_damage_gold_and_streaks():
     scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(RULES.trait_breakpoints.shape[0], dtype=np.int64)
     round_index = 10
-    _prepare_fights(RULES, table, round_index, scratch, traits)
-    _fight(RULES, table, 0, 1, True, round_index, 0, EVENTS, EVENTS_BY_SEAT)
+    prepare_fights(RULES, table, round_index, scratch, traits)
+    play_fight(RULES, table, 0, 1, True, round_index, 0, EVENTS, EVENTS_BY_SEAT)
     survivors = 1  # one unit on the winning board, standing
     assert table.hp[1] == RULES.starting_hp - RULES.round_damage[round_index] - survivors
     assert table.hp[0] == RULES.starting_hp and table.gold[0] == RULES.pvp_win_gold
     assert (table.streak[0], table.streak[1]) == (1, -1)
     # Against a ghost, only the real seat's result counts.
-    _fight(RULES, table, 1, 0, False, round_index, 1, EVENTS, EVENTS_BY_POSITION)
+    play_fight(RULES, table, 1, 0, False, round_index, 1, EVENTS, EVENTS_BY_POSITION)
     assert table.hp[0] == RULES.starting_hp and table.streak[0] == 1
     assert table.streak[1] == -2
 
@@ -135,7 +135,7 @@ def test_race_serving_order_deals_each_seat_by_its_own_odds():
         for order in tiers:
             table = new_table(RULES)
             table.level[:] = levels
-            _start_round(RULES, HAYSTACK, order, EVENTS_BY_SEAT, table, 0, seeds, np.uint64(trial))  # no passive XP yet
+            start_round(RULES, HAYSTACK, order, EVENTS_BY_SEAT, table, 0, seeds, np.uint64(trial))  # no passive XP yet
             for seat in range(8):
                 for champion in table.shops[seat]:
                     tiers[order][seat, RULES.champion_tier[champion]] += 1

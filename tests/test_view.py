@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 import autodup.bots as bots
+from autodup.game import view as game_view
 from autodup.engine.dealers import DEALERS
 from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOADED_ROLL, ACTION_REROLL, ACTION_SELL
 from autodup.game.config import load_config, parse_config
@@ -19,7 +20,7 @@ from autodup.game.legality import apply_action
 from autodup.game.rules import rules_of, stage_positions
 from autodup.game.state import Table, new_desk, new_table
 from autodup.game.turn import _fill_view
-from autodup.game.units import _add_unit
+from autodup.game.units import add_unit
 from autodup.game.view import VIEW, VIEW_FIELDS, VIEW_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +58,7 @@ def test_the_view_is_declared_once_and_every_name_derives_from_it():
     assert VIEW_NAMES == tuple(name for name, _ in VIEW) and VIEW_FIELDS == len(VIEW) == len(set(VIEW_NAMES))
     assert all(isinstance(meaning, str) and meaning for _, meaning in VIEW)
     for index, name in enumerate(VIEW_NAMES):
-        assert getattr(game, f"VIEW_{name.upper()}") == index
+        assert getattr(game_view, f"VIEW_{name.upper()}") == index
         assert getattr(bots, name.upper()) == index
     for name in NAMES_BOTS_USE:
         assert getattr(bots, name) == VIEW_NAMES.index(name.lower())
@@ -87,7 +88,7 @@ def random_state(rules, rng):
     for _ in range(target):
         champion = int(rng.choice(few)) if rng.random() < 0.7 else int(rng.integers(n))
         if table.n_units[0] < capacity:
-            _add_unit(table, 0, champion)
+            add_unit(table, 0, champion)
     for slot in range(rules.shop_size):
         if rng.random() < 0.8:
             table.shops[0, slot] = int(rng.choice(few)) if rng.random() < 0.6 else int(rng.integers(n))
@@ -178,10 +179,10 @@ def test_a_full_bench_still_buys_the_third_copy_unless_the_pool_is_dry():
         rules = rules_of(config)
         table = new_table(rules)
         capacity = rules.bench_size + rules.level_board_size[1]
-        _add_unit(table, 0, 0)
-        _add_unit(table, 0, 0)
+        add_unit(table, 0, 0)
+        add_unit(table, 0, 0)
         for champion in range(1, capacity - 1):
-            _add_unit(table, 0, champion)
+            add_unit(table, 0, champion)
         assert table.n_units[0] == capacity
         table.gold[0] = 10
         table.shops[0, :] = [0, 5, -1]  # the pair's third copy, a stranger, an empty slot

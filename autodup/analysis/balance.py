@@ -37,11 +37,11 @@ import numpy as np
 
 from ..errors import RunError
 from ..tournament.storage import read_chunk_table
+from .statistics import CONFIDENCE, percentile_interval, t_half_width, variance_ratio
 
-__all__ = ["CONFIDENCE", "BOT_STATISTICS", "UNIT_STATISTICS", "STATISTIC_MEANINGS", "READ_COLUMNS",
-           "BOOTSTRAP_REPLICATES", "PairedRatios", "compare_variants", "check_comparable"]
+__all__ = ["BOT_STATISTICS", "UNIT_STATISTICS", "STATISTIC_MEANINGS", "READ_COLUMNS", "BOOTSTRAP_REPLICATES",
+           "PairedRatios", "compare_variants", "check_comparable"]
 
-CONFIDENCE = 0.95
 BOT_STATISTICS = ("mean_placement", "top4_rate", "three_star_rate")
 UNIT_STATISTICS = ("offer_rate", "pick_rate", "play_rate", "top4_rate_when_fielded", "placement_when_fielded",
                    "three_star_rate")
@@ -136,12 +136,9 @@ class PairedRatios:
     def estimate(self) -> dict:
         """Per component (float64 (k,) each): ``base``, ``variant``, ``change``, ``low``, ``high`` (the 95%
         interval of the change), ``variance_reduction`` (independent seeds' variance over the paired one)."""
-        from scipy.stats import t
-
         base, variant, change, v_base, v_variant, v_change = self._variances(self.sums, self.products, self.boards)
-        half = t.ppf(0.5 + CONFIDENCE / 2, max(self.boards - 1, 1)) * np.sqrt(v_change)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            reduction = (v_base + v_variant) / v_change
+        half = t_half_width(v_change, self.boards - 1, CONFIDENCE)
+        reduction = variance_ratio(v_base + v_variant, v_change)
         return {"base": base, "variant": variant, "change": change, "low": change - half, "high": change + half,
                 "half_width": half, "variance_reduction": reduction}
 
@@ -380,8 +377,7 @@ def _headline(per_bot: np.ndarray, replicates) -> dict:
     if replicates is not None:
         medians = np.array([np.median(r[np.isfinite(r)]) if np.isfinite(r).any() else np.nan for r in replicates])
         medians = medians[np.isfinite(medians)]
-        if medians.size:
-            interval = np.percentile(medians, [2.5, 97.5]).tolist()
+        interval = percentile_interval(medians)
     return {"variance_reduction": float(np.median(finite)), "variance_reduction_ci": interval}
 
 

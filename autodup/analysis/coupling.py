@@ -9,10 +9,6 @@ from numba import njit
 
 __all__ = ["coupling_kernel", "coupling_from_trace"]
 
-# --------------------------------------------------------------------------
-# coupling diagnostic, from traced games
-# --------------------------------------------------------------------------
-
 
 @njit(cache=True)
 def _champion_distribution(weights, n_tiers, champion_tier, out):

@@ -9,13 +9,12 @@ from numba import njit
 
 from ..engine.rng import LABEL_BOARD, STREAM_BOOTSTRAP, derive_seed_kernel, random_uniform
 
-__all__ = ["ALPHA", "BOOTSTRAP_REPLICATES", "Z95", "SAME", "DIFFERENT", "PAIRS", "IDENTICAL", "SLOTS", "MULTISET",
+__all__ = ["ALPHA", "BOOTSTRAP_REPLICATES", "SAME", "DIFFERENT", "PAIRS", "IDENTICAL", "SLOTS", "MULTISET",
            "COLUMNS", "RAW", "ADJUSTED", "same_seat_pairs", "shop_agreement_by_round", "offer_overlap",
            "slot_tiers_by_level", "round0_slot_counts", "poisson_weights", "board_seed_kernel"]
 
 ALPHA = 0.001               # family-wise level of one dealer's verdict: a false alarm per 1,000 exact dealers
 BOOTSTRAP_REPLICATES = 1000
-Z95 = 1.959963984540054     # two-sided 95% normal quantile
 SAME, DIFFERENT = 0, 1      # the two seats held the same bot, or different bots
 PAIRS, IDENTICAL, SLOTS, MULTISET = range(4)  # cross-table sums by round
 # Columns a measure reads from a chunk.

@@ -21,20 +21,15 @@ from .measure_kernels import (
     RAW,
     SAME,
     SLOTS,
-    Z95,
     offer_overlap,
     poisson_weights,
     round0_slot_counts,
     shop_agreement_by_round,
     slot_tiers_by_level,
 )
-from .statistics import RatioObservable, holm, two_sample_test
+from .statistics import RatioObservable, holm, percentile_interval, two_sample_test, variance_ratio
 
 __all__ = ["RunMeasures", "measure_run", "compare_with_control", "variance_reduction", "luck_sources", "closest_pair"]
-
-# --------------------------------------------------------------------------
-# one run, chunk by chunk
-# --------------------------------------------------------------------------
 
 
 class RunMeasures:
@@ -328,19 +323,19 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
         mean = theirs["mean"][p]  # the control measures the difference the boards must resolve
 
         def needed(variance):
-            return _finite((Z95 ** 2) * variance / mean ** 2) if mean != 0 else None
+            return _finite(boards_needed(variance, mean)) if mean != 0 else None
 
-        boards_needed, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
+        boards_here, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
         pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
                       "variance_reduction": factor, "variance_reduction_ci": interval,
                       "adjusted_variance_reduction": adjusted_factor,
                       "adjusted_variance_reduction_ci": adjusted_interval,
-                      "boards_needed": boards_needed, "boards_needed_control": boards_control,
-                      "games_needed": None if boards_needed is None else boards_needed * tables,
+                      "boards_needed": boards_here, "boards_needed_control": boards_control,
+                      "games_needed": None if boards_here is None else boards_here * tables,
                       "games_needed_control": None if boards_control is None else boards_control * tables,
-                      "seconds_needed": None if boards_needed is None or per_board is None
-                      else boards_needed * per_board,
+                      "seconds_needed": None if boards_here is None or per_board is None
+                      else boards_here * per_board,
                       "seconds_needed_control": None if boards_control is None or per_board is None
                       else boards_control * per_board})
     closest = closest_pair(control)
@@ -365,11 +360,9 @@ def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estima
     """``(factor, [low, high])``: the control's raw variance of pair ``pair``'s per-board difference over the
     run's variance under ``estimator``, with its 95% Poisson-bootstrap interval (same boards, same weights)."""
     ours, theirs = run.pair_statistics(estimator), control.pair_statistics(RAW)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        factor = theirs["variance"][pair] / ours["variance"][pair]
-        spread = theirs["replicates"][:, pair] / ours["replicates"][:, pair]
-    spread = spread[np.isfinite(spread)]
-    interval = np.percentile(spread, [2.5, 97.5]).tolist() if spread.size else [None, None]
+    factor = variance_ratio(theirs["variance"][pair], ours["variance"][pair])
+    spread = variance_ratio(theirs["replicates"][:, pair], ours["replicates"][:, pair])
+    interval = percentile_interval(spread[np.isfinite(spread)])
     return _finite(factor), interval
 
 

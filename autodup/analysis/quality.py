@@ -22,8 +22,8 @@ from .measures import RunMeasures, closest_pair, compare_with_control, luck_sour
 __all__ = ["DEFAULT_QUALITY_DEALERS", "TRACE_BOARDS", "TRACE_DRAWS", "TIMINGS_FILE", "QUALITY_FILE", "parse_dealers",
            "LADDER_RUNS", "run_name", "quality_runs", "run_folder_of", "play_runs", "games_per_second", "trace_runs",
            "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "best_combination",
-           "terminal_table", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency",
-           "LADDER", "ladder"]
+           "terminal_table", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency", "LADDER",
+           "ladder"]
 
 DEFAULT_QUALITY_DEALERS = ("haystack", "keyed", "stream", "replay")
 TRACE_BOARDS = 25   # boards replayed with their draws traced (a chunk's worth: 8 tables x 8 seats each)

@@ -1,4 +1,9 @@
-"""Statistics: ratio observables compared by a Wald test, Holm's correction."""
+"""Statistics, in one place: the intervals every report gives (normal, Student's t, bootstrap percentiles,
+Wilson), variance ratios, the boards needed to resolve a difference, ratio observables compared by a Wald
+test, and Holm's correction.
+
+Every interval is a two-sided 95% interval (:data:`CONFIDENCE`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,63 @@ import math
 
 import numpy as np
 
-__all__ = ["RatioObservable", "WALD_BOARDS_PER_DIMENSION", "two_sample_test", "holm"]
+__all__ = ["CONFIDENCE", "Z95", "normal_half_width", "t_half_width", "percentile_interval", "wilson_interval",
+           "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION", "two_sample_test",
+           "holm"]
+
+CONFIDENCE = 0.95
+Z95 = 1.959963984540054     # two-sided 95% normal quantile
+
+
+def normal_half_width(values) -> float | None:
+    """Half-width of the normal 95% interval of the mean of ``values`` (float64 (n,)): ``1.96 sd / sqrt(n)``;
+    None with a single value (no spread to estimate from).
+
+    Examples
+    --------
+    >>> round(normal_half_width(np.array([1.0, 2.0, 3.0, 4.0])), 4)
+    1.2652
+    """
+    return float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None
+
+
+def t_half_width(variance_of_mean, dof: int, confidence: float = CONFIDENCE):
+    """Half-width of Student's t interval from the variance of a mean (float or float64 array) and its degrees
+    of freedom (at least 1)."""
+    from scipy.stats import t
+
+    return t.ppf(0.5 + confidence / 2, max(dof, 1)) * np.sqrt(variance_of_mean)
+
+
+def percentile_interval(samples) -> list:
+    """The 2.5% and 97.5% percentiles of bootstrap ``samples`` (float64 (n,)), or ``[None, None]`` when empty."""
+    return np.percentile(samples, [2.5, 97.5]).tolist() if samples.size else [None, None]
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple:
+    """The Wilson score interval of a proportion (scipy's ``binomtest(...).proportion_ci``).
+
+    Examples
+    --------
+    >>> [round(bound, 4) for bound in wilson_interval(50, 100)]
+    [0.4038, 0.5962]
+    """
+    from scipy.stats import binomtest
+
+    interval = binomtest(int(successes), int(trials)).proportion_ci(confidence, method="wilson")
+    return float(interval.low), float(interval.high)
+
+
+def variance_ratio(numerator, denominator):
+    """``numerator / denominator`` of variances (floats or arrays), inf or NaN where the denominator is 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return numerator / denominator
+
+
+def boards_needed(variance: float, mean: float) -> float:
+    """Boards needed to tell a mean difference ``mean`` from 0 at 95% with per-board variance ``variance``:
+    ``(Z95 sd / |mean|)^2`` (inf for a mean of 0)."""
+    return (Z95 ** 2) * variance / mean ** 2 if mean != 0 else math.inf
 
 # --------------------------------------------------------------------------
 # ratio observables: per-board sums, compared by a Wald test

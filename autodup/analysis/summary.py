@@ -11,13 +11,10 @@ from ..errors import print_warning
 from ..game.boards import DEFAULT_DESIGN, scored_rows
 from ..game.stats import MISBEHAVIOUR_COLUMNS
 from ..tournament.storage import chunk_files, read_chunk, read_chunk_table, read_determinism, read_manifest
+from .statistics import normal_half_width
 
-__all__ = ["SUMMARY_FILE", "play_and_summarize", "board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
-           "warn_if_misbehaving"]
-
-# --------------------------------------------------------------------------
-# the summary
-# --------------------------------------------------------------------------
+__all__ = ["board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
+           "warn_if_misbehaving", "SUMMARY_FILE", "play_and_summarize"]
 
 
 def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> dict:
@@ -85,9 +82,7 @@ def summarize_totals(parts) -> list:
                            ("adjusted_score", "adjusted")):
             per_board = joined[key] / count
             entry[label] = float(joined[key].sum() / count.sum())
-            # None (JSON null) with a single board: no spread to estimate from.
-            entry[f"{label}_ci95"] = float(1.96 * per_board.std(ddof=1) / np.sqrt(per_board.size)) \
-                if per_board.size > 1 else None
+            entry[f"{label}_ci95"] = normal_half_width(per_board)  # None (JSON null) with a single board
         entry["top4_rate"] = float(joined["top4"].sum() / count.sum())
         for key in pieces[0]["misbehaviour"]:
             entry[key] = sum(p["misbehaviour"][key] for p in pieces)

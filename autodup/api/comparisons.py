@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from .common import Report, bot_list, config_warnings, noter, warner
-from .tournaments import DEFAULT_BOARDS, RUN_SEED, _overrides, load_config
+from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
 
 __all__ = ["quality", "report", "ab", "sweep"]
 
@@ -105,7 +105,7 @@ def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: in
     config_warnings(loaded, warn)
     specs = bot_list(bots) if bots is not None else bot_names()
     check_bot_count(len(specs), loaded.players)
-    overrides = _overrides(bot_params, bot_param_file)
+    overrides = parameter_overrides(bot_params, bot_param_file)
     _check_out(out)
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
@@ -167,7 +167,7 @@ def _comparison_specs(configs: list, options: dict) -> list:
             raise UsageError(f"{config.source}: players is {config.players}, the base's {configs[0].players} "
                              "(allowed: the same number of players, so that placements compare)")
     _check_out(options["out"])
-    infos = load_bots_and_table(configs[0], specs, _overrides(options["bot_params"], options["bot_param_file"]),
+    infos = load_bots_and_table(configs[0], specs, parameter_overrides(options["bot_params"], options["bot_param_file"]),
                                 options["game_timeout"], options["note"])
     return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"])
             for config in configs]

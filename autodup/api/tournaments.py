@@ -63,7 +63,7 @@ def list_bots() -> list:
     return [{"name": bot.name, "description": bot.description} for bot in map(load_bot, bot_names())]
 
 
-def _overrides(bot_params, bot_param_file) -> tuple:
+def parameter_overrides(bot_params, bot_param_file) -> tuple:
     from ..tournament.loading import bot_overrides
 
     if isinstance(bot_params, dict):  # {"greedy": {"roll_above": 30}} from Python
@@ -135,7 +135,7 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
     with Pool(1, game_timeout or DEFAULT_GAME_TIMEOUT, describe=describe) as pool:
-        played, _ = pool.run_one(play_in_worker, (str(config), specs, _overrides(bot_params, bot_param_file), seed,
+        played, _ = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file), seed,
                                                   board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
     if errors:
@@ -189,7 +189,7 @@ def check_bot(bot, config="set4", games: int = 120, seed: int = 2026, variant_ga
             return f"bot {bot} (while it was loaded)"
         return f"seat {where.seat} of check table {where.board}" if where.seat >= 0 else "the table"
 
-    overrides = _overrides(bot_params, bot_param_file)
+    overrides = parameter_overrides(bot_params, bot_param_file)
     try:
         with Pool(1, game_timeout or DEFAULT_GAME_TIMEOUT, describe=describe) as pool:
             report, _ = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
@@ -391,7 +391,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     config_warnings(loaded, warn)
     specs = given["bots"] if given["bots"] is not None else bot_names()
     check_bot_count(len(specs), loaded.players)
-    overrides = _overrides(bot_params, bot_param_file)
+    overrides = parameter_overrides(bot_params, bot_param_file)
     if recorded:
         overrides = (recorded, f"{out}/manifest.json", overrides[2])
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)

@@ -44,7 +44,7 @@ __all__ += [*_VIEW_INDEX, "BotError", "PolicyError", "ACTION_BUY", "ACTION_BUY_X
             "VIEW_MASK_BITS", "VIEW_NAMES", "copies_of_star", "encode_decision"]
 
 
-def _finite_number(value):
+def finite_number(value):
     """``value`` as a finite float, or None (booleans, text that is not a number, inf, nan, huge integers)."""
     if isinstance(value, bool):
         return None
@@ -66,7 +66,7 @@ helper = njit(cache=True, _nrt=False, inline="always")
 
 
 
-_ANSWERS = "return buy(slot), sell(unit), reroll(), buy_xp(), toggle_lock(), loaded_roll(trait) or end_turn()"
+ANSWERS_TEXT = "return buy(slot), sell(unit), reroll(), buy_xp(), toggle_lock(), loaded_roll(trait) or end_turn()"
 _ALLOCATING = ("zeros", "empty", "ones", "full", "array", "arange", "zeros_like", "empty_like", "ones_like",
                "full_like", "copy", "concatenate", "linspace", "list", "dict", "set")
 
@@ -167,7 +167,7 @@ def _check_policy_source(function) -> None:
                                               POLICY_SIGNATURE.args, None)
     returned = typed.return_type
     if not isinstance(returned, numba_types.Integer) or isinstance(returned, numba_types.Boolean):
-        raise PolicyError(f"{function.__name__} returns {returned}, not an answer: {_ANSWERS}")
+        raise PolicyError(f"{function.__name__} returns {returned}, not an answer: {ANSWERS_TEXT}")
 
 
 def policy(function):

@@ -303,10 +303,9 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
 
 def table_is_compiled() -> bool:
     """Whether this machine's compiled-code cache holds the table (:func:`play_boards_kernel`) for this version."""
-    from ..compile_cache import cache_folder
+    from ..compile_cache import is_cached
 
-    folder = cache_folder()
-    return folder is not None and any((folder / "autodup").glob("boards.play_boards_kernel-*.nbi"))
+    return is_cached(play_boards_kernel)
 
 
 def compile_table(rules) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .authoring import _ANSWERS
+from .authoring import ANSWERS_TEXT
 from .bot_loading import Bot, bot_errors_collected, load_bot, seating
 
 __all__ = ["explain_silent_errors", "AS_WRITTEN", "rule_variants", "check_bot"]
@@ -17,9 +17,9 @@ def explain_silent_errors(bot_errors: int, bad_answers: int):
     """The message for errors that came without an exception's text (None when there were none)."""
     if bot_errors:
         return ("decide returned 0, which is what a decision that raises returns: an error; return an answer "
-                f"({_ANSWERS})")
+                f"({ANSWERS_TEXT})")
     if bad_answers:
-        return f"decide returned a value that is not an answer: {_ANSWERS}"
+        return f"decide returned a value that is not an answer: {ANSWERS_TEXT}"
     return None
 
 

@@ -17,7 +17,7 @@ from numba.core.ccallback import CFunc
 from ..compile_cache import bot_module_name, modules_digest
 from ..errors import BotError, PolicyError, first_line
 from ..shipped import roster_folder
-from .authoring import _finite_number
+from .authoring import finite_number
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
 __all__ = ["BotInfo", "Bot", "bot_names", "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides",
@@ -59,7 +59,7 @@ class Bot:
             if key not in self.defaults:
                 allowed = ", ".join(self.defaults) or "none"
                 raise BotError(f"{origin}: bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
-            number = _finite_number(value)
+            number = finite_number(value)
             if number is None:
                 raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
             values[key] = number
@@ -145,7 +145,7 @@ def load_bot(spec: str) -> Bot:
     if defaults is None:
         defaults = {}
     if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
-            not isinstance(k, str) or isinstance(v, str) or _finite_number(v) is None for k, v in defaults.items()):
+            not isinstance(k, str) or isinstance(v, str) or finite_number(v) is None for k, v in defaults.items()):
         raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
     if not isinstance(decide, CFunc) or decide._sig != POLICY_SIGNATURE:
         raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")

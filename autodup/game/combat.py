@@ -6,9 +6,9 @@ import numpy as np
 from numba import njit
 
 from ..engine.rng import EVENT_GHOST_INDEX
-from .rounds import _streak_gold
-from .rules import _COMBAT, _TIEBREAK, EVENTS_BY_SEAT, game_inline, game_kernel
-from .shop import _clear_shop, _event_uniform, copies_of_star
+from .rounds import streak_gold_of
+from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_kernel
+from .shop import clear_shop, copies_of_star, event_uniform
 from .stats import (
     LUCK_COIN,
     LUCK_COIN_DUEL,
@@ -25,9 +25,9 @@ from .stats import (
     STANDING_SCALE,
     VALUE_SCALE,
 )
-from .units import _record_final_board, _remove_unit, board_power
+from .units import board_power, record_final_board, remove_unit
 
-__all__ = []
+__all__ = ["play_fight", "prepare_fights", "eliminate", "rank_seats"]
 
 
 @game_inline
@@ -94,14 +94,14 @@ def _form(event_seed, round_index, index):
     """A Gumbel "form" (-log of an Exp(1)) of a seat (``index``) or of the round's ghost: with events addressed
     by seat, a beats b when log(power_a + 1) / scale + form_a > log(power_b + 1) / scale + form_b, which
     happens with the combat law's probability (the difference of two Gumbels is logistic)."""
-    return -np.log(-np.log1p(-_event_uniform(event_seed, _COMBAT, round_index, index)))
+    return -np.log(-np.log1p(-event_uniform(event_seed, STREAM_COMBAT_KEY, round_index, index)))
 
 
 @game_inline
 def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, damage_to_opponent):
     """The seat's coin and matchmaking terms of a fight against ``opponent`` that it won (or lost) with P(win)
     ``p_win``: it loses ``damage_if_lost`` if it loses, the opponent ``damage_to_opponent`` (0 for a ghost) if
-    it wins. The state values are this round's, kept by :func:`_prepare_fights`."""
+    it wins. The state values are this round's, kept by :func:`prepare_fights`."""
     hp = table.fight_hp[seat]
     standing_won, standing_lost = table.standing_now[seat], table.standing_if_lost[seat, opponent]
     value_won, value_lost = table.value_now[seat], table.value_if_lost[seat, opponent]
@@ -113,8 +113,8 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, da
     duel_lost = value_lost
     # The gold a win pays now, and the streak gold the next income pays after a win or a loss.
     streak = table.streak[seat]
-    gold_won = rules.pvp_win_gold + _streak_gold(rules, max(streak, 0) + 1)
-    gold_lost = _streak_gold(rules, min(streak, 0) - 1)
+    gold_won = rules.pvp_win_gold + streak_gold_of(rules, max(streak, 0) + 1)
+    gold_lost = streak_gold_of(rules, min(streak, 0) - 1)
     luck = (1.0 if won else 0.0) - p_win
     table.luck[seat, LUCK_COIN] += luck
     table.luck[seat, LUCK_COIN_HP] += luck * damage_if_lost
@@ -122,7 +122,7 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, da
     table.luck[seat, LUCK_COIN_VALUE] += luck * (value_won - value_lost)
     table.luck[seat, LUCK_COIN_DUEL] += luck * (duel_won - duel_lost)
     table.luck[seat, LUCK_COIN_GOLD] += luck * (gold_won - gold_lost)
-    # The opponent drawn: _prepare_fights subtracted the mean over the pairing's law.
+    # The opponent drawn: prepare_fights subtracted the mean over the pairing's law.
     table.luck[seat, LUCK_MATCHMAKING] += p_win
     table.luck[seat, LUCK_MATCHMAKING_HP] -= (1.0 - p_win) * damage_if_lost
     table.luck[seat, LUCK_MATCHMAKING_STANDING] += p_win * standing_won + (1.0 - p_win) * standing_lost
@@ -149,7 +149,7 @@ def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a
 
 
 @game_kernel
-def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, events):
+def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, events):
     """``a`` fights ``b`` (a ghost of b's board unless ``b_takes_damage``) on the boards of ``table.fight_*``.
 
     The winner is drawn with P(a wins) = logistic((log(power_a + 1) - log(power_b + 1)) / combat_scale):
@@ -161,7 +161,7 @@ def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, ev
         a_wins = (np.log(table.fight_power[a] + 1.0) / rules.combat_scale + _form(event_seed, round_index, a)
                   > np.log(table.fight_power[b] + 1.0) / rules.combat_scale + b_form)
     else:
-        a_wins = _event_uniform(event_seed, _COMBAT, round_index, pair) < p_a
+        a_wins = event_uniform(event_seed, STREAM_COMBAT_KEY, round_index, pair) < p_a
     _add_fight_luck(rules, table, a, a_wins, p_a, damage_a, b, damage_b if b_takes_damage else 0.0)
     if b_takes_damage:
         _add_fight_luck(rules, table, b, not a_wins, 1.0 - p_a, damage_b, a, damage_a)
@@ -177,7 +177,7 @@ def _fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, ev
 
 
 @game_kernel
-def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
+def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
     """Before the round's fights: each alive seat's board power and HP, and the matchmaking terms' expectations.
 
     Each alive seat fights exactly once as the one who takes damage, against a
@@ -222,10 +222,10 @@ def _prepare_fights(rules, table, round_index, order_scratch, trait_counts):
 
 
 @njit(cache=True)
-def _eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
+def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
     """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream).
 
-    Their boards are recorded (:func:`_record_final_board`) before their units return to the pool.
+    Their boards are recorded (:func:`record_final_board`) before their units return to the pool.
     """
     dying = 0
     for seat in range(table.alive.shape[0]):
@@ -233,28 +233,28 @@ def _eliminate(rules, table, round_index, event_seed, alive_before, order_scratc
             dying += 1
     if dying == 0:
         return alive_before
-    _rank_seats(table, event_seed, round_index, True, alive_before)
+    rank_seats(table, event_seed, round_index, True, alive_before)
     for seat in range(table.alive.shape[0]):
         if table.alive[seat] and table.hp[seat] <= 0:
             table.alive[seat] = False
-            _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
-            _clear_shop(rules, table.shops, seat, table.pool)
+            record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
+            clear_shop(rules, table.shops, seat, table.pool)
             while table.n_units[seat] > 0:
                 u = table.n_units[seat] - 1
                 table.pool[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
-                _remove_unit(table, seat, u)
+                remove_unit(table, seat, u)
     return alive_before - dying
 
 
 @njit(cache=True)
-def _rank_seats(table, event_seed, round_index, only_dying, places_up_to):
+def rank_seats(table, event_seed, round_index, only_dying, places_up_to):
     """Give places ``places_up_to, places_up_to - 1, ...`` to alive seats (only the dying ones if asked),
     worst HP first; ties broken by the event stream."""
     players = table.alive.shape[0]
     keys = np.full(players, np.inf)
     for seat in range(players):
         if table.alive[seat] and (not only_dying or table.hp[seat] <= 0):
-            keys[seat] = table.hp[seat] + 0.5 * _event_uniform(event_seed, _TIEBREAK, round_index, seat)
+            keys[seat] = table.hp[seat] + 0.5 * event_uniform(event_seed, STREAM_TIEBREAK_KEY, round_index, seat)
     ranked = keys < np.inf
     place = places_up_to
     for _ in range(players):

@@ -10,35 +10,31 @@ import numpy as np
 from ..errors import ConfigError
 from ..shipped import config_file
 from .config_file import (
-    _BIG,
+    BIG_NUMBER,
     EMPTY_TIER_RULES,
     MAX_CONFIG_BYTES,
     MAX_EXPANDED_NODES,
     MAX_NESTING,
     MAX_PLAYERS,
     STAR_LEVELS,
-    _decode,
-    _parse_yaml,
-    _read_config_file,
-    _too_large,
+    decode_text,
+    parse_yaml,
+    read_config_file,
+    too_large,
 )
 from .config_reader import (
-    _check_characters,
-    _check_copies,
-    _check_damage,
-    _levels,
-    _Reader,
-    _stages,
-    _tiers,
-    _traits,
-    _warning_lines,
+    ConfigReader,
+    check_characters,
+    check_copies,
+    check_damage,
+    read_levels,
+    read_stages,
+    read_tiers,
+    read_traits,
+    warning_lines,
 )
 
 __all__ = ["GameConfig", "load_config", "parse_config"]
-
-# --------------------------------------------------------------------------
-# the compiled configuration
-# --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -174,7 +170,7 @@ def load_config(path) -> GameConfig:
         One line naming the file, line, field and what is wrong.
     """
     path = config_file(path)
-    return parse_config(_decode(_read_config_file(path), str(path)), str(path))
+    return parse_config(decode_text(read_config_file(path), str(path)), str(path))
 
 
 def parse_config(text: str, file: str = "<config>") -> GameConfig:
@@ -189,10 +185,10 @@ def parse_config(text: str, file: str = "<config>") -> GameConfig:
     """
     # Characters first: a text of more characters than the limit is too large without encoding it.
     if len(text) > MAX_CONFIG_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_CONFIG_BYTES:
-        raise _too_large(file)
+        raise too_large(file)
     try:
-        data, notes = _parse_yaml(text, file)
-        return replace(_compile(_Reader(data, notes, file), Path(file).stem), text=text)
+        data, notes = parse_yaml(text, file)
+        return replace(_compile(ConfigReader(data, notes, file), Path(file).stem), text=text)
     except RecursionError:  # the limits keep recursion shallow; this is a last guard, never a traceback
         raise ConfigError(file, 0, "", f"nested too deeply to read (allowed: at most {MAX_NESTING} levels)") \
             from None
@@ -201,65 +197,65 @@ def parse_config(text: str, file: str = "<config>") -> GameConfig:
                           f"(allowed: at most {MAX_EXPANDED_NODES:,} values)") from None
 
 
-def _compile(r: _Reader, default_name: str) -> GameConfig:
+def _compile(r: ConfigReader, default_name: str) -> GameConfig:
     top = r.mapping((), required=("players", "starting_hp", "shop", "xp", "levels", "economy", "stages", "combat",
                                   "tiers", "traits"),
                     optional=("name", "starting_gold", "bench_size", "max_rounds", "loot"))
     name = r.string(("name",), default=default_name)
     if "name" in top:
-        _check_characters(r, ("name",), name)
+        check_characters(r, ("name",), name)
     players = r.integer(("players",), 2, MAX_PLAYERS)
-    starting_hp = r.integer(("starting_hp",), 1, _BIG)
-    starting_gold = r.integer(("starting_gold",), 0, _BIG, default=0)
+    starting_hp = r.integer(("starting_hp",), 1, BIG_NUMBER)
+    starting_gold = r.integer(("starting_gold",), 0, BIG_NUMBER, default=0)
     bench_size = r.integer(("bench_size",), 1, 100, default=9)
     max_rounds = r.integer(("max_rounds",), 1, 10_000, default=200)
 
     r.mapping(("shop",), required=("size", "reroll_price"), optional=("units_leave_pool", "empty_tier"))
     shop_size = r.integer(("shop", "size"), 1, 20)
-    reroll_price = r.integer(("shop", "reroll_price"), 0, _BIG)
+    reroll_price = r.integer(("shop", "reroll_price"), 0, BIG_NUMBER)
     units_leave_pool = r.boolean(("shop", "units_leave_pool"), default=True)
     empty_tier = r.choice(("shop", "empty_tier"), EMPTY_TIER_RULES, default="skip")
 
     r.mapping(("xp",), required=("price", "amount", "per_round"))
-    xp_price = r.integer(("xp", "price"), 0, _BIG)
-    xp_amount = r.integer(("xp", "amount"), 1, _BIG)
-    xp_per_round = r.integer(("xp", "per_round"), 0, _BIG)
+    xp_price = r.integer(("xp", "price"), 0, BIG_NUMBER)
+    xp_amount = r.integer(("xp", "amount"), 1, BIG_NUMBER)
+    xp_per_round = r.integer(("xp", "per_round"), 0, BIG_NUMBER)
 
     # Tiers and traits come first: levels' odds are checked against the tiers.
-    trait_names, trait_breakpoints, trait_bonus = _traits(r)
-    tiers = _tiers(r, trait_names)
+    trait_names, trait_breakpoints, trait_bonus = read_traits(r)
+    tiers = read_tiers(r, trait_names)
     n_tiers = len(tiers["cost"])
-    level_xp, level_board_size, level_odds = _levels(r, n_tiers, bench_size)
+    level_xp, level_board_size, level_odds = read_levels(r, n_tiers, bench_size)
     for t in range(n_tiers):
         if tiers["size"][t] == 0 and np.any(level_odds[:, t] > 0):
             level = int(np.flatnonzero(level_odds[:, t] > 0)[0])
             r.fail(("levels", level, "odds", t), f"tier {t + 1} has positive odds but no champions "
                    f"(allowed: 0 odds for an empty tier)")
-    _check_copies(r, tiers, level_odds, empty_tier)
+    check_copies(r, tiers, level_odds, empty_tier)
 
     r.mapping(("economy",), required=("interest", "pvp_win_gold", "streaks"))
     r.mapping(("economy", "interest"), required=("per", "max"))
-    interest_per = r.integer(("economy", "interest", "per"), 1, _BIG)
-    interest_max = r.integer(("economy", "interest", "max"), 0, _BIG)
-    pvp_win_gold = r.integer(("economy", "pvp_win_gold"), 0, _BIG)
+    interest_per = r.integer(("economy", "interest", "per"), 1, BIG_NUMBER)
+    interest_max = r.integer(("economy", "interest", "max"), 0, BIG_NUMBER)
+    pvp_win_gold = r.integer(("economy", "pvp_win_gold"), 0, BIG_NUMBER)
     streak_length, streak_gold = [], []
     for i, _ in enumerate(r.sequence(("economy", "streaks"), 0, 50)):
         r.mapping(("economy", "streaks", i), required=("length", "gold"))
         streak_length.append(r.integer(("economy", "streaks", i, "length"), 2, 1000))
-        streak_gold.append(r.integer(("economy", "streaks", i, "gold"), 0, _BIG))
+        streak_gold.append(r.integer(("economy", "streaks", i, "gold"), 0, BIG_NUMBER))
         if i and streak_length[i] <= streak_length[i - 1]:
             r.fail(("economy", "streaks", i, "length"),
                    f"{streak_length[i]} does not exceed the previous length {streak_length[i - 1]} "
                    "(allowed: increasing lengths)")
 
-    round_stage, round_pve, round_damage, round_income = _stages(r, max_rounds)
+    round_stage, round_pve, round_damage, round_income = read_stages(r, max_rounds)
 
     r.mapping(("combat",), required=("star_power", "scale", "damage_per_surviving_unit"))
     star_power = [r.number(("combat", "star_power", i), 1e-6, 1e6)
                   for i in range(len(r.sequence(("combat", "star_power"), STAR_LEVELS, STAR_LEVELS)))]
     combat_scale = r.number(("combat", "scale"), 1e-3, 1e3)
-    damage_per_surviving_unit = r.integer(("combat", "damage_per_surviving_unit"), 0, _BIG)
-    _check_damage(r, max_rounds, round_pve, round_damage, damage_per_surviving_unit)
+    damage_per_surviving_unit = r.integer(("combat", "damage_per_surviving_unit"), 0, BIG_NUMBER)
+    check_damage(r, max_rounds, round_pve, round_damage, damage_per_surviving_unit)
 
     loot_per_pve_round, loot_gold, loot_unit_tier = 0, [], []
     if "loot" in top:
@@ -271,7 +267,7 @@ def _compile(r: _Reader, default_name: str) -> GameConfig:
                 r.fail(("loot", "bag", i), f"has {len(item)} kinds of reward (allowed: exactly one of {{gold: n}} "
                        "or {unit: tier})")
             if "gold" in item:
-                loot_gold.append(r.integer(("loot", "bag", i, "gold"), 0, _BIG))
+                loot_gold.append(r.integer(("loot", "bag", i, "gold"), 0, BIG_NUMBER))
                 loot_unit_tier.append(-1)
             else:
                 loot_gold.append(0)
@@ -298,5 +294,5 @@ def _compile(r: _Reader, default_name: str) -> GameConfig:
         round_stage=round_stage, round_pve=round_pve, round_damage=round_damage, round_income=round_income,
         streak_length=np.array(streak_length, dtype=np.int64), streak_gold=np.array(streak_gold, dtype=np.int64),
         loot_gold=np.array(loot_gold, dtype=np.int64), loot_unit_tier=np.array(loot_unit_tier, dtype=np.int64),
-        star_power=np.array(star_power), lines=r.lines, warnings=_warning_lines(r),
+        star_power=np.array(star_power), lines=r.lines, warnings=warning_lines(r),
     )

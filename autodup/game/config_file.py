@@ -15,8 +15,9 @@ from ..errors import ConfigError, first_line
 from ..shipped import config_names
 
 __all__ = ["EMPTY_TIER_SKIP", "EMPTY_TIER_EMPTY", "EMPTY_TIER_RULES", "MAX_PLAYERS", "STAR_LEVELS",
-           "COPIES_FOR_TOP_STAR", "MAX_CONFIG_BYTES", "MAX_NESTING", "MAX_EXPANDED_NODES", "MAX_NUMBER_LENGTH",
-           "ConfigError"]
+           "COPIES_FOR_TOP_STAR", "BIG_NUMBER", "MAX_CONFIG_BYTES", "MAX_NESTING", "MAX_EXPANDED_NODES",
+           "MAX_NUMBER_LENGTH", "too_large", "read_config_file", "decode_text", "YamlNotes", "path_key",
+           "dotted_path", "parse_yaml", "show_number", "quote", "shorten", "describe_value", "yaml_float_text"]
 
 EMPTY_TIER_SKIP = 0
 EMPTY_TIER_EMPTY = 1
@@ -25,7 +26,7 @@ MAX_PLAYERS = 8
 STAR_LEVELS = 3
 # Copies a unit of the top star level holds (autodup.game.copies_of_star): fewer copies in the pool make it impossible.
 COPIES_FOR_TOP_STAR = 3 ** (STAR_LEVELS - 1)
-_BIG = 10**6
+BIG_NUMBER = 10**6
 
 MAX_CONFIG_BYTES = 1 << 20
 MAX_NESTING = 64
@@ -55,12 +56,12 @@ def _not_regular(file: str, mode: int) -> ConfigError:
     return ConfigError(file, 0, "", f"not a regular file ({kind}) (allowed: a YAML file)")
 
 
-def _too_large(file: str) -> ConfigError:
+def too_large(file: str) -> ConfigError:
     size = f"{MAX_CONFIG_BYTES / (1 << 20):g} MiB"
     return ConfigError(file, 0, "", f"larger than {size} (allowed: a configuration of at most {size})")
 
 
-def _read_config_file(path: Path) -> bytes:
+def read_config_file(path: Path) -> bytes:
     """At most ``MAX_CONFIG_BYTES + 1`` bytes of a regular file; anything else is a ConfigError.
 
     The file is checked before it is opened (opening a FIFO would wait for a
@@ -88,11 +89,11 @@ def _read_config_file(path: Path) -> bytes:
     except ValueError as error:  # a path with a NUL character
         raise ConfigError(file, 0, "", f"cannot be read ({error})") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise _too_large(file)
+        raise too_large(file)
     return data
 
 
-def _decode(data: bytes, file: str) -> str:
+def decode_text(data: bytes, file: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -250,11 +251,11 @@ class _Spelling:
         if self.reading == "boolean":
             return f"{self.text} (read by YAML as the boolean {str(self.value).lower()})"
         if not self.reading:  # a key such as ``~`` (nothing) or ``1.50``: not a YAML 1.1 surprise
-            return f"{self.text} (read by YAML as {_describe(self.value)})"
-        return f"{self.text} (read by YAML as {_show_number(self.value)}, {self.reading})"
+            return f"{self.text} (read by YAML as {describe_value(self.value)})"
+        return f"{self.text} (read by YAML as {show_number(self.value)}, {self.reading})"
 
     def warning(self, key: bool) -> str:
-        value = str(self.value).lower() if isinstance(self.value, bool) else _show_number(self.value)
+        value = str(self.value).lower() if isinstance(self.value, bool) else show_number(self.value)
         what = f"the key {self.text}" if key else self.text
         if self.reading == "octal":
             decimal = int(self.text.replace("_", ""))
@@ -266,7 +267,7 @@ class _Spelling:
         return f"{what} is read by YAML as {value} ({self.reading}); {advice}"
 
 
-class _Notes:
+class YamlNotes:
     """What the YAML layer learned beyond the data: lines, spellings, duplicate-free keys.
 
     Attributes
@@ -285,7 +286,7 @@ class _Notes:
         self.noted_nodes = set()  # ids of the scalar nodes in ``values``
 
 
-def _walk(node, path: tuple, notes: _Notes, loader: _ReplayLoader, file: str, line: int | None = None,
+def _walk(node, path: tuple, notes: YamlNotes, loader: _ReplayLoader, file: str, line: int | None = None,
           alias_line: int | None = None) -> None:
     """Record lines and spellings of ``node`` and below; refuse unreadable and duplicate keys.
 
@@ -303,7 +304,7 @@ def _walk(node, path: tuple, notes: _Notes, loader: _ReplayLoader, file: str, li
     notes.lines[path] = line if line is not None else alias_line or _mark_line(node.start_mark)
     if isinstance(node, yaml.ScalarNode):
         if node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > MAX_NUMBER_LENGTH:
-            raise ConfigError(file, notes.lines[path], _dotted(path, notes.keys),
+            raise ConfigError(file, notes.lines[path], dotted_path(path, notes.keys),
                               f"a number written with {len(node.value):,} characters "
                               f"(allowed: at most {MAX_NUMBER_LENGTH})")
         reading = _yaml_reading(node)
@@ -316,27 +317,27 @@ def _walk(node, path: tuple, notes: _Notes, loader: _ReplayLoader, file: str, li
         for key_node, value_node in node.value:
             key_line = _mark_line(key_node.start_mark)
             if not isinstance(key_node, yaml.ScalarNode):
-                raise ConfigError(file, key_line, _dotted(path, notes.keys),
+                raise ConfigError(file, key_line, dotted_path(path, notes.keys),
                                   "a key is a list or mapping (allowed: plain text or number keys)")
             if key_node.tag in (_INT_TAG, _FLOAT_TAG) and len(key_node.value) > MAX_NUMBER_LENGTH:
-                raise ConfigError(file, key_line, _dotted(path, notes.keys),
+                raise ConfigError(file, key_line, dotted_path(path, notes.keys),
                                   f"a key is a number written with {len(key_node.value):,} characters "
                                   f"(allowed: at most {MAX_NUMBER_LENGTH})")
             key = _construct_scalar(key_node, loader, file, path, notes, True)
             try:
                 hash(key)
             except TypeError:  # a scalar key tagged as a list or mapping (``!!seq 1``)
-                raise ConfigError(file, key_line, _dotted(path, notes.keys), f"a key is {_describe(key)} "
+                raise ConfigError(file, key_line, dotted_path(path, notes.keys), f"a key is {describe_value(key)} "
                                   "(allowed: plain text or number keys)") from None
-            key_path = path + (_path_key(key),)
+            key_path = path + (path_key(key),)
             if key_node.style is None and key_node.value != str(key):
                 notes.keys[key_path] = _Spelling(key_node.value, key, _yaml_reading(key_node) or "", key_line)
             # The constructed dictionary keeps one of two equal keys (yes and on, 1 and true), so compare them so.
             if key in seen:
                 spelling = notes.keys.get(key_path)
-                read_as = f"YAML reads {spelling.text} as {_describe(key)}, the same key as line {seen[key]}'s; " \
+                read_as = f"YAML reads {spelling.text} as {describe_value(key)}, the same key as line {seen[key]}'s; " \
                     if spelling is not None else ""
-                raise ConfigError(file, key_line, _dotted(key_path, notes.keys),
+                raise ConfigError(file, key_line, dotted_path(key_path, notes.keys),
                                   f"duplicate key ({read_as}each key may appear once)")
             seen[key] = key_line
             _walk(value_node, key_path, notes, loader, file, key_line,
@@ -354,12 +355,12 @@ _CONSTRUCTION_ERRORS = Exception
 _PLAIN_YAML = " (allowed: plain YAML scalars, lists and mappings)"
 
 
-def _construct_scalar(node, loader: _ReplayLoader, file: str, path: tuple, notes: _Notes, key: bool):
+def _construct_scalar(node, loader: _ReplayLoader, file: str, path: tuple, notes: YamlNotes, key: bool):
     """The Python value of a key (``path`` is its mapping's) or a scalar, cached by the loader for later."""
     try:
         return loader.construct_object(node)
     except _CONSTRUCTION_ERRORS as error:
-        where = _dotted(path, notes.keys)
+        where = dotted_path(path, notes.keys)
         if key:
             message = f"a key cannot be read ({_first_line(error)}) (allowed: plain text or number keys)"
         else:
@@ -372,20 +373,20 @@ def _first_line(error) -> str:
     return first_line(getattr(error, "problem", None) or error) or type(error).__name__
 
 
-def _path_key(key):
+def path_key(key):
     """A path element as :attr:`GameConfig.lines` keys it: text or an int (a boolean key is its text)."""
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         return int(key)
     return key if isinstance(key, str) else str(key)
 
 
-def _dotted(path: tuple, spellings: dict | None = None) -> str:
+def dotted_path(path: tuple, spellings: dict | None = None) -> str:
     """``path`` as a dotted string, each key as written in the file when YAML read it differently."""
     if not spellings:
         return ".".join(str(p) for p in path)
     parts = []
     for depth in range(1, len(path) + 1):
-        spelling = spellings.get(tuple(_path_key(p) for p in path[:depth]))
+        spelling = spellings.get(tuple(path_key(p) for p in path[:depth]))
         parts.append(spelling.text if spelling is not None else str(path[depth - 1]))
     return ".".join(parts)
 
@@ -403,8 +404,8 @@ def _yaml_error(error: yaml.YAMLError, text: str, file: str, what: str, allowed:
     return ConfigError(file, 0, "", f"{what}: {_first_line(error)}{allowed}")
 
 
-def _parse_yaml(text: str, file: str) -> tuple[Any, _Notes]:
-    """The data of ``text`` and its :class:`_Notes`; every failure is one ConfigError line."""
+def parse_yaml(text: str, file: str) -> tuple[Any, YamlNotes]:
+    """The data of ``text`` and its :class:`YamlNotes`; every failure is one ConfigError line."""
     try:
         events = _scan_events(text, file)
     except yaml.YAMLError as error:
@@ -417,7 +418,7 @@ def _parse_yaml(text: str, file: str) -> tuple[Any, _Notes]:
             raise _yaml_error(error, text, file, "not valid YAML") from None
         if node is None:
             raise ConfigError(file, 1, "", "empty file (a mapping of configuration keys is needed)")
-        notes = _Notes()
+        notes = YamlNotes()
         _walk(node, (), notes, loader, file)
         try:
             data = loader.construct_document(node)
@@ -430,10 +431,10 @@ def _parse_yaml(text: str, file: str) -> tuple[Any, _Notes]:
     return data, notes
 
 
-def _show_number(value) -> str:
+def show_number(value) -> str:
     """``value`` as text, with integers too long to read usefully summarised as their number of digits."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return _quote(value)
+        return quote(value)
     if isinstance(value, float) or value.bit_length() <= 128:
         return str(value)
     if value.bit_length() < 10_000:
@@ -442,30 +443,30 @@ def _show_number(value) -> str:
     return f"{'-' if value < 0 else ''}a number of about {int(value.bit_length() * math.log10(2)) + 1} digits"
 
 
-def _quote(value) -> str:
+def quote(value) -> str:
     """``repr(value)``, shortened to :data:`_QUOTE_LENGTH` characters (a file may hold megabyte-long strings)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return _show_number(value)
+        return show_number(value)
     text = repr(value)
     return text if len(text) <= _QUOTE_LENGTH else text[:_QUOTE_LENGTH - 4] + "...'"
 
 
-def _shorten(text: str) -> str:
+def shorten(text: str) -> str:
     """``text`` cut to :data:`_QUOTE_LENGTH` characters, for a list of names in a message."""
     return text if len(text) <= _QUOTE_LENGTH else text[:_QUOTE_LENGTH - 3] + "..."
 
 
-def _describe(value) -> str:
+def describe_value(value) -> str:
     if value is None:
         return "nothing"
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, (dict, list)):
         return type(value).__name__
-    return f"{type(value).__name__} {_quote(value)}"
+    return f"{type(value).__name__} {quote(value)}"
 
 
-def _yaml_float_text(text: str) -> str | None:
+def yaml_float_text(text: str) -> str | None:
     """``1e-3`` (text to YAML 1.1, which wants a dot and a signed exponent) written as a number, else None."""
     mantissa, e, exponent = text.lower().partition("e")
     try:

@@ -10,41 +10,38 @@ import numpy as np
 
 from ..errors import ConfigError, one_line
 from .config_file import (
-    _BIG,
+    BIG_NUMBER,
     COPIES_FOR_TOP_STAR,
     EMPTY_TIER_SKIP,
     STAR_LEVELS,
-    _describe,
-    _dotted,
-    _Notes,
-    _path_key,
-    _quote,
-    _shorten,
-    _show_number,
-    _yaml_float_text,
+    YamlNotes,
+    describe_value,
+    dotted_path,
+    path_key,
+    quote,
+    shorten,
+    show_number,
+    yaml_float_text,
 )
 
-__all__ = []
-
-# --------------------------------------------------------------------------
-# validation
-# --------------------------------------------------------------------------
+__all__ = ["ConfigReader", "warning_lines", "check_characters", "check_copies", "check_damage", "read_traits",
+           "read_tiers", "read_levels", "read_stages"]
 
 
-class _Reader:
+class ConfigReader:
     """Typed access to the parsed YAML; every failure is a one-line ConfigError, every suspicion a warning.
 
     Parameters
     ----------
     data : object
         The constructed YAML document.
-    notes : _Notes
+    notes : YamlNotes
         Lines and spellings from :func:`_walk`.
     file : str
         The name messages start with.
     """
 
-    def __init__(self, data: Any, notes: _Notes, file: str):
+    def __init__(self, data: Any, notes: YamlNotes, file: str):
         self.data, self.notes, self.file = data, notes, file
         self.lines = notes.lines
         self.warnings: list = []
@@ -52,31 +49,31 @@ class _Reader:
 
     def line(self, path: tuple) -> int:
         """The line of ``path`` or of its nearest ancestor with one."""
-        path = tuple(_path_key(p) for p in path)
+        path = tuple(path_key(p) for p in path)
         for depth in range(len(path), -1, -1):
             if path[:depth] in self.lines:
                 return self.lines[path[:depth]]
         return 0
 
     def fail(self, path: tuple, message: str):
-        raise ConfigError(self.file, self.line(path), _dotted(path, self.notes.keys), message)
+        raise ConfigError(self.file, self.line(path), dotted_path(path, self.notes.keys), message)
 
     def warn(self, path: tuple, message: str) -> None:
-        self.warnings.append((self.line(path), _dotted(path, self.notes.keys), f"warning: {message}"))
+        self.warnings.append((self.line(path), dotted_path(path, self.notes.keys), f"warning: {message}"))
 
     def spelling(self, path: tuple, key: bool = False):
         """The :class:`_Spelling` of the value (or key) at ``path`` if YAML read it differently, else None."""
-        return (self.notes.keys if key else self.notes.values).get(tuple(_path_key(p) for p in path))
+        return (self.notes.keys if key else self.notes.values).get(tuple(path_key(p) for p in path))
 
     def describe(self, path: tuple, value) -> str:
         """``value`` for a message; as written in the file if YAML read it as something else."""
         spelling = self.spelling(path)
-        return spelling.shown() if spelling is not None else _describe(value)
+        return spelling.shown() if spelling is not None else describe_value(value)
 
     def shown(self, path: tuple, value) -> str:
         """Like :meth:`describe` without the type: ``"12"``, ``"011 (read by YAML as 9, octal)"``."""
         spelling = self.spelling(path)
-        return spelling.shown() if spelling is not None else _show_number(value)
+        return spelling.shown() if spelling is not None else show_number(value)
 
     def get(self, path: tuple):
         value = self.data
@@ -92,12 +89,12 @@ class _Reader:
         for key in value:
             if key not in allowed:
                 spelling = self.spelling(path + (key,), key=True)
-                read_as = f"; YAML reads {spelling.text} as {_describe(key)}, quote it (\"{spelling.text}\") " \
+                read_as = f"; YAML reads {spelling.text} as {describe_value(key)}, quote it (\"{spelling.text}\") " \
                     "for text" if spelling is not None else ""
                 self.fail(path + (key,), f"unknown key{read_as} (allowed: {', '.join(sorted(map(str, allowed)))})")
         for key in required:
             if key not in value:
-                where = _dotted(path, self.notes.keys) or "the top level"
+                where = dotted_path(path, self.notes.keys) or "the top level"
                 self.fail(path + (key,), f"missing (required keys of {where}: {', '.join(required)})")
         return value
 
@@ -115,8 +112,8 @@ class _Reader:
         finite = isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
         if isinstance(value, bool) or not finite:
             hint = ""
-            if isinstance(value, str) and _yaml_float_text(value) is not None:
-                hint = f"; YAML reads {value} as text, write {_yaml_float_text(value)} for a number"
+            if isinstance(value, str) and yaml_float_text(value) is not None:
+                hint = f"; YAML reads {value} as text, write {yaml_float_text(value)} for a number"
             self.fail(path, f"must be a finite number, got {self.describe(path, value)}{hint} "
                       f"(allowed: {low} to {high})")
         if not low <= value <= high:
@@ -127,7 +124,7 @@ class _Reader:
         value = self._value(path, default)
         if not isinstance(value, bool):
             self.fail(path, f"must be true or false, got {self.describe(path, value)} (allowed: true, false)")
-        self.booleans.add(tuple(_path_key(p) for p in path))
+        self.booleans.add(tuple(path_key(p) for p in path))
         return value
 
     def string(self, path: tuple, default=None) -> str:
@@ -140,7 +137,7 @@ class _Reader:
     def choice(self, path: tuple, options: dict, default=None):
         value = self._value(path, default)
         if not isinstance(value, str) or value not in options:
-            shown = self.describe(path, value) if self.spelling(path) is not None else _quote(value)
+            shown = self.describe(path, value) if self.spelling(path) is not None else quote(value)
             self.fail(path, f"{shown} is not an option (allowed: {', '.join(options)})")
         return options[value]
 
@@ -172,7 +169,7 @@ class _Reader:
 # --------------------------------------------------------------------------
 
 
-def _warning_lines(r: _Reader) -> tuple:
+def warning_lines(r: ConfigReader) -> tuple:
     """Every warning of ``r`` plus those for YAML 1.1 readings, as sorted one-line strings."""
     found = list(r.warnings)
     for key, spellings in ((False, r.notes.values), (True, r.notes.keys)):
@@ -180,7 +177,7 @@ def _warning_lines(r: _Reader) -> tuple:
             # ``units_leave_pool: yes`` means true: only a boolean read where it is not wanted is a surprise.
             if not spelling.reading or not key and spelling.reading == "boolean" and path in r.booleans:
                 continue
-            found.append((spelling.line, _dotted(path, r.notes.keys), f"warning: {spelling.warning(key)}"))
+            found.append((spelling.line, dotted_path(path, r.notes.keys), f"warning: {spelling.warning(key)}"))
     return tuple(str(ConfigError(r.file, line, path, message)) for line, path, message in sorted(set(found)))
 
 
@@ -189,12 +186,12 @@ def _warning_lines(r: _Reader) -> tuple:
 _CONTROL_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
 
 
-def _check_characters(r: _Reader, path: tuple, name: str) -> None:
+def check_characters(r: ConfigReader, path: tuple, name: str) -> None:
     """Warn about a name holding characters that do not show as themselves."""
     hidden = [character for character in name if unicodedata.category(character) in _CONTROL_CATEGORIES]
     if hidden:
         others = f" and {len(hidden) - 1} more" if len(hidden) > 1 else ""
-        r.warn(path, f"{_quote(name)} contains the control character {repr(hidden[0])[1:-1]} "
+        r.warn(path, f"{quote(name)} contains the control character {repr(hidden[0])[1:-1]} "
                f"(U+{ord(hidden[0]):04X}){others} (it does not show in tables and reports, and the name typed "
                "without it is a different name; remove it)")
 
@@ -205,7 +202,7 @@ def _name_key(name: str) -> str:
                    if unicodedata.category(character) not in _CONTROL_CATEGORIES)
 
 
-def _check_names(r: _Reader, named: list, kind: str) -> None:
+def _check_names(r: ConfigReader, named: list, kind: str) -> None:
     """Warn about hidden characters and about names that differ only in case or spaces.
 
     Parameters
@@ -217,14 +214,14 @@ def _check_names(r: _Reader, named: list, kind: str) -> None:
     """
     first = {}
     for path, name in named:
-        _check_characters(r, path, name)
+        check_characters(r, path, name)
         other = first.setdefault(_name_key(name), (path, name))
         if other[1] != name:
-            r.warn(path, f"{_quote(name)} and {_quote(other[1])} at {_dotted(other[0], r.notes.keys)} differ only "
+            r.warn(path, f"{quote(name)} and {quote(other[1])} at {dotted_path(other[0], r.notes.keys)} differ only "
                    f"in case or spaces (they are two different {kind}; surely one was meant)")
 
 
-def _check_copies(r: _Reader, tiers: dict, level_odds: np.ndarray, empty_tier: int) -> None:
+def check_copies(r: ConfigReader, tiers: dict, level_odds: np.ndarray, empty_tier: int) -> None:
     """Warn about a tier the shops roll that has no copies, and champions that can never reach the top star."""
     copies = np.array(tiers["copies"], dtype=np.int64)
     tier_of = np.array(tiers["tier_of"], dtype=np.int64)
@@ -255,16 +252,16 @@ def _check_copies(r: _Reader, tiers: dict, level_odds: np.ndarray, empty_tier: i
         elif len(low) == 1:  # one champion with copies of its own (had it the tier's, the case above)
             champion = low[0]
             r.warn(("tiers", t, "champions", champion - tiers["tier_start"][t], "copies"),
-                   f"{copies[champion]} copies, so {_quote(tiers['names'][champion])} can never reach "
+                   f"{copies[champion]} copies, so {quote(tiers['names'][champion])} can never reach "
                    f"{STAR_LEVELS} stars ({why})")
         else:
-            listed = ", ".join(f"{_shorten(tiers['names'][c])} ({copies[c]})" for c in low[:5])
+            listed = ", ".join(f"{shorten(tiers['names'][c])} ({copies[c]})" for c in low[:5])
             more = f" and {len(low) - 5} more" if len(low) > 5 else ""
             r.warn(("tiers", t, "champions"), f"{len(low)} champions can never reach {STAR_LEVELS} stars: "
                    f"{listed}{more} ({why})")
 
 
-def _check_damage(r: _Reader, max_rounds: int, round_pve: np.ndarray, round_damage: np.ndarray,
+def check_damage(r: ConfigReader, max_rounds: int, round_pve: np.ndarray, round_damage: np.ndarray,
                   damage_per_surviving_unit: int) -> None:
     """Warn when no player can ever lose HP, so every game runs to ``max_rounds`` and is ranked by an HP tie."""
     pvp = ~round_pve
@@ -282,15 +279,15 @@ def _check_damage(r: _Reader, max_rounds: int, round_pve: np.ndarray, round_dama
                "players tied)")
 
 
-def _traits(r: _Reader):
+def read_traits(r: ConfigReader):
     traits = r.get(("traits",))
     if not isinstance(traits, dict):
-        r.fail(("traits",), f"must be a mapping, got {_describe(traits)} (allowed: trait names to their breakpoints)")
+        r.fail(("traits",), f"must be a mapping, got {describe_value(traits)} (allowed: trait names to their breakpoints)")
     names = []
     for name in traits:
         if not isinstance(name, str) or not name.strip():
             spelling = r.spelling(("traits", name), key=True)
-            read_as = f" (YAML reads {spelling.text} as {_describe(name)}; quote it)" if spelling is not None else ""
+            read_as = f" (YAML reads {spelling.text} as {describe_value(name)}; quote it)" if spelling is not None else ""
             r.fail(("traits", name), f"is not a trait name{read_as} (allowed: non-empty text)")
         names.append(name)
     _check_names(r, [(("traits", name), name) for name in names], "traits")
@@ -316,7 +313,7 @@ def _traits(r: _Reader):
     return names, trait_breakpoints, trait_bonus
 
 
-def _tiers(r: _Reader, trait_names: list) -> dict:
+def read_tiers(r: ConfigReader, trait_names: list) -> dict:
     trait_index = {name: k for k, name in enumerate(trait_names)}
     result = {"cost": [], "size": [], "names": [], "tier_of": [], "copies": [], "trait_lists": [],
               "tier_copies": [], "tier_start": [], "own_copies": []}
@@ -324,8 +321,8 @@ def _tiers(r: _Reader, trait_names: list) -> dict:
     named = []
     for t, _ in enumerate(r.sequence(("tiers",), 1, 10)):
         r.mapping(("tiers", t), required=("cost", "copies", "champions"))
-        result["cost"].append(r.integer(("tiers", t, "cost"), 0, _BIG))
-        tier_copies = r.integer(("tiers", t, "copies"), 0, _BIG)
+        result["cost"].append(r.integer(("tiers", t, "cost"), 0, BIG_NUMBER))
+        tier_copies = r.integer(("tiers", t, "copies"), 0, BIG_NUMBER)
         result["tier_copies"].append(tier_copies)
         result["tier_start"].append(len(result["names"]))
         champions = r.sequence(("tiers", t, "champions"), 0, 500)
@@ -335,21 +332,21 @@ def _tiers(r: _Reader, trait_names: list) -> dict:
             r.mapping(path, required=("name", "traits"), optional=("copies",))
             name = r.string(path + ("name",))
             if name in seen:
-                r.fail(path + ("name",), f"{_quote(name)} is already a champion at {_dotted(seen[name])} "
+                r.fail(path + ("name",), f"{quote(name)} is already a champion at {dotted_path(seen[name])} "
                        "(allowed: unique names)")
             seen[name] = path + ("name",)
             named.append((path + ("name",), name))
             result["names"].append(name)
             result["tier_of"].append(t)
             result["own_copies"].append("copies" in r.get(path))
-            result["copies"].append(r.integer(path + ("copies",), 0, _BIG, default=tier_copies))
+            result["copies"].append(r.integer(path + ("copies",), 0, BIG_NUMBER, default=tier_copies))
             traits = r.sequence(path + ("traits",), 0, 10)
             indices = []
             for i, trait in enumerate(traits):
                 if not isinstance(trait, str) or trait not in trait_index:
                     _unknown_trait(r, path + ("traits", i), trait, trait_names)
                 if trait_index[trait] in indices:
-                    r.fail(path + ("traits", i), f"trait {_quote(trait)} listed twice (allowed: each trait once)")
+                    r.fail(path + ("traits", i), f"trait {quote(trait)} listed twice (allowed: each trait once)")
                 indices.append(trait_index[trait])
             result["trait_lists"].append(indices)
     _check_names(r, named, "champions")
@@ -361,23 +358,23 @@ def _tiers(r: _Reader, trait_names: list) -> dict:
     return result
 
 
-def _unknown_trait(r: _Reader, path: tuple, trait, trait_names: list):
+def _unknown_trait(r: ConfigReader, path: tuple, trait, trait_names: list):
     """Fail for a champion's trait that is not a key of ``traits``, naming a near miss if there is one."""
     known = ", ".join(trait_names[:8]) + (", ..." if len(trait_names) > 8 else "")
-    shown = r.describe(path, trait) + "; quote it" if r.spelling(path) is not None else _quote(trait)
+    shown = r.describe(path, trait) + "; quote it" if r.spelling(path) is not None else quote(trait)
     near = [name for name in trait_names if isinstance(trait, str) and _name_key(name) == _name_key(trait)]
-    hint = f"; {_quote(near[0])} differs only in case or spaces" if near else ""
+    hint = f"; {quote(near[0])} differs only in case or spaces" if near else ""
     r.fail(path, f"unknown trait {shown}{hint} (allowed: a key of traits: {one_line(known)})")
 
 
-def _levels(r: _Reader, n_tiers: int, bench_size: int):
+def read_levels(r: ConfigReader, n_tiers: int, bench_size: int):
     levels = r.get(("levels",))
     if not isinstance(levels, dict) or not levels:
-        r.fail(("levels",), f"must be a mapping, got {_describe(levels)} (allowed: level numbers to their odds)")
+        r.fail(("levels",), f"must be a mapping, got {describe_value(levels)} (allowed: level numbers to their odds)")
     for key in levels:
         if isinstance(key, bool) or not isinstance(key, int) or not 1 <= key <= 50:
             spelling = r.spelling(("levels", key), key=True)
-            r.fail(("levels", key), f"{spelling.shown() if spelling is not None else _quote(key)} is not a level "
+            r.fail(("levels", key), f"{spelling.shown() if spelling is not None else quote(key)} is not a level "
                    "number (allowed: integers 1 to 50)")
     max_level = max(levels)
     for level in range(1, max_level + 1):
@@ -389,7 +386,7 @@ def _levels(r: _Reader, n_tiers: int, bench_size: int):
     for level in range(1, max_level + 1):
         path = ("levels", level)
         r.mapping(path, required=("xp", "odds"), optional=("board_size",))
-        xp[level] = r.integer(path + ("xp",), 0, _BIG)
+        xp[level] = r.integer(path + ("xp",), 0, BIG_NUMBER)
         if level == 1 and xp[level] != 0:
             r.fail(path + ("xp",), f"{xp[level]} for level 1 (allowed: 0, the starting level)")
         board[level] = r.integer(path + ("board_size",), 1, 100, default=level)
@@ -408,14 +405,14 @@ def _levels(r: _Reader, n_tiers: int, bench_size: int):
     return xp, board, odds
 
 
-def _stages(r: _Reader, max_rounds: int):
+def read_stages(r: ConfigReader, max_rounds: int):
     stages = r.sequence(("stages",), 1, 100)
     per_stage = []
     for s, _ in enumerate(stages):
         path = ("stages", s)
         r.mapping(path, required=("rounds", "damage", "income"), optional=("pve",))
         rounds = r.integer(path + ("rounds",), 1, 100)
-        damage = r.integer(path + ("damage",), 0, _BIG)
+        damage = r.integer(path + ("damage",), 0, BIG_NUMBER)
         pve = []
         if "pve" in r.get(path):
             for i, _ in enumerate(r.sequence(path + ("pve",), 0, rounds)):
@@ -424,14 +421,14 @@ def _stages(r: _Reader, max_rounds: int):
             for i, round_number in enumerate(pve):
                 if first.setdefault(round_number, i) != i:
                     r.warn(path + ("pve", i), f"round {round_number} is listed twice, also at "
-                           f"{_dotted(path + ('pve', first[round_number]))} (a round is PvE or not, so the repeat "
+                           f"{dotted_path(path + ('pve', first[round_number]))} (a round is PvE or not, so the repeat "
                            "adds no PvE round; another round was likely meant)")
         income = r.get(path + ("income",))
         if isinstance(income, list):
             r.sequence(path + ("income",), rounds, rounds)
-            income = [r.integer(path + ("income", i), 0, _BIG) for i in range(rounds)]
+            income = [r.integer(path + ("income", i), 0, BIG_NUMBER) for i in range(rounds)]
         else:
-            income = [r.integer(path + ("income",), 0, _BIG)] * rounds
+            income = [r.integer(path + ("income",), 0, BIG_NUMBER)] * rounds
         per_stage.append((rounds, set(pve), damage, income))
     if all(len(p[1]) == p[0] for p in per_stage[-1:]):
         r.fail(("stages", len(stages) - 1, "pve"),

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from .actions import ACTION_BUY, ACTION_BUY_XP, ACTION_END, ACTION_LOADED_ROLL, ACTION_LOCK, ACTION_REROLL, ACTION_SELL
 from .rules import game_inline
-from .shop import _mark_trait, _reroll_shop, copies_of_star
+from .shop import copies_of_star, mark_trait, reroll_shop
 from .state import capacity_of
 from .stats import STAT_GOLD_SPENT, STAT_ROLLS, STAT_UNITS_BOUGHT
-from .units import _add_unit, _completes_a_combine, _level_up, _remove_unit
+from .units import add_unit, level_up, remove_unit, seat_completes_a_combine
 
 __all__ = ["legal_buy", "legal_sell", "legal_reroll", "legal_buy_xp", "legal_loaded_roll", "apply_action"]
-
-# --------------------------------------------------------------------------
-# actions
-# --------------------------------------------------------------------------
 
 
 @game_inline
@@ -31,7 +27,7 @@ def legal_buy(rules, table, seat, slot):
         return False
     if table.gold[seat] < rules.tier_cost[rules.champion_tier[champion]]:
         return False
-    if table.n_units[seat] >= capacity_of(rules, table, seat) and not _completes_a_combine(table, seat, champion):
+    if table.n_units[seat] >= capacity_of(rules, table, seat) and not seat_completes_a_combine(table, seat, champion):
         return False
     return rules.units_leave_pool or table.pool[champion] >= 1.0
 
@@ -78,7 +74,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.stats[seat, STAT_UNITS_BOUGHT] += 1
         table.bought[seat, champion] += 1
         table.shops[seat, argument] = -1
-        _add_unit(table, seat, champion)
+        add_unit(table, seat, champion)
         return True
     if action == ACTION_SELL:
         # A unit sells for its cost times the copies it holds (1, 3 or 9).
@@ -88,7 +84,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         copies = copies_of_star(table.unit_star[seat, argument])
         table.gold[seat] += rules.tier_cost[rules.champion_tier[champion]] * copies
         table.pool[champion] += copies
-        _remove_unit(table, seat, argument)
+        remove_unit(table, seat, argument)
         return True
     if action == ACTION_REROLL:
         if not legal_reroll(rules, table, seat):
@@ -96,7 +92,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.gold[seat] -= rules.reroll_price
         table.stats[seat, STAT_GOLD_SPENT] += rules.reroll_price
         table.stats[seat, STAT_ROLLS] += 1
-        _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, False)
+        reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, False)
         return True
     if action == ACTION_BUY_XP:
         if not legal_buy_xp(rules, table, seat):
@@ -104,7 +100,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.gold[seat] -= rules.xp_price
         table.stats[seat, STAT_GOLD_SPENT] += rules.xp_price
         table.xp[seat] += rules.xp_amount
-        _level_up(rules, table, seat)
+        level_up(rules, table, seat)
         return True
     if action == ACTION_LOCK:
         table.locked[seat] = not table.locked[seat]
@@ -112,8 +108,8 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
     if action == ACTION_LOADED_ROLL:
         if not legal_loaded_roll(rules, table, seat, argument):
             return False
-        _mark_trait(rules, argument, table.qualifies)
+        mark_trait(rules, argument, table.qualifies)
         table.loaded_used[seat] = True
-        _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, True)
+        reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, True)
         return True
     return action == ACTION_END

@@ -7,10 +7,6 @@ import numpy as np
 __all__ = ["PROGRESS_GAMES", "PROGRESS_IN_GAME", "PROGRESS_SEAT", "PROGRESS_BOARD", "PROGRESS_TABLE",
            "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_FIELDS", "new_progress"]
 
-# --------------------------------------------------------------------------
-# progress: what a watchdog outside the jitted code can read
-# --------------------------------------------------------------------------
-#
 # A table writes where it is into a small int64 array (shared memory when it
 # runs in a worker process), so that a process watching it can enforce a
 # deadline per game and name the bot and the board when a game hangs or

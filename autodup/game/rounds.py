@@ -6,32 +6,36 @@ import numpy as np
 
 from ..engine.kernels import ENGINE_HAYSTACK, haystack_advance, haystack_consume, haystack_race, haystack_update
 from ..engine.rng import EVENT_GHOST_INDEX, EVENT_SECOND_KEY, loot_key, random_uniform
-from .rules import _LOOT_BAG, _MATCHMAKING, _SERVING_ORDER, EVENTS_BY_SEAT, ORDER_RACE, game_inline, game_kernel
+from .rules import (
+    EVENTS_BY_SEAT,
+    ORDER_RACE,
+    STREAM_LOOT_BAG_KEY,
+    STREAM_MATCHMAKING_KEY,
+    STREAM_SERVING_ORDER_KEY,
+    game_inline,
+    game_kernel,
+)
 from .shop import (
-    _add_slot_luck,
-    _clear_shop,
-    _deal_one,
-    _event_uniform,
-    _prepare_slot_luck,
-    _put_in_shop,
-    _reroll_shop,
-    _tier_totals,
-    _trace_draw,
+    add_slot_luck,
+    clear_shop,
+    deal_one,
+    event_uniform,
+    fill_tier_totals,
+    prepare_slot_luck,
+    put_in_shop,
+    reroll_shop,
     tier_weights,
+    trace_draw,
 )
 from .state import capacity_of
 from .stats import LUCK_LOOT, STAT_ROUNDS_ALIVE, STAT_SHOPS_SEEN
-from .units import _add_unit, _level_up
+from .units import add_unit, level_up
 
-__all__ = ["bag_item"]
-
-# --------------------------------------------------------------------------
-# a round
-# --------------------------------------------------------------------------
+__all__ = ["shuffle_alive", "ghost_of", "streak_gold_of", "start_round", "bag_item", "deal_loot"]
 
 
 @game_kernel
-def _shuffle_alive(table, event_seed, kind, round_index, events):
+def shuffle_alive(table, event_seed, kind, round_index, events):
     """``table.order[:k]`` = the alive seats in a uniformly random order from the event stream; returns k.
 
     By position (``EVENTS_BY_POSITION``), a Fisher-Yates shuffle whose i-th
@@ -46,7 +50,7 @@ def _shuffle_alive(table, event_seed, kind, round_index, events):
             k += 1
     if events == EVENTS_BY_SEAT:
         for i in range(k):
-            table.event_keys[i] = _event_uniform(event_seed, kind, round_index, table.order[i])
+            table.event_keys[i] = event_uniform(event_seed, kind, round_index, table.order[i])
         for i in range(1, k):  # insertion sort: k <= players
             key, seat, j = table.event_keys[i], table.order[i], i - 1
             while j >= 0 and table.event_keys[j] > key:
@@ -57,27 +61,27 @@ def _shuffle_alive(table, event_seed, kind, round_index, events):
             table.order[j + 1] = seat
         return k
     for i in range(k - 1, 0, -1):
-        j = int(_event_uniform(event_seed, kind, round_index, i) * (i + 1))
+        j = int(event_uniform(event_seed, kind, round_index, i) * (i + 1))
         table.order[i], table.order[j] = table.order[j], table.order[i]
     return k
 
 
 @game_kernel
-def _ghost_of(table, event_seed, round_index, k, events):
+def ghost_of(table, event_seed, round_index, k, events):
     """The seat whose board the odd seat out (``table.order[k - 1]``) fights: uniform over the other alive seats."""
     if events == EVENTS_BY_SEAT:  # the smallest of the others' second keys
         ghost, best = -1, np.inf
         for i in range(k - 1):
             seat = table.order[i]
-            key = _event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_SECOND_KEY + seat)
+            key = event_uniform(event_seed, STREAM_MATCHMAKING_KEY, round_index, EVENT_SECOND_KEY + seat)
             if key < best:
                 ghost, best = seat, key
         return ghost
-    return table.order[int(_event_uniform(event_seed, _MATCHMAKING, round_index, EVENT_GHOST_INDEX) * (k - 1))]
+    return table.order[int(event_uniform(event_seed, STREAM_MATCHMAKING_KEY, round_index, EVENT_GHOST_INDEX) * (k - 1))]
 
 
 @game_kernel
-def _streak_gold(rules, streak):
+def streak_gold_of(rules, streak):
     length = abs(streak)
     gold = 0
     for i in range(rules.streak_length.shape[0]):
@@ -105,7 +109,7 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         if not table.locked[seat]:
             remaining[seat] = rules.shop_size
             total_remaining += rules.shop_size
-    _tier_totals(rules, table.pool, table.tier_totals)  # kept up to date serve by serve (whole copies: exact)
+    fill_tier_totals(rules, table.pool, table.tier_totals)  # kept up to date serve by serve (whole copies: exact)
     while total_remaining > 0:
         winner, tier = -1, -1
         best_gap = np.inf
@@ -131,31 +135,31 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         haystack_consume(seat_seeds[winner], table.needles[winner], table.needle_count[winner], n + tier)
         champion = haystack_race(seat_seeds[winner], table.needles[winner], table.needle_count[winner], table.pool,
                                  rules.tier_start[tier], rules.tier_start[tier + 1], 0)
-        # The winner's own tier weights: given that it is served, its slot's law is that of _fill_shop.
+        # The winner's own tier weights: given that it is served, its slot's law is that of fill_shop.
         tier_weights(rules, table.level[winner], table.tier_totals, False, table.qualifying_totals,
                       table.tier_weights)
-        _trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
-        _prepare_slot_luck(rules, table, winner, table.pool)
-        _add_slot_luck(rules, table, winner, champion, table.tier_totals)
-        _put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
+        trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
+        prepare_slot_luck(rules, table, winner, table.pool)
+        add_slot_luck(rules, table, winner, champion, table.tier_totals)
+        put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
         remaining[winner] -= 1
         total_remaining -= 1
 
 
 @game_kernel
-def _start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed):
-    alive_count = _shuffle_alive(table, event_seed, _SERVING_ORDER, round_index, events)
+def start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed):
+    alive_count = shuffle_alive(table, event_seed, STREAM_SERVING_ORDER_KEY, round_index, events)
     for i in range(alive_count):
         seat = table.order[i]
         interest = min(table.gold[seat] // rules.interest_per, rules.interest_max)
-        table.gold[seat] += rules.round_income[round_index] + interest + _streak_gold(rules, table.streak[seat])
+        table.gold[seat] += rules.round_income[round_index] + interest + streak_gold_of(rules, table.streak[seat])
         if round_index > 0:
             table.xp[seat] += rules.xp_per_round
-            _level_up(rules, table, seat)
+            level_up(rules, table, seat)
         table.loaded_used[seat] = False
         table.stats[seat, STAT_ROUNDS_ALIVE] += 1
         if not table.locked[seat]:
-            _clear_shop(rules, table.shops, seat, table.pool)
+            clear_shop(rules, table.shops, seat, table.pool)
     if order == ORDER_RACE and dealer == ENGINE_HAYSTACK:
         _refresh_by_race(rules, table, seat_seeds, alive_count)
         for i in range(alive_count):
@@ -165,7 +169,7 @@ def _start_round(rules, dealer, order, events, table, round_index, seat_seeds, e
         for i in range(alive_count):
             seat = table.order[i]
             if not table.locked[seat]:
-                _reroll_shop(rules, dealer, table, seat, round_index, 0, seat_seeds, False)
+                reroll_shop(rules, dealer, table, seat, round_index, 0, seat_seeds, False)
     for i in range(alive_count):
         table.locked[table.order[i]] = False
     return alive_count
@@ -182,7 +186,7 @@ def bag_item(seat_seed, bag, position, permutation):
     for i in range(bag):
         permutation[i] = i
     for i in range(bag - 1, 0, -1):
-        j = int(random_uniform(seat_seed, _LOOT_BAG, np.uint64(cycle * bag + i)) * (i + 1))
+        j = int(random_uniform(seat_seed, STREAM_LOOT_BAG_KEY, np.uint64(cycle * bag + i)) * (i + 1))
         permutation[i], permutation[j] = permutation[j], permutation[i]
     return permutation[index]
 
@@ -195,7 +199,7 @@ def _loot_worth(rules, item):
 
 
 @game_kernel
-def _loot(rules, dealer, table, seat, round_index, seat_seeds):
+def deal_loot(rules, dealer, table, seat, round_index, seat_seeds):
     """Hand out this PvE round's loot from the seat's shuffle bag (seed 001)."""
     bag = rules.loot_gold.shape[0]
     if bag == 0:
@@ -219,10 +223,10 @@ def _loot(rules, dealer, table, seat, round_index, seat_seeds):
         table.tier_weights[:] = 0.0
         table.tier_weights[tier] = 1.0
         key = loot_key(position)  # one per bag position, apart from shop keys
-        champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
+        champion = deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.tier_weights, table.pool, key)
         if champion < 0:
             table.gold[seat] += rules.tier_cost[tier]
             continue
         table.pool[champion] -= 1.0
-        _add_unit(table, seat, champion)
+        add_unit(table, seat, champion)

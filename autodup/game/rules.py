@@ -21,7 +21,9 @@ from .actions import ACTION_CAP
 from .view import VIEW_MASK_BITS
 
 __all__ = ["game_kernel", "game_inline", "ORDER_EVENTS", "ORDER_RACE", "ORDERS", "EVENTS_BY_POSITION",
-           "EVENTS_BY_SEAT", "EVENT_ADDRESSING", "DEFAULT_EVENTS", "Rules", "stage_positions", "rules_of"]
+           "EVENTS_BY_SEAT", "EVENT_ADDRESSING", "DEFAULT_EVENTS", "STREAM_SERVING_ORDER_KEY",
+           "STREAM_MATCHMAKING_KEY", "STREAM_COMBAT_KEY", "STREAM_TIEBREAK_KEY", "STREAM_LOOT_BAG_KEY",
+           "STREAM_POLICY_KEY", "Rules", "stage_positions", "rules_of"]
 
 # Helpers that allocate nothing run without the Numba runtime: the rules and
 # the table travel as named tuples of arrays, and refcounting all of them on
@@ -48,12 +50,12 @@ DEFAULT_EVENTS = "seat"
 
 
 # Streams of the game's own randomness (autodup.rng.DOMAINS owns every address).
-_SERVING_ORDER = np.uint64(STREAM_SERVING_ORDER)
-_MATCHMAKING = np.uint64(STREAM_MATCHMAKING)
-_COMBAT = np.uint64(STREAM_COMBAT)
-_TIEBREAK = np.uint64(STREAM_TIEBREAK)
-_LOOT_BAG = np.uint64(STREAM_LOOT_BAG)
-_POLICY = np.uint64(STREAM_POLICY)
+STREAM_SERVING_ORDER_KEY = np.uint64(STREAM_SERVING_ORDER)
+STREAM_MATCHMAKING_KEY = np.uint64(STREAM_MATCHMAKING)
+STREAM_COMBAT_KEY = np.uint64(STREAM_COMBAT)
+STREAM_TIEBREAK_KEY = np.uint64(STREAM_TIEBREAK)
+STREAM_LOOT_BAG_KEY = np.uint64(STREAM_LOOT_BAG)
+STREAM_POLICY_KEY = np.uint64(STREAM_POLICY)
 
 Rules = namedtuple("Rules", [
     "players", "starting_hp", "starting_gold", "bench_size", "max_rounds", "shop_size", "reroll_price",

@@ -7,20 +7,18 @@ from ..engine.rng import event_counter, random_uniform, shop_key
 from .rules import game_inline, game_kernel
 from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, STAT_SHOPS_SEEN
 
-__all__ = ["copies_of_star"]
-
-# --------------------------------------------------------------------------
-# small helpers
-# --------------------------------------------------------------------------
+__all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "tier_weights", "deal_one",
+           "put_in_shop", "prepare_slot_luck", "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
+           "fill_shop", "reroll_shop"]
 
 
 @game_kernel
-def _event_uniform(event_seed, kind, round_index, index):
+def event_uniform(event_seed, kind, round_index, index):
     return random_uniform(event_seed, kind, event_counter(round_index, index))
 
 
 @game_kernel
-def _unit_power(rules, champion, star):
+def unit_power(rules, champion, star):
     return rules.tier_cost[rules.champion_tier[champion]] * rules.star_power[star - 1]
 
 
@@ -31,7 +29,7 @@ def copies_of_star(star):
 
 
 @game_inline
-def _tier_totals(rules, pool, out):
+def fill_tier_totals(rules, pool, out):
     for t in range(out.shape[0]):
         out[t] = positive_total(pool, rules.tier_start[t], rules.tier_start[t + 1])
 
@@ -63,7 +61,7 @@ def tier_weights(rules, level, tier_totals, constrained, qualifying_totals, out)
 
 
 @game_inline
-def _deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_weights, pool, key):
+def deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_weights, pool, key):
     """One shop slot for ``seat`` from the current pool; -1 if nothing can be dealt."""
     if dealer == ENGINE_KEYED:
         counters[seat, 0] = key
@@ -81,7 +79,7 @@ def _take_from_pool(rules, pool, champion):
 
 
 @game_inline
-def _put_in_shop(rules, table, seat, slot, champion):
+def put_in_shop(rules, table, seat, slot, champion):
     """Show ``champion`` (or -1) in ``seat``'s ``slot``: it leaves the pool and its tier's total, if the rules say so.
 
     The one place a dealt champion lands, whichever order serves the seats; it
@@ -97,7 +95,7 @@ def _put_in_shop(rules, table, seat, slot, champion):
 
 
 @game_inline
-def _prepare_slot_luck(rules, table, seat, champion_weights):
+def prepare_slot_luck(rules, table, seat, champion_weights):
     """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): ``table.owned`` = the champions it
     owns, ``table.tier_hits[t]`` = their weight in tier ``t`` (kept up to date as copies leave)."""
     table.owned[:] = 0.0
@@ -112,7 +110,7 @@ def _prepare_slot_luck(rules, table, seat, champion_weights):
 
 
 @game_inline
-def _add_slot_luck(rules, table, seat, champion, champion_totals):
+def add_slot_luck(rules, table, seat, champion, champion_totals):
     """Add a dealt slot's shop terms (``LUCK_SHOP_*``): its outcome minus the expectation under the slot's law.
 
     The law is the draw's: tier ``t`` with ``table.tier_weights[t]`` (normalized,
@@ -142,7 +140,7 @@ def _traces(table, seat):
 
 
 @game_inline
-def _trace_draw(table, seat, key, champion_weights, champion):
+def trace_draw(table, seat, key, champion_weights, champion):
     """Keep the seat's draw in the trace while it has room (the coupling diagnostic; no room in a normal game).
 
     The draw's tier weights (``table.tier_weights``), champion weights and key
@@ -163,7 +161,7 @@ def _trace_draw(table, seat, key, champion_weights, champion):
 
 
 @game_kernel
-def _mark_trait(rules, trait, qualifies):
+def mark_trait(rules, trait, qualifies):
     """``qualifies[c]`` = whether champion ``c`` has ``trait`` (bool (N,)); a loaded roll deals only those."""
     for c in range(qualifies.shape[0]):
         has = False
@@ -174,7 +172,7 @@ def _mark_trait(rules, trait, qualifies):
 
 
 @game_kernel
-def _clear_shop(rules, shops, seat, pool):
+def clear_shop(rules, shops, seat, pool):
     for slot in range(shops.shape[1]):
         champion = shops[seat, slot]
         if champion >= 0:
@@ -184,7 +182,7 @@ def _clear_shop(rules, shops, seat, pool):
 
 
 @game_inline  # it takes the table: out of line, every call would copy the whole tuple onto the stack
-def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
+def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     """Deal every empty slot of ``seat``'s shop, one after the other, from the pool.
 
     With ``constrained``, only champions with ``table.qualifies[c]`` are dealt (a loaded roll).
@@ -193,25 +191,25 @@ def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constr
     # whole numbers, so the sums stay exact.
     pool = table.pool
     scratch_pool = table.scratch_pool
-    _tier_totals(rules, pool, table.tier_totals)
+    fill_tier_totals(rules, pool, table.tier_totals)
     if constrained:
         for c in range(pool.shape[0]):
             scratch_pool[c] = pool[c] if table.qualifies[c] else 0.0
-        _tier_totals(rules, scratch_pool, table.qualifying_totals)
+        fill_tier_totals(rules, scratch_pool, table.qualifying_totals)
     champion_weights = scratch_pool if constrained else pool
     champion_totals = table.qualifying_totals if constrained else table.tier_totals
-    _prepare_slot_luck(rules, table, seat, champion_weights)
+    prepare_slot_luck(rules, table, seat, champion_weights)
     for slot in range(table.shops.shape[1]):
         if table.shops[seat, slot] >= 0:
             continue
         tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
                       table.tier_weights)
         key = shop_key(round_index, roll, slot)
-        champion = _deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
+        champion = deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.tier_weights, champion_weights, key)
-        _trace_draw(table, seat, key, champion_weights, champion)
-        _add_slot_luck(rules, table, seat, champion, champion_totals)
-        if _put_in_shop(rules, table, seat, slot, champion):
+        trace_draw(table, seat, key, champion_weights, champion)
+        add_slot_luck(rules, table, seat, champion, champion_totals)
+        if put_in_shop(rules, table, seat, slot, champion):
             table.tier_hits[rules.champion_tier[champion]] -= table.owned[champion]
             if constrained:
                 scratch_pool[champion] -= 1.0
@@ -219,9 +217,9 @@ def _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constr
 
 
 @game_kernel
-def _reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
-    _clear_shop(rules, table.shops, seat, table.pool)
-    _fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained)
+def reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
+    clear_shop(rules, table.shops, seat, table.pool)
+    fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained)
     table.stats[seat, STAT_SHOPS_SEEN] += 1
 
 

@@ -13,11 +13,8 @@ from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
 
 __all__ = ["GAME_STATE", "DEALER_STATE", "SCRATCH", "TRACE", "Table", "Desk", "new_table", "new_desk", "capacity_of",
-           "conservation_holds"]
+           "conservation_holds", "table_is_sound"]
 
-# --------------------------------------------------------------------------
-# table state
-# --------------------------------------------------------------------------
 
 # A table's arrays, declared in three groups. N champions, T tiers; ``capacity`` is the largest bench
 # plus board, plus one (a purchase that completes a combine holds one extra unit until it combines).
@@ -74,7 +71,7 @@ SCRATCH = (
     ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
-# diagnostic of autodup.measures; see _trace_draw).
+# diagnostic of autodup.measures; see trace_draw).
 TRACE = (
     ("trace_weights", "float32 (players, K, T + N): a draw's tier weights, then its champion weights"),
     ("trace_key", "int64 (players, K): its draw key (shop_key; -1 in a race-ordered refresh)"),
@@ -169,7 +166,7 @@ def conservation_holds(rules, table):
 
 
 @game_kernel
-def _table_is_sound(rules, table):
+def table_is_sound(rules, table):
     if not conservation_holds(rules, table):
         return False
     for seat in range(table.gold.shape[0]):

@@ -9,15 +9,15 @@ from numba import cfunc, njit
 
 from ..engine.kernels import ENGINE_COUNT
 from .actions import ACTION_END, encode_decision
-from .combat import _eliminate, _fight, _prepare_fights, _rank_seats
+from .combat import eliminate, play_fight, prepare_fights, rank_seats
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
-from .rounds import _ghost_of, _loot, _shuffle_alive, _start_round, bag_item
-from .rules import _MATCHMAKING, EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE
-from .shop import _fill_shop, _mark_trait
-from .state import _table_is_sound, new_desk, new_table
+from .rounds import bag_item, deal_loot, ghost_of, shuffle_alive, start_round
+from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY
+from .shop import fill_shop, mark_trait
+from .state import new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, RESULT_COLUMNS, STATS
-from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, _play_turn
-from .units import _record_final_board
+from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turn
+from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
 __all__ = ["LOG_STATE_NAMES", "TableLog", "play_table", "end_every_turn", "compile_round_end", "first_slot_counts",
@@ -110,7 +110,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         ``TRACE``), for the coupling diagnostic; 0 (the default) keeps none.
     events : int, optional
         How the table's events are addressed: ``EVENTS_BY_SEAT`` (the default)
-        or ``EVENTS_BY_POSITION`` (see :func:`_shuffle_alive`, :func:`_fight`).
+        or ``EVENTS_BY_POSITION`` (see :func:`shuffle_alive`, :func:`play_fight`).
 
     Returns
     -------
@@ -157,24 +157,24 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         if alive <= 1:
             break
         rounds += 1
-        alive_count = _start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
+        alive_count = start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
         shop_log, state_log = _log_round(table, alive_count, round_index, shop_log, state_log)
-        if check and not _table_is_sound(rules, table):
+        if check and not table_is_sound(rules, table):
             violations += 1
         for i in range(alive_count):
             seat = table.order[i]
             bot = bot_of_seat[seat]
-            violations += _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
+            violations += play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
                                      policies[bot], params[bot], param_counts[bot], check, progress)
         alive = _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count,
                            order_scratch, trait_counts, final_champion, final_star)
-        if check and not _table_is_sound(rules, table):
+        if check and not table_is_sound(rules, table):
             violations += 1
-    _rank_seats(table, event_seed, rules.max_rounds, False, alive)
+    rank_seats(table, event_seed, rules.max_rounds, False, alive)
     results = np.zeros((players, len(RESULT_COLUMNS)), dtype=np.int64)
     for seat in range(players):
         if table.alive[seat]:
-            _record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
+            record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
         results[seat, 0] = table.placement[seat]   # FINAL_STATE_COLUMNS, then STATS
         results[seat, 1] = table.hp[seat]
         results[seat, 2] = table.level[seat]
@@ -197,17 +197,17 @@ def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed
     """
     if rules.round_pve[round_index]:
         for i in range(alive_count):
-            _loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
+            deal_loot(rules, dealer, table, table.order[i], round_index, seat_seeds)
         return alive
-    _prepare_fights(rules, table, round_index, order_scratch, trait_counts)
-    k = _shuffle_alive(table, event_seed, _MATCHMAKING, round_index, events)
+    prepare_fights(rules, table, round_index, order_scratch, trait_counts)
+    k = shuffle_alive(table, event_seed, STREAM_MATCHMAKING_KEY, round_index, events)
     for pair in range(k // 2):
-        _fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair, event_seed,
+        play_fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair, event_seed,
                events)
     if k % 2 == 1 and k > 1:
-        _fight(rules, table, table.order[k - 1], _ghost_of(table, event_seed, round_index, k, events), False,
+        play_fight(rules, table, table.order[k - 1], ghost_of(table, event_seed, round_index, k, events), False,
                round_index, k // 2, event_seed, events)
-    return _eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion, final_star)
+    return eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion, final_star)
 
 
 # --------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
     table = new_table(rules)
     counts = np.zeros(pool.shape[0] + 1, dtype=np.int64)
     seeds = np.zeros(rules.players, dtype=np.uint64)
-    _mark_trait(rules, loaded_trait, table.qualifies)
+    mark_trait(rules, loaded_trait, table.qualifies)
     for i in range(n_shops):
         seeds[0] = np.uint64(base_seed) + np.uint64(i)
         table.pool[:] = pool
@@ -266,7 +266,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.counters[0, :] = 0
         table.needles[0, :, :] = 0.0
         table.needle_count[0, :] = 0
-        _fill_shop(rules, dealer, table, 0, 0, 0, seeds, loaded_trait >= 0)
+        fill_shop(rules, dealer, table, 0, 0, 0, seeds, loaded_trait >= 0)
         first = table.shops[0, 0]
         counts[first if first >= 0 else pool.shape[0]] += 1
     return counts

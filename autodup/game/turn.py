@@ -8,8 +8,8 @@ from ..engine.rng import random_bits_pair
 from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .progress import PROGRESS_SEAT
-from .rules import _POLICY, game_inline, game_kernel
-from .state import _table_is_sound, capacity_of
+from .rules import STREAM_POLICY_KEY, game_inline, game_kernel
+from .state import capacity_of, table_is_sound
 from .stats import STAT_BAD_ANSWERS, STAT_BOT_ERRORS, STAT_CAP_HITS, STAT_ILLEGAL_ACTIONS
 from .view import (
     VIEW_ACTIONS,
@@ -49,7 +49,7 @@ from .view import (
     VIEW_XP_TO_LEVEL,
 )
 
-__all__ = ["LOG_LEVEL", "LOG_GOLD", "LOG_HP"]
+__all__ = ["play_turn", "LOG_LEVEL", "LOG_GOLD", "LOG_HP"]
 
 
 @game_inline
@@ -109,7 +109,7 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     # Two 53-bit random integers per decision, from the seat's policy stream.
     k = table.policy_draws[seat]
     table.policy_draws[seat] = k + 1
-    a, b = random_bits_pair(seat_seed, _POLICY, np.uint64(k))
+    a, b = random_bits_pair(seat_seed, STREAM_POLICY_KEY, np.uint64(k))
     me[VIEW_RANDOM_A] = np.int64(a >> np.uint64(11))
     me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
 
@@ -129,7 +129,7 @@ def _lay_out_rules(rules, desk, seat, params):
 
 
 @game_kernel
-def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
+def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
                check, progress):
     """One seat's turn: its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``.
 
@@ -161,7 +161,7 @@ def _play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_
             table.stats[seat, STAT_ILLEGAL_ACTIONS] += 1
         elif action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
             roll += 1  # shops dealt this turn: the keyed dealer's key, the same at every table
-        if check and not _table_is_sound(rules, table):
+        if check and not table_is_sound(rules, table):
             violations += 1
         if step == ACTION_CAP - 1:
             table.stats[seat, STAT_CAP_HITS] += 1

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from .rules import game_inline, game_kernel
-from .shop import _unit_power
+from .shop import unit_power
 
-__all__ = ["completes_a_combine", "board_power"]
-
-# --------------------------------------------------------------------------
-# units
-# --------------------------------------------------------------------------
+__all__ = ["remove_unit", "add_unit", "completes_a_combine", "seat_completes_a_combine", "level_up",
+           "record_final_board", "board_power"]
 
 
 @game_kernel
-def _remove_unit(table, seat, index):
+def remove_unit(table, seat, index):
     last = table.n_units[seat] - 1
     table.unit_champion[seat, index] = table.unit_champion[seat, last]
     table.unit_star[seat, index] = table.unit_star[seat, last]
@@ -23,7 +20,7 @@ def _remove_unit(table, seat, index):
 
 
 @game_kernel
-def _add_unit(table, seat, champion):
+def add_unit(table, seat, champion):
     """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
     n = table.n_units[seat]
     table.unit_champion[seat, n] = champion
@@ -40,7 +37,7 @@ def _add_unit(table, seat, champion):
         u = table.n_units[seat] - 1
         while removed < 3:
             if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
-                _remove_unit(table, seat, u)
+                remove_unit(table, seat, u)
                 removed += 1
             u -= 1
         n = table.n_units[seat]
@@ -63,12 +60,12 @@ def completes_a_combine(unit_champion, unit_star, n_units, champion):
 
 
 @game_kernel
-def _completes_a_combine(table, seat, champion):
+def seat_completes_a_combine(table, seat, champion):
     return completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], champion)
 
 
 @game_kernel
-def _level_up(rules, table, seat):
+def level_up(rules, table, seat):
     while table.level[seat] < rules.max_level and table.xp[seat] >= rules.level_xp[table.level[seat] + 1]:
         table.xp[seat] -= rules.level_xp[table.level[seat] + 1]
         table.level[seat] += 1
@@ -89,9 +86,9 @@ def _strongest_first(rules, table, seat, order_scratch):
     # Insertion sort by power, strongest first (n is at most bench + board).
     for i in range(1, n):
         j = i
-        while j > 0 and _unit_power(rules, table.unit_champion[seat, order_scratch[j]],
+        while j > 0 and unit_power(rules, table.unit_champion[seat, order_scratch[j]],
                                     table.unit_star[seat, order_scratch[j]]) > \
-                _unit_power(rules, table.unit_champion[seat, order_scratch[j - 1]],
+                unit_power(rules, table.unit_champion[seat, order_scratch[j - 1]],
                             table.unit_star[seat, order_scratch[j - 1]]):
             order_scratch[j], order_scratch[j - 1] = order_scratch[j - 1], order_scratch[j]
             j -= 1
@@ -99,7 +96,7 @@ def _strongest_first(rules, table, seat, order_scratch):
 
 
 @game_kernel
-def _record_final_board(rules, table, seat, order_scratch, final_champion, final_star):
+def record_final_board(rules, table, seat, order_scratch, final_champion, final_star):
     """Write the seat's board (champions and stars, strongest first, -1 / 0 after) as it leaves the game."""
     on_board = _strongest_first(rules, table, seat, order_scratch)
     for i in range(final_champion.shape[1]):
@@ -123,7 +120,7 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
     for i in range(on_board):
         u = order_scratch[i]
         champion = table.unit_champion[seat, u]
-        power += _unit_power(rules, champion, table.unit_star[seat, u])
+        power += unit_power(rules, champion, table.unit_star[seat, u])
         unique = True
         for k in range(i):
             if table.unit_champion[seat, order_scratch[k]] == champion:

@@ -10,10 +10,6 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 __all__ = ["VIEW", "declare_indices", "VIEW_NAMES", "VIEW_FIELDS", "VIEW_MASK_BITS", "MAX_PLAYERS", "MEMORY_SIZE",
            "MAX_PARAMETERS", "POLICY_SIGNATURE"]
 
-# --------------------------------------------------------------------------
-# policies: what a seat sees, what it answers
-# --------------------------------------------------------------------------
-#
 # A policy is a compiled C callback (a numba ``cfunc`` of POLICY_SIGNATURE,
 # see autodup.bots) called once per decision inside the table; a table takes
 # one per seat, so bots compile once each and the table once for all bots.

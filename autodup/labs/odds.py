@@ -13,14 +13,12 @@ from ..game.config_file import COPIES_FOR_TOP_STAR
 from ..game.rules import rules_of
 from ..game.shop import tier_weights
 
-__all__ = ["DEFAULT_TRIALS", "MAX_TRIALS", "MAX_ROLLS", "CONFIDENCE", "CHUNK_TRIALS", "RollQuestion",
-           "RollSituation", "champion_index", "resolve", "chain_odds", "held_by_other_shops", "roll_chain",
-           "game_odds"]
+__all__ = ["DEFAULT_TRIALS", "MAX_TRIALS", "MAX_ROLLS", "CHUNK_TRIALS", "RollQuestion", "RollSituation",
+           "champion_index", "resolve", "chain_odds", "held_by_other_shops", "roll_chain", "game_odds"]
 
 DEFAULT_TRIALS = 100_000
 MAX_TRIALS = 10**8
 MAX_ROLLS = KEY_ROLLS_PER_ROUND - 1  # the keyed dealer addresses a seat's shops of a round by roll (0: the others')
-CONFIDENCE = 0.95
 CHUNK_TRIALS = 10_000  # trials per call of the jitted simulation (Ctrl-C is heard between calls)
 
 

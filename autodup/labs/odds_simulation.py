@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..analysis.statistics import wilson_interval
 from ..engine.dealers import DEFAULT_DEALER, dealer_named
 from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel
 from ..game.actions import ACTION_BUY, ACTION_REROLL
@@ -12,7 +13,6 @@ from ..game.legality import apply_action
 from ..game.state import new_table
 from .odds import (
     CHUNK_TRIALS,
-    CONFIDENCE,
     DEFAULT_TRIALS,
     MAX_TRIALS,
     RollQuestion,
@@ -22,7 +22,7 @@ from .odds import (
     resolve,
 )
 
-__all__ = ["simulate_rolls", "simulate_odds", "wilson_interval", "roll_odds"]
+__all__ = ["simulate_rolls", "simulate_odds", "roll_odds"]
 
 # --------------------------------------------------------------------------
 
@@ -142,12 +142,6 @@ def _at_least(p_exactly) -> list:
     return [float(x) for x in np.cumsum(np.asarray(p_exactly, dtype=np.float64)[::-1])[::-1]]
 
 
-def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE) -> tuple:
-    """The Wilson score interval of a proportion (scipy's ``binomtest(...).proportion_ci``)."""
-    from scipy.stats import binomtest
-
-    interval = binomtest(int(successes), int(trials)).proportion_ci(confidence, method="wilson")
-    return float(interval.low), float(interval.high)
 
 
 def roll_odds(config, question: RollQuestion, trials: int = DEFAULT_TRIALS, dealer: str = DEFAULT_DEALER,

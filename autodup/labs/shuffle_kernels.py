@@ -25,14 +25,14 @@ from ..engine.rng import (
 __all__ = ["DEFAULT_SEED", "DEFAULT_CARDS", "DEFAULT_RUNS", "DEFAULT_SHUFFLES", "DEFAULT_REPLICATES",
            "DEFAULT_RIFFLE_DEALS", "MIN_CARDS", "MAX_CARDS", "MAX_DEALS", "ALPHA", "REJECTION_LEVEL",
            "AGREEMENT_SIGMA", "MARKED_DEALS", "MARKERS", "RIFFLE_DECKS", "MAX_RIFFLES", "MINIMUM_EXPECTED",
-           "SLEEVE_RUN", "HINDU_SMALLEST", "HINDU_LARGEST", "IDEAL", "RANDOM_KEYS", "RIFFLE", "SLEEVE_RIFFLE",
-           "HINDU", "CUT", "SHUFFLE_BAG", "NAIVE_SWAP", "ShuffleMethod", "METHODS", "DEFAULT_METHODS",
-           "ARTICLE_CARDS", "ARTICLE_RUNS", "ARTICLE_SHUFFLES", "ARTICLE_DUPLICATES", "ARTICLE_REJECTIONS",
-           "parse_method", "parse_methods", "method_codes", "method_seed", "replicate_seed", "decks",
-           "uniform_by_construction", "below_from_bits", "exact_below", "fair_bits", "ideal_shuffle",
+           "SLEEVE_RUN", "HINDU_SMALLEST", "HINDU_LARGEST", "RUNS_PER_BLOCK", "BLOCK_BYTES", "IDEAL", "RANDOM_KEYS",
+           "RIFFLE", "SLEEVE_RIFFLE", "HINDU", "CUT", "SHUFFLE_BAG", "NAIVE_SWAP", "ShuffleMethod", "METHODS",
+           "DEFAULT_METHODS", "ARTICLE_CARDS", "ARTICLE_RUNS", "ARTICLE_SHUFFLES", "ARTICLE_DUPLICATES",
+           "ARTICLE_REJECTIONS", "parse_method", "parse_methods", "method_codes", "method_seed", "replicate_seed",
+           "decks", "uniform_by_construction", "below_from_bits", "exact_below", "fair_bits", "ideal_shuffle",
            "random_key_shuffle", "riffle_shuffle", "sleeve_riffle_shuffle", "hindu_shuffle", "cut_shuffle",
            "shuffle_bag_shuffle", "naive_swap_shuffle", "shuffle_deck", "deal_into", "deal_decks",
-           "count_successions", "count_rising_sequences"]
+           "count_successions", "count_rising_sequences", "play_block"]
 
 DEFAULT_SEED = 0xC7       # the 2020 article's numpy seed (its random numbers are not numpy's here)
 DEFAULT_CARDS = 40
@@ -52,8 +52,8 @@ MAX_RIFFLES = 12          # at least; more for large decks (see shuffle_lab)
 MINIMUM_EXPECTED = 5.0    # chi-square categories are merged until each expects this many
 SLEEVE_RUN = 4            # the sleeved riffle's longest run from one packet once they alternate
 HINDU_SMALLEST, HINDU_LARGEST = 7, 12
-_RUNS_PER_BLOCK = 64      # runs played in parallel at once (each holds an n x n matrix) ...
-_BLOCK_BYTES = 64 << 20   # ... within this much memory for the matrices
+RUNS_PER_BLOCK = 64      # runs played in parallel at once (each holds an n x n matrix) ...
+BLOCK_BYTES = 64 << 20   # ... within this much memory for the matrices
 
 IDEAL, RANDOM_KEYS, RIFFLE, SLEEVE_RIFFLE, HINDU, CUT, SHUFFLE_BAG, NAIVE_SWAP = range(8)
 
@@ -449,7 +449,7 @@ def count_rising_sequences(position):
 
 
 @njit(cache=True, parallel=True)
-def _play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deals, duplicate_low, duplicate_high,
+def play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deals, duplicate_low, duplicate_high,
                 markers, marked_deals, matrices, duplicates, successions, rising, neighbours, marked):
     """Runs ``first_run .. first_run + runs - 1`` of ``shuffles`` deals each (deals below ``deals``), one per
     thread at a time.

@@ -10,9 +10,8 @@ from functools import lru_cache
 import numpy as np
 
 from .shuffle_kernels import (
-    _BLOCK_BYTES,
-    _RUNS_PER_BLOCK,
     ALPHA,
+    BLOCK_BYTES,
     DEFAULT_CARDS,
     DEFAULT_RUNS,
     DEFAULT_SEED,
@@ -21,9 +20,10 @@ from .shuffle_kernels import (
     MARKERS,
     MINIMUM_EXPECTED,
     REJECTION_LEVEL,
-    _play_block,
+    RUNS_PER_BLOCK,
     method_codes,
     parse_method,
+    play_block,
     replicate_seed,
 )
 
@@ -174,7 +174,7 @@ def run_experiment(letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT
 
     Deal ``d`` of replicate ``r`` has the seed ``derive_seed(derive_seed(method_seed(seed, letters),
     LABEL_REPLICATE, r), LABEL_TRIAL, d)``. Runs are played in blocks of
-    ``_RUNS_PER_BLOCK``, in parallel; a Ctrl-C is heard between blocks.
+    ``RUNS_PER_BLOCK``, in parallel; a Ctrl-C is heard between blocks.
     ``deals``, when given, replaces ``runs x shuffles`` (a last, shorter run is
     counted everywhere but in the duplicates).
     """
@@ -202,7 +202,7 @@ def _count(codes, given, cards, deals, shuffles, seed_of_replicate, marked_deals
     low, high = duplicate_values(cards, shuffles)
     markers = marker_cards(cards)
     marked_deals = min(marked_deals, deals)
-    block = max(1, min(runs, _RUNS_PER_BLOCK, _BLOCK_BYTES // (8 * cards * cards)))
+    block = max(1, min(runs, RUNS_PER_BLOCK, BLOCK_BYTES // (8 * cards * cards)))
     matrices = np.empty((block, cards, cards), dtype=np.int64)
     successions = np.empty((block, cards), dtype=np.int64)
     rising = np.empty((block, cards + 1), dtype=np.int64)
@@ -213,7 +213,7 @@ def _count(codes, given, cards, deals, shuffles, seed_of_replicate, marked_deals
               np.zeros(2 * cards - 1, np.int64)]
     for first in range(0, runs, block):
         count = min(block, runs - first)
-        _play_block(codes, given, cards, seed_of_replicate, first, count, shuffles, deals, low, high, markers,
+        play_block(codes, given, cards, seed_of_replicate, first, count, shuffles, deals, low, high, markers,
                     marked_deals, matrices, duplicates, successions, rising, neighbours, marked)
         for total, part in zip(totals, (matrices, successions, rising, neighbours)):
             total += part[:count].sum(axis=0)

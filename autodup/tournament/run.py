@@ -26,10 +26,6 @@ from .workers import DEFAULT_GAME_TIMEOUT
 
 __all__ = ["play_run", "run_watched"]
 
-# --------------------------------------------------------------------------
-# running a tournament
-# --------------------------------------------------------------------------
-
 
 def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
                    resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
