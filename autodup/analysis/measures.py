@@ -27,7 +27,7 @@ from .measure_kernels import (
     shop_agreement_by_round,
     slot_tiers_by_level,
 )
-from .statistics import RatioObservable, holm, percentile_interval, two_sample_test, variance_ratio
+from .statistics import RatioObservable, boards_needed, holm, percentile_interval, two_sample_test, variance_ratio
 
 __all__ = ["RunMeasures", "measure_run", "compare_with_control", "variance_reduction", "luck_sources", "closest_pair"]
 
