@@ -173,12 +173,14 @@ def _comparison_specs(configs: list, options: dict) -> list:
             for config in configs]
 
 
-def _options(**options) -> dict:
+def _options(arguments: dict) -> dict:
+    """The options of :func:`ab` or :func:`sweep` (their ``locals()`` on entry), with defaults filled in."""
     from ..engine.dealers import DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN
     from ..game.rules import DEFAULT_EVENTS
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT
 
+    options = dict(arguments)
     options["dealer"] = options["dealer"] or DEFAULT_DEALER
     options["design"] = options["design"] or DEFAULT_DESIGN
     options["events"] = options["events"] or DEFAULT_EVENTS
@@ -242,10 +244,7 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
     from ..analysis.ab_report import write_ab_report
     from ..game.variants import apply_settings, parse_setting
 
-    options = _options(bots=bots, boards=boards, until_ci=until_ci, dealer=dealer, design=design, events=events,
-                       seed=seed, out=out, workers=workers, backend=backend, ray_address=ray_address,
-                       bot_params=bot_params, bot_param_file=bot_param_file, game_timeout=game_timeout,
-                       progress=progress, warn=warn, note=note)
+    options = _options(locals())
     warn = options["warn"]
     settings = [settings] if isinstance(settings, str) else list(settings)
     base_config = load_config(base)
@@ -326,10 +325,7 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     from ..analysis.ab_report import write_sweep_report
     from ..game.variants import apply_settings, parse_sweep
 
-    options = _options(bots=bots, boards=boards, until_ci=until_ci, dealer=dealer, design=design, events=events,
-                       seed=seed, out=out, workers=workers, backend=backend, ray_address=ray_address,
-                       bot_params=bot_params, bot_param_file=bot_param_file, game_timeout=game_timeout,
-                       progress=progress, warn=warn, note=note)
+    options = _options(locals())
     warn = options["warn"]
     settings = [settings] if isinstance(settings, str) else list(settings)
     if not settings:

@@ -250,7 +250,7 @@ class Results:
         return self._folder.boards_done()
 
     def summary(self) -> list:
-        """One dict per bot, in the run's order: ``adjusted_score`` and ``duplicate_score`` (luck-adjusted and raw, with
+        """One dict per bot, best (lowest adjusted score) first: ``adjusted_score`` and ``duplicate_score`` (luck-adjusted and raw, with
         ``*_ci95`` half-widths of their 95% intervals), ``mean_placement``, ``top4_rate`` and what it did wrong.
 
         Computed from the chunks (checked), so it is right for an unfinished run too.

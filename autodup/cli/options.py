@@ -59,24 +59,23 @@ def seconds(text: str) -> float:
     return value
 
 
-def board_index(text: str) -> int:
+def _integer_in(text: str, high: int, allowed: str, base: int = 10) -> int:
+    """An integer from 0 to below ``high`` (``base`` 0 reads 0x... and 0b... too)."""
     try:
-        value = int(text)
+        value = int(text, base)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: 0 or more)")
+    if not 0 <= value < high:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: {allowed})")
     return value
+
+
+def board_index(text: str) -> int:
+    return _integer_in(text, 2**63, "0 or more")
 
 
 def seed(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not 0 <= value < 2**64:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: 0 .. 2**64-1)")
-    return value
+    return _integer_in(text, 2**64, "0 .. 2**64-1", base=0)
 
 
 def switch(text: str) -> bool:
