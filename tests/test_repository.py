@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from autodup.engine.dealers import CONTROL, DEALERS
-except ImportError:  # the flat package, before the move into subpackages
-    from autodup.dealers import CONTROL, DEALERS
+from autodup.engine.dealers import CONTROL, DEALERS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses use this checkout's package, whatever else is installed.
@@ -61,7 +58,6 @@ def test_draw_engines_example_runs():
 
 
 def test_readme_api_example_runs(tmp_path, monkeypatch):
-    pytest.importorskip("autodup.api", reason="autodup.api (the Python API) is not there yet")
     code = section_code("README.md", "From Python")
     monkeypatch.chdir(tmp_path)  # whatever the example writes stays out of the repository
     exec(compile(code, "README.md", "exec"), {})
