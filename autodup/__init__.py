@@ -28,12 +28,8 @@ Everything here is imported on first use, so that ``import autodup`` and the com
 no numba; every jitted module imports :mod:`autodup.engine.rng`, which installs the compile cache
 (:mod:`autodup.compile_cache`) before any function is compiled.
 
-Examples
---------
->>> import autodup
->>> results = autodup.run_tournament("tiny", bots="greedy,econ", boards=2, workers=1)
->>> sorted(row["bot"] for row in results.summary())
-['econ', 'greedy']
+The Python API (:mod:`autodup.api`: ``autodup.run_tournament``, ``open_results``, ``quality``, ``ab``, ...) is
+re-exported here, as are the draw API and the exception family.
 """
 
 from .version import __version__

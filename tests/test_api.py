@@ -14,7 +14,7 @@ import autodup
 from autodup.errors import AutodupError, BotError, ConfigError, RunError, UsageError
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTED = ("autodup", "autodup.api.tournaments", "autodup.api.comparisons", "autodup.api.labs",
+DOCUMENTED = ("autodup.api.tournaments", "autodup.api.comparisons", "autodup.api.labs",
               "autodup.api.common", "autodup.files", "autodup.errors", "autodup.analysis.statistics")
 
 
