@@ -18,6 +18,9 @@ from ..errors import UsageError
 __all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings"]
 
 LOGGER = logging.getLogger("autodup")
+# Without a handler of its own, logging's last resort prints WARNING and above to stderr: a library adds a
+# NullHandler so that its warnings reach only the handlers a program configures.
+LOGGER.addHandler(logging.NullHandler())
 
 
 def warner(warn):
