@@ -57,10 +57,26 @@ def test_draw_engines_example_runs():
     exec(compile(code, "docs/concepts/duplication.md", "exec"), {})
 
 
-def test_readme_api_example_runs(tmp_path, monkeypatch):
-    code = section_code("README.md", "From Python")
-    monkeypatch.chdir(tmp_path)  # whatever the example writes stays out of the repository
-    exec(compile(code, "README.md", "exec"), {})
+@pytest.mark.parametrize("document, heading", [("README.md", "From Python"),
+                                               ("docs/getting-started.md", "From Python")])
+def test_python_examples_run_as_scripts(document, heading, tmp_path):
+    # As a user runs them: a file given to python, whose workers (spawned) import it again.
+    script = tmp_path / "example.py"
+    script.write_text(section_code(document, heading))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900,
+                            cwd=tmp_path, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    assert "greedy" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text("import autodup\nautodup.run_tournament('tiny', boards=2, seed=0, workers=2)\n")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900,
+                            cwd=tmp_path, env=ENVIRONMENT)
+    assert result.returncode != 0
+    assert 'if __name__ == "__main__":' in result.stderr.splitlines()[-1]
+    assert "bootstrapping phase" not in result.stderr  # multiprocessing's own 20-line error is not shown
 
 
 def test_game_benchmark_prints_its_figures_as_json():

@@ -58,10 +58,11 @@ from ..game.progress import (
 )
 
 __all__ = ["DEFAULT_GAME_TIMEOUT", "POLL_SECONDS", "TASKS_PER_WORKER", "ERRORS_KEPT", "table_of", "describe_where",
-           "SignalFlag", "Pool"]
+           "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT"]
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
+UNGUARDED_SCRIPT_EXIT = 86  # a worker that found itself starting a pool while importing the caller's script
 TASKS_PER_WORKER = 2  # in flight: a worker starts its next task while the parent stores the last result
 ERRORS_KEPT = 20      # bot errors recorded per task (all are counted by the table)
 
@@ -300,6 +301,10 @@ class Pool:
             raise ValueError(f"the game timeout must be positive, got {game_timeout}")
         self.game_timeout = float(game_timeout)
         self.describe = describe or describe_where
+        if getattr(multiprocessing.current_process(), "_inheriting", False):
+            # A spawned worker is importing the caller's script again, which starts a pool at its top level: leave
+            # quietly with a code the parent turns into advice (multiprocessing's own error is 20 lines long).
+            raise SystemExit(UNGUARDED_SCRIPT_EXIT)
         self._context = multiprocessing.get_context("spawn")
         self._workers = [_Worker(self._context) for _ in range(workers)]
         self._signals = SignalFlag()
@@ -408,6 +413,10 @@ class Pool:
             cause = f"{how}: {said}" if said else f"{how}; a helper that recurses forever, or memory written out of " \
                                                    "bounds?"
             raise WorkerFailure(f"{self.describe(where)} crashed the worker process ({cause})", "crash", where)
+        if code == UNGUARDED_SCRIPT_EXIT:
+            raise WorkerFailure("worker processes import the calling script again, and it starts a tournament when "
+                                "imported: put the script's calls under `if __name__ == \"__main__\":`", "crash",
+                                None)
         from ..compile_cache import cache_folder
 
         raise WorkerFailure(f"a worker process crashed outside a game ({how}{': ' + said if said else ''}); if it "
