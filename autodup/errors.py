@@ -31,7 +31,8 @@ import signal
 import sys
 from dataclasses import dataclass
 
-__all__ = ["without_colours", "first_line", "print_warning", "Stopped", "Where", "WorkerFailure", "TaskError"]
+__all__ = ["without_colours", "first_line", "one_line", "print_warning", "AutodupError", "ConfigError", "BotError",
+           "PolicyError", "RunError", "CorruptChunk", "UsageError", "WorkerFailure", "TaskError", "Stopped", "Where"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -64,7 +65,35 @@ class AutodupError(Exception):
 
 
 class UsageError(AutodupError, ValueError):
-    """An argument out of its range: an option of the command line or a parameter of the Python API."""
+    """An argument out of its range: an option of the command line or a parameter of the Python API.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, then what is allowed in parentheses.
+    argument : str, optional
+        The parameter's name (``"game_timeout"``); ``str()`` starts with it, and :meth:`for_command_line`
+        with the option's spelling.
+
+    Examples
+    --------
+    >>> error = UsageError("0 is out of range (allowed: 1 or more)", "game_timeout")
+    >>> str(error), error.for_command_line()
+    ('game_timeout: 0 is out of range (allowed: 1 or more)', '--game-timeout: 0 is out of range (allowed: 1 or more)')
+    """
+
+    def __init__(self, message: str, argument: str | None = None):
+        self.message, self.argument = message, argument
+        super().__init__(one_line(f"{argument}: {message}" if argument else message))
+
+    def __reduce__(self):
+        return type(self), (self.message, self.argument)
+
+    def for_command_line(self) -> str:
+        """The message with the argument spelled as the command line's option."""
+        if not self.argument:
+            return str(self)
+        return one_line(f"--{self.argument.replace('_', '-')}: {self.message}")
 
 
 class ConfigError(AutodupError, ValueError):

@@ -114,6 +114,51 @@ def test_errors_are_one_family_with_one_line(call, family):
     assert isinstance(raised.value, AutodupError) and "\n" not in str(raised.value)
 
 
+BAD_ARGUMENTS = [  # (call, the argument named, what the message says); each is refused before any bot loads
+    (lambda: autodup.run_tournament("tiny", boards="abc"), "boards", "'abc' is not an integer"),
+    (lambda: autodup.run_tournament("tiny", boards=2.5), "boards", "2.5 is not an integer"),
+    (lambda: autodup.run_tournament("tiny", boards=True), "boards", "True is not an integer"),
+    (lambda: autodup.run_tournament("tiny", boards=0), "boards", "out of range (allowed: 1 to"),
+    (lambda: autodup.run_tournament("tiny", boards=2, seed=-1), "seed", "out of range"),
+    (lambda: autodup.run_tournament("tiny", boards=2, seed=2**64), "seed", "out of range"),
+    (lambda: autodup.run_tournament("tiny", boards=2, workers=0), "workers", "0 is out of range (allowed: 1 to"),
+    (lambda: autodup.run_tournament("tiny", boards=2, workers=-2), "workers", "out of range"),
+    (lambda: autodup.run_tournament("tiny", boards=2, backend="cloud"), "backend", "unknown value 'cloud'"),
+    (lambda: autodup.run_tournament("tiny", boards=2, dealer="fair"), "dealer", "allowed: haystack"),
+    (lambda: autodup.run_tournament("tiny", boards=2, game_timeout=-1), "game_timeout", "out of range"),
+    (lambda: autodup.play("tiny", board=-1), "board", "out of range"),
+    (lambda: autodup.play("tiny", order="random"), "order", "allowed: events, race"),
+    (lambda: autodup.check_bot("greedy", config="tiny", games=0), "games", "out of range"),
+    (lambda: autodup.quality("tiny", boards=-5), "boards", "out of range"),
+    (lambda: autodup.ab("tiny", settings=["shop.size=4"], until_ci=0), "until_ci", "out of range"),
+    (lambda: autodup.sweep("tiny", ["shop.size=4,5"], seed="x"), "seed", "not an integer"),
+    (lambda: autodup.odds("set4", level=8, champion="Jhn", gold=40), "champion", "did you mean Jhin?"),
+    (lambda: autodup.odds("set4", level=8, champion="Jhin", gold=-1), "gold", "out of range"),
+    (lambda: autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=2.0), "trials", "not an integer"),
+    (lambda: autodup.shuffles(shuffles=0), "shuffles", "out of range"),
+    (lambda: autodup.shuffles(cards=1), "cards", "out of range (allowed: 3 to"),
+    (lambda: autodup.toy(trials=0), "trials", "out of range"),
+]
+
+
+@pytest.mark.parametrize("call, argument, says", BAD_ARGUMENTS)
+def test_a_bad_argument_is_named_in_python_terms(call, argument, says):
+    with pytest.raises(UsageError) as raised:
+        call()
+    message = str(raised.value)
+    assert message.startswith(f"{argument}: ") and says in message and "\n" not in message
+    assert "--" not in message.split("(")[0]  # the API names its parameter, not the command line's option
+    assert raised.value.for_command_line().startswith(f"--{argument.replace('_', '-')}: ")
+
+
+def test_the_command_line_names_the_option_of_an_api_error(capsys):
+    from autodup.cli import main
+
+    assert main(["odds", "set4", "--level", "8", "--champion", "Jhn", "--gold", "40"]) == 2
+    assert capsys.readouterr().err.strip() == ("autodup: error: --champion: 'Jhn' is not a champion of "
+                                               f"{ROOT / 'configs' / 'set4.yaml'} (did you mean Jhin?)")
+
+
 def test_warnings_go_to_the_callable_given_or_the_logger(caplog):
     seen = []
     config = ROOT / "tests" / "suspicious_configs" / "01_no_player_ever_loses_hp.yaml"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 
-__all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings"]
+__all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings", "execution"]
 
 LOGGER = logging.getLogger("autodup")
 # Without a handler of its own, logging's last resort prints WARNING and above to stderr: a library adds a
@@ -51,6 +51,18 @@ def bot_list(bots, option: str = "bots") -> list | None:
     if not specs or not all(specs):
         raise UsageError(f"{option}: {bots!r} names no bot at some position (allowed: names or paths)")
     return specs
+
+
+def execution(workers, backend, game_timeout) -> tuple:
+    """``(workers, game_timeout)`` as a run uses them (None: every core, the default timeout), once all three
+    are in range; a :class:`UsageError` naming the argument otherwise."""
+    from ..arguments import choice, optional, seconds
+    from ..arguments import workers as check_workers
+    from ..tournament.run import BACKENDS
+    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+
+    choice("backend", backend, BACKENDS)
+    return check_workers("workers", workers), optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
 
 
 def config_warnings(config, warn) -> None:

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
+from ..arguments import half_width, optional
 from ..errors import UsageError
-from .common import Report, bot_list, config_warnings, noter, warner
+from .common import Report, bot_list, config_warnings, execution, noter, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
 
 __all__ = ["quality", "report", "ab", "sweep"]
@@ -90,14 +90,16 @@ def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: in
         trace_runs,
     )
     from ..engine.dealers import CONTROL
+    from ..game.boards import DEFAULT_DESIGN
     from ..game.bot_loading import bot_names
+    from ..game.rules import DEFAULT_EVENTS
     from ..tournament.loading import load_bots_and_table
     from ..tournament.results import RunFolder
-    from ..tournament.spec import check_bot_count, make_spec
-    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+    from ..tournament.spec import check_bot_count, check_run_arguments, make_spec
 
     warn, note = warner(warn), noter(note)
-    game_timeout = game_timeout or DEFAULT_GAME_TIMEOUT
+    boards, seed = check_run_arguments(boards, CONTROL, seed, DEFAULT_DESIGN, DEFAULT_EVENTS)
+    workers, game_timeout = execution(workers, backend, game_timeout)
     if dealers is None:
         dealers = DEFAULT_QUALITY_DEALERS
     dealers = parse_dealers(dealers if isinstance(dealers, str) else ",".join(dealers))
@@ -111,7 +113,7 @@ def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: in
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
                                                                           events), ladder=ladder)
     out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
-    timings = _removed_if_empty(out, lambda: play_runs(runs, out, workers or os.cpu_count() or 1, backend,
+    timings = _removed_if_empty(out, lambda: play_runs(runs, out, workers, backend,
                                                        ray_address, not progress, game_timeout, note=note, warn=warn))
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
@@ -154,12 +156,11 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
 
 def _comparison_specs(configs: list, options: dict) -> list:
     """One run spec per configuration of ``configs``, all of the same boards, bots and seating (checked first)."""
-    from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
     from ..game.bot_loading import bot_names
     from ..tournament.loading import load_bots_and_table
     from ..tournament.spec import check_bot_count, make_spec
 
-    boards = options["boards"] or (DEFAULT_UNTIL_CI_BOARDS if options["until_ci"] is not None else DEFAULT_BOARDS)
+    boards = options["boards"]
     specs = bot_list(options["bots"]) if options["bots"] is not None else bot_names()
     check_bot_count(len(specs), configs[0].players)
     for config in configs[1:]:
@@ -175,17 +176,23 @@ def _comparison_specs(configs: list, options: dict) -> list:
 
 def _options(arguments: dict) -> dict:
     """The options of :func:`ab` or :func:`sweep` (their ``locals()`` on entry), with defaults filled in."""
+    from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
     from ..engine.dealers import DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN
     from ..game.rules import DEFAULT_EVENTS
-    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+    from ..tournament.spec import check_run_arguments
 
     options = dict(arguments)
     options["dealer"] = options["dealer"] or DEFAULT_DEALER
     options["design"] = options["design"] or DEFAULT_DESIGN
     options["events"] = options["events"] or DEFAULT_EVENTS
-    options["game_timeout"] = options["game_timeout"] or DEFAULT_GAME_TIMEOUT
-    options["workers"] = options["workers"] or os.cpu_count() or 1
+    options["until_ci"] = optional(half_width, "until_ci", options["until_ci"])
+    if options["boards"] is None:
+        options["boards"] = DEFAULT_UNTIL_CI_BOARDS if options["until_ci"] is not None else DEFAULT_BOARDS
+    options["boards"], options["seed"] = check_run_arguments(options["boards"], options["dealer"], options["seed"],
+                                                             options["design"], options["events"])
+    options["workers"], options["game_timeout"] = execution(options["workers"], options["backend"],
+                                                            options["game_timeout"])
     options["warn"], options["note"] = warner(options["warn"]), noter(options["note"])
     return options
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..arguments import choice, integer, optional
+from ..arguments import seed as check_seed
 from ..errors import UsageError
 from .common import Report, config_warnings, warner
 from .tournaments import RUN_SEED, load_config
@@ -55,19 +57,29 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     >>> round(sum(answer["exact"]["p_exactly"]), 9)
     1.0
     """
-    from ..engine.dealers import DEFAULT_DEALER
+    from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..labs.odds import DEFAULT_TRIALS, RollQuestion
     from ..labs.odds_report import check_plot_path, format_odds, write_odds_plot
-    from ..labs.odds_simulation import roll_odds
+    from ..labs.odds_simulation import MAX_TRIALS, roll_odds
 
+    level = integer("level", level, 1)
+    for name, value in (("out", out), ("cost_out", cost_out), ("owned", owned), ("xp", xp)):
+        integer(name, value, 0)
+    gold, rolls = optional(integer, "gold", gold, 0), optional(integer, "rolls", rolls, 0)
+    trials = integer("trials", DEFAULT_TRIALS if trials is None else trials, 0, MAX_TRIALS)
+    seed = check_seed("seed", seed)
+    other_shops = optional(integer, "other_shops", other_shops, 0)
+    dealer = choice("dealer", dealer or DEFAULT_DEALER, list(DEALERS))
+    if not isinstance(champion, str):
+        raise UsageError(f"{champion!r} is not a champion's name", "champion")
     if plot:
         check_plot_path(str(plot))
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
     question = RollQuestion(level=level, champion=champion, out=out, cost_out=cost_out, gold=gold, rolls=rolls,
                             owned=owned, buy_xp=buy_xp, xp=xp)
-    result = roll_odds(loaded, question, trials=DEFAULT_TRIALS if trials is None else trials,
-                       dealer=dealer or DEFAULT_DEALER, seed=seed, holding=holding, other_shops=other_shops)
+    result = roll_odds(loaded, question, trials=trials,
+                       dealer=dealer, seed=seed, holding=holding, other_shops=other_shops)
     if plot:
         write_odds_plot(result, str(plot))
     return Report(result, None, format_odds(result) + (f"\nplot: {plot}" if plot else ""))
@@ -122,7 +134,11 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
     from ..labs.shuffles_report import deck_names, format_shuffles, write_shuffles
 
     warn = warner(warn)
-    shuffles = DEFAULT_SHUFFLES if shuffles is None else shuffles
+    shuffles = integer("shuffles", DEFAULT_SHUFFLES if shuffles is None else shuffles, 1)
+    cards, runs = optional(integer, "cards", cards, 1), optional(integer, "runs", runs, 1)
+    replicates, riffle_deals = optional(integer, "replicates", replicates, 1), optional(integer, "riffle_deals",
+                                                                                         riffle_deals, 0)
+    seed = optional(check_seed, "seed", seed)
     decks = [decks] if isinstance(decks, (str, Path)) else list(decks or ())
     given = {name: (path, read_decks(path)) for name, path in deck_names([str(d) for d in decks]).items()}
     sizes = {deck.shape[1] for _, deck in given.values()}

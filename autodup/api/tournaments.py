@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
+from ..arguments import choice, integer, optional, seconds
+from ..arguments import seed as check_seed
 from ..errors import RunError, UsageError, WorkerFailure
-from .common import bot_list, config_warnings, noter, warner
+from .common import bot_list, config_warnings, execution, noter, warner
 
 __all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "RUN_SEED", "Results", "load_config", "list_bots", "play", "check_bot",
            "run_tournament", "open_results"]
@@ -110,22 +111,27 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
     >>> sorted(seat["placement"] for seat in result["seats"])
     [1, 2, 3, 4, 5, 6, 7, 8]
     """
-    from ..engine.dealers import DEFAULT_DEALER, dealer_named
+    from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named
     from ..game.boards import check_order
+    from ..game.rules import ORDERS
     from ..tournament.loading import play_in_worker
     from ..tournament.spec import check_bot_count
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
 
     warn = warner(warn)
-    dealer = dealer or DEFAULT_DEALER
+    dealer = choice("dealer", dealer or DEFAULT_DEALER, list(DEALERS))
+    seed, board = check_seed("seed", seed), integer("board", board, 0, 2**63 - 1)
+    table = integer("table", table, 0)
+    choice("order", order, list(ORDERS))
+    game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
+    specs = bot_list(bots)
     loaded = load_config(config)
     config_warnings(loaded, warn)
     check_order(dealer_named(dealer), order)  # before a worker starts
-    specs = bot_list(bots)
     check_bot_count(len(specs), loaded.players)
     if table >= len(specs):
-        raise UsageError(f"--table: {table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one "
-                         "table per bot)")
+        raise UsageError(f"{table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one table per bot)",
+                         "table")
 
     def describe(where):
         if where.loading >= 0:
@@ -134,7 +140,7 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
             return "the table"
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
-    with Pool(1, game_timeout or DEFAULT_GAME_TIMEOUT, describe=describe) as pool:
+    with Pool(1, game_timeout, describe=describe) as pool:
         played, _ = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file), seed,
                                                   board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
@@ -182,6 +188,9 @@ def check_bot(bot, config="set4", games: int = 120, seed: int = 2026, variant_ga
     from ..tournament.loading import check_bot_in_worker
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
 
+    games, seed = integer("games", games, 1), check_seed("seed", seed)
+    variant_games = optional(integer, "variant_games", variant_games, 0)
+    game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     config_warnings(load_config(config), warner(warn))
 
     def describe(where):
@@ -191,7 +200,7 @@ def check_bot(bot, config="set4", games: int = 120, seed: int = 2026, variant_ga
 
     overrides = parameter_overrides(bot_params, bot_param_file)
     try:
-        with Pool(1, game_timeout or DEFAULT_GAME_TIMEOUT, describe=describe) as pool:
+        with Pool(1, game_timeout, describe=describe) as pool:
             report, _ = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
                                                            variant_games))
     except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
@@ -374,8 +383,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     from ..game.rules import DEFAULT_EVENTS
     from ..shipped import DEFAULT_CONFIG
     from ..tournament.loading import load_bots_and_table
-    from ..tournament.spec import check_bot_count, make_spec
-    from ..tournament.workers import DEFAULT_GAME_TIMEOUT
+    from ..tournament.spec import check_bot_count, check_run_arguments, make_spec
 
     warn, note = warner(warn), noter(note)
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
@@ -386,7 +394,9 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
                 "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
     given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
-    game_timeout = game_timeout or DEFAULT_GAME_TIMEOUT
+    given["boards"], given["seed"] = check_run_arguments(given["boards"], given["dealer"], given["seed"],
+                                                         given["design"], given["events"])
+    workers, game_timeout = execution(workers, backend, game_timeout)
     loaded = load_config(given["config"])
     config_warnings(loaded, warn)
     specs = given["bots"] if given["bots"] is not None else bot_names()
@@ -402,7 +412,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
         out = Path(keep.name) / "run"
     folder, summary = play_and_summarize(
-        spec, None if out == DEFAULT_OUT else out, workers or os.cpu_count() or 1, backend, ray_address, resume,
+        spec, None if out == DEFAULT_OUT else out, workers, backend, ray_address, resume,
         not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
         warn=warn, note=note)
     warn_if_misbehaving(summary, warn=warn)

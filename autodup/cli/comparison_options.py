@@ -10,10 +10,10 @@ __all__ = ["add_comparison_options", "comparison_arguments"]
 def add_comparison_options(parser) -> None:
     from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
     from ..api.tournaments import DEFAULT_BOARDS, RUN_SEED
+    from ..arguments import MAX_BOARDS
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
     from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
-    from ..tournament.spec import MAX_BOARDS
 
     parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
                         "shipped bot)")

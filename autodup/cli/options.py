@@ -11,11 +11,12 @@ import json
 import os
 import sys
 
+from ..arguments import MAX_WORKERS
+
 __all__ = ["MAX_WORKERS", "Parser", "positive_int", "count", "count_up_to", "seconds", "board_index", "seed",
            "switch", "width", "bots_option", "add_game_timeout", "add_bot_parameter_options",
            "add_execution_options", "bot_parameters", "warn", "note", "silent", "print_json"]
 
-MAX_WORKERS = 256  # each worker holds its own compiled code (about 100 MB)
 
 
 def _integer(text: str, low: int) -> int:

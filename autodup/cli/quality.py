@@ -23,8 +23,8 @@ DEFAULT_QUALITY_BOARDS = 1000
 def add_arguments(parser) -> None:
     from ..analysis.quality import DEFAULT_QUALITY_DEALERS
     from ..api.tournaments import RUN_SEED
+    from ..arguments import MAX_BOARDS
     from ..shipped import DEFAULT_CONFIG, config_names
-    from ..tournament.spec import MAX_BOARDS
 
     parser.add_argument("config", nargs="?", default=DEFAULT_CONFIG,
                         help=f"a shipped configuration ({', '.join(config_names())}) or the path of a YAML file")

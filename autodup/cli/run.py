@@ -23,11 +23,11 @@ __all__ = ["add_arguments", "run", "print_summary"]
 
 def add_arguments(parser) -> None:
     from ..api.tournaments import DEFAULT_BOARDS, RUN_SEED
+    from ..arguments import MAX_BOARDS
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
     from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
     from ..shipped import DEFAULT_CONFIG, config_names
-    from ..tournament.spec import MAX_BOARDS
 
     # What defines a run has no parser default: with --resume, what is not given comes from the run's manifest.
     parser.add_argument("config", nargs="?", help=f"a shipped configuration ({', '.join(config_names())}) or the "

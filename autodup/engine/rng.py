@@ -413,15 +413,12 @@ def check_seed(seed, name: str = "seed") -> int:
 
     Raises
     ------
-    ValueError
-        If ``seed`` is not an integer or is out of range.
+    autodup.errors.UsageError
+        If ``seed`` is not an integer or is out of range (one line, starting with ``name``).
     """
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer in [0, 2**64), got {seed!r}")
-    seed = int(seed)
-    if not 0 <= seed < UINT64_LIMIT:
-        raise ValueError(f"{name} must be an integer in [0, 2**64), got {seed}")
-    return seed
+    from ..arguments import seed as checked_seed
+
+    return checked_seed(name, seed)
 
 
 def derive_seed(parent: int, label: int, index: int) -> int:

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..arguments import integer
 from ..engine.rng import KEY_ROLLS_PER_ROUND
+from ..errors import UsageError
 from ..game.config_file import COPIES_FOR_TOP_STAR
 from ..game.rules import rules_of
 from ..game.shop import tier_weights
@@ -138,7 +140,7 @@ def champion_index(config, name: str) -> int:
         return folded.index(str(name).casefold())
     close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(close)}?" if close else f"allowed: one of its {len(names)} champions"
-    raise ValueError(f"--champion: {name!r} is not a champion of {config.source} ({hint})")
+    raise UsageError(f"{name!r} is not a champion of {config.source} ({hint})", "champion")
 
 
 def _tier_weight(rules, level: int, tier: int, tier_totals: np.ndarray) -> float:
@@ -181,7 +183,7 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
     q = question
     source = config.source
     if not 1 <= q.level <= config.max_level:
-        raise ValueError(f"--level: {q.level} is out of range (allowed: 1 to {config.max_level} in {source})")
+        raise UsageError(f"{q.level} is out of range (allowed: 1 to {config.max_level} in {source})", "level")
     champion = champion_index(config, q.champion)
     name = config.champion_names[champion]
     tier = int(config.champion_tier[champion])
@@ -189,50 +191,49 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
     tier_totals = np.array([config.champion_copies[config.tier_start[t]:config.tier_start[t + 1]].sum()
                             for t in range(config.n_tiers)], dtype=np.float64)
     tier_total = int(tier_totals[tier])
-    for option, value in (("--out", q.out), ("--cost-out", q.cost_out), ("--owned", q.owned), ("--xp", q.xp),
-                          ("--gold", q.gold or 0)):
-        if value < 0:
-            raise ValueError(f"{option}: {value} is negative (allowed: 0 or more)")
+    for option, value in (("out", q.out), ("cost_out", q.cost_out), ("owned", q.owned), ("xp", q.xp),
+                          ("gold", q.gold or 0), ("rolls", q.rolls or 0)):
+        integer(option, value, 0)
     if q.owned >= COPIES_FOR_TOP_STAR:
-        raise ValueError(f"--owned: {q.owned} copies of {name} already make a 3-star (allowed: 0 to "
-                         f"{COPIES_FOR_TOP_STAR - 1})")
+        raise UsageError(f"{q.owned} copies of {name} already make a 3-star (allowed: 0 to "
+                         f"{COPIES_FOR_TOP_STAR - 1})", "owned")
     if q.out + q.owned > copies:
-        raise ValueError(f"--out {q.out} and --owned {q.owned}: {name} has {copies} copies in {source} (allowed: "
+        raise UsageError(f"--out {q.out} and --owned {q.owned}: {name} has {copies} copies in {source} (allowed: "
                          f"at most {copies} together)")
     if q.cost_out > tier_total - copies:
-        raise ValueError(f"--cost-out: {q.cost_out} other {config.tier_cost[tier]}-cost units out, but {source} has "
-                         f"{tier_total - copies} besides {name} (allowed: 0 to {tier_total - copies})")
+        raise UsageError(f"{q.cost_out} other {config.tier_cost[tier]}-cost units out, but {source} has "
+                         f"{tier_total - copies} besides {name} (allowed: 0 to {tier_total - copies})", "cost_out")
     if (q.gold is None) == (q.rolls is None):
-        raise ValueError("--gold or --rolls: give exactly one (the gold to spend, or the number of rolls)")
+        raise UsageError("--gold or --rolls: give exactly one (the gold to spend, or the number of rolls)")
     price = int(config.reroll_price)
     roll_level = q.level
     xp_gold = 0
     if q.buy_xp:
         if q.gold is None:
-            raise ValueError("--buy-xp: needs --gold (the XP is bought from it; allowed: --gold G --buy-xp)")
+            raise UsageError("needs --gold (the XP is bought from it; allowed: --gold G --buy-xp)", "buy_xp")
         if q.level >= config.max_level:
-            raise ValueError(f"--buy-xp: level {q.level} is the last level of {source} (allowed: levels 1 to "
-                             f"{config.max_level - 1})")
+            raise UsageError(f"level {q.level} is the last level of {source} (allowed: levels 1 to "
+                             f"{config.max_level - 1})", "buy_xp")
         needed = int(config.level_xp[q.level + 1])
         if q.xp >= needed:
-            raise ValueError(f"--xp: {q.xp} XP would already make level {q.level + 1} (allowed: 0 to {needed - 1})")
+            raise UsageError(f"{q.xp} XP would already make level {q.level + 1} (allowed: 0 to {needed - 1})", "xp")
         xp_gold = _xp_gold(config, q)
         if xp_gold > q.gold:
-            raise ValueError(f"--buy-xp: level {q.level + 1} costs {xp_gold} gold of XP from {q.xp} XP, more than "
-                             f"--gold {q.gold} (allowed: --gold {xp_gold} or more)")
+            raise UsageError(f"level {q.level + 1} costs {xp_gold} gold of XP from {q.xp} XP, more than "
+                             f"--gold {q.gold} (allowed: --gold {xp_gold} or more)", "buy_xp")
         roll_level = q.level + 1
     elif q.xp:
-        raise ValueError("--xp: only counts with --buy-xp (allowed: --xp X --buy-xp)")
+        raise UsageError("only counts with --buy-xp (allowed: --xp X --buy-xp)", "xp")
     rolls = (q.gold - xp_gold) // price if q.gold is not None else q.rolls
     if not 0 <= rolls <= MAX_ROLLS:
         what = f"--gold {q.gold} buys {rolls} rolls" if q.gold is not None else f"--rolls: {rolls}"
-        raise ValueError(f"{what} (allowed: 0 to {MAX_ROLLS:,} rolls, {MAX_ROLLS * price:,} gold in {source})")
+        raise UsageError(f"{what} (allowed: 0 to {MAX_ROLLS:,} rolls, {MAX_ROLLS * price:,} gold in {source})")
     players = int(config.players)
     if other_shops is None:
         other_shops = players - 1
     if not 0 <= other_shops <= players - 1:
-        raise ValueError(f"--other-shops: {other_shops} is out of range (allowed: 0 to {players - 1}, the other "
-                         f"seats of {source})")
+        raise UsageError(f"{other_shops} is out of range (allowed: 0 to {players - 1}, the other "
+                         f"seats of {source})", "other_shops")
     holding = bool(config.units_leave_pool) if holding is None else bool(holding)
     rules = rules_of(config)._replace(units_leave_pool=holding)
     copies_left = copies - q.out - q.owned

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import UsageError
 from ..files import write_bytes_atomically
 from ..game.config_file import COPIES_FOR_TOP_STAR
 
@@ -102,10 +103,10 @@ def check_plot_path(path) -> Path:
     """``path`` as a Path if a PNG can be written there; ``ValueError`` (one line) otherwise."""
     path = Path(path)
     if path.suffix.lower() != ".png":
-        raise ValueError(f"--plot: {str(path)!r} is not a .png file (allowed: a path ending in .png)")
+        raise UsageError(f"{str(path)!r} is not a .png file (allowed: a path ending in .png)", "plot")
     if not path.parent.is_dir():
-        raise ValueError(f"--plot: the folder {str(path.parent)!r} does not exist (allowed: a file in an existing "
-                         "folder)")
+        raise UsageError(f"the folder {str(path.parent)!r} does not exist (allowed: a file in an existing "
+                         "folder)", "plot")
     return path
 
 

@@ -8,6 +8,7 @@ from numba import njit
 from ..analysis.statistics import wilson_interval
 from ..engine.dealers import DEFAULT_DEALER, dealer_named
 from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel
+from ..errors import UsageError
 from ..game.actions import ACTION_BUY, ACTION_REROLL
 from ..game.legality import apply_action
 from ..game.state import new_table
@@ -156,8 +157,8 @@ def roll_odds(config, question: RollQuestion, trials: int = DEFAULT_TRIALS, deal
         "largest_difference": {...}}``; lists are indexed by the copies found ``k``.
     """
     if not 0 <= trials <= MAX_TRIALS:
-        raise ValueError(f"--trials: {trials} is out of range (allowed: 0 to {MAX_TRIALS:,}; 0 skips the "
-                         "simulation)")
+        raise UsageError(f"{trials} is out of range (allowed: 0 to {MAX_TRIALS:,}; 0 skips the "
+                         "simulation)", "trials")
     dealer_named(dealer)
     s = resolve(config, question, holding, other_shops)
     chain = chain_odds(s)

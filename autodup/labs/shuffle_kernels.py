@@ -21,6 +21,7 @@ from ..engine.rng import (
     random_bits,
     random_uniform,
 )
+from ..errors import UsageError
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_CARDS", "DEFAULT_RUNS", "DEFAULT_SHUFFLES", "DEFAULT_REPLICATES",
            "DEFAULT_RIFFLE_DEALS", "MIN_CARDS", "MAX_CARDS", "MAX_DEALS", "ALPHA", "REJECTION_LEVEL",
@@ -109,21 +110,21 @@ def parse_method(text: str) -> str:
     """
     written = text.strip().upper()
     if not written:
-        raise ValueError("a method is empty (write letters like RRH or G7)")
+        raise UsageError("a method is empty (write letters like RRH or G7)")
     parts = re.findall(r"([A-Z])(\d*)|(.)", written)
     letters = []
     for letter, count, other in parts:
         if other or letter not in METHODS:
             bad = other or letter
             allowed = ", ".join(f"{m.letter} ({m.name})" for m in METHODS.values())
-            raise ValueError(f"{bad!r} in {text!r} is not a shuffle (allowed: {allowed}; a sequence like RRH or G7)")
+            raise UsageError(f"{bad!r} in {text!r} is not a shuffle (allowed: {allowed}; a sequence like RRH or G7)")
         repeat = int(count) if count else 1
         if repeat < 1:
-            raise ValueError(f"{text!r} repeats {letter} {repeat} times (a count is at least 1)")
+            raise UsageError(f"{text!r} repeats {letter} {repeat} times (a count is at least 1)")
         letters.append(letter * min(repeat, MAX_SHUFFLE_STEPS + 1))
     expanded = "".join(letters)
     if len(expanded) > MAX_SHUFFLE_STEPS:
-        raise ValueError(f"{text!r} has more than {MAX_SHUFFLE_STEPS} shuffles (allowed: 1 to {MAX_SHUFFLE_STEPS})")
+        raise UsageError(f"{text!r} has more than {MAX_SHUFFLE_STEPS} shuffles (allowed: 1 to {MAX_SHUFFLE_STEPS})")
     return expanded
 
 
@@ -137,7 +138,7 @@ def parse_methods(text: str) -> dict:
         letters = parse_method(item)
         name = item.strip().upper()
         if letters in methods.values():
-            raise ValueError(f"--methods lists {name} twice (as {[k for k, v in methods.items() if v == letters][0]})")
+            raise UsageError(f"--methods lists {name} twice (as {[k for k, v in methods.items() if v == letters][0]})")
         methods[name] = letters
     return methods
 

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
+from ..arguments import integer
 from ..engine.rng import check_seed
-from ..errors import first_line
+from ..errors import UsageError, first_line
 from .shuffle_kernels import (
     AGREEMENT_SIGMA,
     ALPHA,
@@ -164,14 +165,14 @@ def read_decks(path) -> np.ndarray:
 
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"--decks {path}: no such file")
+        raise UsageError(f"--decks {path}: no such file")
     if path.suffix.lower() == ".npy":
         try:
             decks = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError) as error:
-            raise ValueError(f"--decks {path}: not a numpy array file ({first_line(error)})") from None
+            raise UsageError(f"--decks {path}: not a numpy array file ({first_line(error)})") from None
         if decks.ndim != 2 or not np.issubdtype(decks.dtype, np.integer):
-            raise ValueError(f"--decks {path}: holds a {decks.dtype} array of shape {decks.shape} (allowed: "
+            raise UsageError(f"--decks {path}: holds a {decks.dtype} array of shape {decks.shape} (allowed: "
                              "integers, one deck per row)")
         where, decks = f"{path}: row", decks.astype(np.int64)
         numbers = np.arange(1, decks.shape[0] + 1)
@@ -186,21 +187,21 @@ def read_decks(path) -> np.ndarray:
                 try:
                     deck.append(int(word))
                 except ValueError:
-                    raise ValueError(f"{path}:{number}: {word!r} is not a card number (allowed: integers)") from None
+                    raise UsageError(f"{path}:{number}: {word!r} is not a card number (allowed: integers)") from None
             if rows and len(deck) != len(rows[0]):
-                raise ValueError(f"{path}:{number}: {len(deck)} cards where the first deck has {len(rows[0])}")
+                raise UsageError(f"{path}:{number}: {len(deck)} cards where the first deck has {len(rows[0])}")
             rows.append(deck)
             line_numbers.append(number)
         decks = np.array(rows, dtype=np.int64).reshape(len(rows), -1 if rows else 0)
         where, numbers = f"{path}:", line_numbers
     if decks.shape[0] == 0:
-        raise ValueError(f"--decks {path}: no deck in it (allowed: one deck per line, cards separated by commas "
+        raise UsageError(f"--decks {path}: no deck in it (allowed: one deck per line, cards separated by commas "
                          "or spaces)")
     if decks.shape[0] > MAX_DEALS:
-        raise ValueError(f"--decks {path}: {decks.shape[0]:,} decks (allowed: at most {MAX_DEALS:,})")
+        raise UsageError(f"--decks {path}: {decks.shape[0]:,} decks (allowed: at most {MAX_DEALS:,})")
     cards = decks.shape[1]
     if not MIN_CARDS <= cards <= MAX_CARDS:
-        raise ValueError(f"{where}{numbers[0]}: a deck of {cards} cards (allowed: {MIN_CARDS} to {MAX_CARDS})")
+        raise UsageError(f"{where}{numbers[0]}: a deck of {cards} cards (allowed: {MIN_CARDS} to {MAX_CARDS})")
     base = 1 if decks[0].min() == 1 else 0
     decks = decks - base
     bad = np.flatnonzero((np.sort(decks, axis=1) != np.arange(cards)).any(axis=1))
@@ -210,7 +211,7 @@ def read_decks(path) -> np.ndarray:
         counts = np.bincount(deck[(deck >= 0) & (deck < cards)], minlength=cards)
         what = (f"card {outside[0] + base} is outside {base}..{base + cards - 1}" if outside.size else
                 f"card {np.argmax(counts) + base} appears {counts.max()} times")
-        raise ValueError(f"{where}{numbers[bad[0]]}: not a deck of cards {base}..{base + cards - 1}: {what}")
+        raise UsageError(f"{where}{numbers[bad[0]]}: not a deck of cards {base}..{base + cards - 1}: {what}")
     return decks
 
 
@@ -247,17 +248,14 @@ def riffles_needed(cards: int = DEFAULT_CARDS, deals: int = DEFAULT_RIFFLE_DEALS
 
 
 def check_lab(cards: int, runs: int, shuffles: int, replicates: int, riffle_deals: int) -> None:
-    """``ValueError`` (one line naming the option) for sizes the lab cannot use."""
-    if not MIN_CARDS <= cards <= MAX_CARDS:
-        raise ValueError(f"--cards {cards} is out of range (allowed: {MIN_CARDS} to {MAX_CARDS})")
-    if runs < 1 or shuffles < 1:
-        raise ValueError(f"--runs and --shuffles must be at least 1 (got {runs} and {shuffles})")
+    """A :class:`~autodup.errors.UsageError` (one line naming the argument) for sizes the lab cannot use."""
+    integer("cards", cards, MIN_CARDS, MAX_CARDS)
+    integer("runs", runs, 1, MAX_DEALS)
+    integer("shuffles", shuffles, 1, MAX_DEALS)
     if runs * shuffles > MAX_DEALS:
-        raise ValueError(f"--runs x --shuffles is {runs * shuffles:,} deals (allowed: at most {MAX_DEALS:,})")
-    if replicates < 1:
-        raise ValueError(f"--replicates must be at least 1 (got {replicates})")
-    if not 0 <= riffle_deals <= MAX_DEALS:
-        raise ValueError(f"--riffle-deals {riffle_deals} is out of range (allowed: 0 to {MAX_DEALS:,})")
+        raise UsageError(f"runs x shuffles is {runs * shuffles:,} deals (allowed: at most {MAX_DEALS:,})")
+    integer("replicates", replicates, 1)
+    integer("riffle_deals", riffle_deals, 0, MAX_DEALS)
 
 
 def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_RUNS,
@@ -295,7 +293,7 @@ def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_R
         result["methods"][name], experiments[name] = study_method(letters, cards, runs, shuffles, seed, replicates)
     for name, (source, decks) in (given or {}).items():
         if decks.shape[1] != cards:
-            raise ValueError(f"--decks {source}: decks of {decks.shape[1]} cards, the lab's are {cards}")
+            raise UsageError(f"--decks {source}: decks of {decks.shape[1]} cards, the lab's are {cards}")
         if progress:
             progress(name)
         result["methods"][name], experiments[name] = study_decks(source, decks, shuffles)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.report import embedded_image, html_page, html_table, new_figure, rendered_png
+from ..errors import UsageError
 from ..files import write_bytes_atomically
 from .shuffle_kernels import METHODS
 from .shuffle_laws import Experiment, neighbour_law
@@ -40,7 +41,7 @@ def deck_names(paths: list) -> dict:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", Path(path).stem) or "decks"
         same = [other for other in names if other.lower() == name.lower()]  # the pictures' names, on any disk
         if same:
-            raise ValueError(f"--decks: {names[same[0]]} and {path} would both be called {name} (rename one)")
+            raise UsageError(f"{names[same[0]]} and {path} would both be called {name} (rename one)", "decks")
         names[name] = path
     return names
 

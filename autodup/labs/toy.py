@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..arguments import integer
 from ..engine.kernels import engine_state, haystack_race, keyed_race
 from ..engine.rng import (
     LABEL_TABLE,
@@ -194,8 +195,7 @@ def toy_figures(trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED) -> dict:
     """
     from ..engine.rng import check_seed
 
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not 1 <= trials <= MAX_TRIALS:
-        raise ValueError(f"trials must be an integer from 1 to {MAX_TRIALS:,}, got {trials!r}")
+    trials = integer("trials", trials, 1, MAX_TRIALS)
     seed = np.uint64(check_seed(seed))
     counts = np.zeros((_N_SYSTEMS, 12), dtype=np.int64)
     # Trials are played in blocks: memory stays flat however many are asked for.

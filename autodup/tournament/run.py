@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from ..arguments import choice
 from ..errors import RunError, first_line, print_warning
 from ..files import write_json_atomically
 from .spec import (
@@ -24,7 +25,9 @@ from .spec import (
 from .storage import LOCK_NAME, Plan, locked, prepare_output, read_determinism, write_chunk
 from .workers import DEFAULT_GAME_TIMEOUT
 
-__all__ = ["play_run", "run_watched"]
+__all__ = ["BACKENDS", "play_run", "run_watched"]
+
+BACKENDS = ("local", "ray")  # worker processes on this machine, or a Ray cluster
 
 
 def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
@@ -57,8 +60,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
 
     warn = warn or print_warning
     note = note or (lambda line: print(f"autodup: {line}", file=sys.stderr))
-    if backend not in ("local", "ray"):
-        raise RunError(f"--backend: unknown backend {backend!r} (allowed: local, ray)")
+    choice("backend", backend, BACKENDS)
     if ray_address is not None and backend != "ray":
         raise RunError("--ray-address needs --backend ray")
     if backend == "ray":

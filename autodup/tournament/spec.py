@@ -10,15 +10,18 @@ from pathlib import Path
 
 import numpy as np
 
+from ..arguments import MAX_BOARDS, choice, integer
+from ..arguments import seed as check_seed
 from ..engine.dealers import DEALERS, dealer_named
-from ..errors import RunError
+from ..errors import RunError, UsageError
 from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS, SEATINGS, TRACE_FIELDS, play_boards, seat_bot
 from ..game.progress import PROGRESS_LOADING, PROGRESS_PROBE
 from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
 from ..game.stats import RESULT_COLUMNS
 
-__all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "MAX_BOARDS", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
-           "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_lineup", "code_fingerprint",
+__all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
+           "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count",
+    "check_run_arguments", "check_lineup", "code_fingerprint",
            "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
            "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows"]
 
@@ -31,7 +34,6 @@ CHUNK_BOARDS = 25
 #    matchmaking_value).
 # 7: bought (copies of each champion the seat bought from its shop over its game).
 FORMAT_VERSION = 7
-MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0
@@ -121,14 +123,7 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
     """
     from ..game.config import GameConfig, load_config
 
-    if dealer not in DEALERS:
-        raise RunError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(DEALERS)})")
-    if design not in RUN_DESIGNS:
-        raise RunError(f"--design: unknown design {design!r} (allowed: {', '.join(RUN_DESIGNS)})")
-    if events not in EVENT_ADDRESSING:
-        raise RunError(f"--events: unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})")
-    if isinstance(boards, bool) or not isinstance(boards, int) or not 1 <= boards <= MAX_BOARDS:
-        raise RunError(f"--boards: {boards} is out of range (allowed: 1 to {MAX_BOARDS:,})")
+    boards, seed = check_run_arguments(boards, dealer, seed, design, events)
     config = config if isinstance(config, GameConfig) else load_config(config)
     check_lineup(bots, config.players)
     source = config.source if not Path(config.source).exists() else str(Path(config.source).resolve())
@@ -140,12 +135,21 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
                    design=design, events=events)
 
 
+def check_run_arguments(boards, dealer, seed, design, events) -> tuple:
+    """``(boards, seed)`` as ints once every argument that defines a run is in its range; else a
+    :class:`UsageError` naming it. Checked before any bot is loaded."""
+    choice("dealer", dealer, list(DEALERS))
+    choice("design", design, list(RUN_DESIGNS))
+    choice("events", events, list(EVENT_ADDRESSING))
+    return integer("boards", boards, 1, MAX_BOARDS), check_seed("seed", seed)
+
+
 def check_bot_count(bots: int, seats: int) -> None:
-    """Raise :class:`RunError` unless 1 <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked before
+    """Raise :class:`UsageError` unless 1 <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked before
     any bot is loaded."""
     if not 1 <= bots <= seats:
-        raise RunError(f"--bots: {bots} bots for {seats} seats (allowed: 1 to {seats}; every table seats every bot "
-                       "of the run, so that each plays every seat of every board against the same field)")
+        raise UsageError(f"{bots} bots for {seats} seats (allowed: 1 to {seats}; every table seats every bot of the "
+                         "run, so that each plays every seat of every board against the same field)", "bots")
 
 
 def check_lineup(bots, seats: int) -> None:
@@ -157,10 +161,10 @@ def check_lineup(bots, seats: int) -> None:
     """
     check_bot_count(len(bots), seats)
     if len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
-        raise RunError("--bots: a bot appears twice (with the same parameters); the Latin square seats each "
-                       "listed bot at every seat, so list it once")
+        raise UsageError("a bot appears twice (with the same parameters); the Latin square seats each listed bot at "
+                         "every seat, so list it once", "bots")
     if len({b.name for b in bots}) != len(bots):
-        raise RunError("--bots: two bots share a name; results could not tell them apart")
+        raise UsageError("two bots share a name; results could not tell them apart", "bots")
 
 
 def code_fingerprint() -> str:
