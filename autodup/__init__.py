@@ -2,9 +2,10 @@
 
 Layers, each a subpackage that imports only those above it in this list::
 
-    errors, files, compile_cache, shipped, version
-                the foundation: the exception family and one-line messages; atomic files and JSON; where
-                compiled code is cached; the shipped bots and configurations, by name
+    errors, arguments, files, compile_cache, shipped, version
+                the foundation: the exception family and one-line messages; the ranges of the arguments
+                every entry point shares; atomic files and JSON; where compiled code is cached; the
+                shipped bots and configurations, by name
     engine/     counter-based random numbers and the seed tree (rng), the draw kernels (kernels), the
                 validating draw API (draw), the dealer registry (dealers); knows nothing of games
     game/       configurations (config, config_file, config_reader, variants); the jitted table: rules,
@@ -39,7 +40,8 @@ _DRAW = ("ENGINES", "Haystack", "KeyedSampler", "PlainSampler", "Sampler", "Stre
          "make_sampler", "race")
 _API = ("DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "list_bots", "load_config", "odds", "open_results",
         "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy")
-_ERRORS = ("AutodupError", "BotError", "ConfigError", "CorruptChunk", "PolicyError", "RunError", "UsageError")
+_ERRORS = ("AutodupError", "BotError", "ConfigError", "CorruptChunk", "PolicyError", "RunError", "TaskError",
+           "UsageError", "WorkerFailure")
 
 __all__ = [*_DRAW, *_API, *_ERRORS, "__version__"]
 

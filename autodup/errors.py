@@ -89,11 +89,15 @@ class UsageError(AutodupError, ValueError):
     def __reduce__(self):
         return type(self), (self.message, self.argument)
 
+    # Parameters whose option is not their name with dashes.
+    OPTIONS = {"settings": "--set", "bot_params": "--bot-param"}
+
     def for_command_line(self) -> str:
         """The message with the argument spelled as the command line's option."""
         if not self.argument:
             return str(self)
-        return one_line(f"--{self.argument.replace('_', '-')}: {self.message}")
+        option = self.OPTIONS.get(self.argument, f"--{self.argument.replace('_', '-')}")
+        return one_line(f"{option}: {self.message}")
 
 
 class ConfigError(AutodupError, ValueError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..arguments import half_width, optional
+from ..arguments import half_width, optional, seconds
 from ..errors import UsageError
 from .common import Report, bot_list, config_warnings, execution, noter, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
@@ -136,6 +136,15 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
     -------
     Report
         As :func:`quality` returns.
+
+    Examples
+    --------
+    >>> import autodup, tempfile
+    >>> played = autodup.quality("tiny", bots="greedy,econ", boards=20, dealers="haystack", ladder=False,
+    ...                          out=tempfile.mkdtemp(), workers=1)
+    >>> again = autodup.report(sorted((played.folder / "runs").iterdir()), out=tempfile.mkdtemp(), trace=False)
+    >>> again["dealers"] == played["dealers"]
+    True
     """
     from ..analysis.quality import (
         TRACE_BOARDS,
@@ -147,10 +156,10 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
     )
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT
 
+    game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
-    traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout or DEFAULT_GAME_TIMEOUT) \
-        if trace else None
+    traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout) if trace else None
     return _quality_report(measure_folders(folders, out, traces, recorded_timings(folders)), out)
 
 
@@ -242,7 +251,7 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
     Examples
     --------
     >>> import autodup, tempfile
-    >>> change = autodup.ab("tiny", settings=["shop.reroll_price=1"], bots="greedy,econ", boards=25,
+    >>> change = autodup.ab("tiny", settings=["shop.reroll_price=2"], bots="greedy,econ", boards=25,
     ...                     out=tempfile.mkdtemp(), workers=1)
     >>> sorted(change["bots"])
     ['econ', 'greedy']
@@ -257,7 +266,8 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
     base_config = load_config(base)
     config_warnings(base_config, warn)
     if variant is None and not settings:
-        raise UsageError("ab: nothing to compare (allowed: a VARIANT file, --set PATH=VALUE edits, or both)")
+        raise UsageError("nothing to compare (allowed: a variant configuration, PATH=VALUE edits, or both)",
+                         "settings")
     variant_config = load_config(variant) if variant is not None else base_config
     if variant is not None:
         config_warnings(variant_config, warn)
@@ -327,6 +337,14 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     -------
     Report
         ``data`` is ``sweep.json``: one A/B comparison per value.
+
+    Examples
+    --------
+    >>> import autodup, tempfile
+    >>> curve = autodup.sweep("tiny", "shop.reroll_price=2,3", bots="greedy,econ", boards=20,
+    ...                       out=tempfile.mkdtemp(), workers=1)
+    >>> [point["changes"][0]["variant"] for point in curve["points"]]
+    [2, 3]
     """
     from ..analysis.ab import SWEEP_FILE, ab_result, default_ab_out, setup_of, write_json
     from ..analysis.ab_report import write_sweep_report
@@ -336,13 +354,13 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     warn = options["warn"]
     settings = [settings] if isinstance(settings, str) else list(settings)
     if not settings:
-        raise UsageError("sweep: no --set PATH=V1,V2,... given (allowed: one or more)")
+        raise UsageError("no PATH=V1,V2,... given (allowed: one or more)", "settings")
     base_config = load_config(base)
     config_warnings(base_config, warn)
     swept = [parse_sweep(option) for option in settings]
     if len({len(values) for values in swept}) > 1:
-        raise UsageError("--set: the swept paths have different numbers of values (allowed: the same number, "
-                         "changed together)")
+        raise UsageError("the swept paths have different numbers of values (allowed: the same number, changed "
+                         "together)", "settings")
     variants, all_changes = [], []
     for values in zip(*swept):
         variant, changes = apply_settings(base_config, list(values))

@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from ..errors import Stopped, TaskError, Where, WorkerFailure, first_line, without_colours
+from ..errors import Stopped, TaskError, UsageError, Where, WorkerFailure, first_line, without_colours
 from ..game.progress import (
     PROGRESS_BOARD,
     PROGRESS_FIELDS,
@@ -305,6 +305,10 @@ class Pool:
             # A spawned worker is importing the caller's script again, which starts a pool at its top level: leave
             # quietly with a code the parent turns into advice (multiprocessing's own error is 20 lines long).
             raise SystemExit(UNGUARDED_SCRIPT_EXIT)
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+        if main_file is not None and not os.path.exists(main_file):
+            raise UsageError(f"worker processes import the calling program again, and it was read from {main_file}, "
+                             "not a file (allowed: a script file, python -c, or a notebook)")
         self._context = multiprocessing.get_context("spawn")
         self._workers = [_Worker(self._context) for _ in range(workers)]
         self._signals = SignalFlag()
