@@ -3,6 +3,7 @@
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,11 +51,43 @@ def test_the_readme_shows_a_picture_from_docs_images():
     assert all((ROOT / image).stat().st_size < 200_000 for image in images)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,
-                    reason="mkdocs is not installed (python -m pip install mkdocs-material 'mkdocstrings[python]')")
-def test_the_docs_site_builds_strictly(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if importlib.util.find_spec("mkdocs") is None:
+        pytest.skip("mkdocs is not installed (python -m pip install mkdocs-material 'mkdocstrings[python]')")
+    folder = tmp_path_factory.mktemp("docs") / "site"
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
                             capture_output=True, text=True, cwd=ROOT, timeout=600,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1"})
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout}\n{result.stderr}"
-    assert (tmp_path / "site" / "index.html").exists()
+    return folder
+
+
+def test_the_docs_site_builds_strictly(site):
+    assert (site / "index.html").exists() and (site / "api" / "index.html").exists()
+    assert not (site / "hooks.py").exists()
+
+
+def test_the_reference_shows_no_raw_sphinx_roles(site):
+    roles = re.compile(r":(class|mod|func|meth|data|attr|exc):<code>")
+    for page in site.rglob("*.html"):
+        text = page.read_text()
+        assert not roles.search(text), f"{page.relative_to(site)} shows a raw role: {roles.search(text).group(0)}"
+        assert "::</p>" not in text, f"{page.relative_to(site)} shows a reST '::'"
+    api = (site / "api" / "index.html").read_text()
+    assert '<a href="#autodup.api.run_tournament"><code>run_tournament</code></a>' in api
+
+
+def test_a_headless_browser_renders_the_api_page(site, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no chromium, chromium-browser or google-chrome on PATH (.ci/run installs Debian's chromium)")
+    result = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                             f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                             (site / "api" / "index.html").as_uri()], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = result.stdout
+    # The page as the browser built it: the theme's navigation, the reference of every function, the copy buttons
+    # that the theme's script adds to code blocks.
+    assert "md-nav" in dom and 'id="autodup.api.run_tournament"' in dom and 'id="autodup.api.sweep"' in dom
+    assert "Copy to clipboard" in dom and "js-focus-visible" in dom, "the theme's script did not run (no copy button on the code blocks)"
