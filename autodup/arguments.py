@@ -16,13 +16,16 @@ import os
 
 from .errors import UsageError
 
-__all__ = ["MAX_BOARDS", "MAX_SEED", "MAX_WORKERS", "MAX_SECONDS", "integer", "seed", "workers", "seconds",
+__all__ = ["MAX_BOARDS", "MAX_SEED", "MAX_WORKERS", "MAX_SECONDS", "MAX_INDEX", "BACKENDS", "integer", "seed",
+           "workers", "seconds",
            "half_width", "choice", "optional"]
 
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 MAX_SEED = 2**64 - 1  # seeds are 64-bit words of the seed tree
 MAX_WORKERS = 256     # each worker holds its own compiled code (about 100 MB)
 MAX_SECONDS = 10**7
+MAX_INDEX = 2**63 - 1  # a board or table index: a signed 64-bit integer in the jitted code
+BACKENDS = ("local", "ray")  # worker processes on this machine, or a Ray cluster
 
 
 def integer(argument: str, value, low: int = 0, high: int | None = None) -> int:

@@ -32,7 +32,7 @@ system's temporary directory. The folders of the
 removed when a new version first compiles.
 
 This module must be imported before any jitted function of the package is
-defined: ``autodup/__init__.py`` imports it first.
+defined: :mod:`autodup.engine.rng`, which every jitted module imports, imports it first.
 """
 
 from __future__ import annotations

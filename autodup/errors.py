@@ -17,8 +17,9 @@ field or option, what is wrong and what is allowed::
 
 Each keeps the built-in base it had (``ValueError`` for bad input, ``RuntimeError`` for a worker), so
 ``except ValueError`` still catches what it caught. Ctrl-C and SIGTERM stay ``KeyboardInterrupt``
-(:class:`Stopped`): they are not errors of the input. The command line prints ``autodup: <str(error)>``
-and exits 2 for any of them.
+(:class:`Stopped`): they are not errors of the input. The command line prints ``autodup: error: <str(error)>``
+(with the option's spelling for an error that :class:`NamesAnArgument`; a :class:`ConfigError` as it is) and
+exits 2 for any of them.
 
 This module imports nothing heavy, so the command line can name and catch every failure before (and
 without) loading numba.
@@ -32,7 +33,8 @@ import sys
 from dataclasses import dataclass
 
 __all__ = ["without_colours", "first_line", "one_line", "print_warning", "AutodupError", "ConfigError", "BotError",
-           "PolicyError", "RunError", "CorruptChunk", "UsageError", "WorkerFailure", "TaskError", "Stopped", "Where"]
+           "PolicyError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError",
+           "Stopped", "Where"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -64,7 +66,37 @@ class AutodupError(Exception):
     """Base of every error autodup raises for a cause outside its own code; ``str()`` is one line."""
 
 
-class UsageError(AutodupError, ValueError):
+class NamesAnArgument:
+    """An error about one argument: ``str()`` starts with its Python name (``game_timeout: ...``), and
+    :meth:`for_command_line` with the command line's option (``--game-timeout: ...``).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, then what is allowed in parentheses.
+    argument : str, optional
+        The parameter's name; without one, the message stands alone.
+    """
+
+    # Parameters whose option is not their name with dashes.
+    OPTIONS = {"settings": "--set", "bot_params": "--bot-param"}
+
+    def __init__(self, message: str, argument: str | None = None):
+        self.message, self.argument = message, argument
+        super().__init__(one_line(f"{argument}: {message}" if argument else message))
+
+    def __reduce__(self):
+        return type(self), (self.message, self.argument)
+
+    def for_command_line(self) -> str:
+        """The message with the argument spelled as the command line's option."""
+        if not self.argument:
+            return str(self)
+        option = self.OPTIONS.get(self.argument, f"--{self.argument.replace('_', '-')}")
+        return one_line(f"{option}: {self.message}")
+
+
+class UsageError(NamesAnArgument, AutodupError, ValueError):
     """An argument out of its range: an option of the command line or a parameter of the Python API.
 
     Parameters
@@ -81,23 +113,6 @@ class UsageError(AutodupError, ValueError):
     >>> str(error), error.for_command_line()
     ('game_timeout: 0 is out of range (allowed: 1 or more)', '--game-timeout: 0 is out of range (allowed: 1 or more)')
     """
-
-    def __init__(self, message: str, argument: str | None = None):
-        self.message, self.argument = message, argument
-        super().__init__(one_line(f"{argument}: {message}" if argument else message))
-
-    def __reduce__(self):
-        return type(self), (self.message, self.argument)
-
-    # Parameters whose option is not their name with dashes.
-    OPTIONS = {"settings": "--set", "bot_params": "--bot-param"}
-
-    def for_command_line(self) -> str:
-        """The message with the argument spelled as the command line's option."""
-        if not self.argument:
-            return str(self)
-        option = self.OPTIONS.get(self.argument, f"--{self.argument.replace('_', '-')}")
-        return one_line(f"{option}: {self.message}")
 
 
 class ConfigError(AutodupError, ValueError):
@@ -129,7 +144,7 @@ class ConfigError(AutodupError, ValueError):
         return type(self), (self.file, self.line, self.path, self.message)
 
 
-class BotError(AutodupError, ValueError):
+class BotError(NamesAnArgument, AutodupError, ValueError):
     """A bot file or a bot option is unusable; ``str()`` is one line naming the file or option."""
 
 
@@ -137,7 +152,7 @@ class PolicyError(BotError):
     """A ``decide`` that cannot become a policy, explained in the terms of the docs (not numba's)."""
 
 
-class RunError(AutodupError, ValueError):
+class RunError(NamesAnArgument, AutodupError, ValueError):
     """A run that cannot start, resume or be read; ``str()`` is one line."""
 
 
@@ -190,19 +205,20 @@ class WorkerFailure(AutodupError, RuntimeError):
 
 
 class TaskError(AutodupError, RuntimeError):
-    """A task raised in a worker; ``str()`` is its one-line message, ``kind`` the exception's class name.
+    """A task raised in a worker; ``str()`` is its one-line message, ``kind`` the exception's class name and
+    ``argument`` the argument a :class:`UsageError` named.
 
     :meth:`as_raised` gives the error the worker raised when it is one of this family that a message alone
     makes (a bot that cannot load is a :class:`BotError` in the caller's process too)."""
 
-    def __init__(self, message: str, kind: str):
-        super().__init__(message)
-        self.kind = kind
+    def __init__(self, message: str, kind: str, argument: str | None = None):
+        super().__init__(one_line(f"{argument}: {message}" if argument else message))
+        self.message, self.kind, self.argument = message, kind, argument
 
     def __reduce__(self):
-        return type(self), (str(self), self.kind)
+        return type(self), (self.message, self.kind, self.argument)
 
     def as_raised(self) -> AutodupError:
         """The family's error of class ``kind`` with this message, or this error itself."""
         kinds = {kind.__name__: kind for kind in (BotError, PolicyError, RunError, CorruptChunk, UsageError)}
-        return kinds[self.kind](str(self)) if self.kind in kinds else self
+        return kinds[self.kind](self.message, self.argument) if self.kind in kinds else self

@@ -15,6 +15,8 @@ import math
 import os
 from pathlib import Path
 
+from .errors import UsageError
+
 __all__ = ["TEMPORARY_SUFFIX", "replacing", "write_bytes_atomically", "write_json_atomically", "json_safe",
            "check_output_folder"]
 
@@ -90,8 +92,9 @@ def write_json_atomically(path, data) -> None:
     write_bytes_atomically(path, json.dumps(data, indent=2).encode())
 
 
-def check_output_folder(out, option: str = "--out") -> None:
-    """``ValueError`` (one line) unless ``out`` is a folder, or one that can be made, that can be written to.
+def check_output_folder(out, argument: str = "out") -> None:
+    """A :class:`~autodup.errors.UsageError` naming ``argument`` unless ``out`` is a folder, or one that can be
+    made, that can be written to; nothing if ``out`` is None.
 
     Examples
     --------
@@ -100,13 +103,15 @@ def check_output_folder(out, option: str = "--out") -> None:
     ...     check_output_folder(file.name)
     Traceback (most recent call last):
     ...
-    ValueError: --out: ... is a file, not a folder
+    autodup.errors.UsageError: out: ... is a file, not a folder
     """
+    if out is None:
+        return
     path = Path(out)
     if path.exists() and not path.is_dir():
-        raise ValueError(f"{option}: {out} is a file, not a folder")
+        raise UsageError(f"{out} is a file, not a folder", argument)
     existing = path.absolute()
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{option}: {out} cannot be written to ({existing} is not a writable folder)")
+        raise UsageError(f"{out} cannot be written to ({existing} is not a writable folder)", argument)

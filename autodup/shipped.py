@@ -53,7 +53,7 @@ def config_file(spec) -> Path:
     -------
     pathlib.Path
         The path as given when it names no shipped configuration (so that
-        :func:`autodup.config.load_config` reports a missing file by the name
+        :func:`autodup.game.config.load_config` reports a missing file by the name
         the user typed), else the shipped file.
     """
     path = Path(spec).expanduser()

@@ -5,7 +5,7 @@ for a 3-cost at level 6. Each dealer is timed with the other seats' shops held
 (the command's default) and without; repeats are interleaved and each figure
 is the median. ``per_slot_ns`` divides by the player's slots (25 x 5), and
 ``draw_ns`` is a bare hierarchical draw of the same engine on the same pool
-(autodup.kernels, no game around it) from the same run, so that
+(autodup.engine.kernels, no game around it) from the same run, so that
 ``slot_over_draw`` says what the game's shop adds to the draw itself: the
 reroll action, its out-of-line call with the table, the tier totals and the
 luck terms.

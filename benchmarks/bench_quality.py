@@ -3,7 +3,7 @@
 Plays two runs of the same boards (``haystack`` and the ``independent``
 control, default config and bots) with ``autodup.tournament.run.play_run``
 on every core, timing the play, then measures them
-(``autodup.measures.measure_quality``: cross-table correlation, correctness
+(``autodup.analysis.quality.measure_quality``: cross-table correlation, correctness
 tests, luck removed with 1,000 bootstrap replicates), timing the measures and
 their peak memory (``tracemalloc``: the Python and numpy allocations, which
 is what could grow with the boards). The measures stream the runs chunk by

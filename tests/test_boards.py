@@ -51,7 +51,7 @@ def test_rotating_and_fixed_seatings():
 
 @pytest.mark.parametrize("dealer", sorted(DEALERS))
 def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
-    """Against the seed tree written out with autodup.rng, and each table played alone."""
+    """Against the seed tree written out with autodup.engine.rng, and each table played alone."""
     bots = [load_bot(name) for name in FOUR]
     lineup = policy_tuple(bots)
     record = DEALERS[dealer]

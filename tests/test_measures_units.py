@@ -1,8 +1,8 @@
-"""Unit tests of autodup.measures, each against an independent hand or brute-force computation.
+"""Unit tests of autodup.analysis.measures, each against an independent hand or brute-force computation.
 
 Expected values are never produced by the code under test: they are written by
 hand or computed here by plain-Python implementations of the definitions in
-the module docstring of :mod:`autodup.measures`. Synthetic data come from
+the module docstring of :mod:`autodup.analysis.measures`. Synthetic data come from
 ``np.random.default_rng(fixed seed)``; statistical checks use tolerances of
 about 4-5 standard errors, or binomial bounds on rejection rates.
 """

@@ -3,7 +3,7 @@
 Both configurations play the same boards with the same seeds, seating,
 dealer and bots (common random numbers), so that a bot's per-board change
 of placement holds the change's effect and little luck
-(:mod:`autodup.balance` compares them). An ab folder ``DIR`` holds:
+(:mod:`autodup.analysis.balance` compares them). An ab folder ``DIR`` holds:
 
 ``runs/base/``, ``runs/variant/``
     Run folders (``autodup run`` format: resumable, readable on their own).

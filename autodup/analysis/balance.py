@@ -4,7 +4,7 @@
 configuration and a variant, then compares them here, board by board. Every
 statistic is a ratio of sums over boards, ``sum_b y_b / sum_b n_b``:
 
-per bot (its scored rows, see :func:`autodup.boards.scored_rows`)
+per bot (its scored rows, see :func:`autodup.game.boards.scored_rows`)
     ``mean_placement`` (y: placements, n: rows), ``top4_rate`` (y: finishes
     in the top half), ``three_star_rate`` (y: final boards holding a 3-star
     unit).
@@ -246,7 +246,7 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
 
     Parameters
     ----------
-    base, variant : autodup.results.RunFolder
+    base, variant : autodup.tournament.results.RunFolder
         Runs of the same boards, bots, seating, dealer and seed (their
         configurations differ).
     first_boards : int, optional
@@ -259,7 +259,7 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
     Returns
     -------
     dict
-        See :func:`autodup.ab.ab_json` for the layout.
+        See :func:`autodup.analysis.ab.ab_result` for the layout.
 
     Raises
     ------

@@ -101,7 +101,7 @@ def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champi
 
 
 def coupling_from_trace(trace_weights, trace_key, trace_outcome, trace_count, champion_tier, n_tiers) -> dict:
-    """The coupling diagnostic of traced boards (arrays as :class:`autodup.boards.BoardResults` holds them).
+    """The coupling diagnostic of traced boards (arrays as :class:`autodup.game.boards.BoardResults` holds them).
 
     Returns ``{"boards", "draws", "pairs", "agreement", "agreement_se", "j_p", "one_minus_tv",
     "weights_differ", "key_differs", "agreement_same_key",

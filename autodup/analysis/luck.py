@@ -1,6 +1,6 @@
 """Luck adjustment: each placement minus the luck its seat had, with slopes fitted on other boards.
 
-A seat's luck terms (:data:`autodup.game.LUCK`) each sum, over its game, a
+A seat's luck terms (:data:`autodup.game.stats.LUCK`) each sum, over its game, a
 chance event's outcome minus its expectation under the game's law: they have
 mean zero on every table that plays the game's probabilities, whatever the
 bots do. So for any slopes ``beta`` fixed independently of a board,
@@ -40,7 +40,7 @@ ROWS_PER_SLOPE = 3
 # The features a placement is adjusted by: the seat's own luck terms, then the mean of the same terms over the
 # other seats of its table (the field's luck: placements are relative, so an opponent's luck is the seat's too).
 FEATURE_NAMES = LUCK_NAMES + tuple(f"field {name}" for name in LUCK_NAMES)
-# The luck sources: the terms each kind of chance event adds (names of autodup.game.LUCK).
+# The luck sources: the terms each kind of chance event adds (names of autodup.game.stats.LUCK).
 LUCK_SOURCES = {
     "combat coin": ("coin", "coin_hp", "coin_standing", "coin_value", "coin_duel", "coin_onlooker", "coin_gold"),
     "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_standing", "matchmaking_value"),

@@ -178,5 +178,5 @@ def poisson_weights(tournament_seed, first_board, n_boards, replicates):
 
 @njit(cache=True)
 def board_seed_kernel(tournament_seed, board):
-    """The grandparent seed of ``board`` (:func:`autodup.rng.board_seed`), inside jitted code."""
+    """The grandparent seed of ``board`` (:func:`autodup.engine.rng.board_seed`), inside jitted code."""
     return derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))

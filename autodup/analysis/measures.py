@@ -37,7 +37,7 @@ class RunMeasures:
 
     Parameters
     ----------
-    folder : autodup.results.RunFolder
+    folder : autodup.tournament.results.RunFolder
     replicates : int
         Bootstrap replicates of the luck-removed intervals.
     """
@@ -71,7 +71,7 @@ class RunMeasures:
         self.pairs = pairs
         # Luck removed, per estimator: the raw placement, the luck-adjusted one (every term), and each luck
         # source's terms alone (how much variance that source holds). Slopes are cross-fitted over boards
-        # (autodup.luck), in a first pass over the folder (see measure_run).
+        # (autodup.analysis.luck), in a first pass over the folder (see measure_run).
         self.design = identity.get("design", "latin")
         self.estimators = [RAW, ADJUSTED, *LUCK_SOURCES]
         self.slopes = {}
@@ -81,7 +81,7 @@ class RunMeasures:
         self.luck_rows = 0
 
     def fit_luck(self, fit) -> None:
-        """Take the slopes of a :class:`autodup.luck.CrossFit` of this run (before any chunk is added)."""
+        """Take the slopes of a :class:`autodup.analysis.luck.CrossFit` of this run (before any chunk is added)."""
         self.slopes = {ADJUSTED: fit.slopes(), **{source: fit.slopes(terms) for source, terms in LUCK_SOURCES.items()}}
 
     # -- reading ----------------------------------------------------------
@@ -228,7 +228,7 @@ class RunMeasures:
 
     def pair_statistics(self, estimator: str = RAW) -> dict:
         """Per pair: boards, mean and variance of the per-board difference, and the bootstrap replicates' variances
-        (``estimator``: ``raw``, ``adjusted`` or a luck source of :data:`autodup.luck.LUCK_SOURCES`)."""
+        (``estimator``: ``raw``, ``adjusted`` or a luck source of :data:`autodup.analysis.luck.LUCK_SOURCES`)."""
         boards, total, squares = self.difference_sums[estimator].T
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = total / boards
@@ -269,7 +269,7 @@ class RunMeasures:
 
 
 def measure_run(folder, replicates: int = BOOTSTRAP_REPLICATES) -> RunMeasures:
-    """Read run folder ``folder`` (a path or :class:`~autodup.results.RunFolder`) chunk by chunk into measures."""
+    """Read run folder ``folder`` (a path or :class:`~autodup.tournament.results.RunFolder`) chunk by chunk into measures."""
     from ..tournament.results import RunFolder
     from .summary import fit_luck
 

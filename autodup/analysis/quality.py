@@ -1,4 +1,25 @@
-"""analysis.quality."""
+"""``autodup quality``: play the same boards under each dealer and the control, measure them, write the report.
+
+A quality folder ``DIR`` holds:
+
+``runs/<dealer>/``
+    One run folder per dealer and one for the ``independent`` control, all of
+    the same boards, bots and seed (``autodup run`` folders: resumable, and
+    readable on their own), with the default design and event addressing;
+    beside them the ladder's runs, ``runs/<dealer>@<design>-<events>/``
+    (:data:`LADDER_RUNS`; the control under each design), which measure what
+    each step removes: shared seeds, events by who, paired seating.
+``traces/<dealer>.npz``
+    Each seat's first draws at the first boards, with their inputs: the
+    coupling diagnostic's data (replayed from the run's own seeds).
+``timings.json``
+    Seconds each run took to play, for the seconds needed to separate bots.
+``quality.json``, ``report.html``, ``*.png``
+    The measures (:mod:`autodup.analysis.measures`) and the report (:mod:`autodup.analysis.report`).
+
+Playing is the tournament layer's (:func:`autodup.tournament.run.play_run`); measuring reads the folders
+only. ``autodup report RUN_DIR ...`` measures existing run folders the same way.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.dealers import CONTROL, DEFAULT_DEALER
-from ..errors import RunError, print_warning
-from ..files import json_safe, write_json_atomically
+from ..errors import RunError, UsageError, print_warning
+from ..files import json_safe, replacing, write_json_atomically
 from ..game.boards import DEFAULT_DESIGN, TRACE_FIELDS
 from ..game.rules import DEFAULT_EVENTS
 from .coupling import coupling_from_trace
@@ -38,19 +59,19 @@ def parse_dealers(text: str) -> list:
 
     names = [name.strip() for name in str(text).split(",") if name.strip()]
     if not names:
-        raise ValueError("--dealers: empty (allowed: any of " + ", ".join(n for n in DEALERS if n != CONTROL) + ")")
+        raise UsageError("empty (allowed: any of " + ", ".join(n for n in DEALERS if n != CONTROL) + ")", "dealers")
     for name in names:
         if name == CONTROL:
-            raise ValueError(f"--dealers: {CONTROL} is the control, played always (list the dealers to measure)")
+            raise UsageError(f"{CONTROL} is the control, played always (list the dealers to measure)", "dealers")
         if name not in DEALERS:
             allowed = ", ".join(n for n in DEALERS if n != CONTROL)
-            raise ValueError(f"--dealers: unknown dealer {name!r} (allowed: {allowed})")
+            raise UsageError(f"unknown dealer {name!r} (allowed: {allowed})", "dealers")
     if len(set(names)) != len(names):
-        raise ValueError("--dealers: a dealer is listed twice")
+        raise UsageError("a dealer is listed twice", "dealers")
     return names
 
 
-# The ladder's runs beside each dealer's default one: (design, events) of each step (autodup.measures.LADDER).
+# The ladder's runs beside each dealer's default one: (design, events) of each step (autodup.analysis.quality.LADDER).
 LADDER_RUNS = (("latin", "position"), ("paired", "seat"))
 
 
@@ -120,7 +141,7 @@ def games_per_second(timings: dict) -> float | None:
 def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: float) -> dict:
     """``{dealer: trace arrays}``: each duplicate dealer's first boards replayed with traced draws.
 
-    The arrays are those :func:`autodup.tournament.trace_boards` returns,
+    The arrays are those :func:`autodup.tournament.spec.trace_boards` returns,
     kept in ``out/traces/<dealer>.npz``. Replayed in a watched worker from the
     run's snapshot (its configuration and bot files); a trace already in the
     folder for the same run, boards and draws is reused.
@@ -144,9 +165,9 @@ def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: 
                     continue
         arrays, _ = run_watched(trace_boards, (spec, boards, draws), game_timeout, describe=spec.describe)
         folder_of_traces.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
-        np.savez_compressed(temporary, run=np.array(run_id), boards=np.array(boards), draws=np.array(draws), **arrays)
-        os.replace(temporary, path)
+        with replacing(path, suffix=".npz") as temporary:  # numpy adds .npz to a name without it
+            np.savez_compressed(temporary, run=np.array(run_id), boards=np.array(boards), draws=np.array(draws),
+                                **arrays)
         traces[dealer] = arrays
     return traces
 
@@ -172,11 +193,10 @@ def folders_to_measure(paths) -> dict:
     """``{dealer: RunFolder}`` of the run folders ``autodup report`` is given; one line for what cannot be measured.
 
     One run per dealer, the control among them, all of the same boards
-    (:func:`autodup.measures.check_same_boards`), checked before anything is
+    (:func:`autodup.analysis.quality.check_same_boards`), checked before anything is
     replayed or written.
     """
     from ..tournament.results import RunFolder
-    from .quality import check_same_boards
 
     folders = {}
     for path in paths:
@@ -198,7 +218,6 @@ def folders_to_measure(paths) -> dict:
 
 def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict | None) -> dict:
     """Measure run folders (``{dealer: RunFolder}``, the control among them), write quality.json and the report."""
-    from .quality import measure_quality
     from .report import write_report
 
     quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
@@ -274,14 +293,14 @@ def check_same_boards(runs: dict) -> None:
     for other in others:
         for key in ("config_sha256", "boards", "seed", "tables"):
             if first.identity[key] != other.identity[key]:
-                raise ValueError(f"{other.path}: not the same boards as {first.path} ({key}: "
+                raise RunError(f"{other.path}: not the same boards as {first.path} ({key}: "
                                  f"{other.identity[key]!r} against {first.identity[key]!r})")
         if first.bot_names != other.bot_names:
-            raise ValueError(f"{other.path}: not the same bots as {first.path} ({', '.join(other.bot_names)} "
+            raise RunError(f"{other.path}: not the same bots as {first.path} ({', '.join(other.bot_names)} "
                              f"against {', '.join(first.bot_names)})")
         done = other.boards_done()
         if done != first_done:
-            raise ValueError(f"{other.path}: {done} boards finished against {first_done} in {first.path} "
+            raise RunError(f"{other.path}: {done} boards finished against {first_done} in {first.path} "
                              "(finish both runs first)")
 
 
@@ -297,7 +316,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
         The control's key in ``folders``.
     traces : dict, optional
         ``{dealer name: {trace_weights, trace_key, trace_outcome, trace_count}}``
-        of traced boards (:func:`autodup.tournament.trace_boards`), for the
+        of traced boards (:func:`autodup.tournament.spec.trace_boards`), for the
         coupling diagnostic.
     games_per_second : float, optional
         How fast games were played, for the seconds needed.
@@ -307,7 +326,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
     from ..engine.dealers import DEALERS
 
     if control not in folders:
-        raise ValueError(f"no run of the control ({control}) among the runs to measure: each dealer is compared "
+        raise RunError(f"no run of the control ({control}) among the runs to measure: each dealer is compared "
                          "with it")
     check_same_boards(folders)
     # Runs are measured side by side: the kernels and Parquet release the interpreter.
@@ -321,7 +340,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
                 if folder.identity["dealer"] == control_dealer}
     for name, folder in folders.items():
         if folder.identity.get("design", "latin") not in controls:
-            raise ValueError(f"{folder.path}: no run of the control ({control_dealer}) with its design "
+            raise RunError(f"{folder.path}: no run of the control ({control_dealer}) with its design "
                              f"({folder.identity.get('design')}) among the runs to measure")
     closest = closest_pair(reference)
     order = [name for name in folders if name not in controls.values()] + list(controls.values())

@@ -1,6 +1,6 @@
 """The quality report: one self-contained HTML page, and its plots as PNG files, drawn from a quality dict.
 
-:func:`write_report` takes the dict :func:`autodup.measures.measure_quality`
+:func:`write_report` takes the dict :func:`autodup.analysis.quality.measure_quality`
 returns (``quality.json``) and writes ``report.html`` with every plot embedded
 as a ``data:`` URI, so the page can be mailed or archived alone; the PNGs sit
 beside it for slides. The page holds:
@@ -556,7 +556,7 @@ def write_report(quality: dict, out_dir) -> Path:
     Parameters
     ----------
     quality : dict
-        The quality measures, as :func:`autodup.measures.measure_quality`
+        The quality measures, as :func:`autodup.analysis.quality.measure_quality`
         returns them (``quality.json``). Nulls and missing keys are shown as
         not measured.
     out_dir : str or os.PathLike

@@ -23,11 +23,11 @@ def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> 
 
     The scored rows are those of the design's scored seat (every row of a
     Latin square; the focal seat under ``paired``, see
-    :func:`autodup.boards.scored_seat`). The duplicate score of a row is its
+    :func:`autodup.game.boards.scored_seat`). The duplicate score of a row is its
     placement minus the mean placement of the scored rows at the same board
     and seat (over the tables); the adjusted score is the same with
     ``adjusted`` (float64 (rows,): luck-adjusted placements, see
-    :mod:`autodup.luck`) in place of placements. Boards never span chunks,
+    :mod:`autodup.analysis.luck`) in place of placements. Boards never span chunks,
     so the totals of a run are those of its chunks, put together.
     """
     board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
@@ -96,7 +96,7 @@ def summarize(columns: dict, design: str = DEFAULT_DESIGN) -> list:
 
 
 def fit_luck(out, bot_names, design: str):
-    """The cross-fitted slopes (:class:`autodup.luck.CrossFit`) of a run folder's scored rows, chunk by chunk."""
+    """The cross-fitted slopes (:class:`autodup.analysis.luck.CrossFit`) of a run folder's scored rows, chunk by chunk."""
     from .luck import CrossFit, luck_features, luck_matrix
 
     fit = CrossFit(len(bot_names))
@@ -116,12 +116,12 @@ def summarize_run(out) -> list:
     """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards).
 
     Every chunk is checked as it is read (:func:`read_chunk`). The adjusted
-    score is cross-fitted (:mod:`autodup.luck`): a first pass fits the
+    score is cross-fitted (:mod:`autodup.analysis.luck`): a first pass fits the
     slopes, a second adjusts. Each bot's row also gets ``first_error`` (its
     first policy error, or None) and ``deterministic`` (from the probe at the
     start of the run, None if absent) and ``luck_fitted``: False when its
     boards were too few to fit its slopes on some fold
-    (:data:`autodup.luck.ROWS_PER_SLOPE`), whose boards then count their
+    (:data:`autodup.analysis.luck.ROWS_PER_SLOPE`), whose boards then count their
     raw placements in the adjusted score.
     """
     from ..game.bot_check import explain_silent_errors
@@ -196,10 +196,12 @@ def play_and_summarize(spec, out=None, *arguments, **options) -> tuple:
     """
     from ..files import write_json_atomically
     from ..tournament.run import play_run
-    from ..tournament.storage import locked
 
-    out = play_run(spec, out, *arguments, **options)
-    with locked(out):
-        summary = summarize_run(out)
-        write_json_atomically(out / SUMMARY_FILE, summary)
-    return out, summary
+    written = []
+
+    def summarize(folder):
+        written.append(summarize_run(folder))
+        write_json_atomically(folder / SUMMARY_FILE, written[0])
+
+    out = play_run(spec, out, *arguments, finished=summarize, **options)
+    return out, written[0]

@@ -8,14 +8,15 @@ bars are ``tqdm.auto`` bars, widgets in a notebook, shown only with ``progress=T
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import TaskError, UsageError
 
-__all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings", "execution"]
+__all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings", "execution",
+           "raised_as_in_the_worker"]
 
 LOGGER = logging.getLogger("autodup")
 # Without a handler of its own, logging's last resort prints WARNING and above to stderr: a library adds a
@@ -43,26 +44,39 @@ def bot_list(bots, option: str = "bots") -> list | None:
     >>> bot_list(["greedy", ""])
     Traceback (most recent call last):
     ...
-    autodup.errors.UsageError: bots: ['greedy', ''] names no bot at some position (allowed: names or paths)
+    autodup.errors.UsageError: bots: ['greedy', ''] names no bot at some position (allowed: names or paths, ...)
     """
     if bots is None:
         return None
     specs = [part.strip() for part in bots.split(",")] if isinstance(bots, str) else [str(bot).strip() for bot in bots]
     if not specs or not all(specs):
-        raise UsageError(f"{option}: {bots!r} names no bot at some position (allowed: names or paths)")
+        raise UsageError(f"{bots!r} names no bot at some position (allowed: names or paths, comma-separated)",
+                         option)
     return specs
 
 
-def execution(workers, backend, game_timeout) -> tuple:
-    """``(workers, game_timeout)`` as a run uses them (None: every core, the default timeout), once all three
+def execution(workers, backend, game_timeout, ray_address=None) -> tuple:
+    """``(workers, game_timeout)`` as a run uses them (None: every core, the default timeout), once all four
     are in range; a :class:`UsageError` naming the argument otherwise."""
-    from ..arguments import choice, optional, seconds
+    from ..arguments import BACKENDS, choice, optional, seconds
     from ..arguments import workers as check_workers
-    from ..tournament.run import BACKENDS
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT
 
     choice("backend", backend, BACKENDS)
+    if ray_address is not None and backend != "ray":
+        raise UsageError(f"{ray_address!r} given with the {backend} backend (allowed: with backend ray only)",
+                         "ray_address")
     return check_workers("workers", workers), optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
+
+
+@contextlib.contextmanager
+def raised_as_in_the_worker():
+    """Inside, a task that raised one of the family's errors in a worker (a bot that cannot load, an argument
+    out of range) raises it here too, rather than a :class:`TaskError`."""
+    try:
+        yield
+    except TaskError as error:
+        raise error.as_raised() from None
 
 
 def config_warnings(config, warn) -> None:
@@ -101,7 +115,3 @@ class Report:
     def _repr_pretty_(self, printer, cycle):  # IPython shows the text, as the command line would
         printer.text(self.text if not cycle else "Report(...)")
 
-
-def progress_stream():
-    """Where command-line progress bars go (standard error); notebooks get widgets from ``tqdm.auto``."""
-    return sys.stderr

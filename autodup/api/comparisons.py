@@ -3,25 +3,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 from ..arguments import half_width, optional, seconds
 from ..errors import UsageError
+from ..files import check_output_folder
+from ..shipped import DEFAULT_CONFIG
 from .common import Report, bot_list, config_warnings, execution, noter, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
 
-__all__ = ["quality", "report", "ab", "sweep"]
+__all__ = ["DEFAULT_QUALITY_BOARDS", "quality", "report", "ab", "sweep"]
 
-
-def _check_out(out) -> None:
-    from ..files import check_output_folder
-
-    if out is not None:
-        try:
-            check_output_folder(out)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+DEFAULT_QUALITY_BOARDS = 1000  # boards under each dealer and the control
 
 
 def _removed_if_empty(out: Path, play):
@@ -41,7 +36,8 @@ def _quality_report(quality: dict, out: Path) -> Report:
     return Report(quality, out, f"{terminal_table(quality)}\n{out / QUALITY_FILE}; report: {out / 'report.html'}")
 
 
-def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: int = RUN_SEED, ladder: bool = True,
+def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOARDS, dealers=None, seed: int = RUN_SEED,
+            ladder: bool = True,
             out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
             bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
             note=None) -> Report:
@@ -99,7 +95,7 @@ def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: in
 
     warn, note = warner(warn), noter(note)
     boards, seed = check_run_arguments(boards, CONTROL, seed, DEFAULT_DESIGN, DEFAULT_EVENTS)
-    workers, game_timeout = execution(workers, backend, game_timeout)
+    workers, game_timeout = execution(workers, backend, game_timeout, ray_address)
     if dealers is None:
         dealers = DEFAULT_QUALITY_DEALERS
     dealers = parse_dealers(dealers if isinstance(dealers, str) else ",".join(dealers))
@@ -108,7 +104,7 @@ def quality(config="set4", bots=None, boards: int = 1000, dealers=None, seed: in
     specs = bot_list(bots) if bots is not None else bot_names()
     check_bot_count(len(specs), loaded.players)
     overrides = parameter_overrides(bot_params, bot_param_file)
-    _check_out(out)
+    check_output_folder(out)
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
                                                                           events), ladder=ladder)
@@ -157,6 +153,7 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT
 
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
+    runs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout) if trace else None
@@ -176,7 +173,7 @@ def _comparison_specs(configs: list, options: dict) -> list:
         if config.players != configs[0].players:
             raise UsageError(f"{config.source}: players is {config.players}, the base's {configs[0].players} "
                              "(allowed: the same number of players, so that placements compare)")
-    _check_out(options["out"])
+    check_output_folder(options["out"])
     infos = load_bots_and_table(configs[0], specs, parameter_overrides(options["bot_params"], options["bot_param_file"]),
                                 options["game_timeout"], options["note"])
     return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"])
@@ -201,7 +198,7 @@ def _options(arguments: dict) -> dict:
     options["boards"], options["seed"] = check_run_arguments(options["boards"], options["dealer"], options["seed"],
                                                              options["design"], options["events"])
     options["workers"], options["game_timeout"] = execution(options["workers"], options["backend"],
-                                                            options["game_timeout"])
+                                                            options["game_timeout"], options["ray_address"])
     options["warn"], options["note"] = warner(options["warn"]), noter(options["note"])
     return options
 
@@ -280,12 +277,12 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
         warn("the variant is the base itself: every change will be exactly 0")
     base_spec, variant_spec = _comparison_specs([base_config, variant_config], options)
     out = Path(out) if out is not None else default_ab_out("ab", base_config.name, [variant_config], base_spec.boards,
-                                                          seed, base_spec)
+                                                          base_spec.seed, base_spec)
     comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options)
     variant_source = str(variant) if variant is not None else base_config.source
     if settings:
         variant_source += " with --set " + " ".join(settings)
-    result = ab_result(comparison, changes, setup_of(base_spec, until_ci), base_config.source, variant_source)
+    result = ab_result(comparison, changes, setup_of(base_spec, options["until_ci"]), base_config.source, variant_source)
     write_json(out / AB_FILE, result)
     write_ab_report(result, out)
     return Report(result, out, format_ab(result, out))
@@ -371,9 +368,9 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     specs = _comparison_specs([base_config, *variants], options)
     names = ["base", *(f"value-{i}" for i in range(len(variants)))]
     out = Path(out) if out is not None else default_ab_out("sweep", base_config.name, variants, specs[0].boards,
-                                                          seed, specs[0])
+                                                          specs[0].seed, specs[0])
     comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, options)
-    setup = setup_of(specs[0], until_ci)
+    setup = setup_of(specs[0], options["until_ci"])
     points = []
     for values, changes, comparison in zip(zip(*swept), all_changes, comparisons):
         point = ab_result(comparison, changes, {}, base_config.source, base_config.source)

@@ -70,6 +70,9 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     seed = check_seed("seed", seed)
     other_shops = optional(integer, "other_shops", other_shops, 0)
     dealer = choice("dealer", dealer or DEFAULT_DEALER, list(DEALERS))
+    if holding is not None and not isinstance(holding, bool):
+        raise UsageError(f"{holding!r} is not True or False (allowed: True, False, or None for the configuration's "
+                         "rule)", "holding")
     if not isinstance(champion, str):
         raise UsageError(f"{champion!r} is not a champion's name", "champion")
     if plot:
@@ -143,24 +146,20 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
     given = {name: (path, read_decks(path)) for name, path in deck_names([str(d) for d in decks]).items()}
     sizes = {deck.shape[1] for _, deck in given.values()}
     if len(sizes) > 1:
-        raise UsageError(f"--decks: the files hold decks of {' and '.join(map(str, sorted(sizes)))} cards (allowed: "
-                         "one size)")
+        raise UsageError(f"the files hold decks of {' and '.join(map(str, sorted(sizes)))} cards (allowed: "
+                         "one size)", "decks")
     if cards is not None and sizes and sizes != {cards}:
-        raise UsageError(f"--cards {cards}: the --decks hold {sizes.pop()} cards")
+        raise UsageError(f"{cards}: the decks hold {sizes.pop()} cards", "cards")
     cards = cards or (sizes.pop() if sizes else DEFAULT_CARDS)
     if isinstance(methods, (list, tuple)):
         methods = ",".join(methods)
     methods = parse_methods(methods) if methods else parse_methods("S" if given else ",".join(DEFAULT_METHODS))
     clash = set(methods) & set(given)
     if clash:
-        raise UsageError(f"--decks: {sorted(clash)[0]} is also the name of a method (rename the file)")
+        raise UsageError(f"{sorted(clash)[0]} is also the name of a method (rename the file)", "decks")
     runs = runs or (-(-max(deck.shape[0] for _, deck in given.values()) // shuffles) if given else DEFAULT_RUNS)
     riffle_deals = DEFAULT_RIFFLE_DEALS if riffle_deals is None else riffle_deals
-    if out:
-        try:
-            check_output_folder(out)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+    check_output_folder(out or None)
     with tqdm(total=len(methods) + len(given) + (1 if riffle_deals else 0), desc="shuffle lab", unit="method",
               disable=None if progress else True, leave=False) as bar:  # None: a bar where there is a terminal
         started = []

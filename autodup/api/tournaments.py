@@ -6,17 +6,30 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..arguments import choice, integer, optional, seconds
+from ..arguments import MAX_INDEX, choice, integer, optional, seconds
 from ..arguments import seed as check_seed
 from ..errors import RunError, UsageError, WorkerFailure
-from .common import bot_list, config_warnings, execution, noter, warner
+from ..shipped import DEFAULT_CONFIG
+from .common import bot_list, config_warnings, execution, noter, raised_as_in_the_worker, warner
 
-__all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "RUN_SEED", "Results", "load_config", "list_bots", "play", "check_bot",
+__all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "DefaultFolder", "RUN_SEED", "CHECK_GAMES", "CHECK_SEED", "Results",
+           "load_config", "list_bots", "play", "check_bot",
            "run_tournament", "open_results"]
 
 DEFAULT_BOARDS = 1000
 RUN_SEED = 0  # the default tournament seed of run and play
-DEFAULT_OUT = "default"  # run_tournament(out=DEFAULT_OUT): runs/<what the run is>, resumed when found again
+CHECK_GAMES = 120  # check_bot: tables on the configuration as written, each played twice
+CHECK_SEED = 2026  # check_bot: the tables' tournament seed, apart from the runs' default seed
+
+
+class DefaultFolder:
+    """The type of :data:`DEFAULT_OUT`: not a path, so that no folder's name can be taken for it."""
+
+    def __repr__(self) -> str:
+        return "autodup.DEFAULT_OUT"
+
+
+DEFAULT_OUT = DefaultFolder()  # run_tournament(out=DEFAULT_OUT): runs/<what the run is>, resumed when found again
 
 
 def load_config(config):
@@ -67,12 +80,14 @@ def list_bots() -> list:
 def parameter_overrides(bot_params, bot_param_file) -> tuple:
     from ..tournament.loading import bot_overrides
 
+    if isinstance(bot_params, str):  # one "BOT.PARAMETER=VALUE"
+        bot_params = [bot_params]
     if isinstance(bot_params, dict):  # {"greedy": {"roll_above": 30}} from Python
         bot_params = [f"{bot}.{name}={value}" for bot, values in bot_params.items() for name, value in values.items()]
     return bot_overrides(bot_param_file, bot_params or ())
 
 
-def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, table: int = 0,
+def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int = 0, table: int = 0,
          dealer: str | None = None, order: str = "events", bot_params=None, bot_param_file=None,
          game_timeout: float | None = None, warn=None) -> dict:
     """Play one table of a board, seated as :func:`run_tournament` seats it; each seat's result.
@@ -101,8 +116,9 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
     Returns
     -------
     dict
-        ``config``, ``seed``, ``board``, ``table``, ``dealer``, ``order``, ``rounds`` and ``seats`` (one dict per
-        seat: bot, placement, hp, level, gold and what it did), as ``autodup play --json`` prints it.
+        ``config`` (its file), ``config_name``, ``seed``, ``board``, ``table``, ``dealer``, ``order``, ``rounds``
+        and ``seats`` (one dict per seat: bot, placement, hp, level, gold and what it did), as
+        ``autodup play --json`` prints it.
 
     Examples
     --------
@@ -120,7 +136,7 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
 
     warn = warner(warn)
     dealer = choice("dealer", dealer or DEFAULT_DEALER, list(DEALERS))
-    seed, board = check_seed("seed", seed), integer("board", board, 0, 2**63 - 1)
+    seed, board = check_seed("seed", seed), integer("board", board, 0, MAX_INDEX)
     table = integer("table", table, 0)
     choice("order", order, list(ORDERS))
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
@@ -140,7 +156,7 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
             return "the table"
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
-    with Pool(1, game_timeout, describe=describe) as pool:
+    with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
         played, _ = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file), seed,
                                                   board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
@@ -151,11 +167,12 @@ def play(config="set4", bots="greedy", seed: int = RUN_SEED, board: int = 0, tab
     if bad:
         warn(f"{', '.join(sorted({row['bot'] for row in bad}))} returned values that are not answers; see "
              "`autodup check-bot`")
-    return {"config": loaded.source, "seed": seed, "board": board, "table": table, "dealer": dealer, "order": order,
-            "rounds": played["rounds"], "seats": rows}
+    return {"config": loaded.source, "config_name": loaded.name, "seed": seed, "board": board, "table": table,
+            "dealer": dealer, "order": order, "rounds": played["rounds"], "seats": rows}
 
 
-def check_bot(bot, config="set4", games: int = 120, seed: int = 2026, variant_games: int | None = None,
+def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = CHECK_SEED,
+              variant_games: int | None = None,
               bot_params=None, bot_param_file=None, game_timeout: float | None = None, warn=None) -> dict:
     """Play a bot through many tables (each twice) and the configuration's rule variants: what it did wrong.
 
@@ -200,7 +217,7 @@ def check_bot(bot, config="set4", games: int = 120, seed: int = 2026, variant_ga
 
     overrides = parameter_overrides(bot_params, bot_param_file)
     try:
-        with Pool(1, game_timeout, describe=describe) as pool:
+        with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
             report, _ = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
                                                            variant_games))
     except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
@@ -389,14 +406,17 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
              "design": design, "events": events, "bot_param_file": bot_param_file}
     recorded = None
-    if resume and out is not None and out != DEFAULT_OUT and Path(out).is_dir():
+    if resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
         given, recorded = _from_manifest(Path(out), given)
     defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
                 "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
     given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
     given["boards"], given["seed"] = check_run_arguments(given["boards"], given["dealer"], given["seed"],
                                                          given["design"], given["events"])
-    workers, game_timeout = execution(workers, backend, game_timeout)
+    workers, game_timeout = execution(workers, backend, game_timeout, ray_address)
+    if resume and out is None:
+        raise UsageError("needs the folder of the run to finish (allowed: out=FOLDER, or out=DEFAULT_OUT for the "
+                         "default one)", "resume")
     loaded = load_config(given["config"])
     config_warnings(loaded, warn)
     specs = given["bots"] if given["bots"] is not None else bot_names()
@@ -412,7 +432,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
         out = Path(keep.name) / "run"
     folder, summary = play_and_summarize(
-        spec, None if out == DEFAULT_OUT else out, workers, backend, ray_address, resume,
+        spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
         not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
         warn=warn, note=note)
     warn_if_misbehaving(summary, warn=warn)

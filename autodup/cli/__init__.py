@@ -75,7 +75,7 @@ def _chosen(argv: list) -> list:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (0, 1 for a check that is not clean, 2 for an error,
     130 or 143 when Ctrl-C or SIGTERM stopped it)."""
-    from ..errors import AutodupError, ConfigError, Stopped, UsageError, first_line
+    from ..errors import AutodupError, ConfigError, NamesAnArgument, Stopped, first_line
 
     argv = sys.argv[1:] if argv is None else list(argv)
     command = None
@@ -94,11 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `autodup bots | head`: the reader has gone, and wants nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed
         return 1
-    except UsageError as error:  # the API names its parameter; here it is an option
-        print(f"autodup: error: {error.for_command_line()}", file=sys.stderr)
-        return 2
     except (AutodupError, ValueError) as error:  # one line each, whatever process raised it
-        print(f"autodup: error: {first_line(error)}", file=sys.stderr)
+        # The API names a parameter (boards: ...); here it is an option (--boards: ...).
+        said = error.for_command_line() if isinstance(error, NamesAnArgument) else first_line(error)
+        print(f"autodup: error: {said}", file=sys.stderr)
         return 2
     except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster
         print(f"autodup: error: {type(error).__name__}: {first_line(error)}", file=sys.stderr)

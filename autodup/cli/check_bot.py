@@ -18,16 +18,18 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
+    from ..api.tournaments import CHECK_GAMES, CHECK_SEED
     from ..shipped import DEFAULT_CONFIG, config_names
 
     parser.add_argument("bot", help="a bot name or a path to a bot file")
     parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"configuration to play "
                         f"({', '.join(config_names())} or a path)")
-    parser.add_argument("--games", type=positive_int, default=120, help="tables to play on the configuration as "
+    parser.add_argument("--games", type=positive_int, default=CHECK_GAMES,
+                        help="tables to play on the configuration as "
                         "written (each twice)")
     parser.add_argument("--variant-games", type=board_index, help="tables on each rule variant of the "
                         "configuration (default: one per 20 of --games)")
-    parser.add_argument("--seed", type=seed, default=2026, help="tournament seed of the tables")
+    parser.add_argument("--seed", type=seed, default=CHECK_SEED, help="tournament seed of the tables")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_game_timeout(parser)
     add_bot_parameter_options(parser)

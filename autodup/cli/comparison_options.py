@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .options import add_execution_options, bot_parameters, bots_option, count_up_to, note, seed, silent, warn, width
+from .options import add_execution_options, bot_parameters, count_up_to, note, seed, warn, width
 
 __all__ = ["add_comparison_options", "comparison_arguments"]
 
@@ -32,8 +32,8 @@ def add_comparison_options(parser) -> None:
 
 def comparison_arguments(args) -> dict:
     """The API's keyword arguments from the shared options."""
-    return {"bots": bots_option(args.bots), "boards": args.boards, "until_ci": args.until_ci, "dealer": args.dealer,
+    return {"bots": args.bots, "boards": args.boards, "until_ci": args.until_ci, "dealer": args.dealer,
             "design": args.design, "events": args.events, "seed": args.seed, "out": args.out,
             "workers": args.workers, "backend": args.backend, "ray_address": args.ray_address,
             "game_timeout": args.game_timeout, "progress": not args.quiet, "warn": warn,
-            "note": silent if args.quiet else note, **bot_parameters(args)}
+            "note": note, **bot_parameters(args)}

@@ -8,75 +8,57 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
+from .. import arguments
 from ..arguments import MAX_WORKERS
+from ..errors import UsageError
 
 __all__ = ["MAX_WORKERS", "Parser", "positive_int", "count", "count_up_to", "seconds", "board_index", "seed",
-           "switch", "width", "bots_option", "add_game_timeout", "add_bot_parameter_options",
-           "add_execution_options", "bot_parameters", "warn", "note", "silent", "print_json"]
+           "switch", "width", "add_game_timeout", "add_workers_and_backend", "add_bot_parameter_options",
+           "add_execution_options", "bot_parameters", "warn", "note", "print_json"]
 
 
 
-def _integer(text: str, low: int) -> int:
+def _parsed(check, text: str, *limits, base: int = 10, number=int):
+    """``text`` read as a ``number`` and passed to ``check`` of :mod:`autodup.arguments` (the ranges the API
+    checks too); argparse names the option in front of the message."""
     try:
-        value = int(text)
+        value = number(text, base) if number is int else number(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"{text} is {'not positive' if low == 1 else 'negative'} (allowed: {low} or "
-                                         "more)")
-    return value
+        raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if number is int else 'a number'}") from None
+    try:
+        return check(None, value, *limits)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
 
 
 def positive_int(text: str) -> int:
-    return _integer(text, 1)
+    return _parsed(arguments.integer, text, 1)
 
 
 def count(text: str) -> int:
-    return _integer(text, 0)
+    return _parsed(arguments.integer, text, 0)
 
 
 def count_up_to(limit: int):
     """An argparse type: an integer from 1 to ``limit`` (a larger value is surely a typo, and one line says so)."""
     def parse(text: str) -> int:
-        value = positive_int(text)
-        if value > limit:
-            raise argparse.ArgumentTypeError(f"{text} is too many (allowed: 1 to {limit:,})")
-        return value
+        return _parsed(arguments.integer, text, 1, limit)
 
     return parse
 
 
 def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < 10**7:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: more than 0 and less than 10,000,000 "
-                                         "seconds)")
-    return value
-
-
-def _integer_in(text: str, high: int, allowed: str, base: int = 10) -> int:
-    """An integer from 0 to below ``high`` (``base`` 0 reads 0x... and 0b... too)."""
-    try:
-        value = int(text, base)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not 0 <= value < high:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: {allowed})")
-    return value
+    return _parsed(arguments.seconds, text, number=float)
 
 
 def board_index(text: str) -> int:
-    return _integer_in(text, 2**63, "0 or more")
+    return _parsed(arguments.integer, text, 0, arguments.MAX_INDEX)
 
 
 def seed(text: str) -> int:
-    return _integer_in(text, 2**64, "0 .. 2**64-1", base=0)
+    return _parsed(arguments.seed, text, base=0)  # base 0 reads 0x... and 0b... too
 
 
 def switch(text: str) -> bool:
@@ -86,24 +68,7 @@ def switch(text: str) -> bool:
 
 
 def width(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 100:
-        raise argparse.ArgumentTypeError(f"{text} is out of range (allowed: a half-width in placements, more than 0 "
-                                         "and less than 100)")
-    return value
-
-
-def bots_option(text: str | None) -> list | None:
-    """``--bots``: comma-separated names or paths (None: not given)."""
-    if text is None:
-        return None
-    specs = [part.strip() for part in text.split(",")]
-    if not all(specs):
-        raise ValueError(f"--bots: {text!r} names no bot at some position (allowed: comma-separated names or paths)")
-    return specs
+    return _parsed(arguments.half_width, text, number=float)
 
 
 class _HelpWithDefaults(argparse.HelpFormatter):
@@ -143,10 +108,15 @@ def add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot-params", metavar="FILE", help="YAML file mapping bot names to {parameter: value}")
 
 
+def add_workers_and_backend(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workers", type=count_up_to(MAX_WORKERS), default=arguments.workers(None, None),
+                        help="processes")
+    parser.add_argument("--backend", default="local", choices=arguments.BACKENDS, help="local processes or Ray")
+
+
 def add_execution_options(parser: argparse.ArgumentParser, json_help: str) -> None:
     """How the games of ``quality``, ``ab`` and ``sweep`` are played and what is printed."""
-    parser.add_argument("--workers", type=count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
-    parser.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
+    add_workers_and_backend(parser)
     parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--json", action="store_true", help=json_help)
@@ -168,10 +138,6 @@ def warn(line: str) -> None:
 def note(line: str) -> None:
     """News on standard error: ``autodup: LINE``."""
     print(f"autodup: {line}", file=sys.stderr)
-
-
-def silent(line: str) -> None:
-    """For ``--quiet``: news not printed."""
 
 
 def print_json(data, safe: bool = True) -> None:

@@ -7,7 +7,6 @@ from .options import (
     add_game_timeout,
     board_index,
     bot_parameters,
-    bots_option,
     print_json,
     seed,
     warn,
@@ -43,15 +42,14 @@ HEADER = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "uni
 def run(args) -> int:
     from .. import api
 
-    result = api.play(args.config, bots=bots_option(args.bots), seed=args.seed, board=args.board, table=args.table,
+    result = api.play(args.config, bots=args.bots, seed=args.seed, board=args.board, table=args.table,
                       dealer=args.dealer, order=args.order, game_timeout=args.game_timeout, warn=warn,
                       **bot_parameters(args))
     if args.json:
         print_json(result, safe=False)
         return 0
-    name = api.load_config(args.config).name
-    print(f"{name}: seed {args.seed}, board {args.board}, table {args.table}, dealer {args.dealer}, "
-          f"{result['rounds']} rounds")
+    print(f"{result['config_name']}: seed {result['seed']}, board {result['board']}, table {result['table']}, "
+          f"dealer {result['dealer']}, {result['rounds']} rounds")
     print("  ".join(f"{h:>12}" for h in HEADER))
     for row in sorted(result["seats"], key=lambda r: r["placement"]):
         print("  ".join(f"{row[h]:>12}" for h in HEADER))

@@ -6,22 +6,20 @@ from __future__ import annotations
 from .options import (
     add_execution_options,
     bot_parameters,
-    bots_option,
     count_up_to,
     note,
     print_json,
     seed,
-    silent,
     warn,
 )
 
-__all__ = ["DEFAULT_QUALITY_BOARDS", "add_arguments", "run", "print_report"]
+__all__ = ["add_arguments", "run", "print_report"]
 
-DEFAULT_QUALITY_BOARDS = 1000
 
 
 def add_arguments(parser) -> None:
     from ..analysis.quality import DEFAULT_QUALITY_DEALERS
+    from ..api.comparisons import DEFAULT_QUALITY_BOARDS
     from ..api.tournaments import RUN_SEED
     from ..arguments import MAX_BOARDS
     from ..shipped import DEFAULT_CONFIG, config_names
@@ -46,10 +44,10 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from .. import api
 
-    report = api.quality(args.config, bots=bots_option(args.bots), boards=args.boards, dealers=args.dealers,
+    report = api.quality(args.config, bots=args.bots, boards=args.boards, dealers=args.dealers,
                          seed=args.seed, ladder=not args.no_ladder, out=args.out, workers=args.workers,
                          backend=args.backend, ray_address=args.ray_address, game_timeout=args.game_timeout,
-                         progress=not args.quiet, warn=warn, note=silent if args.quiet else note,
+                         progress=not args.quiet, warn=warn, note=note,
                          **bot_parameters(args))
     print_report(report, args.json)
     return 0

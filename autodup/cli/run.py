@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from .options import (
-    MAX_WORKERS,
     add_bot_parameter_options,
     add_game_timeout,
+    add_workers_and_backend,
     bot_parameters,
-    bots_option,
     count_up_to,
     note,
     print_json,
@@ -45,8 +43,7 @@ def add_arguments(parser) -> None:
                         f"{' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: by who, position: by "
                         "place in the round's order)")
     parser.add_argument("--out", help="output folder (default: runs/<what the run is>)")
-    parser.add_argument("--workers", type=count_up_to(MAX_WORKERS), default=os.cpu_count() or 1, help="processes")
-    parser.add_argument("--backend", default="local", choices=("local", "ray"), help="local processes or Ray")
+    add_workers_and_backend(parser)
     parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
     parser.add_argument("--resume", action="store_true", help="finish the run in --out; what defines the run and is "
                         "not given is taken from its manifest")
@@ -60,7 +57,7 @@ def run(args) -> int:
     from .. import api
 
     results = api.run_tournament(
-        args.config, bots=bots_option(args.bots), boards=args.boards, dealer=args.dealer, seed=args.seed,
+        args.config, bots=args.bots, boards=args.boards, dealer=args.dealer, seed=args.seed,
         design=args.design, events=args.events, out=args.out if args.out is not None else api.DEFAULT_OUT,
         workers=args.workers, backend=args.backend, ray_address=args.ray_address, resume=args.resume,
         game_timeout=args.game_timeout, progress=not args.quiet, warn=warn, note=note, command_line=sys.argv,

@@ -1,6 +1,6 @@
 """Dealers: how a table's shops are dealt, and what the tables of a board share. One record each.
 
-A dealer is a draw engine (a kernel of :mod:`autodup.kernels`, chosen inside
+A dealer is a draw engine (a kernel of :mod:`autodup.engine.kernels`, chosen inside
 the jitted table by its integer code) together with how the tables of one
 board get their random numbers: the duplicate dealers give seat ``s`` of every
 table the same seat seed and every table the same event seed; the

@@ -1,4 +1,4 @@
-"""Draw engines for one seat: a thin, validating Python API over :mod:`autodup.kernels`.
+"""Draw engines for one seat: a thin, validating Python API over :mod:`autodup.engine.kernels`.
 
 >>> from autodup import Haystack
 >>> seat = Haystack(seed=7)
@@ -12,7 +12,7 @@ finite floats of any scale; an engine returns -1 when none is positive. (A
 weight below 2**-1000 times the largest of its vector, a probability under
 1e-301, counts as zero.) ``ENGINES`` maps each name to its class.
 
-The jitted kernels behind these classes live in :mod:`autodup.kernels` and
+The jitted kernels behind these classes live in :mod:`autodup.engine.kernels` and
 are re-exported here for callers that stay inside numba.
 """
 

@@ -2,7 +2,7 @@
 
 Every kernel draws one outcome ``i`` with probability ``w_i / sum(w)`` and
 returns -1 when no weight is positive. They are the building blocks of the
-Python API in :mod:`autodup.draw` and of the game kernel, which calls them
+Python API in :mod:`autodup.engine.draw` and of the game kernel, which calls them
 without returning to the interpreter. The dealer is chosen by an integer code
 (``ENGINE_*``) so one compiled table kernel serves every dealer.
 

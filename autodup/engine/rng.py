@@ -57,7 +57,7 @@ streams                seed           purpose                                   
 ``REPLAY_*_STREAM``    seat           replay engine: plan, substitutes            draw index
 ``DERIVE_DOMAIN + l``  parent         seed tree, label ``l``                      child index
 ``STREAM_BOOTSTRAP``   board          a board's Poisson bootstrap weights         replicate
-                       (grandparent)  (:mod:`autodup.measures`)
+                       (grandparent)  (:mod:`autodup.analysis.measure_kernels`)
 ``TOY_DOMAIN + l``     trial          the seed article's toy example              card position
 ``SHUFFLE_DOMAIN + s`` deal           the shuffle lab: step ``s`` of a deal's     value index in the step
                                       sequence of shuffles
@@ -217,7 +217,7 @@ DOMAINS = (
            "plain sampler, stream sampler, the replay engine's plan and substitutes"),
     Domain("seed tree", DERIVE_DOMAIN, MAX_LABEL, "parent", "child index", "derive_seed, label l"),
     Domain("measures", STREAM_BOOTSTRAP, 1, "board (grandparent)", "bootstrap replicate",
-           "a board's Poisson(1) weight in each bootstrap replicate (autodup.measures)"),
+           "a board's Poisson(1) weight in each bootstrap replicate (autodup.analysis.measure_kernels)"),
     Domain("toy", TOY_DOMAIN, 2, "trial", "card position", "the seed article's toy example (two shuffles)"),
     Domain("shuffle lab", SHUFFLE_DOMAIN, MAX_SHUFFLE_STEPS, "deal", "value index within the step",
            "autodup.shuffles: stream SHUFFLE_DOMAIN + s is step s of a deal's sequence of shuffles"),
@@ -229,7 +229,7 @@ def domain_of(stream: int) -> Domain:
     for domain in DOMAINS:
         if stream in domain:
             return domain
-    raise ValueError(f"stream {stream:#x} belongs to no domain of autodup.rng.DOMAINS")
+    raise ValueError(f"stream {stream:#x} belongs to no domain of autodup.engine.rng.DOMAINS")
 
 
 # Seed-tree labels.

@@ -3,7 +3,7 @@
 Seed tree
 ---------
 Board ``b``'s grandparent is ``g = board_seed(tournament_seed, b)``. A dealer
-that shares seeds (:attr:`autodup.dealers.Dealer.shares_seeds`) gives seat
+that shares seeds (:attr:`autodup.engine.dealers.Dealer.shares_seeds`) gives seat
 ``s`` of every table the seat seed ``seat_seed(g, s)`` and every table the
 event seed ``event_seed(g, 0)``; the ``independent`` control first mixes in
 the table, ``root = table_seed(g, t)``, so that its tables share nothing.
@@ -41,6 +41,7 @@ from numba import njit
 
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
 from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+from ..errors import UsageError
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
 from .stats import LUCK, RESULT_COLUMNS
@@ -99,19 +100,19 @@ state_values : int32 (shop_offsets[-1] // shop_size, len(LOG_STATE_NAMES))
 final_champion : int16 (boards, tables, players, B)
 final_star : int8 (boards, tables, players, B)
     Each seat's board when it left the game, strongest first (see
-    :class:`autodup.game.TableLog`).
+    :class:`autodup.game.table.TableLog`).
 offers : int32 (boards, tables, players, N)
     Copies of each champion shown to each seat over its game, every shop.
 bought : int32 (boards, tables, players, N)
     Copies of each champion each seat bought from its shop over its game.
-luck : float64 (boards, tables, players, len(autodup.game.LUCK))
+luck : float64 (boards, tables, players, len(autodup.game.stats.LUCK))
     Each seat's luck terms over its game.
 trace_weights : float32 (boards, tables, players, K, T + N)
 trace_key : int64 (boards, tables, players, K)
 trace_outcome : int16 (boards, tables, players, K)
 trace_count : int64 (boards, tables, players)
     Each seat's first ``K = trace_draws`` draws: tier weights then champion
-    weights, draw key, champion dealt (see ``autodup.game.TRACE``); K = 0
+    weights, draw key, champion dealt (see ``autodup.game.state.TRACE``); K = 0
     unless asked.
 """
 
@@ -227,10 +228,10 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
 def check_order(dealer: Dealer, order: str) -> None:
     """Raise ``ValueError`` (one line) unless ``order`` names a serving order ``dealer`` can serve."""
     if order not in ORDERS:
-        raise ValueError(f"--order: unknown order {order!r} (allowed: {', '.join(ORDERS)})")
+        raise UsageError(f"unknown order {order!r} (allowed: {', '.join(ORDERS)})", "order")
     if ORDERS[order] == ORDER_RACE and not dealer.race_order:
         allowed = ", ".join(name for name, record in DEALERS.items() if record.race_order)
-        raise ValueError(f"--order race needs a dealer that races across seats (allowed: {allowed})")
+        raise UsageError(f"race needs a dealer that races across seats (allowed: {allowed})", "order")
 
 
 def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
@@ -240,10 +241,10 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
 
     Parameters
     ----------
-    rules : autodup.game.Rules
-    dealer : autodup.dealers.Dealer or str
+    rules : autodup.game.rules.Rules
+    dealer : autodup.engine.dealers.Dealer or str
     policies, params, param_counts
-        As :func:`autodup.bots.policy_tuple` gives them.
+        As :func:`autodup.game.bot_loading.policy_tuple` gives them.
     seating : str
         A name of :data:`SEATINGS`. ``latin``, ``rotating`` and ``paired`` seat
         the first ``n_bots`` bots (required); ``fixed`` seats ``bot_of_seat``
@@ -254,14 +255,14 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
     events : str
         How the table's events are addressed: ``seat`` (by who: matchmaking,
         serving order and the combat coin follow the seats) or ``position``
-        (see :data:`autodup.game.EVENT_ADDRESSING`).
+        (see :data:`autodup.game.rules.EVENT_ADDRESSING`).
     check : bool
         Check conservation, gold and unit counts after every step.
     progress : int64 (PROGRESS_FIELDS,), optional
         Where the tables write where they are (a worker's shared block).
     trace_draws : int
         Keep each seat's first ``trace_draws`` draws with their inputs (the
-        coupling diagnostic of :mod:`autodup.measures`); 0 keeps none.
+        coupling diagnostic of :mod:`autodup.analysis.coupling`); 0 keeps none.
 
     Raises
     ------
@@ -273,7 +274,7 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
         raise ValueError(f"unknown seating {seating!r} (allowed: {', '.join(SEATINGS)})")
     check_order(dealer, order)
     if events not in EVENT_ADDRESSING:
-        raise ValueError(f"--events: unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})")
+        raise UsageError(f"unknown addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})", "events")
     available = min(len(policies), params.shape[0], param_counts.shape[0])
     fixed = np.zeros(rules.players, dtype=np.int64)
     if SEATINGS[seating].code != SEATING_FIXED:
@@ -314,7 +315,7 @@ def compile_table(rules) -> None:
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
     process while another compiles the bots and then the round's end
-    (:func:`autodup.game.compile_round_end`), instead of in every worker.
+    (:func:`autodup.game.table.compile_round_end`), instead of in every worker.
     """
     policies = (end_every_turn,) * MAX_PLAYERS
     play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),

@@ -35,7 +35,7 @@ def rule_variants(config) -> dict:
 
     * ``shop.units_leave_pool``: the other value (shown units stay in the pool,
       so a buy also needs a copy left there; or the reverse);
-    * ``shop.empty_tier``: every other rule :data:`autodup.config.EMPTY_TIER_RULES` allows;
+    * ``shop.empty_tier``: every other rule :data:`autodup.game.config_file.EMPTY_TIER_RULES` allows;
     * ``bench_size: 1``: the smallest bench, so the bench is often full;
     * ``shop.size: 1``: a single slot;
     * ``levels.*.xp: 0``: every level free, so the max level comes at the first XP;
@@ -44,7 +44,7 @@ def rule_variants(config) -> dict:
     A variant that is already the configuration's own rule, or that the
     configuration cannot take, is left out. Each is the configuration's YAML
     (``config.text``, or its file) read, edited and compiled again with
-    :func:`autodup.config.parse_config`.
+    :func:`autodup.game.config.parse_config`.
     """
     import copy
 
@@ -101,7 +101,7 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
     difference means the bot is not deterministic (a random number without
     an address, state kept outside ``memory``). ``progress`` (int64
     (PROGRESS_FIELDS,)) receives where the games are, for a watchdog (see
-    :mod:`autodup.workers`); the table index there is left as the caller set
+    :mod:`autodup.tournament.workers`); the table index there is left as the caller set
     it.
 
     Returns

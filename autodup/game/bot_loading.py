@@ -188,11 +188,11 @@ def parse_parameter_options(options) -> dict:
         key, sep, value = option.partition("=")
         bot, dot, parameter = key.partition(".")
         if not sep or not dot or not bot or not parameter:
-            raise BotError(f"--bot-param: {option!r} is not BOT.PARAMETER=NUMBER")
+            raise BotError(f"{option!r} is not BOT.PARAMETER=NUMBER", "bot_params")
         try:
             number = float(value)
         except ValueError:
-            raise BotError(f"--bot-param: {option!r}: {value!r} is not a number") from None
+            raise BotError(f"{option!r}: {value!r} is not a number", "bot_params") from None
         result.setdefault(bot, {})[parameter] = number
     return result
 
@@ -239,7 +239,7 @@ Lineup = namedtuple("Lineup", ["policies", "params", "param_counts", "bot_of_sea
 
 
 def seating(seat_bots) -> Lineup:
-    """The table's arguments (see :func:`autodup.play_table`) from one :class:`Bot` per seat.
+    """The table's arguments (see :func:`autodup.game.table.play_table`) from one :class:`Bot` per seat.
 
     Seats playing the same bot (same file and parameters) share one entry.
     """

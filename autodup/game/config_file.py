@@ -24,7 +24,7 @@ EMPTY_TIER_EMPTY = 1
 EMPTY_TIER_RULES = {"skip": EMPTY_TIER_SKIP, "empty": EMPTY_TIER_EMPTY}
 MAX_PLAYERS = 8
 STAR_LEVELS = 3
-# Copies a unit of the top star level holds (autodup.game.copies_of_star): fewer copies in the pool make it impossible.
+# Copies a unit of the top star level holds (autodup.game.shop.copies_of_star): fewer copies in the pool make it impossible.
 COPIES_FOR_TOP_STAR = 3 ** (STAR_LEVELS - 1)
 BIG_NUMBER = 10**6
 

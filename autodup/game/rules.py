@@ -35,7 +35,7 @@ game_kernel = njit(cache=True, _nrt=False)
 # 3x slower (measured): the turn loop and the round start stay separate.
 game_inline = njit(cache=True, _nrt=False, inline="always")
 
-# The dealer is an engine code (ENGINE_*); autodup.dealers.DEALERS holds one record per dealer.
+# The dealer is an engine code (ENGINE_*); autodup.engine.dealers.DEALERS holds one record per dealer.
 
 # How the simultaneous shop refreshes of a round are served.
 ORDER_EVENTS = 0  # a serving order of the seats drawn from the table's event stream
@@ -49,7 +49,7 @@ EVENT_ADDRESSING = {"position": EVENTS_BY_POSITION, "seat": EVENTS_BY_SEAT}
 DEFAULT_EVENTS = "seat"
 
 
-# Streams of the game's own randomness (autodup.rng.DOMAINS owns every address).
+# Streams of the game's own randomness (autodup.engine.rng.DOMAINS owns every address).
 STREAM_SERVING_ORDER_KEY = np.uint64(STREAM_SERVING_ORDER)
 STREAM_MATCHMAKING_KEY = np.uint64(STREAM_MATCHMAKING)
 STREAM_COMBAT_KEY = np.uint64(STREAM_COMBAT)
@@ -76,7 +76,7 @@ def stage_positions(round_stage):
     Parameters
     ----------
     round_stage : int64 (R,)
-        The stage of every round (from 0), as :class:`~autodup.config.GameConfig` holds it.
+        The stage of every round (from 0), as :class:`~autodup.game.config.GameConfig` holds it.
 
     Returns
     -------
@@ -98,13 +98,13 @@ def stage_positions(round_stage):
 
 
 def rules_of(config) -> Rules:
-    """The jitted game's view of a :class:`~autodup.config.GameConfig`.
+    """The jitted game's view of a :class:`~autodup.game.config.GameConfig`.
 
     Raises
     ------
-    autodup.config.ConfigError
+    autodup.errors.ConfigError
         The game's sizes would make two random-number addresses meet (see
-        :func:`autodup.rng.check_game_layout`).
+        :func:`autodup.engine.rng.check_game_layout`).
     """
     from ..errors import ConfigError
 

@@ -43,7 +43,7 @@ GAME_STATE = (
     ("bought", "int32 (players, N): copies of each champion each seat bought from its shop"),
     ("luck", "float64 (players, len(LUCK)): each seat's luck terms so far (LUCK)"),
 )
-# The dealer state: what a seat's draw engine remembers between draws (see autodup.kernels).
+# The dealer state: what a seat's draw engine remembers between draws (see autodup.engine.kernels).
 DEALER_STATE = (
     ("counters", "int64 (players, 2): the other dealers' counters (a draw index, the keyed dealer's key)"),
     ("needles", "float64 (players, 2, N + T): the haystack's residuals and next values, by needle"),
@@ -71,7 +71,7 @@ SCRATCH = (
     ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
-# diagnostic of autodup.measures; see trace_draw).
+# diagnostic of autodup.analysis.coupling; see trace_draw).
 TRACE = (
     ("trace_weights", "float32 (players, K, T + N): a draw's tier weights, then its champion weights"),
     ("trace_key", "int64 (players, K): its draw key (shop_key; -1 in a race-ordered refresh)"),

@@ -1,4 +1,17 @@
-"""game.table."""
+"""One table of a TFT-like game, played to the end inside numba: the table driver.
+
+The rules arrive as a :class:`~autodup.game.rules.Rules` named tuple of arrays and scalars compiled from a
+:class:`~autodup.game.config.GameConfig` (see :func:`~autodup.game.rules.rules_of`). :func:`play_table` plays
+one table: 8 seats share one pool; shops are dealt by the table's dealer from each seat's seed; table-wide
+randomness (serving order, matchmaking, combat) comes from the table's event seed. Every random number has an
+address in the seed tree, so a game is a pure function of (rules, dealer, seeds, policies).
+
+Units are stored per seat as a flat list of (champion, star) (:mod:`autodup.game.units`); the board is the
+``board_size[level]`` strongest units, the rest is the bench, so the board is never larger than the level
+allows. A unit of star ``k`` holds ``3**(k-1)`` copies. Conservation, checked after every step in check mode
+(:func:`~autodup.game.state.table_is_sound`): for every champion, pool + shops + units (in copies) == initial
+copies.
+"""
 
 from __future__ import annotations
 
@@ -87,14 +100,14 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     ----------
     rules : Rules
     dealer : int
-        The dealer's engine code (``autodup.dealers.DEALERS[name].code``).
+        The dealer's engine code (``autodup.engine.dealers.DEALERS[name].code``).
     order : int
         ``ORDER_EVENTS`` or ``ORDER_RACE`` (the race needs the haystack dealer).
     seat_seeds : uint64 (players,)
     event_seed : uint64
     policies : tuple of MAX_PLAYERS policies
         Compiled callbacks of ``POLICY_SIGNATURE``, one per bot (see
-        :func:`autodup.bots.policy_tuple`).
+        :func:`autodup.game.bot_loading.policy_tuple`).
     params : float64 (MAX_PLAYERS, P)
         Each bot's parameters.
     param_counts : int64 (MAX_PLAYERS,)

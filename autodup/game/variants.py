@@ -1,6 +1,6 @@
 """Variants of a configuration: ``--set PATH=VALUE`` edits of its YAML by dotted path.
 
-A path is the dotted field path that :class:`~autodup.config.ConfigError`
+A path is the dotted field path that :class:`~autodup.errors.ConfigError`
 messages print: mapping keys as written (``levels.8.odds``,
 ``traits.The Boss.bonus``) and list indices from 0 (``tiers.3.copies`` is the
 fourth tier, the 4-costs in ``set4``). The value is read as YAML
@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UsageError
 from .config import GameConfig, parse_config
 
 __all__ = ["Setting", "parse_setting", "parse_sweep", "apply_settings", "flow_text"]
@@ -52,14 +52,14 @@ def _split_option(option: str, example: str) -> tuple:
     path, equals, text = str(option).partition("=")
     path = path.strip()
     if not equals or not path:
-        raise ValueError(f"--set {option!r}: not PATH=VALUE (allowed: a dotted field path, '=', a YAML value, "
-                         f"e.g. {example})")
+        raise UsageError(f"{option!r}: not PATH=VALUE (allowed: a dotted field path, '=', a YAML value, "
+                         f"e.g. {example})", "settings")
     parts = tuple(part.strip() for part in path.split("."))
     if not all(parts):
-        raise ValueError(f"--set {option!r}: the path {path!r} has an empty part (allowed: parts separated by "
-                         "single dots, e.g. levels.8.odds)")
+        raise UsageError(f"{option!r}: the path {path!r} has an empty part (allowed: parts separated by "
+                         "single dots, e.g. levels.8.odds)", "settings")
     if not text.strip():
-        raise ValueError(f"--set {option!r}: no value after '=' (allowed: a YAML value, e.g. {example})")
+        raise UsageError(f"{option!r}: no value after '=' (allowed: a YAML value, e.g. {example})", "settings")
     return parts, text.strip()
 
 
@@ -68,7 +68,7 @@ def _read_value(text: str, option: str):
         return yaml.safe_load(text)
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ValueError(f"--set {option!r}: the value {text!r} is not YAML ({problem})") from None
+        raise UsageError(f"{option!r}: the value {text!r} is not YAML ({problem})", "settings") from None
 
 
 def parse_setting(option: str) -> Setting:
@@ -86,11 +86,11 @@ def parse_sweep(option: str) -> list:
     parts, text = _split_option(option, "tiers.3.copies=8,10,12")
     values = _read_value(f"[{text}]", option)
     if not values or any(value is None for value in values):
-        raise ValueError(f"--set {option!r}: a value is empty (allowed: values separated by commas, "
-                         "e.g. tiers.3.copies=8,10,12)")
+        raise UsageError(f"{option!r}: a value is empty (allowed: values separated by commas, "
+                         "e.g. tiers.3.copies=8,10,12)", "settings")
     texts = [flow_text(value) for value in values]
     if len(set(texts)) != len(texts):
-        raise ValueError(f"--set {option!r}: a value is listed twice")
+        raise UsageError(f"{option!r}: a value is listed twice", "settings")
     return [Setting(parts, value_text, value) for value_text, value in zip(texts, values)]
 
 

@@ -67,7 +67,7 @@ class RollSituation:
 
     Attributes
     ----------
-    rules : autodup.game.Rules
+    rules : autodup.game.rules.Rules
         The game's rules, with ``units_leave_pool`` set to ``holding``.
     champion : int
         The champion's index in the configuration.
@@ -145,7 +145,7 @@ def champion_index(config, name: str) -> int:
 
 def _tier_weight(rules, level: int, tier: int, tier_totals: np.ndarray) -> float:
     """The tier race's weight of ``tier`` at ``level`` while it has copies: the game's own rule
-    (:func:`autodup.game.tier_weights`: the empty-tier rule, then normalized), from ``tier_totals``
+    (:func:`autodup.game.shop.tier_weights`: the empty-tier rule, then normalized), from ``tier_totals``
     (float64 (T,), the copies of each tier)."""
     totals = tier_totals.copy()
     totals[tier] = max(totals[tier], 1.0)
@@ -166,7 +166,7 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
 
     Parameters
     ----------
-    config : autodup.config.GameConfig
+    config : autodup.game.config.GameConfig
     question : RollQuestion
     holding : bool, optional
         Whether units shown in a shop leave the pool; default: the configuration's
@@ -198,19 +198,19 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
         raise UsageError(f"{q.owned} copies of {name} already make a 3-star (allowed: 0 to "
                          f"{COPIES_FOR_TOP_STAR - 1})", "owned")
     if q.out + q.owned > copies:
-        raise UsageError(f"--out {q.out} and --owned {q.owned}: {name} has {copies} copies in {source} (allowed: "
-                         f"at most {copies} together)")
+        raise UsageError(f"{q.owned} with out {q.out}: {name} has {copies} copies in {source} (allowed: out and owned "
+                         f"at most {copies} together)", "owned")
     if q.cost_out > tier_total - copies:
         raise UsageError(f"{q.cost_out} other {config.tier_cost[tier]}-cost units out, but {source} has "
                          f"{tier_total - copies} besides {name} (allowed: 0 to {tier_total - copies})", "cost_out")
     if (q.gold is None) == (q.rolls is None):
-        raise UsageError("--gold or --rolls: give exactly one (the gold to spend, or the number of rolls)")
+        raise UsageError("give exactly one of gold and rolls (the gold to spend, or the number of rolls)", "gold")
     price = int(config.reroll_price)
     roll_level = q.level
     xp_gold = 0
     if q.buy_xp:
         if q.gold is None:
-            raise UsageError("needs --gold (the XP is bought from it; allowed: --gold G --buy-xp)", "buy_xp")
+            raise UsageError("needs gold (the XP is bought from it; allowed: gold and buy_xp together)", "buy_xp")
         if q.level >= config.max_level:
             raise UsageError(f"level {q.level} is the last level of {source} (allowed: levels 1 to "
                              f"{config.max_level - 1})", "buy_xp")
@@ -220,14 +220,15 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
         xp_gold = _xp_gold(config, q)
         if xp_gold > q.gold:
             raise UsageError(f"level {q.level + 1} costs {xp_gold} gold of XP from {q.xp} XP, more than "
-                             f"--gold {q.gold} (allowed: --gold {xp_gold} or more)", "buy_xp")
+                             f"gold {q.gold} (allowed: gold {xp_gold} or more)", "buy_xp")
         roll_level = q.level + 1
     elif q.xp:
-        raise UsageError("only counts with --buy-xp (allowed: --xp X --buy-xp)", "xp")
+        raise UsageError("only counts with buy_xp (allowed: xp with buy_xp)", "xp")
     rolls = (q.gold - xp_gold) // price if q.gold is not None else q.rolls
     if not 0 <= rolls <= MAX_ROLLS:
-        what = f"--gold {q.gold} buys {rolls} rolls" if q.gold is not None else f"--rolls: {rolls}"
-        raise UsageError(f"{what} (allowed: 0 to {MAX_ROLLS:,} rolls, {MAX_ROLLS * price:,} gold in {source})")
+        what = f"{q.gold} buys {rolls} rolls" if q.gold is not None else f"{rolls}"
+        raise UsageError(f"{what} (allowed: 0 to {MAX_ROLLS:,} rolls, {MAX_ROLLS * price:,} gold in {source})",
+                         "gold" if q.gold is not None else "rolls")
     players = int(config.players)
     if other_shops is None:
         other_shops = players - 1
@@ -337,7 +338,7 @@ def roll_chain(copies_left, units_left, rolls, shop_size, weight, looked_for, ho
     the shop found it (independent given it); with holding, each slot sees
     the units shown before it in the shop out of the pool. The hits are bought
     after the shop, up to ``looked_for`` in all (and, without holding, up to
-    the copies still in the pool, as :func:`autodup.game.legal_buy` requires).
+    the copies still in the pool, as :func:`autodup.game.legality.legal_buy` requires).
 
     Parameters
     ----------

@@ -39,19 +39,19 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
     taken), every seat's dealer state and the player's units. Seats
     ``1 .. other_shops`` (at ``level``) are dealt a shop each, which they hold;
     then seat 0 (at ``roll_level``) rerolls ``rolls`` times through
-    :func:`autodup.game.apply_action` and buys every copy shown until it has
+    :func:`autodup.game.legality.apply_action` and buys every copy shown until it has
     ``looked_for``. Gold is handed out per action: rolls are what the question
     pays for, purchases are free.
 
     Parameters
     ----------
-    rules : autodup.game.Rules
+    rules : autodup.game.rules.Rules
     dealer : int
         The dealer's engine code.
     seed : uint64
         The seed tree's root; trial ``t`` is ``derive_seed(seed, LABEL_TRIAL, first_trial + t)``.
-    table : autodup.game.Table
-        A table of ``rules`` (:func:`autodup.game.new_table`), reset by each trial.
+    table : autodup.game.state.Table
+        A table of ``rules`` (:func:`autodup.game.state.new_table`), reset by each trial.
     seat_seeds : uint64 (players,)
         Working space for the trial's seat seeds.
     first_trial, trials : int

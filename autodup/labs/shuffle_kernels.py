@@ -138,7 +138,7 @@ def parse_methods(text: str) -> dict:
         letters = parse_method(item)
         name = item.strip().upper()
         if letters in methods.values():
-            raise UsageError(f"--methods lists {name} twice (as {[k for k, v in methods.items() if v == letters][0]})")
+            raise UsageError(f"lists {name} twice (as {[k for k, v in methods.items() if v == letters][0]})", "methods")
         methods[name] = letters
     return methods
 

@@ -165,15 +165,15 @@ def read_decks(path) -> np.ndarray:
 
     path = Path(path)
     if not path.is_file():
-        raise UsageError(f"--decks {path}: no such file")
+        raise UsageError(f"{path}: no such file", "decks")
     if path.suffix.lower() == ".npy":
         try:
             decks = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError) as error:
-            raise UsageError(f"--decks {path}: not a numpy array file ({first_line(error)})") from None
+            raise UsageError(f"{path}: not a numpy array file ({first_line(error)})", "decks") from None
         if decks.ndim != 2 or not np.issubdtype(decks.dtype, np.integer):
-            raise UsageError(f"--decks {path}: holds a {decks.dtype} array of shape {decks.shape} (allowed: "
-                             "integers, one deck per row)")
+            raise UsageError(f"{path}: holds a {decks.dtype} array of shape {decks.shape} (allowed: "
+                             "integers, one deck per row)", "decks")
         where, decks = f"{path}: row", decks.astype(np.int64)
         numbers = np.arange(1, decks.shape[0] + 1)
     else:
@@ -195,10 +195,10 @@ def read_decks(path) -> np.ndarray:
         decks = np.array(rows, dtype=np.int64).reshape(len(rows), -1 if rows else 0)
         where, numbers = f"{path}:", line_numbers
     if decks.shape[0] == 0:
-        raise UsageError(f"--decks {path}: no deck in it (allowed: one deck per line, cards separated by commas "
-                         "or spaces)")
+        raise UsageError(f"{path}: no deck in it (allowed: one deck per line, cards separated by commas "
+                         "or spaces)", "decks")
     if decks.shape[0] > MAX_DEALS:
-        raise UsageError(f"--decks {path}: {decks.shape[0]:,} decks (allowed: at most {MAX_DEALS:,})")
+        raise UsageError(f"{path}: {decks.shape[0]:,} decks (allowed: at most {MAX_DEALS:,})", "decks")
     cards = decks.shape[1]
     if not MIN_CARDS <= cards <= MAX_CARDS:
         raise UsageError(f"{where}{numbers[0]}: a deck of {cards} cards (allowed: {MIN_CARDS} to {MAX_CARDS})")
@@ -293,7 +293,7 @@ def shuffle_lab(methods: dict, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_R
         result["methods"][name], experiments[name] = study_method(letters, cards, runs, shuffles, seed, replicates)
     for name, (source, decks) in (given or {}).items():
         if decks.shape[1] != cards:
-            raise UsageError(f"--decks {source}: decks of {decks.shape[1]} cards, the lab's are {cards}")
+            raise UsageError(f"{source}: decks of {decks.shape[1]} cards, the lab's are {cards}", "decks")
         if progress:
             progress(name)
         result["methods"][name], experiments[name] = study_decks(source, decks, shuffles)

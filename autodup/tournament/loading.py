@@ -80,7 +80,7 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) ->
     """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
 
     With ``config_text`` (a cold start), then compile the round's end, beside the worker compiling the
-    table, which finds it in the cache (:func:`autodup.game.compile_round_end`).
+    table, which finds it in the cache (:func:`autodup.game.table.compile_round_end`).
     """
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
     if config_text is not None:

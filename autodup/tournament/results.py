@@ -22,7 +22,7 @@ for a DataFrame) with champion names in place of indices:
 column                        what it holds
 ============================  =======================================================
 board, table, seat, bot       where the row was played, and by which bot
-placement, hp, level, gold    the seat's result (see ``autodup.game.RESULT_COLUMNS``)
+placement, hp, level, gold    the seat's result (see ``autodup.game.stats.RESULT_COLUMNS``)
 gold_spent … bad_answers      what it did, and what it did wrong
 round_shops                   per round alive: its shop (champion names, null = empty)
 round_level, round_gold,      per round alive: what it had when it saw that shop
@@ -34,8 +34,8 @@ offers                        copies of each champion shown over its game, every
                               (one count per champion, in ``config.champion_names`` order)
 bought                        copies of each champion bought from its shops over its
                               game (loot is not bought), in the same order
-luck                          its luck terms over its game (``autodup.game.LUCK_NAMES``
-                              order; see :mod:`autodup.luck`)
+luck                          its luck terms over its game (``autodup.game.stats.LUCK_NAMES``
+                              order; see :mod:`autodup.analysis.luck`)
 ============================  =======================================================
 """
 
@@ -65,7 +65,7 @@ class RunFolder:
 
     Raises
     ------
-    autodup.tournament.RunError
+    autodup.errors.RunError
         Not a run folder, a manifest of another format, or no configuration snapshot.
     """
 
@@ -128,7 +128,7 @@ class RunFolder:
 
         Raises
         ------
-        autodup.tournament.RunError
+        autodup.errors.RunError
             No finished chunk yet, or a column the run does not have.
         """
         import pyarrow as pa

@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..arguments import choice
+from ..arguments import BACKENDS, choice
 from ..errors import RunError, first_line, print_warning
 from ..files import write_json_atomically
 from .spec import (
@@ -25,15 +25,13 @@ from .spec import (
 from .storage import LOCK_NAME, Plan, locked, prepare_output, read_determinism, write_chunk
 from .workers import DEFAULT_GAME_TIMEOUT
 
-__all__ = ["BACKENDS", "play_run", "run_watched"]
-
-BACKENDS = ("local", "ray")  # worker processes on this machine, or a Ray cluster
+__all__ = ["play_run", "run_watched"]
 
 
 def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
                    resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
                    game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None, first_boards=None,
-                   progress=None) -> tuple:
+                   progress=None, finished=None) -> tuple:
     """Play (or finish) a run; returns its folder (:func:`autodup.analysis.summary.play_and_summarize` also
     writes its summary).
 
@@ -48,12 +46,14 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     unfinished, and a later call plays more of it (``autodup ab --until-ci``
     grows runs so). ``progress`` (an object with ``update(boards)``, e.g. a
     tqdm bar) is told of each finished chunk instead of a bar of the run's own.
+    ``finished(out)`` is called once the chunks are played, while the folder is still locked (the summary is
+    written so, and no other run can take the folder in between).
 
     Raises
     ------
     RunError
         Bad arguments or folder, or a bot that hung or crashed a worker.
-    autodup.workers.Stopped
+    autodup.errors.Stopped
         Ctrl-C or SIGTERM; finished chunks are kept.
     """
     from ..version import __version__
@@ -62,21 +62,21 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     note = note or (lambda line: print(f"autodup: {line}", file=sys.stderr))
     choice("backend", backend, BACKENDS)
     if ray_address is not None and backend != "ray":
-        raise RunError("--ray-address needs --backend ray")
+        raise RunError("needs backend ray", "ray_address")
     if backend == "ray":
         _import_ray()  # before anything is written
         _check_ray_address(ray_address)
     implicit = out is None
     if not implicit and not str(out).strip():
-        raise RunError("--out: empty (allowed: the path of a folder)")
+        raise RunError("empty (allowed: the path of a folder)", "out")
     out = Path(default_out(spec) if implicit else out)
     if out.exists() and not out.is_dir():
-        raise RunError(f"--out: {out} is a file, not a folder")
+        raise RunError(f"{out} is a file, not a folder", "out")
     if resume and not out.exists():
-        raise RunError(f"--resume: {out} does not exist (nothing to resume; run without --resume to start it)")
+        raise RunError(f"{out} does not exist (nothing to resume; run without resume to start it)", "resume")
     if out.exists() and not (out / "manifest.json").exists() and any(p.name != LOCK_NAME for p in out.iterdir()):
         # Refused before anything (even the lock) is written into a folder that is not ours.
-        raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
+        raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     extra = {"package_version": __version__, "config": spec.config_source, "config_name": spec.config_name,
@@ -90,6 +90,8 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
             if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout, first_boards,
                          progress):
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
+            if finished is not None:
+                finished(out)
         except BaseException:
             if created and not any((out / "chunks").glob("chunk-*.parquet")):
                 shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
@@ -158,7 +160,7 @@ def _import_ray():
     try:
         import ray
     except ImportError:
-        raise RunError("--backend ray needs Ray: python -m pip install 'autodup[ray]'") from None
+        raise RunError("ray needs Ray: python -m pip install 'autodup[ray]'", "backend") from None
     return ray
 
 
@@ -179,7 +181,7 @@ def _check_ray_address(address) -> None:
     host, _, port = address.removeprefix("ray://").rpartition(":")
     host = host.removeprefix("[").removesuffix("]")  # [::1]:6379
     if not host or not port.isdigit():
-        raise RunError(f"--ray-address: {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+        raise RunError(f"{address!r} is not HOST:PORT, ray://HOST:PORT or auto", "ray_address")
     try:
         with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS) as connection:
             connection.settimeout(RAY_CONNECT_SECONDS)
@@ -191,11 +193,11 @@ def _check_ray_address(address) -> None:
                     break
                 header += received
     except OSError as error:
-        raise RunError(f"--ray-address: nothing answers at {address} ({error.strerror or error}); start a cluster "
-                       "with `ray start --head`, or leave out --ray-address to start one here") from None
+        raise RunError(f"nothing answers at {address} ({error.strerror or error}); start a cluster "
+                       "with `ray start --head`, or leave out --ray-address to start one here", "ray_address") from None
     if len(header) < 9 or header[3] != 4:
-        raise RunError(f"--ray-address: {address} answers, but not as a Ray cluster does (no gRPC there); give the "
-                       "address `ray start --head` printed")
+        raise RunError(f"{address} answers, but not as a Ray cluster does (no gRPC there); give the "
+                       "address `ray start --head` printed", "ray_address")
 
 
 _RAY_LOCAL_POOL: list = []
@@ -236,8 +238,8 @@ def _start_ray(ray, ray_address, workers: int) -> None:
 
     def give_up(signum, frame):
         where = f"at {ray_address}" if ray_address else "here"
-        raise RunError(f"--backend ray: no Ray cluster answered {where} within {RAY_START_SECONDS:g} s (is it the "
-                       "address of a Ray cluster? a dashboard's port is not)")
+        raise RunError(f"ray: no Ray cluster answered {where} within {RAY_START_SECONDS:g} s (is it the "
+                       "address of a Ray cluster? a dashboard's port is not)", "backend")
 
     timed = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
     if timed:
@@ -250,7 +252,7 @@ def _start_ray(ray, ray_address, workers: int) -> None:
     except (RunError, KeyboardInterrupt):
         raise
     except Exception as error:  # Ray's own failures (a version mismatch, a refused connection): one line
-        raise RunError(f"--backend ray: Ray did not start: {first_line(error)}") from None
+        raise RunError(f"ray: Ray did not start: {first_line(error)}", "backend") from None
     finally:
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)

@@ -66,8 +66,8 @@ class RunSpec:
     seed: int
     tables: int
     code: str            # fingerprint of the package's code and of the Parquet writer
-    design: str = DEFAULT_DESIGN    # the seating design (autodup.boards.RUN_DESIGNS)
-    events: str = DEFAULT_EVENTS    # how events are addressed (autodup.game.EVENT_ADDRESSING)
+    design: str = DEFAULT_DESIGN    # the seating design (autodup.game.boards.RUN_DESIGNS)
+    events: str = DEFAULT_EVENTS    # how events are addressed (autodup.game.rules.EVENT_ADDRESSING)
 
     def identity(self) -> dict:
         """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
@@ -82,7 +82,7 @@ class RunSpec:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
     def config(self):
-        """The :class:`~autodup.config.GameConfig` of the run, compiled from its text."""
+        """The :class:`~autodup.game.config.GameConfig` of the run, compiled from its text."""
         from ..game.config import parse_config
 
         return parse_config(self.config_text, self.config_source)
@@ -100,7 +100,7 @@ class RunSpec:
         return self.config().players
 
     def describe(self, where) -> str:
-        """A place of a game (:class:`autodup.workers.Where`) in words, with the bot that was deciding."""
+        """A place of a game (:class:`autodup.errors.Where`) in words, with the bot that was deciding."""
         if where.loading >= 0:
             return f"bot {self.bot_names[where.loading]!r} (while it was loaded)"
         if where.table < 0:  # a table of the determinism probe, which seats one bot (and random)
@@ -115,10 +115,10 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
               events: str = DEFAULT_EVENTS) -> RunSpec:
     """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each).
 
-    ``design`` seats them (``latin`` or ``paired``, see :mod:`autodup.boards`);
+    ``design`` seats them (``latin`` or ``paired``, see :mod:`autodup.game.boards`);
     ``events`` addresses the table's events (``seat`` or ``position``).
 
-    ``config`` is a :class:`~autodup.config.GameConfig`, a shipped name
+    ``config`` is a :class:`~autodup.game.config.GameConfig`, a shipped name
     (``set4``, ``tiny``) or the path of a YAML file.
     """
     from ..game.config import GameConfig, load_config
@@ -228,9 +228,9 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
 def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -> dict:
     """Play the run's first ``boards`` boards again, keeping each seat's first ``draws`` draws with their inputs.
 
-    Returns the trace arrays of :class:`autodup.boards.BoardResults`
+    Returns the trace arrays of :class:`autodup.game.boards.BoardResults`
     (``trace_weights``, ``trace_key``, ``trace_outcome``, ``trace_count``):
-    the coupling diagnostic of :mod:`autodup.measures` reads them. The tables
+    the coupling diagnostic of :mod:`autodup.analysis.coupling` reads them. The tables
     are those of the run (same seeds and seating), so the games are its games.
     """
     _, rules, bots, lineup = _prepared(spec, progress)
@@ -247,7 +247,7 @@ def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
     config, _, bots, _ = _prepared(spec, progress)
     deterministic = {}
     for index, bot in enumerate(bots):
-        progress[PROGRESS_PROBE] = index + 1  # the probe's tables: see autodup.workers.table_of, RunSpec.describe
+        progress[PROGRESS_PROBE] = index + 1  # the probe's tables: see autodup.tournament.workers.table_of, RunSpec.describe
         deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress,
                                             variant_games=0)["deterministic"]
     progress[PROGRESS_PROBE] = 0
@@ -269,7 +269,7 @@ LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars",
 def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     """The rows of a chunk, one per (board, table, seat), as named columns.
 
-    ``played`` is the :class:`autodup.boards.BoardResults` of the chunk's
+    ``played`` is the :class:`autodup.game.boards.BoardResults` of the chunk's
     boards. Every column is a numpy array except the list columns
     (:data:`LIST_COLUMNS`), given as ``(offsets, values)``:
 
@@ -284,10 +284,10 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
       configuration's order) shown to the seat over its game, in every shop;
     - ``bought``: copies of each champion the seat bought from its shop over
       its game (loot is not bought), in the same order;
-    - ``luck``: the seat's luck terms (``autodup.game.LUCK``, in that order).
+    - ``luck``: the seat's luck terms (``autodup.game.stats.LUCK``, in that order).
 
     Champions are indices into the configuration's champions (the run
-    folder's snapshot); :mod:`autodup.results` reads them with names.
+    folder's snapshot); :mod:`autodup.tournament.results` reads them with names.
     """
     results = played.results
     n_boards, n_tables, players, _ = results.shape
@@ -317,10 +317,3 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     n_terms = played.luck.shape[-1]
     columns["luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_terms, played.luck.reshape(-1))
     return columns
-
-
-# --------------------------------------------------------------------------
-# storage: chunks with checksums, read back only when they check out
-# --------------------------------------------------------------------------
-
-

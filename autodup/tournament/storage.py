@@ -185,11 +185,11 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
                 raise RunError(f"{out}: holds another run already (use another --out, or --resume --out {out} "
                                "to finish that one with its own arguments)")
             differing = sorted(k for k in spec.identity() if recorded.get(k) != spec.identity()[k])
-            raise RunError(f"--resume: {out} holds a run with other arguments or files ({', '.join(differing)} "
-                           "differ); resume with the same ones or use another --out")
+            raise RunError(f"{out} holds a run with other arguments or files ({', '.join(differing)} "
+                           "differ); resume with the same ones or use another --out", "resume")
     else:
         if any(p.name != LOCK_NAME for p in out.iterdir()):
-            raise RunError(f"--out: {out} is not empty and has no manifest.json (not a run folder)")
+            raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
         (out / "chunks").mkdir(exist_ok=True)
         manifest = {"identity": spec.identity(), **manifest_extra}
         write_json_atomically(manifest_path, manifest)
@@ -329,8 +329,8 @@ def locked(out: Path):
         except OSError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
-            raise RunError(f"--out: {out} is being written by another autodup run ({holder}); "
-                           "wait for it, or use another --out") from None
+            raise RunError(f"{out} is being written by another autodup run ({holder}); "
+                           "wait for it, or use another --out", "out") from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}")

@@ -8,7 +8,7 @@ command that plays games (``run``, ``play``, ``check-bot``) plays them in
 worker processes and watches them from outside:
 
 * **Deadline per game.** A table writes where it is into a small shared array
-  (``autodup.game.PROGRESS_*``: games started, whether a game is in progress,
+  (``autodup.game.progress.PROGRESS_*``: games started, whether a game is in progress,
   the board, table and seat deciding). A worker whose current game has run
   longer than ``game_timeout`` seconds is killed and the caller gets a
   :class:`WorkerFailure` naming the seat, board and table. Compilation is not
@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from ..errors import Stopped, TaskError, UsageError, Where, WorkerFailure, first_line, without_colours
+from ..errors import Stopped, TaskError, UsageError, Where, WorkerFailure, first_line, one_line, without_colours
 from ..game.progress import (
     PROGRESS_BOARD,
     PROGRESS_FIELDS,
@@ -157,7 +157,9 @@ def _worker_main(connection, progress_buffer, parent_pid: int, log: int) -> None
             reply = ("done", key, result, recorder.take())
         except BaseException as error:  # reported to the parent in one line; the worker goes on
             progress[PROGRESS_IN_GAME] = progress[PROGRESS_LOADING] = 0
-            reply = ("error", key, first_line(error), type(error).__name__)
+            argument = getattr(error, "argument", None)  # a UsageError keeps its argument's name apart
+            said = one_line(error.message) if argument else first_line(error)
+            reply = ("error", key, said, type(error).__name__, argument)
         try:
             connection.send(reply)
         except (OSError, ValueError):
@@ -396,7 +398,7 @@ class Pool:
         kind, key = reply[0], reply[1]
         worker.tasks.remove(key)
         if kind == "error":
-            raise TaskError(reply[2], reply[3])
+            raise TaskError(reply[2], reply[3], reply[4])
         yield key, reply[2], reply[3]
 
     def _fail_hang(self, worker):
