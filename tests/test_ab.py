@@ -13,7 +13,7 @@ import yaml
 from scipy import stats
 
 from autodup.analysis.balance import PairedRatios, compare_variants
-from autodup.errors import ConfigError
+from autodup.errors import ConfigError, UsageError
 from autodup.game.bot_loading import bot_names, load_bot
 from autodup.game.config import load_config, parse_config
 from autodup.game.variants import apply_settings, parse_setting, parse_sweep
@@ -93,9 +93,10 @@ def test_unknown_paths_are_one_line_config_errors(option, message):
 
 @pytest.mark.parametrize("option", ["levels.8.odds", "=3", "a..b=1", "a=", "levels.8.odds=[1"])
 def test_malformed_settings_are_one_line_value_errors(option):
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(UsageError) as raised:
         parse_setting(option)
-    assert str(raised.value).startswith("--set ") and "\n" not in str(raised.value)
+    assert str(raised.value).startswith("settings: ") and "\n" not in str(raised.value)
+    assert raised.value.for_command_line().startswith("--set: ")  # the option of autodup ab and sweep
 
 
 def test_sweep_values_are_one_yaml_flow_list():

@@ -2,6 +2,8 @@
 subpackage, every module says what it exports, no module grows past what a reader can hold."""
 
 import ast
+import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +122,42 @@ def test_every_subpackage_is_installed():
     subpackages = {"autodup." + ".".join(path.parent.relative_to(PACKAGE).parts)
                    for path in PACKAGE.rglob("__init__.py") if path.parent != PACKAGE}
     assert subpackages <= listed, f"pyproject.toml's packages miss {sorted(subpackages - listed)}"
+
+
+REFERENCE = re.compile(r"(?<![\w/])autodup(?:\.[A-Za-z_]\w*)+")
+# Names a docstring may give that are not attributes: data packages of an install, a prefix standing for a
+# family of constants, a dataclass field.
+NOT_ATTRIBUTES = ("autodup.roster", "autodup.configs", "autodup.game.progress.PROGRESS_",
+                  "autodup.engine.dealers.Dealer.shares_seeds")
+
+
+def resolves(reference: str) -> bool:
+    parts = reference.split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            target = importlib.import_module(".".join(parts[:end]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[end:]:
+                target = getattr(target, part)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+def test_every_dotted_name_in_the_code_and_docs_resolves():
+    # A reference to a module or object by its dotted name (in a docstring, a comment, a message, the docs) must
+    # name something that exists: after a move, the old names are the ones a reader would follow in vain.
+    root = PACKAGE.parent
+    files = [*PACKAGE.rglob("*.py"), *(root / "docs").rglob("*.md"), root / "README.md", *(root / "tests").glob("*.py"),
+             *(root / "benchmarks").glob("*.py")]
+    broken = []
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for reference in REFERENCE.findall(line):
+                reference = reference.rstrip(".")
+                if not reference.startswith(NOT_ATTRIBUTES) and not resolves(reference):
+                    broken.append(f"{path.relative_to(root)}:{number}: {reference}")
+    assert not broken, "names that do not resolve:\n" + "\n".join(broken)

@@ -275,7 +275,7 @@ def test_command_table():
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--cost-out", "300"], "--cost-out"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--buy-xp"], "costs 36 gold of XP"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "-3"], "--gold"),
-    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--dealer", "nope"], "unknown dealer"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--dealer", "nope"], "--dealer: unknown value 'nope'"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--holding", "yes"], "not on or off"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--other-shops", "8"], "--other-shops"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--plot", "odds.svg"], "not a .png file"),

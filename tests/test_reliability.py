@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from autodup.analysis.summary import summarize_run
-from autodup.errors import CorruptChunk, RunError
+from autodup.errors import CorruptChunk, RunError, UsageError
 from autodup.game.bot_loading import load_bot
-from autodup.tournament.spec import CHUNK_BOARDS, MAX_BOARDS, make_spec
+from autodup.arguments import MAX_BOARDS
+from autodup.tournament.spec import CHUNK_BOARDS, make_spec
 from autodup.tournament.storage import prepare_output, read_chunk, read_results, write_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -394,7 +395,7 @@ def test_preparing_the_largest_run_allowed_costs_nothing_per_board(tmp_path):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert plan.done == set() and elapsed < 5 and peak < 20 * 2**20
-    with pytest.raises(RunError, match="out of range"):
+    with pytest.raises(UsageError, match="boards: 1,000,000,001 is out of range"):
         make_spec(ROOT / "configs" / "tiny.yaml", [load_bot("greedy")], MAX_BOARDS + 1, "haystack", 0)
 
 
@@ -406,7 +407,7 @@ def test_ray_address_mistakes_fail_in_seconds_with_one_line(tmp_path):
     assert time.time() - started < 60 and not (tmp_path / "a").exists()
     without = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--ray-address",
                       "127.0.0.1:9", "--out", str(tmp_path / "b"), "--quiet")
-    assert without.returncode == 2 and "--ray-address needs --backend ray" in one_line(without)
+    assert without.returncode == 2 and "--ray-address: '127.0.0.1:9' given with the local backend" in one_line(without)
     # Something that is not Ray answers there (a web server, as at a dashboard's port).
     import http.server
     import threading

@@ -127,3 +127,10 @@ def test_docs_bot_example_is_a_clean_bot(tmp_path):
                             capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
     assert played.returncode == 0, played.stderr
     assert json.loads(played.stdout)["seats"][0]["bot"] == "pairhunter"
+
+
+def test_the_errors_example_of_the_api_page_prints_what_it_says(capsys):
+    code = section_code("docs/api.md", "Errors")
+    exec(compile(code, "docs/api.md", "exec"), {"__name__": "__main__"})
+    said = capsys.readouterr().out.strip()
+    assert said == code.split("# ", 1)[1].strip()  # the comment shows the output

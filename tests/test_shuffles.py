@@ -469,8 +469,8 @@ def test_command_table():
     (["--methods", "S,"], "a method is empty"),
     (["--methods", "G0"], "a count is at least 1"),
     (["--methods", "G300"], "more than 256 shuffles"),
-    (["--cards", "2"], "--cards 2 is out of range"),
-    (["--cards", "1001"], "--cards 1001 is out of range"),
+    (["--cards", "2"], "--cards: 2 is out of range"),
+    (["--cards", "1001"], "--cards: 1,001 is out of range"),
     (["--replicates", "0"], "--replicates"),
     (["--runs", "200000", "--shuffles", "1000"], "at most 100,000,000"),
 ])
@@ -565,7 +565,7 @@ def test_deck_files_that_disagree_with_the_lab_are_refused(tmp_path):
     (tmp_path / "short.npy").write_bytes(np.lib.format.magic(1, 0))  # a header cut short
     for args, message in ((["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "b.npy")],
                            "decks of 10 and 12 cards"),
-                          (["--decks", str(tmp_path / "a.npy"), "--cards", "40"], "--cards 40: the --decks hold 10"),
+                          (["--decks", str(tmp_path / "a.npy"), "--cards", "40"], "--cards: 40: the decks hold 10"),
                           (["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "a.npy")],
                            "would both be called a"),
                           (["--decks", str(tmp_path / "missing.npy")], "no such file"),
