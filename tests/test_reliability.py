@@ -124,6 +124,7 @@ def test_a_bot_that_ends_the_process_while_it_loads_is_named_in_every_command(tm
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow  # about a minute; the default suite keeps the deadline (a decide that never returns) and resume
 def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_run(tmp_path):
     """A bot that thinks for a second in a few games: a short deadline stops the run, a longer one finishes it.
 

@@ -74,6 +74,7 @@ def test_the_ray_backend_writes_the_same_bytes(tmp_path):
     assert ray_summary == local_summary
 
 
+@pytest.mark.slow  # Ray starts a cluster; the default suite keeps Ray's bytes and the local deadline
 def test_a_bot_that_hangs_on_ray_is_stopped_and_named_in_one_line(tmp_path):
     """Each Ray worker plays in a watched process of its own, as a local run does."""
     result = run("configs/tiny.yaml", "--bots", f"greedy,{ROOT / 'tests' / 'bots' / 'hangs.py'}", "--boards", "5",
