@@ -193,6 +193,7 @@ def fast8_per_board(folder):
     return np.bincount(board[mine], weights=placement[mine]) / np.bincount(board[mine])
 
 
+@pytest.mark.slow  # three runs of 1,000 boards; the default suite plays ab on smaller changes
 def test_fewer_copies_of_the_four_costs_hurts_fast8_and_the_same_boards_need_a_quarter_of_the_boards(tmp_path):
     """fast8 rolls for 4- and 5-costs at level 8; with 3 copies of each 4-cost instead of 12 it places worse.
 
