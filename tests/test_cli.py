@@ -156,14 +156,17 @@ def test_play_and_run_take_the_same_dealers_and_the_same_bot_count_rule():
         assert result.returncode == 2 and "9 bots for 8 seats (allowed: 1 to 8;" in result.stderr, result.stderr
 
 
-def test_a_closed_pipe_ends_the_output_quietly():
-    """``autodup bots | head -1``: the reader leaves early; no BrokenPipeError, no traceback."""
-    process = subprocess.Popen([sys.executable, "-m", "autodup", "bots"], cwd=ROOT, stdout=subprocess.PIPE,
+@pytest.mark.parametrize("command", [["bots"], ["check", "tiny"], ["toy", "--trials", "1000", "--json"],
+                                     ["odds", "tiny", "--level", "3", "--champion", "Fox", "--gold", "10", "--json",
+                                      "--trials", "0"]])
+def test_a_closed_pipe_ends_the_output_quietly(command):
+    """``autodup bots | head -1``: the reader leaves early; no BrokenPipeError, no traceback, status 141."""
+    process = subprocess.Popen([sys.executable, "-m", "autodup", *command], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
     process.stdout.close()  # before it writes a line
     _, stderr = process.communicate(timeout=300)
     assert b"BrokenPipe" not in stderr and b"Traceback" not in stderr and stderr == b"", stderr
-    assert process.returncode == 1
+    assert process.returncode == 141
 
 
 def test_shipped_configurations_are_accepted_by_name_from_any_folder(tmp_path):

@@ -214,6 +214,16 @@ def test_the_terminal_table_names_each_verdict(tiny_quality):
     assert any(line.startswith("haystack") for line in lines) and any("control" in line for line in lines)
 
 
+def test_report_into_a_file_is_refused_before_any_work(tiny_quality, tmp_path):
+    out, _ = tiny_quality
+    (tmp_path / "a file").write_text("mine")
+    result = autodup("report", *(str(path) for path in sorted((out / "runs").iterdir())), "--out",
+                     str(tmp_path / "a file"))
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        f"autodup: error: --out: {tmp_path / 'a file'} is a file, not a folder"], result.stderr
+    assert (tmp_path / "a file").read_text() == "mine"
+
+
 def test_report_on_the_runs_measures_what_quality_measured(tiny_quality):
     out, quality = tiny_quality
     again = out.parent / "report"

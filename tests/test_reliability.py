@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 from autodup.analysis.summary import summarize_run
+from autodup.arguments import MAX_BOARDS
 from autodup.errors import CorruptChunk, RunError, UsageError
 from autodup.game.bot_loading import load_bot
-from autodup.arguments import MAX_BOARDS
+from autodup.tournament import run as run_module
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
 from autodup.tournament.storage import prepare_output, read_chunk, read_results, write_chunk
 
@@ -335,6 +336,25 @@ def finished_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.parametrize("field, value, says", [
+    ("boards", "abc", "identity.boards: 'abc' is not an integer"),
+    ("boards", -1, "identity.boards: -1 is out of range"),
+    ("dealer", "fair", "identity.dealer: unknown value 'fair'"),
+    ("seed", 2**64, "identity.seed: 18,446,744,073,709,551,616 is out of range"),
+])
+def test_a_manifest_edited_out_of_range_is_refused_in_one_line(finished_run, tmp_path, field, value, says):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["identity"][field] = value
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    result = autodup("summary", str(run))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert says in result.stderr and "the manifest was edited" in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("column", ["placement", "round_shops", "bot"])
 def test_a_corrupted_chunk_is_caught_on_read_and_played_again_on_resume(finished_run, tmp_path, column):
     import shutil
@@ -398,6 +418,26 @@ def test_preparing_the_largest_run_allowed_costs_nothing_per_board(tmp_path):
     assert plan.done == set() and elapsed < 5 and peak < 20 * 2**20
     with pytest.raises(UsageError, match="boards: 1,000,000,001 is out of range"):
         make_spec(ROOT / "configs" / "tiny.yaml", [load_bot("greedy")], MAX_BOARDS + 1, "haystack", 0)
+
+
+def test_handing_out_the_first_task_of_the_largest_run_costs_nothing_per_board(tmp_path, monkeypatch):
+    # The run loop up to the first game: its chunk numbers must be generated, not listed (40 million of them).
+    spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot("greedy")], MAX_BOARDS, "haystack", 0)
+    (tmp_path / "run").mkdir()
+    plan = prepare_output(tmp_path / "run", spec, False, {})
+    handed_out = []
+
+    def first_task_only(spec, tasks, workers, game_timeout):
+        tasks = iter(tasks)
+        handed_out.extend([next(tasks)[0], next(tasks)[0]])
+        return iter(())
+
+    monkeypatch.setattr(run_module, "_with_processes", first_task_only)
+    tracemalloc.start()
+    run_module._play(spec, tmp_path / "run", plan, 1, "local", None, True, 60.0)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert handed_out == ["probe", 0] and peak < 20 * 2**20, peak
 
 
 def test_ray_address_mistakes_fail_in_seconds_with_one_line(tmp_path):

@@ -563,6 +563,8 @@ def test_deck_files_that_disagree_with_the_lab_are_refused(tmp_path):
     np.save(tmp_path / "b.npy", lab_shuffle_kernels.decks("S", 12, 10))
     (tmp_path / "A.txt").write_text("0 1 2 3 4 5 6 7 8 9\n")
     (tmp_path / "short.npy").write_bytes(np.lib.format.magic(1, 0))  # a header cut short
+    (tmp_path / "huge.txt").write_text(f"0 1 2 {2**63} 4\n")  # beyond int64
+    (tmp_path / "folder").mkdir()
     for args, message in ((["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "b.npy")],
                            "decks of 10 and 12 cards"),
                           (["--decks", str(tmp_path / "a.npy"), "--cards", "40"], "--cards: 40: the decks hold 10"),
@@ -570,6 +572,8 @@ def test_deck_files_that_disagree_with_the_lab_are_refused(tmp_path):
                            "would both be called a"),
                           (["--decks", str(tmp_path / "missing.npy")], "no such file"),
                           (["--decks", str(tmp_path / "short.npy")], "not a numpy array file"),
+                          (["--decks", str(tmp_path / "huge.txt")], f"huge.txt:1: card {2**63} is outside every deck"),
+                          (["--decks", str(tmp_path / "folder")], "a folder, not a file of decks"),
                           (["--decks", str(tmp_path / "a.npy"), "--decks", str(tmp_path / "A.txt")],
                            "would both be called A")):
         done = run("shuffles", *args)

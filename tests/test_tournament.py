@@ -120,10 +120,29 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(tmp_path):
     _, stderr = process.communicate(timeout=120)
     if process.returncode == 0:
         pytest.skip("the run finished before Ctrl-C arrived")
-    assert process.returncode == 130 and "--resume" in stderr and "Traceback" not in stderr, stderr
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"autodup run --resume --out {tmp_path / 'run'} finishes the run" in stderr, stderr
     resumed = run(*args, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert len(chunk_bytes(tmp_path / "run")) == 8
+
+
+def test_ctrl_c_before_any_chunk_says_nothing_was_kept_and_leaves_no_folder(tmp_path):
+    # hangs.py never returns from round 3: the first game (the determinism probe) cannot finish.
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "autodup", "run", "configs/tiny.yaml", "--bots",
+                                f"greedy,{ROOT / 'tests' / 'bots' / 'hangs.py'}", "--boards", "50", "--workers", "1",
+                                "--quiet", "--out", str(out)], cwd=ROOT, env=ENVIRONMENT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 600
+    while time.time() < deadline and not (out / "manifest.json").exists():
+        time.sleep(0.05)
+    time.sleep(1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and len(stderr.strip().splitlines()) == 1, stderr
+    assert "no chunk was finished, so nothing was kept" in stderr and "--resume" not in stderr, stderr
+    assert not out.exists()
 
 
 def test_resume_with_other_arguments_is_refused(tmp_path):

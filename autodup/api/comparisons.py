@@ -154,6 +154,7 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
 
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     runs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    check_output_folder(out)  # before the work, not after it
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout) if trace else None

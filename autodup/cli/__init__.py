@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `autodup bots | head`: the reader has gone, and wants nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed
-        return 1
+        return 128 + signal.SIGPIPE  # 141: what a shell reports for a writer its reader left
     except (AutodupError, ValueError) as error:  # one line each, whatever process raised it
         # The API names a parameter (boards: ...); here it is an option (--boards: ...).
         said = error.for_command_line() if isinstance(error, NamesAnArgument) else first_line(error)
@@ -105,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.errors.Stopped)
         signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
         what = "terminated" if signal_number == 15 else "interrupted"
-        kept = ("; finished work is kept (run again with --resume to finish a run)" if command == "run" else
-                "; finished work is kept" if command in KEEP_WORK else "")
+        kept = "; finished work is kept" if command in KEEP_WORK else ""
+        if command == "run" and hasattr(stop, "kept_folder"):  # the run said what it left on disk
+            folder = stop.kept_folder
+            kept = (f"; the finished chunks are kept (autodup run --resume --out {folder} finishes the run)"
+                    if folder is not None else "; no chunk was finished, so nothing was kept")
         print(f"autodup: {what}{kept}", file=sys.stderr)
         return 128 + signal_number

@@ -164,6 +164,8 @@ def read_decks(path) -> np.ndarray:
     from pathlib import Path
 
     path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{path}: a folder, not a file of decks", "decks")
     if not path.is_file():
         raise UsageError(f"{path}: no such file", "decks")
     if path.suffix.lower() == ".npy":
@@ -185,9 +187,13 @@ def read_decks(path) -> np.ndarray:
             deck = []
             for word in words:
                 try:
-                    deck.append(int(word))
+                    card = int(word)
                 except ValueError:
                     raise UsageError(f"{path}:{number}: {word!r} is not a card number (allowed: integers)") from None
+                if not 0 <= card <= MAX_CARDS:  # checked here: a huge number would overflow the int64 array
+                    raise UsageError(f"{path}:{number}: card {card} is outside every deck the lab takes (allowed: "
+                                     f"0 to {MAX_CARDS})")
+                deck.append(card)
             if rows and len(deck) != len(rows[0]):
                 raise UsageError(f"{path}:{number}: {len(deck)} cards where the first deck has {len(rows[0])}")
             rows.append(deck)

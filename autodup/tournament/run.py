@@ -92,9 +92,12 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
             if finished is not None:
                 finished(out)
-        except BaseException:
-            if created and not any((out / "chunks").glob("chunk-*.parquet")):
+        except BaseException as error:
+            kept = any((out / "chunks").glob("chunk-*.parquet"))
+            if created and not kept:
                 shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+            if isinstance(error, KeyboardInterrupt):  # what is on disk, for the caller's advice
+                error.kept_folder = out if kept else None
             raise
     return out
 
@@ -112,8 +115,11 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
 
     total = chunk_count(spec.boards if first_boards is None else min(first_boards, spec.boards))
     probed = read_determinism(out) is not None
-    wanted = [c for c in range(total) if c not in plan.done]
-    tasks_count = len(wanted) + (0 if probed else 1)
+    done = {chunk for chunk in plan.done if chunk < total}
+    # Chunk numbers are generated as the pool asks for them: memory before the first game does not grow with
+    # the boards (a billion boards are 40 million chunks).
+    wanted = (chunk for chunk in range(total) if chunk not in done)
+    tasks_count = total - len(done) + (0 if probed else 1)
     if tasks_count == 0:
         return 0
     tasks = [] if probed else [("probe", probe_determinism, (spec,))]

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CorruptChunk, RunError, first_line
+from ..errors import CorruptChunk, RunError, UsageError, first_line
 from ..files import replacing, write_bytes_atomically, write_json_atomically
-from .spec import DETERMINISM_FILE, FORMAT_VERSION, RunSpec, boards_in_chunk, chunk_count
+from ..game.boards import DEFAULT_DESIGN
+from ..game.rules import DEFAULT_EVENTS
+from .spec import DETERMINISM_FILE, FORMAT_VERSION, RunSpec, boards_in_chunk, check_run_arguments, chunk_count
 
 __all__ = ["chunk_path", "write_chunk", "read_chunk_table", "read_chunk", "read_results", "chunk_index",
            "boards_done", "chunk_files", "Plan", "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS",
@@ -302,6 +304,12 @@ def read_manifest(out) -> dict:
     if identity["format"] != FORMAT_VERSION:
         raise RunError(f"{path}: a run of results format {identity['format']} (this autodup reads format "
                        f"{FORMAT_VERSION}; use the autodup that wrote it)")
+    try:  # the values readers compute with: an edited manifest is refused here, not deep in a computation
+        check_run_arguments(identity["boards"], identity["dealer"], identity["seed"],
+                            identity.get("design", DEFAULT_DESIGN), identity.get("events", DEFAULT_EVENTS))
+    except UsageError as error:
+        raise RunError(f"{path}: identity.{error.argument}: {error.message}; the manifest was edited after the "
+                       "run was played") from None
     return manifest
 
 
