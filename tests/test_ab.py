@@ -91,6 +91,18 @@ def test_unknown_paths_are_one_line_config_errors(option, message):
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
+@pytest.mark.parametrize("option, says", [
+    ("name=&a [*a]", "alias *a is inside the value it refers to"),       # a value that refers to itself
+    ("name=" + "[" * 100 + "]" * 100, "nested more than 64 deep"),          # deeper than a file may nest
+])
+def test_set_values_go_through_the_limits_of_configuration_files(option, says):
+    with pytest.raises(UsageError) as raised:
+        parse_setting(option)
+    assert says in str(raised.value) and "\n" not in str(raised.value)
+    with pytest.raises(UsageError):
+        parse_sweep(option + ",1")
+
+
 @pytest.mark.parametrize("option", ["levels.8.odds", "=3", "a..b=1", "a=", "levels.8.odds=[1"])
 def test_malformed_settings_are_one_line_value_errors(option):
     with pytest.raises(UsageError) as raised:

@@ -27,6 +27,7 @@ import yaml
 
 from ..errors import ConfigError, UsageError
 from .config import GameConfig, parse_config
+from .config_file import parse_yaml
 
 __all__ = ["Setting", "parse_setting", "parse_sweep", "apply_settings", "flow_text"]
 
@@ -64,11 +65,12 @@ def _split_option(option: str, example: str) -> tuple:
 
 
 def _read_value(text: str, option: str):
+    """The value of ``PATH=VALUE``, read as a configuration file is (the same limits on size, nesting and
+    aliases: ``&a [*a]`` is refused, not followed forever)."""
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise UsageError(f"{option!r}: the value {text!r} is not YAML ({problem})", "settings") from None
+        return parse_yaml(text, "value")[0]
+    except ConfigError as error:
+        raise UsageError(f"{option!r}: {error.message}", "settings") from None
 
 
 def parse_setting(option: str) -> Setting:
