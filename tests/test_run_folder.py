@@ -173,3 +173,14 @@ def test_bought_counts_each_purchase_of_a_champion_that_was_shown(moved_run):
     assert (bought.sum(axis=1) == raw["units_bought"]).all()  # every purchase, of one champion each
     assert (bought <= offers).all()  # only what a shop showed can be bought
     assert bought.sum() > 0
+
+
+def test_a_configuration_with_a_very_long_name_gets_a_short_default_folder(tmp_path):
+    name = "a" * 300  # 300 bytes: more than a file name may hold
+    config = tmp_path / "long.yaml"
+    config.write_text((ROOT / "configs" / "tiny.yaml").read_text().replace("name: tiny", f"name: {name}"))
+    result = autodup("run", str(config), "--bots", "greedy,random", "--boards", "2", "--quiet", "--workers", "1",
+                     "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = Path(json.loads(result.stdout)["out"])
+    assert out.parent.name == "runs" and len(out.name) < 120 and (tmp_path / "runs" / out.name).is_dir()

@@ -22,7 +22,7 @@ from ..game.stats import RESULT_COLUMNS
 __all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
            "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count",
     "check_run_arguments", "check_lineup", "code_fingerprint",
-           "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
+           "MAX_NAME_IN_FOLDER", "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
            "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows"]
 
 CHUNK_BOARDS = 25
@@ -177,9 +177,25 @@ def code_fingerprint() -> str:
     return f"autodup {__version__} {SOURCE_FINGERPRINT}, pyarrow {pyarrow.__version__}"
 
 
+MAX_NAME_IN_FOLDER = 60  # characters of a configuration's name in a default folder (a file name holds 255 bytes)
+
+
 def folder_name(text: str) -> str:
-    """``text`` (a configuration's name) as a safe part of a folder name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "config"
+    """``text`` (a configuration's name) as a safe part of a folder name: at most
+    :data:`MAX_NAME_IN_FOLDER` characters, a long name cut and followed by a hash of the whole.
+
+    Examples
+    --------
+    >>> folder_name("set 4/b")
+    'set_4_b'
+    >>> len(folder_name("x" * 300)), folder_name("x" * 300) != folder_name("x" * 299)
+    (60, True)
+    """
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "config"
+    if len(safe) <= MAX_NAME_IN_FOLDER:
+        return safe
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe[:MAX_NAME_IN_FOLDER - 9]}~{digest}"
 
 
 def default_out(spec: RunSpec) -> Path:
