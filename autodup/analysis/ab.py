@@ -63,13 +63,13 @@ def run_folders(out: Path, names) -> dict:
 def play(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet: bool, game_timeout: float,
          first_boards=None, progress=None, warn=None) -> None:
     """Play (or grow, or reuse) each run of ``specs`` (``{name: RunSpec}``) under ``out/runs/``."""
-    from .summary import play_and_summarize, warn_if_misbehaving
+    from .summary import RUN_AGAIN, play_and_summarize, warn_if_misbehaving
 
     for name, folder in run_folders(out, specs).items():
         _, summary = play_and_summarize(specs[name], folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"ab": str(out)}, game_timeout=game_timeout,
                                     warn=warn, note=lambda line: None, first_boards=first_boards,
-                                    progress=progress)
+                                    progress=progress, again=RUN_AGAIN)
         warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
 
 

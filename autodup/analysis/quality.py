@@ -109,7 +109,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
     played.
     """
     from ..tournament.storage import boards_done
-    from .summary import play_and_summarize, warn_if_misbehaving
+    from .summary import RUN_AGAIN, play_and_summarize, warn_if_misbehaving
 
     timings_path = Path(out) / TIMINGS_FILE
     timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
@@ -120,7 +120,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
         start = time.perf_counter()
         _, summary = play_and_summarize(spec, folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
-                                    warn=warn, note=reused.append)
+                                    warn=warn, note=reused.append, again=RUN_AGAIN)
         warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
         if reused:
             (note or (lambda line: None))(f"{folder}: finished already; reused")

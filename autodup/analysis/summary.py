@@ -13,8 +13,12 @@ from ..game.stats import MISBEHAVIOUR_COLUMNS
 from ..tournament.storage import chunk_files, read_chunk, read_chunk_table, read_determinism, read_manifest
 from .statistics import normal_half_width
 
-__all__ = ["board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
+__all__ = ["RUN_AGAIN", "board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
            "warn_if_misbehaving", "SUMMARY_FILE", "play_and_summarize"]
+
+# How quality, ab and sweep finish an interrupted run: they have no --resume; run again, they go on from
+# the chunks on disk.
+RUN_AGAIN = "the same command, run again, goes on from them"
 
 
 def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> dict:

@@ -31,7 +31,7 @@ __all__ = ["play_run", "run_watched"]
 def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
                    resume: bool = False, quiet: bool = False, manifest_extra: dict | None = None,
                    game_timeout: float = DEFAULT_GAME_TIMEOUT, warn=None, note=None, first_boards=None,
-                   progress=None, finished=None) -> tuple:
+                   progress=None, finished=None, again: str = "--resume finishes the run") -> tuple:
     """Play (or finish) a run; returns its folder (:func:`autodup.analysis.summary.play_and_summarize` also
     writes its summary).
 
@@ -46,6 +46,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     unfinished, and a later call plays more of it (``autodup ab --until-ci``
     grows runs so). ``progress`` (an object with ``update(boards)``, e.g. a
     tqdm bar) is told of each finished chunk instead of a bar of the run's own.
+    ``again`` tells how the caller's command finishes an interrupted run (messages end with it).
     ``finished(out)`` is called once the chunks are played, while the folder is still locked (the summary is
     written so, and no other run can take the folder in between).
 
@@ -88,7 +89,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
             for message in plan.corrupted:
                 warn(f"{message}; playing it again")
             if not _play(spec, out, plan, workers, backend, ray_address, quiet, game_timeout, first_boards,
-                         progress):
+                         progress, again):
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
             if finished is not None:
                 finished(out)
@@ -103,7 +104,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
 
 
 def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_address, quiet: bool,
-          game_timeout: float, first_boards=None, progress=None) -> int:
+          game_timeout: float, first_boards=None, progress=None, again: str = "--resume finishes the run") -> int:
     """Probe the bots' determinism (once per folder) and play the chunks not done, writing each as it finishes.
 
     Returns how many tasks it ran (0: the run was finished, its results are reused).
@@ -140,7 +141,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
                 progress.update(boards_in_chunk(spec.boards, key))
         except (WorkerFailure, TaskError) as error:
             kept = len(list((out / "chunks").glob("chunk-*.parquet")))
-            after = (f"; the {kept} finished chunks are kept (--resume finishes the run)" if kept
+            after = (f"; the {kept} finished chunks are kept ({again})" if kept
                      else "; no chunk was finished")
             raise RunError(f"{error}{after}; see `autodup check-bot`") from None
     return tasks_count
