@@ -190,9 +190,9 @@ def read_decks(path) -> np.ndarray:
                     card = int(word)
                 except ValueError:
                     raise UsageError(f"{path}:{number}: {word!r} is not a card number (allowed: integers)") from None
-                if not 0 <= card <= MAX_CARDS:  # checked here: a huge number would overflow the int64 array
+                if not -2**63 <= card < 2**63:  # checked here: it would overflow the int64 array
                     raise UsageError(f"{path}:{number}: card {card} is outside every deck the lab takes (allowed: "
-                                     f"0 to {MAX_CARDS})")
+                                     f"cards 0 to {MAX_CARDS})")
                 deck.append(card)
             if rows and len(deck) != len(rows[0]):
                 raise UsageError(f"{path}:{number}: {len(deck)} cards where the first deck has {len(rows[0])}")
