@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -20,6 +21,7 @@ from scipy import stats
 from autodup.labs import shuffle_kernels as lab_shuffle_kernels
 from autodup.labs import shuffle_laws as lab_shuffle_laws
 from autodup.labs import shuffles as lab_shuffles
+from autodup.labs import shuffles_report as lab_shuffles_report
 from tests.stats_helpers import P_FLOOR, goodness_of_fit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -324,6 +326,94 @@ def test_a_figure_the_model_cannot_give_is_flagged():
     ideal = lab_shuffles.study_method("S", replicates=REPLICATES)[0]
     assert [lab_shuffles.rejections_agree(ideal, count) for count in (0, 6, 40, 80)] == [True, True, False, False]
     assert lab_shuffles.rejections_agree(lab_shuffles.study_method("S", replicates=1)[0], 6) is None
+
+
+# Issue 27, item 14: two replicates of S both rejected 4 tests, and the lab called the article's 6 a difference.
+FEW_REPLICATES = (1, 2, 3)
+
+
+def counted(counts, tests=80) -> dict:
+    """The part of a method's summary that :func:`rejections_agree` reads, for replicates that rejected ``counts``."""
+    return {"chi2_one_test": False, "chi2_tests": tests, "replicates": {"chi2_rejections": list(counts)}}
+
+
+def test_the_replicates_needed_are_the_fewest_that_can_tell_a_count_apart():
+    # Recomputed here: the prediction interval of one more replicate at the lab's level, at the finest spread r
+    # integer counts can show (r - 1 equal, one off by 1: sd 1 / sqrt(r)), against half the range 0..80.
+    def narrowest(r):
+        return stats.t.ppf(1 - stats.norm.sf(4.5), r - 1) * math.sqrt(1 + 1 / r) / math.sqrt(r)
+
+    needed = lab_shuffles.replicates_needed(80)
+    assert needed == 4 and narrowest(needed - 1) >= 40 > narrowest(needed)
+    assert lab_shuffles.replicates_needed(6) > lab_shuffle_kernels.DEFAULT_REPLICATES  # 3 cards: too few tests
+    for r in range(1, needed):
+        assert all(lab_shuffles.rejections_agree(counted([40] * (r - 1) + [41]), c) is None for c in range(81))
+    # From 4 on, a count far from every replicate is told apart, even mid-range.
+    assert [lab_shuffles.rejections_agree(counted([40, 40, 40, 41]), c) for c in (0, 40, 80)] == [False, True, False]
+    with pytest.raises(ValueError, match="tests: 0"):
+        lab_shuffles.replicates_needed(0)
+
+
+def test_equal_counts_are_not_taken_as_no_spread():
+    # Four replicates of a fair count that happened to agree: 6 is as likely a draw as 4.
+    assert lab_shuffles.rejections_agree(counted([4] * 4), 6) is True
+    assert lab_shuffles.rejections_agree(counted([4] * 4), 45) is False
+    # A count pinned at 80 (every test rejects, every time) keeps a narrow interval: +-3 at 10 replicates.
+    assert [lab_shuffles.rejections_agree(counted([80] * 10), c) for c in (80, 77, 76, 40)] == [True, True, False,
+                                                                                                 False]
+
+
+@pytest.mark.parametrize("replicates", FEW_REPLICATES)
+@pytest.mark.parametrize("letters", ["S", "K", "B"])
+def test_a_fair_shuffle_with_too_few_replicates_is_not_judged(letters, replicates):
+    summary = lab_shuffles.study_method(letters, replicates=replicates)[0]
+    assert all(lab_shuffles.rejections_agree(summary, count) is None for count in range(81))
+    if letters == "S":  # the one of the three the article published
+        article = summary["article"]
+        assert article["chi2_rejections_verdict"] == "cannot judge" and article["chi2_rejections_agree"] is None
+        assert article["chi2_rejections_replicates_needed"] == 4
+        # The duplicates' standard error comes from the 500 runs, not from the replicates: judged at any number.
+        assert article["duplicates_verdict"] == "ok" and article["duplicates_agree"] is True
+
+
+@pytest.mark.parametrize("replicates", FEW_REPLICATES)
+def test_the_table_says_it_cannot_judge_and_how_many_replicates_it_needs(replicates):
+    result, _ = lab_shuffles.shuffle_lab({"S": "S", "K": "K", "B": "B", "C": "C"}, replicates=replicates,
+                                         riffle_deals=0)
+    text = lab_shuffles_report.format_shuffles(result)
+    assert "DIFFERS" not in text and not re.search(r"\bnan\b", text, re.I), text
+    row = next(line for line in text.splitlines() if line.startswith("S "))
+    assert "760.478 ok" in row and "6 cannot judge (needs ≥ 4 replicates)" in row, row
+    cut = next(line for line in text.splitlines() if line.startswith("C "))
+    assert "0 ok" in cut and "cannot judge" not in cut  # a rotation's 0 or 80 is a fact of its matrix
+    assert (f"- With {replicates} replicate{'s' if replicates > 1 else ''} the lab cannot judge the article's "
+            "rejection counts (S): it needs at least 4 (--replicates 4).") in text
+
+
+def test_the_command_json_carries_the_judgement_with_too_few_replicates():
+    done = run("shuffles", "--methods", "S,B,C", "--replicates", "2", "--riffle-deals", "0", "--json")
+    assert done.returncode == 0, done.stderr
+
+    def no_nan(constant):
+        raise AssertionError(f"{constant} in the JSON")
+
+    result = json.loads(done.stdout, parse_constant=no_nan)
+    s, cut = result["methods"]["S"]["article"], result["methods"]["C"]["article"]
+    assert (s["chi2_rejections_verdict"], s["chi2_rejections_agree"], s["chi2_rejections_replicates_needed"]) == (
+        "cannot judge", None, 4)
+    assert s["duplicates_verdict"] == "ok"
+    assert (cut["chi2_rejections_verdict"], cut["chi2_rejections_replicates_needed"]) == ("ok", 1)
+
+
+def test_a_wrong_shuffle_is_still_caught_at_the_default_replicates():
+    """The naive swap against the ideal shuffle's published figures, and the ideal against the naive swap's."""
+    naive = lab_shuffles.study_method("N", replicates=lab_shuffle_kernels.DEFAULT_REPLICATES)[0]
+    ideal = lab_shuffles.study_method("S", replicates=lab_shuffle_kernels.DEFAULT_REPLICATES)[0]
+    assert ideal["article"]["chi2_rejections_verdict"] == ideal["article"]["duplicates_verdict"] == "ok"
+    assert lab_shuffles.rejections_agree(naive, lab_shuffle_kernels.ARTICLE_REJECTIONS["S"]) is False
+    assert lab_shuffles.duplicates_agree(naive, lab_shuffle_kernels.ARTICLE_DUPLICATES["S"]) is False
+    assert lab_shuffles.rejections_agree(ideal, naive["chi2_rejections"]) is False
+    assert lab_shuffles.agreement_verdict(lab_shuffles.rejections_agree(naive, 6)) == "differs"
 
 
 def test_the_cut_rejects_all_or_nothing_at_the_tests_level():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -46,10 +47,23 @@ from .shuffle_laws import (
     uniform_laws,
 )
 
-__all__ = ["one_test", "study_method", "rejections_agree", "study_decks", "read_decks", "riffles_needed",
-           "check_lab", "shuffle_lab"]
+__all__ = ["CANNOT_JUDGE", "one_test", "study_method", "replicates_needed", "rejections_replicates_needed",
+           "rejections_agree", "duplicates_agree", "agreement_verdict", "study_decks", "read_decks",
+           "riffles_needed", "check_lab", "shuffle_lab"]
+
+# What the lab says of a published figure it has too little to judge against (not "ok", not "differs").
+CANNOT_JUDGE = "cannot judge"
 
 # --------------------------------------------------------------------------
+
+
+def _half_width(replicates: int, sd: float) -> float:
+    """Half the width of :func:`_agreement`'s prediction interval of one more draw."""
+    from scipy import stats
+
+    level = 2 * stats.norm.sf(AGREEMENT_SIGMA)
+    quantile = AGREEMENT_SIGMA if replicates == 1 else float(stats.t.ppf(1 - level / 2, replicates - 1))
+    return quantile * sd * math.sqrt(1.0 + 1.0 / replicates)
 
 
 def _agreement(ours_mean, ours_sd, replicates, published):
@@ -57,12 +71,7 @@ def _agreement(ours_mean, ours_sd, replicates, published):
     more draw at the two-sided level of ``AGREEMENT_SIGMA`` normal sigmas, from the mean and standard deviation
     of ``replicates`` draws (Student's t with ``replicates - 1`` degrees of freedom; the normal quantile when
     ``ours_sd`` is a known standard error, ``replicates`` = 1). A spread of 0 asks for the same value."""
-    from scipy import stats
-
-    level = 2 * stats.norm.sf(AGREEMENT_SIGMA)
-    quantile = AGREEMENT_SIGMA if replicates == 1 else float(stats.t.ppf(1 - level / 2, replicates - 1))
-    spread = ours_sd * math.sqrt(1.0 + 1.0 / replicates)
-    return bool(abs(published - ours_mean) <= max(quantile * spread, 0.5 if ours_sd == 0 else 0.0))
+    return bool(abs(published - ours_mean) <= max(_half_width(replicates, ours_sd), 0.5 if ours_sd == 0 else 0.0))
 
 
 def one_test(matrix: np.ndarray) -> bool:
@@ -120,30 +129,95 @@ def study_method(letters: str, cards: int = DEFAULT_CARDS, runs: int = DEFAULT_R
     summary = {"letters": letters, "uniform_by_construction": uniform_by_construction(letters),
                **_figures(experiments, judge(experiments[0]))}
     if (cards, runs, shuffles) == (ARTICLE_CARDS, ARTICLE_RUNS, ARTICLE_SHUFFLES) and letters in ARTICLE_DUPLICATES:
-        # The article's average has the same standard error as ours (same protocol, so runs > 1).
+        duplicates = duplicates_agree(summary, ARTICLE_DUPLICATES[letters])
+        rejections = rejections_agree(summary, ARTICLE_REJECTIONS[letters])
+        # The flags stay (True, False or None); the verdicts say the same in words, "cannot judge" included.
         summary["article"] = {
             "duplicates": ARTICLE_DUPLICATES[letters],
-            "duplicates_agree": _agreement(summary["duplicates"], summary["duplicates_se"], 1,
-                                           ARTICLE_DUPLICATES[letters]),
+            "duplicates_agree": duplicates,
+            "duplicates_verdict": agreement_verdict(duplicates),
             "chi2_rejections": ARTICLE_REJECTIONS[letters],
-            "chi2_rejections_agree": rejections_agree(summary, ARTICLE_REJECTIONS[letters])}
+            "chi2_rejections_agree": rejections,
+            "chi2_rejections_verdict": agreement_verdict(rejections),
+            "chi2_rejections_replicates_needed": rejections_replicates_needed(summary)}
     return summary, experiments[0]
+
+
+@lru_cache(maxsize=None)
+def replicates_needed(tests: int) -> int:
+    """The fewest replicates from which :func:`rejections_agree` judges a count of rejected tests out of ``tests``.
+
+    A count is an integer, so replicates that are not all equal have a
+    sample standard deviation of at least ``1 / sqrt(r)`` (``r - 1`` equal
+    counts and one off by 1), and :func:`rejections_agree` takes ``r`` equal
+    counts as that spread, not as none. Below the number returned, the
+    prediction interval of one more replicate is wider than half the range
+    ``0 .. tests`` even at that narrowest spread, because Student's t at the
+    lab's level (``AGREEMENT_SIGMA`` sigmas) is 93,685 with 1 degree of
+    freedom and 384 with 2. So with a mean mid-range no count at all could lie
+    outside it, and a real spread only widens it: "ok" would say nothing and
+    "differs" could come only from a spread taken as 0. For 80 tests this is
+    4: 3 replicates give at least ±256, 4 give ±38 (±154 at a fair shuffle's
+    spread of about 2).
+    """
+    tests = int(tests)
+    if tests < 1:
+        raise ValueError(f"tests: {tests} (allowed: at least 1)")
+    replicates = 2
+    # The half-width falls towards AGREEMENT_SIGMA / sqrt(r), so the loop ends (at 11 for the 6 tests of 3 cards).
+    while _half_width(replicates, 1.0 / math.sqrt(replicates)) >= tests / 2:
+        replicates += 1
+    return replicates
+
+
+def rejections_replicates_needed(summary: dict) -> int:
+    """The replicates :func:`rejections_agree` needs to judge a method (its summary from :func:`study_method`):
+    1 when its tests are one test (0 or all is then a fact of the matrix, not a spread), else
+    :func:`replicates_needed`."""
+    return 1 if summary["chi2_one_test"] else replicates_needed(summary["chi2_tests"])
 
 
 def rejections_agree(summary: dict, published: int) -> bool | None:
     """Whether a published count of rejected tests could be one more replicate of a method (its summary from
-    :func:`study_method`); None without replicates to judge by.
+    :func:`study_method`); None (cannot judge) with fewer replicates than :func:`rejections_replicates_needed`.
 
     A method whose tests are one test rejects none or all of them, so the
     count must be 0 or all; otherwise it must lie in the prediction interval
-    of :func:`_agreement` over the replicates.
+    of :func:`_agreement` over the replicates, their standard deviation taken
+    as at least ``1 / sqrt(r)``.
     """
     if summary["chi2_one_test"]:
         return published in (0, summary["chi2_tests"])
     counts = np.array(summary["replicates"]["chi2_rejections"], dtype=np.float64)
-    if counts.size < 2:
+    if counts.size < replicates_needed(summary["chi2_tests"]):
         return None
-    return _agreement(counts.mean(), counts.std(ddof=1), counts.size, published)
+    # Equal counts (sd 0) say only that the spread is below the finest a few integers can show, 1 / sqrt(r) (any
+    # other sd is at least that): two replicates of a fair shuffle's count are equal one time in 7, three one in
+    # 40. Taken as 0, that spread would call every other count a difference. A count pinned at a bound (every
+    # test rejects, every time) still tells a far count apart: ±3 at 10 replicates, ±1.4 at 20.
+    spread = max(float(counts.std(ddof=1)), 1.0 / math.sqrt(counts.size))
+    return _agreement(counts.mean(), spread, counts.size, published)
+
+
+def duplicates_agree(summary: dict, published: float) -> bool | None:
+    """Whether a published number of duplicates agrees with a method's (its summary from :func:`study_method`);
+    None without a standard error (a single run).
+
+    Judged at any number of replicates: the standard error comes from the
+    runs of the first replicate (500 in the article's protocol), not from the
+    replicates, so it does not share the rejection count's weakness. The
+    article's average has the same standard error as ours (same protocol), so
+    their difference has ``sqrt(2)`` of them (:func:`_agreement` with 1 draw).
+    """
+    if summary["duplicates_se"] is None:
+        return None
+    return _agreement(summary["duplicates"], summary["duplicates_se"], 1, published)
+
+
+def agreement_verdict(flag: bool | None) -> str:
+    """A flag of :func:`rejections_agree` or :func:`duplicates_agree` in words: ``"ok"``, ``"differs"`` or
+    :data:`CANNOT_JUDGE`."""
+    return CANNOT_JUDGE if flag is None else ("ok" if flag else "differs")
 
 
 def study_decks(source: str, decks: np.ndarray, shuffles: int = DEFAULT_SHUFFLES) -> tuple:

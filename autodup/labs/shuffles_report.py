@@ -20,11 +20,12 @@ from ..errors import UsageError
 from ..files import write_bytes_atomically
 from .shuffle_kernels import METHODS
 from .shuffle_laws import Experiment, neighbour_law
+from .shuffles import CANNOT_JUDGE
 
 __all__ = ["RIFFLES_PLOT", "PAGE", "RESULT_FILE", "deck_names", "scatter_plot", "neighbours_plot", "method_headers",
-           "method_rows", "fair_row", "riffle_headers", "riffle_rows", "setup_line", "misleading_notes", "read_from",
-           "given_lines", "format_shuffles", "scatter_figure", "neighbours_figure", "riffles_figure",
-           "draw_pictures", "shuffles_html", "write_shuffles"]
+           "method_rows", "fair_row", "riffle_headers", "riffle_rows", "setup_line", "judgement_notes",
+           "misleading_notes", "read_from", "given_lines", "format_shuffles", "scatter_figure", "neighbours_figure",
+           "riffles_figure", "draw_pictures", "shuffles_html", "write_shuffles"]
 
 RIFFLES_PLOT = "riffles.png"
 PAGE = "shuffles.html"
@@ -59,8 +60,16 @@ def neighbours_plot(name: str) -> str:
 # --------------------------------------------------------------------------
 
 
-def _agrees(flag) -> str:
-    return "" if flag is None else (" ok" if flag else " DIFFERS")
+def _judged(article: dict, figure: str) -> str:
+    """The article's ``figure`` (``"duplicates"`` or ``"chi2_rejections"``) and what the lab says of it."""
+    verdict = article[f"{figure}_verdict"]
+    if verdict == CANNOT_JUDGE:
+        needed = article.get(f"{figure}_replicates_needed")
+        # Said in the cell, not left blank: a blank reads as "nothing to compare", a number alone as agreement.
+        judged = f" {CANNOT_JUDGE}" + (f" (needs ≥ {needed} replicates)" if needed else "")
+    else:
+        judged = " ok" if verdict == "ok" else " DIFFERS"
+    return f"{article[figure]:g}{judged}"
 
 
 def method_headers(result: dict) -> list:
@@ -81,9 +90,9 @@ def method_rows(result: dict) -> list:
             name,
             ("n/a" if method["duplicates"] is None else f"{method['duplicates']:.1f}")
             + ("" if method["duplicates_se"] is None else f" ± {method['duplicates_se']:.1f}"),
-            f"{article['duplicates']:g}{_agrees(article['duplicates_agree'])}" if article else "",
+            _judged(article, "duplicates") if article else "",
             f"{method['chi2_rejections']}{spread}",
-            f"{article['chi2_rejections']}{_agrees(article['chi2_rejections_agree'])}" if article else "",
+            _judged(article, "chi2_rejections") if article else "",
             "pass" if method["position_test_passed"] else "FAIL",
             f"{method['mean_successions']:.2f}",
             f"{method['mean_rising_sequences']:.2f}",
@@ -142,6 +151,27 @@ def setup_line(result: dict) -> str:
             f"seed {result['seed']}")
 
 
+def judgement_notes(result: dict) -> list:
+    """Sentences on the article's figures the lab cannot judge with this result's replicates, and how many it
+    needs (none when it judges them all)."""
+    methods = result["methods"]
+    unjudged = [name for name, method in methods.items()
+                if (method.get("article") or {}).get("chi2_rejections_verdict") == CANNOT_JUDGE]
+    if not unjudged:
+        return []
+    replicates, tests = result["replicates"], 2 * result["cards"]
+    needed = max(methods[name]["article"]["chi2_rejections_replicates_needed"] for name in unjudged)
+    plural = "s" if replicates != 1 else ""
+    why = ("One replicate has no spread to judge by." if replicates == 1 else
+           f"With {replicates}, the prediction interval of one more replicate (Student's t with {replicates - 1} "
+           f"degree{'s' if replicates > 2 else ''} of freedom), even at the finest spread {replicates} counts can "
+           f"show, is wider than half the range 0 to {tests}: it could tell no count apart.")
+    return [f"With {replicates} replicate{plural} the lab cannot judge the article's rejection counts "
+            f"({', '.join(unjudged)}): it needs at least {needed} (--replicates {needed}). {why} The duplicates "
+            f"are judged at any number of replicates: their standard error comes from the {result['runs']:,} runs "
+            "of one replicate."]
+
+
 def misleading_notes(result: dict) -> list:
     """Sentences, from this result's numbers, on what the article's two figures miss."""
     methods, n = result["methods"], result["cards"]
@@ -188,7 +218,7 @@ def format_shuffles(result: dict) -> str:
     """The lab's result as terminal text."""
     lines = ["Shuffle lab: " + setup_line(result), *given_lines(result), "",
              _aligned(method_headers(result), method_rows(result) + [fair_row(result)]), ""]
-    lines += [f"- {note}" for note in misleading_notes(result)]
+    lines += [f"- {note}" for note in judgement_notes(result) + misleading_notes(result)]
     deals = next(iter(result["riffles"].values()))["deals"]
     simulated = (f"; simulated from {deals:,} deals; p: the simulated rising sequences against their exact law"
                  if deals else "")
@@ -276,6 +306,7 @@ def shuffles_html(result: dict, images: dict) -> str:
         "same protocol, and whether ours agrees within Monte Carlo error. positions: the smallest of the "
         f"{2 * n} p-values against {result['alpha']:g} / 2 / {2 * n}. successions, rising seq.: their mean per "
         f"deal. order: both against their exact law for a uniform permutation, each at {result['alpha']:g} / 4.</p>",
+        *(f"<p>{html.escape(note)}</p>" for note in judgement_notes(result)),
         "<h2>What the article's figures miss</h2>",
         "<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in misleading_notes(result)) + "</ul>",
         "<h2>Riffles needed</h2>",
