@@ -32,7 +32,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
-__all__ = ["without_colours", "first_line", "one_line", "print_warning", "AutodupError", "ConfigError", "BotError",
+__all__ = ["without_colours", "first_line", "one_line", "printable", "print_warning", "AutodupError", "ConfigError", "BotError",
            "PolicyError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError",
            "Stopped", "Where"]
 
@@ -60,6 +60,15 @@ def one_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(character if character.isprintable() else repr(character)[1:-1] for character in text)
+
+
+def printable(text: str) -> str:
+    """``text`` with every unprintable character but line breaks and tabs escaped (``\\x1b``): what a terminal
+    is shown, so that a name read from a file cannot recolour or retitle it."""
+    if text.isprintable():
+        return text
+    return "".join(character if character.isprintable() or character in "\n\t" else repr(character)[1:-1]
+                   for character in text)
 
 
 class AutodupError(Exception):

@@ -1,5 +1,11 @@
 """Files the package writes: atomically (a stopped command leaves no half file), JSON that is always valid,
-and the one check of an output folder.
+and the one rule for output folders.
+
+An output folder (``--out``) is a new or empty folder, or one that the same command made before (to finish or
+redo its work there): a command marks the folders it makes (:data:`OUTPUT_MARK`), so that ``ab --out`` into a
+``quality`` folder, or ``report --out`` into a run folder or someone's own files, is refused before any work
+instead of overwriting what is there. Run folders follow the same rule with their manifest as the mark
+(:mod:`autodup.tournament.storage`).
 
 Every file autodup writes goes through :func:`replacing`: it is written under a temporary name beside its
 final one (``.NAME.PID.tmp``, so two processes never share one) and renamed into place only once whole.
@@ -17,10 +23,11 @@ from pathlib import Path
 
 from .errors import UsageError
 
-__all__ = ["TEMPORARY_SUFFIX", "replacing", "write_bytes_atomically", "write_json_atomically", "json_safe",
-           "check_output_folder"]
+__all__ = ["TEMPORARY_SUFFIX", "OUTPUT_MARK", "replacing", "write_bytes_atomically", "write_json_atomically",
+           "json_safe", "check_output_folder", "mark_output_folder"]
 
 TEMPORARY_SUFFIX = ".tmp"
+OUTPUT_MARK = ".autodup-output.json"  # {"command": NAME}: the command that made the folder, the only one to reuse it
 
 
 @contextlib.contextmanager
@@ -92,18 +99,36 @@ def write_json_atomically(path, data) -> None:
     write_bytes_atomically(path, json.dumps(data, indent=2).encode())
 
 
-def check_output_folder(out, argument: str = "out") -> None:
-    """A :class:`~autodup.errors.UsageError` naming ``argument`` unless ``out`` is a folder, or one that can be
-    made, that can be written to; nothing if ``out`` is None.
+def _maker(path: Path):
+    """The command named by the mark of folder ``path`` (None: no mark, or one that does not read)."""
+    try:
+        mark = json.loads((path / OUTPUT_MARK).read_text())
+    except (OSError, ValueError):
+        return None
+    return mark.get("command") if isinstance(mark, dict) else None
+
+
+def check_output_folder(out, command: str | None = None, argument: str = "out") -> None:
+    """A :class:`~autodup.errors.UsageError` naming ``argument`` unless ``out`` can be ``command``'s output folder.
+
+    Allowed: a folder that does not exist yet but can be made, an empty folder, or (with ``command``) a folder
+    that ``command`` made and marked (:func:`mark_output_folder`); nothing to check if ``out`` is None.
+    Without ``command`` only whether it can be written is checked.
 
     Examples
     --------
-    >>> import tempfile
+    >>> import tempfile, pathlib
     >>> with tempfile.NamedTemporaryFile() as file:
     ...     check_output_folder(file.name)
     Traceback (most recent call last):
     ...
     autodup.errors.UsageError: out: ... is a file, not a folder
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "notes.txt").write_text("mine")
+    >>> check_output_folder(folder, "quality")
+    Traceback (most recent call last):
+    ...
+    autodup.errors.UsageError: out: ... is not empty and was not made by autodup quality (allowed: a new or empty folder, or one autodup quality made)
     """
     if out is None:
         return
@@ -115,3 +140,33 @@ def check_output_folder(out, argument: str = "out") -> None:
         existing = existing.parent
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
         raise UsageError(f"{out} cannot be written to ({existing} is not a writable folder)", argument)
+    if command is None or not path.is_dir():
+        return
+    try:
+        empty = next(os.scandir(path), None) is None
+    except OSError as error:
+        raise UsageError(f"{out} cannot be read ({error.strerror})", argument) from None
+    maker = None if empty else _maker(path)
+    if not empty and maker != command:
+        if (path / "manifest.json").is_file():
+            what = "is a run folder"
+        elif maker:
+            what = f"was made by autodup {maker}"
+        else:
+            what = f"is not empty and was not made by autodup {command}"
+        raise UsageError(f"{out} {what} (allowed: a new or empty folder, or one autodup {command} made)", argument)
+
+
+def mark_output_folder(out, command: str, check: bool = True) -> bool:
+    """Make folder ``out`` for ``command`` and mark it as ``command``'s; returns whether it was made now.
+
+    With ``check`` (the default) the folder is checked first (:func:`check_output_folder`); without it, the caller
+    checked it before writing into it, and marks it after."""
+    if check:
+        check_output_folder(out, command)
+    path = Path(out)
+    created = not path.exists()
+    path.mkdir(parents=True, exist_ok=True)
+    if _maker(path) != command:
+        write_json_atomically(path / OUTPUT_MARK, {"command": command})
+    return created

@@ -286,13 +286,22 @@ def test_sweep_plots_each_value_against_the_base_and_the_base_value_is_exactly_z
     result = run("sweep", "configs/tiny.yaml", "--set", f"tiers.2.copies={','.join(map(str, values))}",
                  "--boards", "50", "--workers", "2", "--out", str(tmp_path / "sweep"), "--quiet")
     assert result.returncode == 0, result.stderr
-    assert "autodup: warning: --set tiers.2.copies: changes nothing" in result.stderr
+    # The base's own value is a point of the sweep (exactly 0), not a change that changes nothing (issue 27).
+    assert result.stderr == "", result.stderr
     sweep = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
     assert sweep["paths"] == ["tiers.2.copies"] and [p["values"] for p in sweep["points"]] == [[v] for v in values]
     at_base = sweep["points"][values.index(base_value)]
     assert all(e["delta_mean_placement"] == 0 and e["ci"] == [0, 0] for e in at_base["bots"].values())
     assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 0
     assert "data:image/png;base64," in (tmp_path / "sweep" / "report.html").read_text()
+
+
+def test_a_sweep_warns_only_of_a_path_that_no_value_changes(tmp_path):
+    result = run("sweep", "configs/tiny.yaml", "--set", "shop.size=3", "--set", "bench_size=5", "--bots",
+                 "greedy", "--boards", "25", "--out", str(tmp_path / "sweep"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "autodup: warning: --set shop.size: changes nothing (the base has 3 there already; list items count from 0)"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -303,6 +312,7 @@ def test_sweep_plots_each_value_against_the_base_and_the_base_value_is_exactly_z
     (["ab", "configs/tiny.yaml", "--set", "shop.size=4", "--until-ci", "0"], "out of range"),
     (["sweep", "configs/tiny.yaml", "--set", "shop.size=3,4", "--set", "bench_size=5"], "different numbers"),
     (["sweep", "configs/tiny.yaml"], "--set"),
+    (["ab", "configs/set4.yaml", "configs/tiny.yaml"], "shares no champion with the base"),
 ])
 def test_bad_comparisons_get_one_line_and_exit_2_and_write_nothing(tmp_path, args, message):
     result = run(*args, "--out", str(tmp_path / "out"), "--boards", "25")
@@ -310,6 +320,20 @@ def test_bad_comparisons_get_one_line_and_exit_2_and_write_nothing(tmp_path, arg
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_variant_with_no_trait_in_common_is_compared_and_says_so(tmp_path):
+    """Comparable (champions in common) but with an empty table: the report says so instead of failing."""
+    text = load_config("tiny").text
+    for old, new in (("Swarm", "Hive"), ("Guard", "Ward"), ("Striker", "Hitter"), ("Shell", "Husk"), ("Sky", "Air")):
+        text = text.replace(old, new)
+    (tmp_path / "renamed.yaml").write_text(text)
+    result = run("ab", "configs/tiny.yaml", str(tmp_path / "renamed.yaml"), "--bots", "greedy,econ", "--boards", "25",
+                 "--out", str(tmp_path / "out"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "traits: none in common between the two configurations" in result.stdout
+    assert json.loads((tmp_path / "out" / "ab.json").read_text())["traits"] == {}
+    assert "None in common between the two configurations" in (tmp_path / "out" / "report.html").read_text()
 
 
 def test_variant_with_other_players_is_refused(tmp_path):

@@ -184,3 +184,21 @@ def test_shipped_configurations_are_accepted_by_name_from_any_folder(tmp_path):
     again = subprocess.run([sys.executable, "-m", "autodup", "check", "tiny"], capture_output=True, text=True,
                            cwd=tmp_path, timeout=300)
     assert again.returncode == 2 and "tiny" in again.stderr
+
+
+def test_escape_bytes_in_names_never_reach_the_terminal_raw(tmp_path):
+    """A configuration named with terminal escapes (colour, bell) is shown with them escaped, in every output."""
+    text = (ROOT / "configs" / "tiny.yaml").read_text().replace("name: tiny", 'name: "evil\\e[31mRED\\a"', 1)
+    (tmp_path / "evil.yaml").write_text(text)
+    for args in (["check", str(tmp_path / "evil.yaml")], ["play", str(tmp_path / "evil.yaml"), "--bots", "greedy"],
+                 ["play", str(tmp_path / "evil.yaml"), "--bots", "greedy", "--json"]):
+        result = run(*args)
+        assert result.returncode == 0, result.stderr
+        assert "\x1b" not in result.stdout + result.stderr and "\x07" not in result.stdout + result.stderr, args
+        assert "evil" in result.stdout and ("\\x1b[31mRED" in result.stdout or "\\u001b[31mRED" in result.stdout)
+
+
+def test_a_folder_given_as_a_bot_is_named_a_folder():
+    result = run("play", "configs/tiny.yaml", "--bots", "bots")
+    assert result.returncode == 2 and result.stderr.strip() == (
+        "autodup: error: bots: a folder, not a bot file (allowed: a bot's .py file, or a shipped bot's name)")

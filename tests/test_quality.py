@@ -224,6 +224,48 @@ def test_report_into_a_file_is_refused_before_any_work(tiny_quality, tmp_path):
     assert (tmp_path / "a file").read_text() == "mine"
 
 
+def test_every_command_writes_only_into_a_new_or_empty_folder_or_one_it_made(tiny_quality, tmp_path):
+    """ab into a quality folder overwrote its report.html: every --out refuses a folder that is another's."""
+    out, _ = tiny_quality
+    runs = [str(path) for path in sorted((out / "runs").iterdir())]
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    refused = [
+        (["ab", "tiny", "--set", "shop.size=4", "--boards", "25", "--out", str(out)], "was made by autodup quality"),
+        (["sweep", "tiny", "--set", "shop.size=3,4", "--boards", "25", "--out", str(out)],
+         "was made by autodup quality"),
+        (["report", *runs, "--out", str(out)], "was made by autodup quality"),
+        (["report", *runs, "--out", runs[0]], "is a run folder"),
+        (["quality", "tiny", "--boards", "25", "--out", runs[0]], "is a run folder"),
+        (["quality", "tiny", "--boards", "25", "--out", str(foreign)], "is not empty and was not made by autodup"),
+        (["ab", "tiny", "--set", "shop.size=4", "--boards", "25", "--out", str(foreign)], "is not empty"),
+        (["shuffles", "--methods", "S", "--runs", "5", "--shuffles", "5", "--replicates", "1", "--riffle-deals", "0",
+          "--out", str(foreign)], "is not empty"),
+    ]
+    for args, says in refused:
+        result = autodup(*args)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and says in lines[0], (args, result.stderr)
+        assert "(allowed: a new or empty folder, or one autodup " in lines[0]
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    # A command's own folder is its to finish or redo; an empty folder is anyone's.
+    (tmp_path / "empty").mkdir()
+    for folder in (tmp_path / "empty", tmp_path / "empty"):
+        again = autodup("report", *runs, "--out", str(folder), "--json")
+        assert again.returncode == 0, again.stderr
+
+
+def test_quality_of_one_bot_is_refused_before_playing(tmp_path):
+    result = autodup("quality", "tiny", "--bots", "greedy", "--boards", "25", "--out", str(tmp_path / "q"))
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        "autodup: error: --bots: 1 bot for 8 seats (allowed: 2 to 8; quality measures the luck removed from "
+        "comparing two bots)"], result.stderr
+    assert not (tmp_path / "q").exists()
+
+
 def test_report_on_the_runs_measures_what_quality_measured(tiny_quality):
     out, quality = tiny_quality
     again = out.parent / "report"

@@ -6,6 +6,7 @@ Each test here stands for a defect found by a review (issue 9) and fails on the 
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -353,6 +354,56 @@ def test_a_manifest_edited_out_of_range_is_refused_in_one_line(finished_run, tmp
     result = autodup("summary", str(run))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert says in result.stderr and "the manifest was edited" in result.stderr, result.stderr
+
+
+def _copy_chunk_over(run, source, target):
+    shutil.copyfile(run / "chunks" / f"chunk-{source:06d}.parquet", run / "chunks" / f"chunk-{target:06d}.parquet")
+
+
+def _edit_identity(run, field, value):
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["identity"][field] = value
+    (run / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("doctor, says", [
+    (lambda run: _copy_chunk_over(run, 0, 2), "chunk-000002.parquet: chunk 2 of a run of 50 boards, which has 2 chunks"),
+    (lambda run: _copy_chunk_over(run, 1, 0), "chunk-000000.parquet: holds chunk 1 under the name of chunk 0"),
+    (lambda run: _edit_identity(run, "seed", 5), "not a chunk of the run its manifest describes"),
+    (lambda run: _edit_identity(run, "dealer", "keyed"), "not a chunk of the run its manifest describes"),
+    (lambda run: _edit_identity(run, "boards", 25), "not a chunk of the run its manifest describes"),
+], ids=["copied beyond the run", "copied over another", "seed edited", "dealer edited", "boards edited"])
+def test_a_doctored_run_is_refused_in_one_line_not_summarized_wrong(finished_run, tmp_path, doctor, says):
+    """A chunk copied under another name counted its boards twice; an edited seed or dealer went unnoticed."""
+    from autodup import open_results
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    doctor(run)
+    result = autodup("summary", str(run))
+    assert result.returncode == 2 and says in one_line(result), result.stderr
+    with pytest.raises(RunError, match=re.escape(says)):
+        open_results(run).summary()
+    with pytest.raises(RunError, match=re.escape(says)):
+        read_results(run)
+
+
+def test_a_chunk_or_lock_the_system_will_not_give_is_not_called_corrupted(finished_run, tmp_path):
+    """Permissions and folders in a file's place: what the system said, not 'corrupted'; no traceback."""
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    chunk = run / "chunks" / "chunk-000001.parquet"
+    chunk.unlink()
+    chunk.mkdir()
+    result = autodup("summary", str(run))
+    assert result.returncode == 2 and one_line(result) == f"autodup: error: {chunk}: cannot be read (Is a directory)"
+    shutil.rmtree(chunk)
+    shutil.copyfile(finished_run / "chunks" / chunk.name, chunk)
+    (run / ".lock").unlink(missing_ok=True)
+    (run / ".lock").mkdir()  # as root, a read-only folder cannot be made: a folder in the lock's place fails alike
+    resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                      "--out", str(run), "--quiet", "--resume")
+    assert resumed.returncode == 2 and "cannot be written to (Is a directory)" in one_line(resumed)
 
 
 @pytest.mark.parametrize("column", ["placement", "round_shops", "bot"])

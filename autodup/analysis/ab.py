@@ -209,6 +209,8 @@ def format_ab(result: dict, out: Path | None = None) -> str:
                      f"{_signed(t['change']):>13} {_interval(t['ci']):>20} {_factor(m['variance_reduction']):>9}"
                      f"{mark}")
     for kind in ("champions", "traits"):
+        if not result[kind]:
+            lines.append(f"{kind}: none in common between the two configurations, so none is compared")
         for statistic, label in (("play_rate", "play rate"), ("offer_rate", "offers per game")):
             effects = largest_effects(result[kind], statistic, 5)
             if effects:

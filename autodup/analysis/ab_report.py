@@ -57,7 +57,8 @@ def effects_figure(result: dict):
     if ranked:
         _effects_panel(units_axis, [n for n, _ in ranked], [e["play_rate"] for _, e in ranked],
                        "change of play rate (share of final boards)")
-    units_axis.set_title(f"champions: the {len(ranked)} largest changes of play rate")
+    units_axis.set_title(f"champions: the {len(ranked)} largest changes of play rate" if ranked else
+                         "champions: none in common, none compared")
     return figure
 
 
@@ -171,6 +172,9 @@ def ab_html(result: dict, images: dict) -> str:
                  html_table(_STATISTIC_HEADERS, _statistic_rows(result["bots"], statistic))]
     for kind in ("champions", "traits"):
         body.append(f"<h2>{kind.capitalize()}</h2>")
+        if not result[kind]:
+            body.append("<p>None in common between the two configurations, so none is compared.</p>")
+            continue
         for statistic in UNIT_STATISTICS:
             rows = _statistic_rows(result[kind], statistic)
             significant = [i for i, name in enumerate(result[kind]) if excludes_zero(result[kind][name][statistic])]

@@ -152,7 +152,9 @@ class PairedRatios:
 
 def _per_board(values: np.ndarray, rows_per_board: int) -> np.ndarray:
     """float64 (boards, k): the sums over each board's rows of ``values`` (rows, k), rows in board order."""
-    return values.reshape(-1, rows_per_board, values.shape[-1]).sum(axis=1, dtype=np.float64)
+    # The boards are counted, not left to reshape (-1): with no champion or trait in common, k is 0.
+    boards = values.shape[0] // rows_per_board
+    return values.reshape(boards, rows_per_board, values.shape[-1]).sum(axis=1, dtype=np.float64)
 
 
 def _list_column(table, name: str) -> tuple:

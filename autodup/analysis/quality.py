@@ -213,6 +213,9 @@ def folders_to_measure(paths) -> dict:
                        f"compared with it (play one with `autodup run --dealer {CONTROL}` and the same boards and "
                        "seed)")
     check_same_boards(folders)
+    if len(folders[CONTROL].bot_names) < 2:
+        raise RunError(f"{folders[CONTROL].path}: a run of one bot (allowed: runs of 2 bots or more; quality "
+                       "measures the luck removed from comparing two bots)")
     return folders
 
 

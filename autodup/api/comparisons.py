@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..arguments import half_width, optional, seconds
 from ..errors import UsageError
-from ..files import check_output_folder
+from ..files import check_output_folder, mark_output_folder
 from ..shipped import DEFAULT_CONFIG
 from .common import Report, bot_list, config_warnings, execution, noter, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
@@ -19,9 +19,10 @@ __all__ = ["DEFAULT_QUALITY_BOARDS", "quality", "report", "ab", "sweep"]
 DEFAULT_QUALITY_BOARDS = 1000  # boards under each dealer and the control
 
 
-def _removed_if_empty(out: Path, play):
-    """``play()``; if it is stopped or fails before any chunk is finished, the folder it made is removed."""
-    created = not out.exists()
+def _played_into(out: Path, command: str, play):
+    """``play()`` into folder ``out``, made and marked for ``command`` (refused if it is another's); if it is
+    stopped or fails before any chunk is finished, a folder made here is removed."""
+    created = mark_output_folder(out, command)
     try:
         return play()
     except BaseException:
@@ -102,14 +103,14 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     loaded = load_config(config)
     config_warnings(loaded, warn)
     specs = bot_list(bots) if bots is not None else bot_names()
-    check_bot_count(len(specs), loaded.players)
+    check_bot_count(len(specs), loaded.players, least=2)
     overrides = parameter_overrides(bot_params, bot_param_file)
-    check_output_folder(out)
+    check_output_folder(out, "quality")
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
                                                                           events), ladder=ladder)
     out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
-    timings = _removed_if_empty(out, lambda: play_runs(runs, out, workers, backend,
+    timings = _played_into(out, "quality", lambda: play_runs(runs, out, workers, backend,
                                                        ray_address, not progress, game_timeout, note=note, warn=warn))
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
@@ -154,14 +155,15 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
 
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     runs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-    check_output_folder(out)  # before the work, not after it
+    check_output_folder(out, "report")  # before the work, not after it
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
+    mark_output_folder(out, "report")
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout) if trace else None
     return _quality_report(measure_folders(folders, out, traces, recorded_timings(folders)), out)
 
 
-def _comparison_specs(configs: list, options: dict) -> list:
+def _comparison_specs(configs: list, options: dict, command: str) -> list:
     """One run spec per configuration of ``configs``, all of the same boards, bots and seating (checked first)."""
     from ..game.bot_loading import bot_names
     from ..tournament.loading import load_bots_and_table
@@ -174,7 +176,11 @@ def _comparison_specs(configs: list, options: dict) -> list:
         if config.players != configs[0].players:
             raise UsageError(f"{config.source}: players is {config.players}, the base's {configs[0].players} "
                              "(allowed: the same number of players, so that placements compare)")
-    check_output_folder(options["out"])
+        if not set(config.champion_names) & set(configs[0].champion_names):
+            raise UsageError(f"{config.source}: shares no champion with the base {configs[0].name} (allowed: a "
+                             "variant of the base, with champions in common; to rank bots under two unrelated "
+                             "configurations, run a tournament on each)")
+    check_output_folder(options["out"], command)
     infos = load_bots_and_table(configs[0], specs, parameter_overrides(options["bot_params"], options["bot_param_file"]),
                                 options["game_timeout"], options["note"])
     return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"])
@@ -204,10 +210,10 @@ def _options(arguments: dict) -> dict:
     return options
 
 
-def _played(specs: dict, pairs: list, out: Path, options: dict) -> list:
+def _played(specs: dict, pairs: list, out: Path, options: dict, command: str) -> list:
     from ..analysis.ab import play_and_compare
 
-    return _removed_if_empty(out, lambda: play_and_compare(
+    return _played_into(out, command, lambda: play_and_compare(
         specs, pairs, out, options["workers"], options["backend"], options["ray_address"], not options["progress"],
         options["game_timeout"], options["until_ci"], warn=options["warn"]))
 
@@ -276,10 +282,10 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
         _warn_about_changes(changes, warn)
     if variant_config.text == base_config.text:
         warn("the variant is the base itself: every change will be exactly 0")
-    base_spec, variant_spec = _comparison_specs([base_config, variant_config], options)
+    base_spec, variant_spec = _comparison_specs([base_config, variant_config], options, "ab")
     out = Path(out) if out is not None else default_ab_out("ab", base_config.name, [variant_config], base_spec.boards,
                                                           base_spec.seed, base_spec)
-    comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options)
+    comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options, "ab")
     variant_source = str(variant) if variant is not None else base_config.source
     if settings:
         variant_source += " with --set " + " ".join(settings)
@@ -363,14 +369,18 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     for values in zip(*swept):
         variant, changes = apply_settings(base_config, list(values))
         config_warnings(variant, warn)
-        _warn_about_changes(changes, warn)
         variants.append(variant)
         all_changes.append(changes)
-    specs = _comparison_specs([base_config, *variants], options)
+    # A sweep may well include the base's own value (its point is exactly 0): only a path that no value changes
+    # is worth a warning.
+    for path_changes in zip(*all_changes):
+        if all(old == new for _, old, new in path_changes):
+            _warn_about_changes(path_changes[:1], warn)
+    specs = _comparison_specs([base_config, *variants], options, "sweep")
     names = ["base", *(f"value-{i}" for i in range(len(variants)))]
     out = Path(out) if out is not None else default_ab_out("sweep", base_config.name, variants, specs[0].boards,
                                                           specs[0].seed, specs[0])
-    comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, options)
+    comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, options, "sweep")
     setup = setup_of(specs[0], options["until_ci"])
     points = []
     for values, changes, comparison in zip(zip(*swept), all_changes, comparisons):

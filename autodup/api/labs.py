@@ -122,7 +122,7 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
     """
     from tqdm.auto import tqdm
 
-    from ..files import check_output_folder
+    from ..files import check_output_folder, mark_output_folder
     from ..labs.shuffle_kernels import (
         DEFAULT_CARDS,
         DEFAULT_METHODS,
@@ -159,7 +159,7 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
         raise UsageError(f"{sorted(clash)[0]} is also the name of a method (rename the file)", "decks")
     runs = runs or (-(-max(deck.shape[0] for _, deck in given.values()) // shuffles) if given else DEFAULT_RUNS)
     riffle_deals = DEFAULT_RIFFLE_DEALS if riffle_deals is None else riffle_deals
-    check_output_folder(out or None)
+    check_output_folder(out or None, "shuffles")
     with tqdm(total=len(methods) + len(given) + (1 if riffle_deals else 0), desc="shuffle lab", unit="method",
               disable=None if progress else True, leave=False) as bar:  # None: a bar where there is a terminal
         started = []
@@ -174,7 +174,10 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
                                           step, given)
     for warning in result["warnings"]:
         warn(warning)
-    written = f"\nreport: {write_shuffles(result, experiments, out)}" if out else ""
+    written = ""
+    if out:  # the pictures are drawn before the folder is made: a stop while drawing leaves nothing
+        written = f"\nreport: {write_shuffles(result, experiments, out)}"
+        mark_output_folder(out, "shuffles", check=False)  # checked before the work
     return Report(result, Path(out) if out else None, format_shuffles(result) + written)
 
 

@@ -73,10 +73,36 @@ def _chosen(argv: list) -> list:
     return [word for word in argv if not word.startswith("-")][:1]
 
 
+class _Printable:
+    """Standard output that shows control characters as escapes (``\\x1b``): a name read from a file (a
+    configuration's, a bot's) cannot recolour, retitle or clear the terminal it is printed on. JSON is
+    escaped already; line breaks and tabs pass."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from ..errors import printable
+
+        return self._stream.write(printable(text))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (0, 1 for a check that is not clean, 2 for an error,
     130 or 143 when Ctrl-C or SIGTERM stopped it)."""
-    from ..errors import AutodupError, ConfigError, NamesAnArgument, Stopped, first_line
+    stdout = sys.stdout
+    sys.stdout = _Printable(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout = stdout
+
+
+def _main(argv: list[str] | None) -> int:
+    from ..errors import AutodupError, ConfigError, NamesAnArgument, Stopped, first_line, one_line
 
     argv = sys.argv[1:] if argv is None else list(argv)
     command = None
@@ -90,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         with SignalFlag(immediate=True):
             return _module(command).run(args)
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
-        print(error, file=sys.stderr)
+        print(one_line(str(error)), file=sys.stderr)
         return 2
     except BrokenPipeError:  # `autodup bots | head`: the reader has gone, and wants nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed

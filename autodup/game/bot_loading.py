@@ -82,8 +82,11 @@ def bot_names() -> list:
 
 
 def _bot_path(spec: str) -> Path:
-    if spec.endswith(".py") or "/" in spec or "\\" in spec or Path(spec).expanduser().is_file():
+    if spec.endswith(".py") or "/" in spec or "\\" in spec or Path(spec).expanduser().is_file() \
+            or (Path(spec).expanduser().is_dir() and not (roster_folder() / f"{spec}.py").is_file()):
         path = Path(spec).expanduser()
+        if path.is_dir():
+            raise BotError(f"{spec}: a folder, not a bot file (allowed: a bot's .py file, or a shipped bot's name)")
         if not path.is_file():
             hint = f" (did you mean {spec}.py?)" if Path(f"{spec}.py").expanduser().is_file() else ""
             raise BotError(f"{spec}: no such bot file{hint}")

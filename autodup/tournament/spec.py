@@ -20,10 +20,10 @@ from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
 from ..game.stats import RESULT_COLUMNS
 
 __all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "PROBE_GAMES", "DETERMINISM_FILE", "RAY_CONNECT_SECONDS",
-           "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count",
-    "check_run_arguments", "check_lineup", "code_fingerprint",
-           "MAX_NAME_IN_FOLDER", "folder_name", "default_out", "play_chunk", "trace_boards", "probe_determinism", "chunk_count",
-           "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS", "chunk_rows"]
+           "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_run_arguments", "check_lineup",
+           "code_fingerprint", "MAX_NAME_IN_FOLDER", "folder_name", "default_out", "play_chunk", "trace_boards",
+           "probe_determinism", "identity_hash", "chunk_count", "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS",
+           "chunk_rows"]
 
 CHUNK_BOARDS = 25
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
@@ -79,7 +79,7 @@ class RunSpec:
                 "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code}
 
     def identity_hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+        return identity_hash(self.identity())
 
     def config(self):
         """The :class:`~autodup.game.config.GameConfig` of the run, compiled from its text."""
@@ -144,12 +144,14 @@ def check_run_arguments(boards, dealer, seed, design, events) -> tuple:
     return integer("boards", boards, 1, MAX_BOARDS), check_seed("seed", seed)
 
 
-def check_bot_count(bots: int, seats: int) -> None:
-    """Raise :class:`UsageError` unless 1 <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked before
-    any bot is loaded."""
-    if not 1 <= bots <= seats:
-        raise UsageError(f"{bots} bots for {seats} seats (allowed: 1 to {seats}; every table seats every bot of the "
-                         "run, so that each plays every seat of every board against the same field)", "bots")
+def check_bot_count(bots: int, seats: int, least: int = 1) -> None:
+    """Raise :class:`UsageError` unless ``least`` <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked
+    before any bot is loaded. ``quality`` asks for 2: it measures the luck in comparing two bots."""
+    if not least <= bots <= seats:
+        why = ("quality measures the luck removed from comparing two bots" if bots < least else
+               "every table seats every bot of the run, so that each plays every seat of every board against the "
+               "same field")
+        raise UsageError(f"{bots} bot{'' if bots == 1 else 's'} for {seats} seats (allowed: {least} to {seats}; {why})", "bots")
 
 
 def check_lineup(bots, seats: int) -> None:
@@ -268,6 +270,12 @@ def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
                                             variant_games=0)["deterministic"]
     progress[PROGRESS_PROBE] = 0
     return deterministic
+
+
+def identity_hash(identity: dict) -> str:
+    """The hash of a run's identity (:meth:`RunSpec.identity`, or a manifest's ``identity``) that every chunk of
+    the run carries: a chunk whose hash differs from its folder's manifest is not of that run."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
 def chunk_count(boards: int) -> int:

@@ -16,7 +16,15 @@ from ..errors import CorruptChunk, RunError, UsageError, first_line
 from ..files import replacing, write_bytes_atomically, write_json_atomically
 from ..game.boards import DEFAULT_DESIGN
 from ..game.rules import DEFAULT_EVENTS
-from .spec import DETERMINISM_FILE, FORMAT_VERSION, RunSpec, boards_in_chunk, check_run_arguments, chunk_count
+from .spec import (
+    DETERMINISM_FILE,
+    FORMAT_VERSION,
+    RunSpec,
+    boards_in_chunk,
+    check_run_arguments,
+    chunk_count,
+    identity_hash,
+)
 
 __all__ = ["chunk_path", "write_chunk", "read_chunk_table", "read_chunk", "read_results", "chunk_index",
            "boards_done", "chunk_files", "Plan", "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS",
@@ -82,16 +90,23 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
     Raises
     ------
     CorruptChunk
-        The file cannot be read or a checksum differs.
+        The file is damaged: it does not parse, or a checksum differs.
+    RunError
+        The file cannot be opened (permissions, a folder in its place).
     """
     import pyarrow.parquet as pq
 
-    try:
-        table = pq.read_table(path, columns=columns)
-        metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
-        checksums = json.loads(metadata["autodup_checksums"])
-    except Exception as error:  # a damaged file fails in many ways; every one means the same
-        raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})") from None
+    try:  # opened here, so that a file the system will not give (permissions, a folder) is not called damaged
+        handle = open(path, "rb")
+    except OSError as error:
+        raise RunError(f"{path}: cannot be read ({error.strerror or type(error).__name__})") from None
+    with handle:
+        try:
+            table = pq.read_table(handle, columns=columns)
+            metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
+            checksums = json.loads(metadata["autodup_checksums"])
+        except Exception as error:  # a damaged file fails in many ways; every one means the same
+            raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})") from None
     for name in table.column_names:
         if checksums.get(name) != _column_digest(table.column(name)):
             raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)")
@@ -149,10 +164,44 @@ def boards_done(out, boards: int) -> int:
 
 
 def chunk_files(out) -> list:
-    """The chunk files of a run folder, in chunk order (temporary files are not chunks)."""
+    """The chunk files of a run folder, in chunk order, each checked against the folder's manifest.
+
+    Readers count what the chunks hold, so they take a chunk only when it is
+    this run's: every chunk carries the hash of the identity of the run that
+    wrote it and its own index (:func:`write_chunk`). A chunk copied under
+    another name (its boards would count twice), a chunk of another run, and a
+    manifest whose boards, seed, dealer or bots were edited after the run was
+    played are refused in one line. Only the files' footers are read here;
+    the columns are checked as they are read (:func:`read_chunk_table`).
+    Temporary files are not chunks.
+
+    Raises
+    ------
+    RunError
+        No chunk yet, or a chunk that is not this run's.
+    """
+    import pyarrow.parquet as pq
+
+    identity = read_manifest(out)["identity"]
+    expected, total = identity_hash(identity), chunk_count(int(identity["boards"]))
     files = sorted(p for p in (Path(out) / "chunks").glob("chunk-*.parquet") if _CHUNK_NAME.match(p.name))
     if not files:
         raise RunError(f"{out}: no results (no chunks written)")
+    for path in files:
+        index = chunk_index(path)
+        if index >= total:
+            raise RunError(f"{path}: chunk {index} of a run of {int(identity['boards']):,} boards, which has "
+                           f"{total:,} chunks (the manifest's boards were edited, or the file is another run's)")
+        try:
+            metadata = {key.decode(): value.decode() for key, value in (pq.read_schema(path).metadata or {}).items()}
+        except Exception:  # a damaged file: reading its columns says so, in the reader's terms
+            continue
+        if metadata.get("autodup_run") != expected:
+            raise RunError(f"{path}: not a chunk of the run its manifest describes (the manifest was edited after "
+                           "the run was played, or the file was copied from another run)")
+        if metadata.get("autodup_chunk") != str(index):
+            raise RunError(f"{path}: holds chunk {metadata.get('autodup_chunk')} under the name of chunk {index} "
+                           "(a copy under another name would count its boards twice; remove it)")
     return files
 
 
@@ -330,7 +379,11 @@ def locked(out: Path):
     except ImportError:  # no advisory locks on this platform: nothing to hold
         yield
         return
-    handle = open(out / LOCK_NAME, "a+")
+    try:
+        handle = open(out / LOCK_NAME, "a+")
+    except OSError as error:
+        raise RunError(f"{out} cannot be written to ({error.strerror or type(error).__name__}): a run folder that "
+                       "cannot be written can be read (autodup summary), not played into", "out") from None
     try:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
