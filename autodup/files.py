@@ -19,14 +19,17 @@ import contextlib
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 from .errors import UsageError
 
-__all__ = ["TEMPORARY_SUFFIX", "OUTPUT_MARK", "replacing", "write_bytes_atomically", "write_json_atomically",
-           "json_safe", "check_output_folder", "mark_output_folder"]
+__all__ = ["TEMPORARY_SUFFIX", "OUTPUT_MARK", "replacing", "remove_stale_temporaries", "write_bytes_atomically",
+           "write_json_atomically", "json_safe", "check_output_folder", "mark_output_folder"]
 
 TEMPORARY_SUFFIX = ".tmp"
+# .NAME.PID.tmp[.EXT]: what replacing() names a file while it is written
+_TEMPORARY_NAME = re.compile(r"^\..+\.(\d+)" + re.escape(TEMPORARY_SUFFIX) + r"(\.\w+)?$")
 OUTPUT_MARK = ".autodup-output.json"  # {"command": NAME}: the command that made the folder, the only one to reuse it
 
 
@@ -66,6 +69,40 @@ def replacing(path, suffix: str = "", sync: bool = False):
         with contextlib.suppress(OSError):
             temporary.unlink()
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except (OverflowError, ValueError):  # no process can have that number
+        return False
+    return True
+
+
+def remove_stale_temporaries(folder) -> list:
+    """Remove the temporary files of :func:`replacing` in ``folder`` whose writer is gone; returns their paths.
+
+    A process stopped by Ctrl-C removes its own temporary file; one killed
+    (``kill -9``, the machine's power) cannot, so the next command that writes
+    into the folder removes what it left. A file whose process (named by the
+    PID in its name) still runs is left alone: it may be being written.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # no folder yet: nothing was left there
+        return removed
+    for entry in entries:
+        match = _TEMPORARY_NAME.match(entry.name)
+        if match and entry.is_file() and not _alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
 
 
 def write_bytes_atomically(path, data: bytes) -> None:

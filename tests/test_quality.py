@@ -292,6 +292,37 @@ def test_a_finished_quality_folder_is_reused_and_gives_the_same_bytes(tiny_quali
     assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("chunk-*.parquet")} == chunks
 
 
+def test_a_stop_while_a_file_is_written_leaves_no_temporary_file(tmp_path):
+    """Ctrl-C (KeyboardInterrupt) inside the write: the temporary file goes with it, the old file stays whole."""
+    from autodup.files import replacing
+
+    (tmp_path / "a.npz").write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt):
+        with replacing(tmp_path / "a.npz", suffix=".npz") as temporary:
+            np.savez(temporary, x=np.arange(10))
+            raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz"] and (tmp_path / "a.npz").read_bytes() == b"old"
+
+
+def test_temporary_files_a_killed_quality_left_are_removed_by_the_next_and_it_says_so(tiny_quality, tmp_path):
+    """A kill -9 in quality's trace phase left traces/.X.npz.PID.tmp.npz: the next run removes it, and says so."""
+    out = tmp_path / "q"
+    shutil.copytree(tiny_quality[0], out)
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a process that no longer runs: its files are nobody's
+    left = [out / "traces" / f".haystack.npz.{gone.pid}.tmp.npz", out / f".quality.json.{gone.pid}.tmp"]
+    for path in left:
+        path.write_bytes(b"half")
+    busy = out / f".report.html.{os.getpid()}.tmp"  # a writer that still runs: left alone
+    busy.write_bytes(b"being written")
+    result = autodup("quality", "tiny", "--bots", TINY_BOTS, "--boards", "60", "--no-ladder",
+                     "--dealers", "haystack,keyed", "--out", str(out), "--workers", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert f"autodup: removed 2 temporary files that an interrupted command left in {out}" in result.stderr
+    assert not any(path.exists() for path in left) and busy.exists()
+    assert (out / "quality.json").read_bytes() == (tiny_quality[0] / "quality.json").read_bytes()
+
+
 def test_an_interrupted_quality_run_resumes_to_the_same_measures(tiny_quality, tmp_path):
     reference, _ = tiny_quality
     out = tmp_path / "q"

@@ -560,6 +560,7 @@ def test_command_table():
     (["--methods", "G0"], "a count is at least 1"),
     (["--methods", "G300"], "more than 256 shuffles"),
     (["--cards", "2"], "--cards: 2 is out of range"),
+    (["--cards", "-4"], "--cards: -4 is out of range (allowed: 3 to 1,000)"),
     (["--cards", "1001"], "--cards: 1,001 is out of range"),
     (["--replicates", "0"], "--replicates"),
     (["--runs", "200000", "--shuffles", "1000"], "at most 100,000,000"),

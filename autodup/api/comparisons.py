@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..arguments import half_width, optional, seconds
 from ..errors import UsageError
-from ..files import check_output_folder, mark_output_folder
+from ..files import check_output_folder, mark_output_folder, remove_stale_temporaries
 from ..shipped import DEFAULT_CONFIG
 from .common import Report, bot_list, config_warnings, execution, noter, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
@@ -29,6 +29,14 @@ def _played_into(out: Path, command: str, play):
         if created and not any(out.rglob("chunk-*.parquet")):
             shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
         raise
+
+
+def _clear_leftovers(out: Path, note) -> None:
+    """Remove what a killed quality or report left half-written in ``out`` (its files, its traces), saying so."""
+    removed = [*remove_stale_temporaries(out), *remove_stale_temporaries(out / "traces")]
+    if removed:
+        note(f"removed {len(removed)} temporary file{'s' if len(removed) > 1 else ''} that an interrupted command "
+             f"left in {out} ({removed[0].name}{', ...' if len(removed) > 1 else ''})")
 
 
 def _quality_report(quality: dict, out: Path) -> Report:
@@ -113,11 +121,12 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     timings = _played_into(out, "quality", lambda: play_runs(runs, out, workers, backend,
                                                        ray_address, not progress, game_timeout, note=note, warn=warn))
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
+    _clear_leftovers(out, note)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
     return _quality_report(measure_folders(folders, out, traces, timings), out)
 
 
-def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> Report:
+def report(runs, out, trace: bool = True, game_timeout: float | None = None, note=None) -> Report:
     """Measure existing run folders of the same boards (one per dealer, the control among them).
 
     Parameters
@@ -128,6 +137,8 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
         The folder for ``quality.json``, ``report.html`` and the plots.
     trace : bool
         Replay the first boards of each run with traced draws for the coupling diagnostic.
+    game_timeout, note
+        As for :func:`autodup.run_tournament`.
 
     Returns
     -------
@@ -154,11 +165,13 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None) -> 
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT
 
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
+    note = noter(note)
     runs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     check_output_folder(out, "report")  # before the work, not after it
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
     mark_output_folder(out, "report")
+    _clear_leftovers(out, note)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout) if trace else None
     return _quality_report(measure_folders(folders, out, traces, recorded_timings(folders)), out)
 

@@ -14,7 +14,7 @@ from .. import arguments
 from ..arguments import MAX_WORKERS
 from ..errors import UsageError
 
-__all__ = ["MAX_WORKERS", "Parser", "positive_int", "count", "count_up_to", "seconds", "board_index", "seed",
+__all__ = ["MAX_WORKERS", "Parser", "positive_int", "count", "count_up_to", "integer_between", "seconds", "board_index", "seed",
            "switch", "width", "add_game_timeout", "add_workers_and_backend", "add_bot_parameter_options",
            "add_execution_options", "bot_parameters", "warn", "note", "print_json"]
 
@@ -43,8 +43,13 @@ def count(text: str) -> int:
 
 def count_up_to(limit: int):
     """An argparse type: an integer from 1 to ``limit`` (a larger value is surely a typo, and one line says so)."""
+    return integer_between(1, limit)
+
+
+def integer_between(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high``, the range its error names."""
     def parse(text: str) -> int:
-        return _parsed(arguments.integer, text, 1, limit)
+        return _parsed(arguments.integer, text, low, high)
 
     return parse
 

@@ -3,7 +3,7 @@ control among them): quality.json and report.html."""
 
 from __future__ import annotations
 
-from .options import add_game_timeout
+from .options import add_game_timeout, note
 
 __all__ = ["add_arguments", "run"]
 
@@ -21,5 +21,6 @@ def run(args) -> int:
     from .. import api
     from .quality import print_report
 
-    print_report(api.report(args.runs, args.out, trace=not args.no_trace, game_timeout=args.game_timeout), args.json)
+    print_report(api.report(args.runs, args.out, trace=not args.no_trace, game_timeout=args.game_timeout,
+                            note=note), args.json)
     return 0

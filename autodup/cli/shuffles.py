@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import count, positive_int, print_json, seed, warn
+from .options import count, integer_between, positive_int, print_json, seed, warn
 
 __all__ = ["add_arguments", "run"]
 
@@ -28,7 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--methods", type=_methods, help=f"comma-separated; each a sequence of shuffles applied left "
                         f"to right, like RRH or G7 ({letters}; default: {','.join(shuffles.DEFAULT_METHODS)}, or S "
                         "with --decks)")
-    parser.add_argument("--cards", type=positive_int, help=f"cards in the deck (default: {shuffles.DEFAULT_CARDS}, "
+    parser.add_argument("--cards", type=integer_between(shuffles.MIN_CARDS, shuffles.MAX_CARDS), help=f"cards in the deck (default: {shuffles.DEFAULT_CARDS}, "
                         "or the size of the --decks)")
     parser.add_argument("--decks", action="append", metavar="FILE", help="decks dealt by your own shuffle, put "
                         "through the same tests (the simulated methods are the control: default S): one deck per "
