@@ -202,3 +202,30 @@ def test_a_folder_given_as_a_bot_is_named_a_folder():
     result = run("play", "configs/tiny.yaml", "--bots", "bots")
     assert result.returncode == 2 and result.stderr.strip() == (
         "autodup: error: bots: a folder, not a bot file (allowed: a bot's .py file, or a shipped bot's name)")
+
+
+def test_the_configuration_is_one_optional_positional_argument_in_every_command():
+    """One rule: the first positional argument (after check-bot's bot), set4 when left out."""
+    from autodup.cli import build_parser
+
+    parser = build_parser()
+    for argv, dest in ((["run"], "config"), (["quality"], "config"), (["play"], "config"), (["check"], "config"),
+                       (["odds", "--level", "3", "--champion", "Fox", "--gold", "1"], "config"),
+                       (["ab", "--set", "shop.size=4"], "base"), (["sweep", "--set", "shop.size=4,5"], "base"),
+                       (["check-bot", "greedy"], "config")):
+        value = getattr(parser.parse_args(argv), dest)
+        assert value in ("set4", None), (argv, value)  # run leaves it to --resume: set4, or the run's own
+        assert getattr(parser.parse_args(argv[:1] + ["tiny"] + argv[1:] if argv[0] != "check-bot"
+                                         else ["check-bot", "greedy", "tiny"]), dest) == "tiny", argv
+    legacy = parser.parse_args(["check-bot", "greedy", "--config", "tiny"])
+    assert legacy.config_option == "tiny"  # the old spelling still works
+    assert run("check").returncode == 0 and "TFT Set 4" in run("check").stdout
+
+
+def test_odds_copies_out_is_named_so_and_the_old_out_says_where_it_went():
+    renamed = run("odds", "--level", "8", "--champion", "Jhin", "--gold", "10", "--out", "3")
+    assert renamed.returncode == 2 and "renamed --copies-out" in renamed.stderr
+    assert len(renamed.stderr.strip().splitlines()) == 1
+    result = run("odds", "--level", "8", "--champion", "Jhin", "--gold", "10", "--copies-out", "3", "--json",
+                 "--trials", "0")
+    assert result.returncode == 0 and json.loads(result.stdout)["situation"]["copies_out"] == 3

@@ -69,7 +69,7 @@ def chain_by_enumeration(s):
 
 @pytest.mark.parametrize("question", [
     RollQuestion(level=6, champion="Yuumi", rolls=2),
-    RollQuestion(level=9, champion="Azir", out=7, cost_out=30, rolls=3),
+    RollQuestion(level=9, champion="Azir", copies_out=7, cost_out=30, rolls=3),
     RollQuestion(level=4, champion="Garen", owned=7, rolls=2),
 ], ids=["yuumi", "depleted-azir", "garen-needs-two"])
 def test_chain_matches_enumeration(question):
@@ -130,7 +130,7 @@ def game_by_enumeration(s, copies_left, units_left):
 
 @pytest.mark.parametrize("holding", [False, True])
 def test_game_law_matches_enumeration(holding):
-    question = RollQuestion(level=8, champion="Jhin", out=9, cost_out=100, rolls=1)
+    question = RollQuestion(level=8, champion="Jhin", copies_out=9, cost_out=100, rolls=1)
     s = resolve(SET4, question, holding=holding, other_shops=0)
     assert s.copies_left == 3 and s.units_left == 23
     np.testing.assert_allclose(game_odds(s), game_by_enumeration(s, 3, 23), rtol=0, atol=1e-14)
@@ -158,9 +158,9 @@ def test_the_three_agree_when_the_pool_is_full():
 
 STATES = {  # several levels, costs and depletions
     "garen-3-star": (SET4, RollQuestion(level=4, champion="Garen", owned=3, gold=50)),
-    "jhin-contested": (SET4, RollQuestion(level=8, champion="Jhin", out=6, gold=40)),
-    "yuumi-depleted": (SET4, RollQuestion(level=6, champion="Yuumi", out=10, cost_out=100, rolls=30)),
-    "tiny-3-cost": (TINY, RollQuestion(level=3, champion=TINY.champion_names[-1], out=1, rolls=20)),
+    "jhin-contested": (SET4, RollQuestion(level=8, champion="Jhin", copies_out=6, gold=40)),
+    "yuumi-depleted": (SET4, RollQuestion(level=6, champion="Yuumi", copies_out=10, cost_out=100, rolls=30)),
+    "tiny-3-cost": (TINY, RollQuestion(level=3, champion=TINY.champion_names[-1], copies_out=1, rolls=20)),
 }
 TRIALS = 40_000
 
@@ -246,7 +246,7 @@ def test_every_shipped_config_and_tier(name):
 
 def test_command_json_and_plot(tmp_path):
     plot = tmp_path / "odds.png"
-    done = run("odds", "set4", "--level", "8", "--champion", "jhin", "--out", "3", "--cost-out", "10", "--gold",
+    done = run("odds", "set4", "--level", "8", "--champion", "jhin", "--copies-out", "3", "--cost-out", "10", "--gold",
                "30", "--trials", "3000", "--json", "--plot", str(plot))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -271,7 +271,7 @@ def test_command_table():
     (["--level", "6", "--champion", "Yuumi"], "give exactly one"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--rolls", "3"], "give exactly one"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--owned", "9"], "already make a 3-star"),
-    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--out", "15", "--owned", "4"], "has 18 copies"),
+    (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--copies-out", "15", "--owned", "4"], "has 18 copies"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--cost-out", "300"], "--cost-out"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "10", "--buy-xp"], "costs 36 gold of XP"),
     (["--level", "6", "--champion", "Yuumi", "--gold", "-3"], "--gold"),

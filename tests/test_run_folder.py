@@ -76,6 +76,11 @@ def test_the_reader_gives_rows_with_names_that_match_the_stored_indices(moved_ru
         assert row["three_stars"] == sum(1 for s in stars if s == 3)
         assert row["round_hp"][0] == folder.config.starting_hp and row["round_level"][-1] <= row["level"]
     assert len({row["bot"] for row in rows}) == 3
+    # The luck terms by name, as stored in LUCK_NAMES order.
+    from autodup.game.stats import LUCK_NAMES
+
+    assert [list(row["luck"]) for row in rows[:3]] == [list(LUCK_NAMES)] * 3
+    assert [[row["luck"][name] for name in LUCK_NAMES] for row in rows] == [list(x) for x in raw["luck"]]
 
 
 def test_the_reader_reads_the_columns_asked_for_in_row_order_and_refuses_unknown_ones(moved_run):

@@ -13,10 +13,10 @@ from .tournaments import RUN_SEED, load_config
 __all__ = ["odds", "shuffles", "toy"]
 
 
-def odds(config, level: int, champion: str, gold: int | None = None, rolls: int | None = None, out: int = 0,
+def odds(config, level: int, champion: str, gold: int | None = None, rolls: int | None = None, copies_out: int = 0,
          cost_out: int = 0, owned: int = 0, buy_xp: bool = False, xp: int = 0, trials: int | None = None,
          dealer: str | None = None, seed: int = RUN_SEED, holding: bool | None = None,
-         other_shops: int | None = None, plot=None, warn=None) -> Report:
+         other_shops: int | None = None, plot=None, progress: bool = False, warn=None) -> Report:
     """The chances of finding k copies of a champion by rolling: the public calculators' chain, the game's
     exact law of its shop, and a simulation through the game's own shop.
 
@@ -30,7 +30,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         The champion looked for (its name in the configuration; case does not matter).
     gold, rolls : int
         Gold to spend on rolls, or a number of rolls (exactly one of them).
-    out, cost_out, owned : int
+    copies_out, cost_out, owned : int
         Copies of it held by others, other units of its cost out of the pool, copies the player owns.
     buy_xp, xp
         Buy XP to the next level first (from ``gold``), with ``xp`` already held toward it.
@@ -44,6 +44,8 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         Other seats holding a shop while the player rolls (default: every other seat).
     plot : str or os.PathLike, optional
         A ``.png`` file for a bar chart of P(at least k) by the three methods.
+    progress, warn
+        As for :func:`autodup.run_tournament` (a bar of the simulated trials).
 
     Returns
     -------
@@ -63,7 +65,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     from ..labs.odds_simulation import MAX_TRIALS, roll_odds
 
     level = integer("level", level, 1)
-    for name, value in (("out", out), ("cost_out", cost_out), ("owned", owned), ("xp", xp)):
+    for name, value in (("copies_out", copies_out), ("cost_out", cost_out), ("owned", owned), ("xp", xp)):
         integer(name, value, 0)
     gold, rolls = optional(integer, "gold", gold, 0), optional(integer, "rolls", rolls, 0)
     trials = integer("trials", DEFAULT_TRIALS if trials is None else trials, 0, MAX_TRIALS)
@@ -79,10 +81,14 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         check_plot_path(str(plot))
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
-    question = RollQuestion(level=level, champion=champion, out=out, cost_out=cost_out, gold=gold, rolls=rolls,
+    question = RollQuestion(level=level, champion=champion, copies_out=copies_out, cost_out=cost_out, gold=gold, rolls=rolls,
                             owned=owned, buy_xp=buy_xp, xp=xp)
-    result = roll_odds(loaded, question, trials=trials,
-                       dealer=dealer, seed=seed, holding=holding, other_shops=other_shops)
+    from tqdm.auto import tqdm
+
+    with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,
+              disable=None if progress else True) as bar:  # None: a bar where there is a terminal
+        result = roll_odds(loaded, question, trials=trials, dealer=dealer, seed=seed, holding=holding,
+                           other_shops=other_shops, advance=bar.update)
     if plot:
         write_odds_plot(result, str(plot))
     return Report(result, None, format_odds(result) + (f"\nplot: {plot}" if plot else ""))

@@ -4,16 +4,13 @@ effect on bots, champions and traits, with CIs (ab.json, report.html)."""
 from __future__ import annotations
 
 from .comparison_options import add_comparison_options, comparison_arguments
-from .options import print_json
+from .options import add_config, print_json
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
-    from ..shipped import config_names
-
-    parser.add_argument("base", help=f"the base configuration: shipped ({', '.join(config_names())}) or the path "
-                        "of a YAML file")
+    add_config(parser, "base", "the base configuration")
     parser.add_argument("variant", nargs="?", help="the variant's YAML file (default: a copy of the base, edited by "
                         "--set)")
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", dest="settings",

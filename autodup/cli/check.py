@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from .options import warn
+from .options import add_config, warn
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
-    from ..shipped import config_names
-
-    parser.add_argument("config", help=f"a shipped configuration ({', '.join(config_names())}) or the path of a "
-                        "YAML file")
+    add_config(parser)
 
 
 def run(args) -> int:

@@ -3,8 +3,11 @@ determinism (exit 0 when clean)."""
 
 from __future__ import annotations
 
+import argparse
+
 from .options import (
     add_bot_parameter_options,
+    add_config,
     add_game_timeout,
     board_index,
     bot_parameters,
@@ -19,11 +22,11 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser) -> None:
     from ..api.tournaments import CHECK_GAMES, CHECK_SEED
-    from ..shipped import DEFAULT_CONFIG, config_names
 
     parser.add_argument("bot", help="a bot name or a path to a bot file")
-    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"configuration to play "
-                        f"({', '.join(config_names())} or a path)")
+    add_config(parser, what="the configuration to play")
+    # Before the rule above, check-bot took its configuration as --config: scripts that say so keep working.
+    parser.add_argument("--config", dest="config_option", help=argparse.SUPPRESS)
     parser.add_argument("--games", type=positive_int, default=CHECK_GAMES,
                         help="tables to play on the configuration as "
                         "written (each twice)")
@@ -38,7 +41,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from .. import api
 
-    report = api.check_bot(args.bot, config=args.config, games=args.games, seed=args.seed,
+    report = api.check_bot(args.bot, config=args.config_option or args.config, games=args.games, seed=args.seed,
                            variant_games=args.variant_games, game_timeout=args.game_timeout, warn=warn,
                            **bot_parameters(args))
     if args.json:

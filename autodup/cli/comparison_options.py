@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .options import add_execution_options, bot_parameters, count_up_to, note, seed, warn, width
+from .options import add_execution_options, bot_parameters, bots_help, count_up_to, note, seed, warn, width
 
 __all__ = ["add_comparison_options", "comparison_arguments"]
 
@@ -15,16 +15,18 @@ def add_comparison_options(parser) -> None:
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
     from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
 
-    parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
-                        "shipped bot)")
+    parser.add_argument("--bots", help=bots_help())
     parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), help="boards played under each configuration "
                         f"(default: {DEFAULT_BOARDS}; with --until-ci, the most it may play: default "
                         f"{DEFAULT_UNTIL_CI_BOARDS:,})")
     parser.add_argument("--until-ci", type=width, metavar="W", help="add boards until every bot's 95%% CI of its "
-                        "change of mean placement is narrower than ±W")
+                        "change of mean placement is narrower than ±W places (e.g. 0.05)")
     parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
     parser.add_argument("--design", default=DEFAULT_DESIGN, help=f"seating design: {' or '.join(RUN_DESIGNS)}")
-    parser.add_argument("--events", default=DEFAULT_EVENTS, help=f"event addressing: {' or '.join(EVENT_ADDRESSING)}")
+    parser.add_argument("--events", default=DEFAULT_EVENTS, help=f"what a table's chance events (pairings, who is served first from the shared pool, the "
+                        f"combat coin) are keyed by: {' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: "
+                        "by whom they concern, so tables stay alike after a difference; position: by place in the "
+                        "round's order)")
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed: the boards both play")
     parser.add_argument("--out", help="output folder (default: ab/ or sweep/<what is compared>)")
     add_execution_options(parser, "print the result as JSON")

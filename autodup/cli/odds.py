@@ -3,21 +3,30 @@ the game's exact law and a simulation through the game's shop."""
 
 from __future__ import annotations
 
-from .options import count, positive_int, print_json, seed, switch, warn
+import argparse
+
+from .options import add_config, count, positive_int, print_json, seed, switch, warn
 
 __all__ = ["add_arguments", "run"]
+
+
+def _renamed(text: str):
+    raise argparse.ArgumentTypeError("renamed --copies-out (the copies other players hold; --out names an output "
+                                     "folder in the other commands)")
 
 
 def add_arguments(parser) -> None:
     from ..api.tournaments import RUN_SEED
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..labs.odds import DEFAULT_TRIALS
-    from ..shipped import config_names
 
-    parser.add_argument("config", help=f"shipped ({', '.join(config_names())}) or the path of a YAML file")
+    add_config(parser)
     parser.add_argument("--level", type=positive_int, required=True, help="your level")
     parser.add_argument("--champion", required=True, help="the champion you look for (its name in the config)")
-    parser.add_argument("--out", type=count, default=0, help="copies of it out of the pool (other players hold them)")
+    parser.add_argument("--copies-out", type=count, default=0, help="copies of it out of the pool (other players "
+                        "hold them)")
+    # --out names an output folder in every other command; here it was the copies out, now --copies-out.
+    parser.add_argument("--out", type=_renamed, help=argparse.SUPPRESS)
     parser.add_argument("--cost-out", type=count, default=0, help="other units of its cost out of the pool")
     parser.add_argument("--gold", type=count, help="gold to spend on rolls (purchases are not counted, as in the "
                         "public calculators)")
@@ -36,6 +45,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--other-shops", type=count, metavar="K", help="other seats holding a shop while you roll, "
                         "with holding (default: every other seat)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--plot", metavar="FILE.png", help="write a bar chart of P(at least k), the three methods")
 
 
@@ -43,8 +53,8 @@ def run(args) -> int:
     from .. import api
 
     answer = api.odds(args.config, level=args.level, champion=args.champion, gold=args.gold, rolls=args.rolls,
-                      out=args.out, cost_out=args.cost_out, owned=args.owned, buy_xp=args.buy_xp, xp=args.xp,
-                      trials=args.trials, dealer=args.dealer, seed=args.seed, holding=args.holding,
-                      other_shops=args.other_shops, plot=args.plot, warn=warn)
+                      copies_out=args.copies_out, cost_out=args.cost_out, owned=args.owned, buy_xp=args.buy_xp,
+                      xp=args.xp, trials=args.trials, dealer=args.dealer, seed=args.seed, holding=args.holding,
+                      other_shops=args.other_shops, plot=args.plot, progress=not args.quiet, warn=warn)
     print_json(answer.data, safe=False) if args.json else print(answer.text)
     return 0

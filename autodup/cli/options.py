@@ -14,7 +14,7 @@ from .. import arguments
 from ..arguments import MAX_WORKERS
 from ..errors import UsageError
 
-__all__ = ["MAX_WORKERS", "Parser", "positive_int", "count", "count_up_to", "integer_between", "seconds", "board_index", "seed",
+__all__ = ["MAX_WORKERS", "Parser", "add_config", "bots_help", "positive_int", "count", "count_up_to", "integer_between", "seconds", "board_index", "seed",
            "switch", "width", "add_game_timeout", "add_workers_and_backend", "add_bot_parameter_options",
            "add_execution_options", "bot_parameters", "warn", "note", "print_json"]
 
@@ -31,6 +31,25 @@ def _parsed(check, text: str, *limits, base: int = 10, number=int):
         return check(None, value, *limits)
     except UsageError as error:
         raise argparse.ArgumentTypeError(error.message) from None
+
+
+def add_config(parser, name: str = "config", what: str = "the configuration", default=True) -> None:
+    """The configuration argument, one rule for every command: a positional argument, the first (check-bot's
+    comes after its bot), that may be left out (set4); a shipped configuration's name or a YAML file's path.
+
+    ``default=False`` leaves the default to the command (``run --resume`` takes the run's own)."""
+    from ..shipped import DEFAULT_CONFIG, config_names
+
+    parser.add_argument(name, nargs="?", default=DEFAULT_CONFIG if default else None,
+                        help=f"{what}: a shipped configuration ({', '.join(config_names())}) or the path of a YAML "
+                             f"file (default: {DEFAULT_CONFIG})")
+
+
+def bots_help(default: str = "every shipped bot", least: int = 1) -> str:
+    """The help of ``--bots``, in a user's words: what may be listed and how many."""
+    many = "at least 2 and " if least == 2 else ""
+    return (f"the bots, comma-separated: names (autodup bots) or paths of bot files, each once, {many}at most as many "
+            f"as the configuration has seats (default: {default})")
 
 
 def positive_int(text: str) -> int:

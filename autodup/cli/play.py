@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from .options import (
     add_bot_parameter_options,
+    add_config,
     add_game_timeout,
     board_index,
     bot_parameters,
+    bots_help,
     print_json,
     seed,
     warn,
@@ -18,19 +20,18 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser) -> None:
     from ..api.tournaments import RUN_SEED
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
-    from ..shipped import config_names
 
-    parser.add_argument("config", help=f"a shipped configuration ({', '.join(config_names())}) or the path of a "
-                        "YAML file")
+    add_config(parser)
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed, as in `autodup run`")
     parser.add_argument("--board", type=board_index, default=0, help="which board of the seed to play")
     parser.add_argument("--table", type=board_index, default=0, help="which table of the board: seat s plays bot "
                         "(s + table) mod (number of bots), as in `autodup run`")
-    parser.add_argument("--bots", default="greedy", help="1 to seats distinct bots, comma-separated (names from "
-                        "`autodup bots` or paths to bot files), seated as in `autodup run`")
+    parser.add_argument("--bots", default="greedy", help=bots_help("greedy") + "; seated as in autodup run")
     add_bot_parameter_options(parser)
     parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
-    parser.add_argument("--order", default="events", help="how a round's shop refreshes are served: events or race")
+    parser.add_argument("--order", default="events", help="who is served first when the seats refresh their "
+                        "shops from the shared pool: events (an order drawn from the table's chance events, keyed as "
+                        "--events says in autodup run) or race (a race across the seats' own draws; default: events)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_game_timeout(parser)
 

@@ -4,8 +4,10 @@ duplication: cross-table correlation, correctness, luck removed (quality.json, r
 from __future__ import annotations
 
 from .options import (
+    add_config,
     add_execution_options,
     bot_parameters,
+    bots_help,
     count_up_to,
     note,
     print_json,
@@ -22,12 +24,9 @@ def add_arguments(parser) -> None:
     from ..api.comparisons import DEFAULT_QUALITY_BOARDS
     from ..api.tournaments import RUN_SEED
     from ..arguments import MAX_BOARDS
-    from ..shipped import DEFAULT_CONFIG, config_names
 
-    parser.add_argument("config", nargs="?", default=DEFAULT_CONFIG,
-                        help=f"a shipped configuration ({', '.join(config_names())}) or the path of a YAML file")
-    parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
-                        "shipped bot)")
+    add_config(parser)
+    parser.add_argument("--bots", help=bots_help(least=2))
     parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), default=DEFAULT_QUALITY_BOARDS,
                         help="boards played under each dealer and under the control")
     parser.add_argument("--dealers", default=",".join(DEFAULT_QUALITY_DEALERS),

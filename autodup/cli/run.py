@@ -6,9 +6,11 @@ import sys
 
 from .options import (
     add_bot_parameter_options,
+    add_config,
     add_game_timeout,
     add_workers_and_backend,
     bot_parameters,
+    bots_help,
     count_up_to,
     note,
     print_json,
@@ -25,13 +27,10 @@ def add_arguments(parser) -> None:
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
     from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
-    from ..shipped import DEFAULT_CONFIG, config_names
 
     # What defines a run has no parser default: with --resume, what is not given comes from the run's manifest.
-    parser.add_argument("config", nargs="?", help=f"a shipped configuration ({', '.join(config_names())}) or the "
-                        f"path of a YAML file (default: {DEFAULT_CONFIG})")
-    parser.add_argument("--bots", help="1 to seats distinct bots, comma-separated (names or paths; default: every "
-                        "shipped bot)")
+    add_config(parser, default=False)
+    parser.add_argument("--bots", help=bots_help())
     parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), help="boards (grandparent seeds) to play "
                         f"(default: {DEFAULT_BOARDS})")
     parser.add_argument("--dealer", help=f"one of {', '.join(DEALERS)} (default: {DEFAULT_DEALER})")
@@ -39,9 +38,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--design", help=f"seating design: {' or '.join(RUN_DESIGNS)} (default: {DEFAULT_DESIGN}); "
                         "latin: every bot at every seat of a board; paired: tables differ only in the bot at the "
                         "board's focal seat")
-    parser.add_argument("--events", help=f"how matchmaking, serving order and the combat coin are addressed: "
-                        f"{' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: by who, position: by "
-                        "place in the round's order)")
+    parser.add_argument("--events", help=f"what a table's chance events (pairings, who is served first from the shared pool, the "
+                        f"combat coin) are keyed by: {' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: "
+                        "by whom they concern, so tables stay alike after a difference; position: by place in the "
+                        "round's order)")
     parser.add_argument("--out", help="output folder (default: runs/<what the run is>)")
     add_workers_and_backend(parser)
     parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")

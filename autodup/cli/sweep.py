@@ -4,16 +4,13 @@ effect curve with CIs (sweep.json, sweep.png, report.html)."""
 from __future__ import annotations
 
 from .comparison_options import add_comparison_options, comparison_arguments
-from .options import print_json
+from .options import add_config, print_json
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
-    from ..shipped import config_names
-
-    parser.add_argument("base", help=f"the base configuration: shipped ({', '.join(config_names())}) or the path "
-                        "of a YAML file")
+    add_config(parser, "base", "the base configuration")
     parser.add_argument("--set", action="append", default=[], metavar="PATH=V1,V2,...", dest="settings",
                         required=True, help="the field swept and its values, read as one YAML flow list (so "
                         "levels.8.odds=[10,15,35,30,10],[16,20,35,25,4] sweeps two lists); repeated, the paths "

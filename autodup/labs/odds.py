@@ -34,7 +34,7 @@ class RollQuestion:
         The level the player is at.
     champion : str
         The champion's name (as the configuration spells it; case does not matter).
-    out : int
+    copies_out : int
         Copies of it out of the pool, held by other players.
     cost_out : int
         Other units of its cost out of the pool.
@@ -52,7 +52,7 @@ class RollQuestion:
 
     level: int
     champion: str
-    out: int = 0
+    copies_out: int = 0
     cost_out: int = 0
     gold: int | None = None
     rolls: int | None = None
@@ -191,14 +191,14 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
     tier_totals = np.array([config.champion_copies[config.tier_start[t]:config.tier_start[t + 1]].sum()
                             for t in range(config.n_tiers)], dtype=np.float64)
     tier_total = int(tier_totals[tier])
-    for option, value in (("out", q.out), ("cost_out", q.cost_out), ("owned", q.owned), ("xp", q.xp),
+    for option, value in (("copies_out", q.copies_out), ("cost_out", q.cost_out), ("owned", q.owned), ("xp", q.xp),
                           ("gold", q.gold or 0), ("rolls", q.rolls or 0)):
         integer(option, value, 0)
     if q.owned >= COPIES_FOR_TOP_STAR:
         raise UsageError(f"{q.owned} copies of {name} already make a 3-star (allowed: 0 to "
                          f"{COPIES_FOR_TOP_STAR - 1})", "owned")
-    if q.out + q.owned > copies:
-        raise UsageError(f"{q.owned} with out {q.out}: {name} has {copies} copies in {source} (allowed: out and owned "
+    if q.copies_out + q.owned > copies:
+        raise UsageError(f"{q.owned} with copies out {q.copies_out}: {name} has {copies} copies in {source} (allowed: copies out and owned "
                          f"at most {copies} together)", "owned")
     if q.cost_out > tier_total - copies:
         raise UsageError(f"{q.cost_out} other {config.tier_cost[tier]}-cost units out, but {source} has "
@@ -237,8 +237,8 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
                          f"seats of {source})", "other_shops")
     holding = bool(config.units_leave_pool) if holding is None else bool(holding)
     rules = rules_of(config)._replace(units_leave_pool=holding)
-    copies_left = copies - q.out - q.owned
-    units_left = tier_total - q.out - q.owned - q.cost_out
+    copies_left = copies - q.copies_out - q.owned
+    units_left = tier_total - q.copies_out - q.owned - q.cost_out
     # The exact law keeps every other tier's place in the tier race: true when no tier can run out while the
     # shops hold units (the player's shop and the others'), and always without holding.
     most_held = (other_shops + 1) * config.shop_size if holding else 0

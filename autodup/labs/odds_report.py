@@ -31,7 +31,7 @@ def format_odds(result: dict) -> str:
     lines = [
         f"{s['config']}: {s['champion']} ({s['cost']}-cost) at level {s['roll_level']} "
         f"({s['tier_odds']:.0%} {s['cost']}-cost odds), {spent} of {s['shop_size']} slots",
-        f"  pool: {s['copies_left']} copies left ({s['out']} out, {s['owned']} owned), {s['units_left']} "
+        f"  pool: {s['copies_left']} copies left ({s['copies_out']} out, {s['owned']} owned), {s['units_left']} "
         f"{s['cost']}-cost units left ({s['cost_out']} others out); looking for up to {s['looked_for']}",
     ]
     sim = result["simulated"]

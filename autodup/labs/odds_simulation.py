@@ -93,8 +93,9 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
 
 
 def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer: str = DEFAULT_DEALER,
-                  seed: int = 0) -> np.ndarray:
-    """Play the situation ``trials`` times through the game's shop (see :func:`simulate_rolls`).
+                  seed: int = 0, advance=None) -> np.ndarray:
+    """Play the situation ``trials`` times through the game's shop (see :func:`simulate_rolls`);
+    ``advance(n)``, if given, is told of every ``n`` trials played (a progress bar).
 
     Returns
     -------
@@ -106,15 +107,18 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     rules = s.rules
     code = dealer_named(dealer).code
     pool = config.champion_copies.astype(np.float64)
-    pool[s.champion] -= s.question.out + s.question.owned
+    pool[s.champion] -= s.question.copies_out + s.question.owned
     _take_other_units(config, pool, s.tier, s.champion, s.question.cost_out)
     counts = np.zeros(s.looked_for + 1, dtype=np.int64)
     table, seat_seeds = new_table(rules), np.zeros(rules.players, dtype=np.uint64)
     # In chunks, so that Ctrl-C stops a long simulation between two (trials are addressed, so the chunking
     # changes nothing).
     for first in range(0, int(trials), CHUNK_TRIALS):
-        simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, min(CHUNK_TRIALS, int(trials) - first),
+        chunk = min(CHUNK_TRIALS, int(trials) - first)
+        simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, chunk,
                        s.champion, pool, s.question.level, s.roll_level, s.other_shops, s.rolls, counts)
+        if advance is not None:
+            advance(chunk)
     return counts
 
 
@@ -146,8 +150,9 @@ def _at_least(p_exactly) -> list:
 
 
 def roll_odds(config, question: RollQuestion, trials: int = DEFAULT_TRIALS, dealer: str = DEFAULT_DEALER,
-              seed: int = 0, holding: bool | None = None, other_shops: int | None = None) -> dict:
-    """Answer ``question`` three ways: the chain, the game's exact law and the simulation (``trials`` > 0).
+              seed: int = 0, holding: bool | None = None, other_shops: int | None = None, advance=None) -> dict:
+    """Answer ``question`` three ways: the chain, the game's exact law and the simulation (``trials`` > 0;
+    ``advance`` as for :func:`simulate_odds`).
 
     Returns
     -------
@@ -167,7 +172,7 @@ def roll_odds(config, question: RollQuestion, trials: int = DEFAULT_TRIALS, deal
     result["game"] = None if game is None else {"p_exactly": [float(x) for x in game], "p_at_least": _at_least(game)}
     result["simulated"] = None
     if trials:
-        counts = simulate_odds(s, trials, dealer, seed)
+        counts = simulate_odds(s, trials, dealer, seed, advance)
         at_least = np.cumsum(counts[::-1])[::-1]
         result["simulated"] = {
             "p_exactly": [float(x) for x in counts / trials], "p_at_least": [float(x) for x in at_least / trials],
@@ -184,7 +189,7 @@ def _describe_situation(s: RollSituation) -> dict:
     q = s.question
     return {"config": s.config.name, "source": s.config.source, "champion": s.name, "cost": s.cost,
             "level": q.level, "roll_level": s.roll_level, "gold": q.gold, "xp_gold": s.xp_gold, "rolls": s.rolls,
-            "shop_size": s.shop_size, "out": q.out, "cost_out": q.cost_out, "owned": q.owned,
+            "shop_size": s.shop_size, "copies_out": q.copies_out, "cost_out": q.cost_out, "owned": q.owned,
             "copies_left": s.copies_left, "units_left": s.units_left, "looked_for": s.looked_for,
             "tier_odds": s.hit_weight, "holding": s.holding, "other_shops": s.other_shops,
             "held_by_other_shops": s.other_shops * s.shop_size if s.holding else 0}

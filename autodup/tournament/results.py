@@ -34,8 +34,9 @@ offers                        copies of each champion shown over its game, every
                               (one count per champion, in ``config.champion_names`` order)
 bought                        copies of each champion bought from its shops over its
                               game (loot is not bought), in the same order
-luck                          its luck terms over its game (``autodup.game.stats.LUCK_NAMES``
-                              order; see :mod:`autodup.analysis.luck`)
+luck                          its luck terms over its game, one named field each
+                              (``{coin, coin_hp, ..., tiebreak}``: ``autodup.game.stats.LUCK_NAMES``
+                              and :mod:`autodup.analysis.luck` say what each measures)
 ============================  =======================================================
 """
 
@@ -177,6 +178,15 @@ class RunFolder:
             offsets = np.asarray(shops.offsets, dtype=np.int32) // size
             table = table.set_column(table.column_names.index("round_shops"), "round_shops",
                                      pa.ListArray.from_arrays(pa.array(offsets), per_round))
+        if "luck" in table.column_names:  # stored as a list in LUCK_NAMES order; read as named fields
+            from ..game.stats import LUCK_NAMES
+
+            luck = table.column("luck").combine_chunks()
+            values = luck.flatten()
+            fields = [pc.take(values, pa.array(np.arange(k, len(values), len(LUCK_NAMES))))
+                      for k in range(len(LUCK_NAMES))]
+            table = table.set_column(table.column_names.index("luck"), "luck",
+                                     pa.StructArray.from_arrays(fields, names=list(LUCK_NAMES)))
         if {"final_champions", "final_stars"} <= set(table.column_names):
             champions = table.column("final_champions").combine_chunks()
             stars = table.column("final_stars").combine_chunks()
