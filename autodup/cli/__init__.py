@@ -90,6 +90,36 @@ class _Printable:
         return getattr(self._stream, name)
 
 
+class _Stops:
+    """While active (main thread only), Ctrl-C and SIGTERM raise ``stopped(signal number)`` at once, and are
+    remembered: C code being imported turns the exception it is given into another (numpy's, as it initializes:
+    an ImportError), so whatever leaves the block after one of them leaves it as ``stopped``."""
+
+    def __init__(self, stopped):
+        self.stopped = stopped
+        self.signal_number = 0
+        self.previous: dict = {}
+
+    def __enter__(self):
+        for number in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self.previous[number] = signal.signal(number, self._handle)
+            except ValueError:  # not the main thread: the signals are its caller's business
+                break
+        return self
+
+    def _handle(self, signum, frame):
+        self.signal_number = signum
+        raise self.stopped(signum)
+
+    def __exit__(self, kind, error, trace):
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        if self.signal_number and kind is not None and not issubclass(kind, KeyboardInterrupt):
+            raise self.stopped(self.signal_number) from None
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (0, 1 for a check that is not clean, 2 for an error,
     130 or 143 when Ctrl-C or SIGTERM stopped it)."""
@@ -107,13 +137,11 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = None
     try:
-        args = build_parser(_chosen(argv)).parse_args(argv)
-        command = args.command
-        from ..tournament.workers import SignalFlag
-
-        # Ctrl-C and SIGTERM stop any command at any moment with one line; while games are played, the
-        # worker pool takes over and stops between polls (see autodup.tournament.workers).
-        with SignalFlag(immediate=True):
+        # Ctrl-C and SIGTERM stop any command at any moment with one line, from its parsing on; while games are
+        # played, the worker pool takes over and stops between polls (see autodup.tournament.workers).
+        with _Stops(Stopped):
+            args = build_parser(_chosen(argv)).parse_args(argv)
+            command = args.command
             return _module(command).run(args)
     except ConfigError as error:  # already "FILE:LINE: field.path: what is wrong (what is allowed)"
         print(one_line(str(error)), file=sys.stderr)
@@ -132,7 +160,9 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (autodup.errors.Stopped)
         signal_number = stop.signal_number if isinstance(stop, Stopped) else 2
         what = "terminated" if signal_number == 15 else "interrupted"
-        kept = "; finished work is kept" if command in KEEP_WORK else ""
+        # quality, ab, sweep and report keep each finished chunk and trace (and nothing else): the same command
+        # goes on from them, or starts over where there were none.
+        kept = "; the same command goes on from what it finished" if command in KEEP_WORK else ""
         if command == "run" and hasattr(stop, "kept_folder"):  # the run said what it left on disk
             folder = stop.kept_folder
             kept = (f"; the finished chunks are kept (autodup run --resume --out {folder} finishes the run)"

@@ -19,7 +19,15 @@ worker processes and watches them from outside:
   flag that the parent checks every ``POLL_SECONDS``; workers ignore Ctrl-C.
   The first signal stops the pool (workers are killed, finished work is kept
   by the caller) and raises :class:`Stopped`; so Ctrl-C always works, even
-  when a bot hangs.
+  when a bot hangs. A signal that comes while the pool closes is a stop too.
+  Workers are immune from their first instruction: a terminal's Ctrl-C goes to
+  the whole process group, and a worker still starting its Python (seconds,
+  with numpy) would print a traceback. So the parent starts each worker with
+  SIGINT and SIGTERM blocked (a process inherits its signal mask through fork
+  and exec; multiprocessing's resource tracker is started the same way), and
+  the worker ignores them before it unblocks them, which drops any that
+  waited. A signal to the parent meanwhile waits as well, and reaches the
+  handler it was meant for once the worker has started.
 * **Parent death.** Workers ask the kernel to kill them when their parent dies
   (``PR_SET_PDEATHSIG`` on Linux; elsewhere a thread checks the parent between
   games), so a ``kill -9`` of the command leaves no worker behind.
@@ -62,6 +70,7 @@ __all__ = ["DEFAULT_GAME_TIMEOUT", "POLL_SECONDS", "TASKS_PER_WORKER", "ERRORS_K
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C and a polite kill: the caller stops, workers ignore them
 UNGUARDED_SCRIPT_EXIT = 86  # a worker that found itself starting a pool while importing the caller's script
 TASKS_PER_WORKER = 2  # in flight: a worker starts its next task while the parent stores the last result
 ERRORS_KEPT = 20      # bot errors recorded per task (all are counted by the table)
@@ -127,6 +136,14 @@ class _ErrorRecorder:
 
 
 def _worker_main(connection, progress_buffer, parent_pid: int, log: int) -> None:
+    # The parent decides when to stop: a Ctrl-C or SIGTERM sent to the whole process group (a terminal,
+    # `timeout`, a batch system) reaches it, and it kills the workers; the kernel kills them if it dies. The
+    # worker was started with both signals blocked (see _held_signals), so that none could interrupt its Python
+    # while it started: ignored, those that came meanwhile are dropped, and they can be unblocked.
+    for number in _STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     _die_with_parent(parent_pid)
     # What a worker writes, from Python or from C (numba, LLVM, a bot's print), goes to its log: the
     # parent quotes the last line if the worker dies, and the command's own output stays clean. The
@@ -137,10 +154,6 @@ def _worker_main(connection, progress_buffer, parent_pid: int, log: int) -> None
     os.close(log)
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
-    # The parent decides when to stop: a Ctrl-C or SIGTERM sent to the whole process group (a terminal,
-    # `timeout`, a batch system) reaches it, and it kills the workers; the kernel kills them if it dies.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     progress = np.frombuffer(progress_buffer, dtype=np.int64)
     recorder = _ErrorRecorder(progress)
     sys.unraisablehook = recorder
@@ -202,6 +215,36 @@ class SignalFlag:
     def __exit__(self, *exc):
         for number, handler in self.previous.items():
             signal.signal(number, handler)
+        self.previous = {}
+        return False
+
+
+class _held_signals:
+    """Ctrl-C and SIGTERM wait while processes are started (in the ``with``), then reach the handler they would
+    have reached.
+
+    A process started inside inherits the mask that blocks them through fork and exec (CPython's spawn keeps
+    the caller's mask, as its own resource tracker relies on), and Python's startup leaves it alone: the
+    signals sent to the whole group while it starts wait in it, until :func:`_worker_main` ignores them.
+    In the caller, a signal waits in the mask of this thread, or is caught by a flag if the kernel gave it to
+    another thread (numpy's); at the end of the block it is raised again for the handler in place before (the
+    command's, which stops it; Python's KeyboardInterrupt; an ignored signal stays ignored). So nothing is
+    raised in the middle of a start, which would leave a child without its arguments, and nothing is lost.
+    """
+
+    def __enter__(self):
+        self.flag = SignalFlag().__enter__()
+        self.mask = None
+        if hasattr(signal, "pthread_sigmask"):
+            self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        return self
+
+    def __exit__(self, *exc):
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)  # a signal that waited reaches the flag now
+        self.flag.__exit__(*exc)
+        if self.flag.signal_number:
+            signal.raise_signal(self.flag.signal_number)  # the handler in place before decides
         return False
 
 
@@ -312,16 +355,41 @@ class Pool:
             raise UsageError(f"worker processes import the calling program again, and it was read from {main_file}, "
                              "not a file (allowed: a script file, python -c, or a notebook)")
         self._context = multiprocessing.get_context("spawn")
-        self._workers = [_Worker(self._context) for _ in range(workers)]
         self._signals = SignalFlag()
+        self._workers: list = []
+        if os.name == "posix":
+            # Spawning a worker first starts multiprocessing's resource tracker if it is not running, and that
+            # unblocks SIGINT and SIGTERM once it has (instead of putting the mask back): the first worker would
+            # start unprotected. Started here, the tracker is only probed while a worker starts.
+            from multiprocessing import resource_tracker
+
+            with _held_signals():
+                resource_tracker.ensure_running()
+        try:
+            for _ in range(workers):
+                # Blocked while each worker starts (see _held_signals): a Ctrl-C then is raised here, between two
+                # starts, once the started worker is in the list that close() kills.
+                with _held_signals():
+                    self._workers.append(_Worker(self._context))
+        except BaseException:
+            with _held_signals():  # a second Ctrl-C waits until every worker started is killed
+                self.close()
+            raise
 
     def __enter__(self):
         self._signals.__enter__()
         return self
 
-    def __exit__(self, *exc):
-        self.close()
-        self._signals.__exit__(*exc)
+    def __exit__(self, kind, error, trace):
+        try:
+            self.close()
+        finally:
+            self._signals.__exit__(kind, error, trace)
+        # A signal that came after the pool's last check (its last result was in, the workers were being
+        # killed) is a stop all the same: the handler it came through is gone, and nothing else would see it.
+        if self._signals.signal_number and not (kind is not None and issubclass(kind, (KeyboardInterrupt,
+                                                                                         GeneratorExit))):
+            raise Stopped(self._signals.signal_number)
         return False
 
     def close(self) -> None:

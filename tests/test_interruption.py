@@ -1,0 +1,233 @@
+"""Ctrl-C and SIGTERM at the worst moments: one line, exit 130 (143), no traceback, no process or file left (issue 27).
+
+A terminal sends Ctrl-C to the whole foreground process group, so the worker processes get it too, and at the
+worst moment: while their Python starts (seconds: numpy), before any code of autodup could ignore it. Each
+command here runs in a session of its own, and the signal goes to its whole group, at a moment found by watching
+its workers in /proc: as the first workers' Python starts (it has installed its KeyboardInterrupt handler and
+does not ignore the signal yet), as the workers of the next pool start (the run's own after the pool that loads
+the bots), and between two pools (no worker alive: the signal must not be lost). Then signals to the command
+itself while it imports, before any worker exists. Every test failed before the fix but the Ctrl-C as numba
+loads (it guards what worked), and the Ctrl-C as numpy loads fails only when it lands while numpy's C code
+initializes (a few milliseconds; the test after it puts an exception there at will).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
+COMPILING = "compiling the game for this machine"  # the one note a cold compiled-code cache adds
+
+COMMANDS = {
+    "run": ["run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "8"],
+    "sweep": ["sweep", "configs/tiny.yaml", "--set", "starting_gold=3,4", "--bots", "greedy", "--boards", "8"],
+    "ab": ["ab", "configs/tiny.yaml", "--set", "starting_gold=4", "--bots", "greedy", "--until-ci", "0.5",
+           "--boards", "400"],
+}
+FIRST, NEXT, BETWEEN = "as the first workers start", "as the next pool's workers start", "between two pools"
+
+
+def _stat(pid) -> list:
+    """The fields of /proc/PID/stat after the command's name: state, parent, process group, ..."""
+    return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+
+
+def children(pid: int) -> list:
+    """Process ids whose parent is ``pid``."""
+    listed = Path(f"/proc/{pid}/task/{pid}/children")  # every child: the command starts them from its main thread
+    try:
+        return [int(word) for word in listed.read_text().split()]
+    except FileNotFoundError:  # a kernel without CONFIG_PROC_CHILDREN
+        pass
+    except OSError:
+        return []
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int(_stat(entry.name)[1]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def workers(pid: int) -> dict:
+    """``{worker: whether its Python has started}`` for the command's worker processes (not the resource tracker).
+
+    Started: its Python catches SIGINT (the handler that raises KeyboardInterrupt is installed) and does not
+    ignore it yet, that is, it imports its arguments' modules: a Ctrl-C then printed a traceback.
+    """
+    found = {}
+    for child in children(pid):
+        try:
+            if b"spawn_main" not in (Path("/proc") / str(child) / "cmdline").read_bytes():
+                continue
+            masks = {line.split(":")[0]: int(line.split(":")[1], 16)
+                     for line in (Path("/proc") / str(child) / "status").read_text().splitlines()
+                     if line.startswith(("SigIgn", "SigCgt"))}
+        except (OSError, ValueError, IndexError):
+            continue
+        interrupt = 1 << (signal.SIGINT - 1)
+        found[child] = bool(masks.get("SigCgt", 0) & interrupt) and not masks.get("SigIgn", 0) & interrupt
+    return found
+
+
+def group(pgid: int) -> list:
+    """Live processes of the process group ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = _stat(entry.name)
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] not in "ZX":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def start(tmp_path):
+    """``start(command)``: the command in a session of its own (its group gets the signal, as a terminal's group
+    does), with a private TMPDIR; returns the process and that TMPDIR. What a failed test left running is killed."""
+    started = []
+
+    def start(command: str):
+        temporary = tmp_path / "tmp"
+        temporary.mkdir()
+        process = subprocess.Popen([sys.executable, "-m", "autodup", *COMMANDS[command], "--workers", "2", "--quiet",
+                                    "--out", str(tmp_path / command)], cwd=ROOT,
+                                   env={**ENVIRONMENT, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        started.append(process)
+        return process, temporary
+
+    yield start
+    for process in started:
+        if group(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+
+
+def signal_group_at(process, moment: str, signal_number: int, seconds: float = 300.0) -> None:
+    """Send ``signal_number`` to the process group as soon as ``moment`` comes (polled every few milliseconds)."""
+    seen, first_pool = set(), set()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the command ended before the moment ({moment}) came: {process.communicate()}")
+        now = workers(process.pid)
+        ended = seen - set(now)
+        if not ended:
+            first_pool = seen | set(now)
+        if moment == FIRST:
+            ready = any(now.values())
+        elif moment == NEXT:  # both workers of the run's pool have started their Python
+            ready = bool(ended) and sum(started for worker, started in now.items() if worker not in first_pool) >= 2
+        else:  # a pool has ended, and the next has not started
+            ready = bool(ended) and not now
+        if ready:
+            os.killpg(process.pid, signal_number)
+            return
+        seen |= set(now)
+        time.sleep(0.003)
+    pytest.fail(f"the moment ({moment}) did not come within {seconds:g} s")
+
+
+def assert_stopped_with_one_line(process, temporary: Path, code: int, word: str) -> None:
+    _, stderr = process.communicate(timeout=120)
+    lines = [line for line in stderr.splitlines() if line.strip() and COMPILING not in line]
+    assert process.returncode == code and "Traceback" not in stderr and len(lines) == 1, stderr
+    assert lines[0].startswith(f"autodup: {word}"), stderr
+    deadline = time.monotonic() + 20  # multiprocessing's resource tracker leaves once the command has gone
+    while time.monotonic() < deadline and group(process.pid):
+        time.sleep(0.05)
+    assert not group(process.pid), "processes of the command outlived it"
+    assert not list(temporary.iterdir()), "temporary files left behind"
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """The table in the compiled-code cache: the pool that loads the bots then ends in seconds, not minutes."""
+    from autodup.game.boards import table_is_compiled
+
+    if not table_is_compiled():
+        subprocess.run([sys.executable, "-m", "autodup", "run", "configs/tiny.yaml", "--bots", "greedy", "--boards",
+                        "1", "--workers", "1", "--quiet", "--out", str(tmp_path_factory.mktemp("warm") / "run")],
+                       cwd=ROOT, env=ENVIRONMENT, capture_output=True, timeout=900, check=True)
+
+
+@pytest.mark.parametrize("command, moment", [("run", FIRST), ("run", NEXT), ("run", BETWEEN),
+                                             ("sweep", FIRST), ("sweep", NEXT),
+                                             ("ab", FIRST), ("ab", NEXT)])
+def test_ctrl_c_to_the_group_as_workers_start_or_between_pools_is_one_line(warm, start, command, moment):
+    process, temporary = start(command)
+    signal_group_at(process, moment, signal.SIGINT)
+    assert_stopped_with_one_line(process, temporary, 130, "interrupted")
+
+
+def test_sigterm_to_the_group_between_two_pools_stops_the_comparison(warm, start):
+    """The signal came as a pool closed: it used to be lost, and the comparison went on to its end (exit 0)."""
+    process, temporary = start("ab")
+    signal_group_at(process, BETWEEN, signal.SIGTERM)
+    assert_stopped_with_one_line(process, temporary, 143, "terminated")
+
+
+def signal_once_loaded(process, library: str, signal_number: int, seconds: float = 120.0) -> None:
+    """Send ``signal_number`` to the process group once the command has mapped ``library`` (from /proc/PID/maps)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if library in (Path("/proc") / str(process.pid) / "maps").read_text():
+                break
+        except OSError:
+            pass
+        time.sleep(0.003)
+    assert not workers(process.pid), f"the workers started before {library} was seen loaded"
+    os.killpg(process.pid, signal_number)
+
+
+@pytest.mark.parametrize("library", ["_multiarray_umath", "libllvmlite"], ids=["numpy", "numba"])
+@pytest.mark.parametrize("signal_number, code, word", [(signal.SIGINT, 130, "interrupted"),
+                                                        (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_the_command_still_imports_is_one_line(start, library, signal_number, code, word):
+    """Before any worker exists, as the command loads numpy or numba (well past the interpreter's own start, whose
+    `Fatal Python error` no program can prevent). SIGTERM used to kill it without a word (it was handled only once
+    the command had been parsed); a Ctrl-C as numpy initialized became numpy's ImportError, a traceback."""
+    process, temporary = start("run")
+    signal_once_loaded(process, library, signal_number)
+    assert_stopped_with_one_line(process, temporary, code, word)
+
+
+def test_a_stop_that_c_code_turned_into_another_exception_is_still_one_line(monkeypatch, capsys):
+    """What numpy's C extension does with a KeyboardInterrupt raised while it initializes, at a moment of our
+    choosing: the command line remembers the signal, whatever exception it became."""
+    import threading
+
+    import autodup.cli as cli
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are the main thread's")
+    real = cli._module("bots")
+
+    class Importing:
+        add_arguments = staticmethod(real.add_arguments)
+
+        @staticmethod
+        def run(args):
+            try:
+                signal.raise_signal(signal.SIGINT)
+            except KeyboardInterrupt:
+                raise ImportError('PyCapsule_Import could not import module "datetime"') from None
+            return 0
+
+    monkeypatch.setattr(cli, "_module", lambda name: Importing)
+    assert cli.main(["bots"]) == 130
+    assert capsys.readouterr().err == "autodup: interrupted\n"
