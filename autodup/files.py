@@ -180,7 +180,8 @@ def check_output_folder(out, command: str | None = None, argument: str = "out") 
     if command is None or not path.is_dir():
         return
     try:
-        empty = next(os.scandir(path), None) is None
+        with os.scandir(path) as entries:
+            empty = next(entries, None) is None
     except OSError as error:
         raise UsageError(f"{out} cannot be read ({error.strerror})", argument) from None
     maker = None if empty else _maker(path)

@@ -336,6 +336,22 @@ def test_a_variant_with_no_trait_in_common_is_compared_and_says_so(tmp_path):
     assert "None in common between the two configurations" in (tmp_path / "out" / "report.html").read_text()
 
 
+@pytest.mark.slow  # about half a minute: a bot that thinks for seconds in a few games
+def test_a_stopped_ab_says_that_the_same_command_goes_on_not_a_resume_it_does_not_have(tmp_path):
+    """ab has no --resume: the line of a stopped ab names what to run (issue 27); run again, it goes on."""
+    bots = ROOT / "tests" / "bots" / "slow.py"
+    args = ["ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", f"greedy,{bots}", "--bot-param",
+            "slow.one_in=40", "--bot-param", "slow.steps=1e10", "--boards", "75", "--seed", "1", "--workers", "1",
+            "--out", str(tmp_path / "ab"), "--quiet"]
+    stopped = run(*args, "--game-timeout", "0.3")
+    lines = stopped.stderr.strip().splitlines()
+    assert stopped.returncode == 2 and len(lines) == 1, stopped.stderr
+    assert "finished chunks are kept (the same command, run again, goes on from them)" in lines[0]
+    assert "--resume" not in lines[0]
+    again = run(*args, "--game-timeout", "600")
+    assert again.returncode == 0, again.stderr
+
+
 def test_variant_with_other_players_is_refused(tmp_path):
     text = load_config("tiny").text.replace("players: 8", "players: 6")
     (tmp_path / "six.yaml").write_text(text)
