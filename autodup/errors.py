@@ -32,9 +32,9 @@ import signal
 import sys
 from dataclasses import dataclass
 
-__all__ = ["without_colours", "first_line", "one_line", "printable", "print_warning", "AutodupError", "ConfigError", "BotError",
-           "PolicyError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError",
-           "Stopped", "Where"]
+__all__ = ["without_colours", "first_line", "one_line", "printable", "print_warning", "AutodupError", "ConfigError",
+           "BotError", "PolicyError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument", "WorkerFailure",
+           "TaskError", "Stopped", "Where"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.

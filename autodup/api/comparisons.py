@@ -170,7 +170,7 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None, not
     check_output_folder(out, "report")  # before the work, not after it
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
-    mark_output_folder(out, "report")
+    mark_output_folder(out, "report", check=False)  # checked above, before the work
     _clear_leftovers(out, note)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout) if trace else None
     return _quality_report(measure_folders(folders, out, traces, recorded_timings(folders)), out)

@@ -59,6 +59,8 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     >>> round(sum(answer["exact"]["p_exactly"]), 9)
     1.0
     """
+    from tqdm.auto import tqdm
+
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..labs.odds import DEFAULT_TRIALS, RollQuestion
     from ..labs.odds_report import check_plot_path, format_odds, write_odds_plot
@@ -81,10 +83,8 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         check_plot_path(str(plot))
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
-    question = RollQuestion(level=level, champion=champion, copies_out=copies_out, cost_out=cost_out, gold=gold, rolls=rolls,
-                            owned=owned, buy_xp=buy_xp, xp=xp)
-    from tqdm.auto import tqdm
-
+    question = RollQuestion(level=level, champion=champion, copies_out=copies_out, cost_out=cost_out, gold=gold,
+                            rolls=rolls, owned=owned, buy_xp=buy_xp, xp=xp)
     with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,
               disable=None if progress else True) as bar:  # None: a bar where there is a terminal
         result = roll_odds(loaded, question, trials=trials, dealer=dealer, seed=seed, holding=holding,

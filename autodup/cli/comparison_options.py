@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .options import add_execution_options, bot_parameters, bots_help, count_up_to, note, seed, warn, width
+from .options import add_execution_options, bot_parameters, bots_help, count_up_to, events_help, note, seed, warn, width
 
 __all__ = ["add_comparison_options", "comparison_arguments"]
 
@@ -13,7 +13,7 @@ def add_comparison_options(parser) -> None:
     from ..arguments import MAX_BOARDS
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
-    from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
+    from ..game.rules import DEFAULT_EVENTS
 
     parser.add_argument("--bots", help=bots_help())
     parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), help="boards played under each configuration "
@@ -23,10 +23,7 @@ def add_comparison_options(parser) -> None:
                         "change of mean placement is narrower than ±W places (e.g. 0.05)")
     parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
     parser.add_argument("--design", default=DEFAULT_DESIGN, help=f"seating design: {' or '.join(RUN_DESIGNS)}")
-    parser.add_argument("--events", default=DEFAULT_EVENTS, help=f"what a table's chance events (pairings, who is served first from the shared pool, the "
-                        f"combat coin) are keyed by: {' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: "
-                        "by whom they concern, so tables stay alike after a difference; position: by place in the "
-                        "round's order)")
+    parser.add_argument("--events", default=DEFAULT_EVENTS, help=events_help())
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed: the boards both play")
     parser.add_argument("--out", help="output folder (default: ab/ or sweep/<what is compared>)")
     add_execution_options(parser, "print the result as JSON")

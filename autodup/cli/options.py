@@ -14,9 +14,10 @@ from .. import arguments
 from ..arguments import MAX_WORKERS
 from ..errors import UsageError
 
-__all__ = ["MAX_WORKERS", "Parser", "add_config", "bots_help", "positive_int", "count", "count_up_to", "integer_between", "seconds", "board_index", "seed",
-           "switch", "width", "add_game_timeout", "add_workers_and_backend", "add_bot_parameter_options",
-           "add_execution_options", "bot_parameters", "warn", "note", "print_json"]
+__all__ = ["MAX_WORKERS", "Parser", "add_config", "bots_help", "events_help", "positive_int", "count", "count_up_to",
+           "integer_between", "seconds", "board_index", "seed", "switch", "width", "add_game_timeout",
+           "add_workers_and_backend", "add_bot_parameter_options", "add_execution_options", "bot_parameters", "warn",
+           "note", "print_json"]
 
 
 
@@ -50,6 +51,15 @@ def bots_help(default: str = "every shipped bot", least: int = 1) -> str:
     many = "at least 2 and " if least == 2 else ""
     return (f"the bots, comma-separated: names (autodup bots) or paths of bot files, each once, {many}at most as many "
             f"as the configuration has seats (default: {default})")
+
+
+def events_help() -> str:
+    """The help of ``--events`` (run, ab, sweep), in a user's words: what it keys, and why seat is the default."""
+    from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
+
+    return (f"what a table's chance events (pairings, who is served first from the shared pool, the combat coin) are "
+            f"keyed by: {' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: by whom they concern, so "
+            "tables stay alike after a difference; position: by place in the round's order)")
 
 
 def positive_int(text: str) -> int:

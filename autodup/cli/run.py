@@ -12,6 +12,7 @@ from .options import (
     bot_parameters,
     bots_help,
     count_up_to,
+    events_help,
     note,
     print_json,
     seed,
@@ -26,7 +27,6 @@ def add_arguments(parser) -> None:
     from ..arguments import MAX_BOARDS
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
-    from ..game.rules import DEFAULT_EVENTS, EVENT_ADDRESSING
 
     # What defines a run has no parser default: with --resume, what is not given comes from the run's manifest.
     add_config(parser, default=False)
@@ -38,10 +38,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--design", help=f"seating design: {' or '.join(RUN_DESIGNS)} (default: {DEFAULT_DESIGN}); "
                         "latin: every bot at every seat of a board; paired: tables differ only in the bot at the "
                         "board's focal seat")
-    parser.add_argument("--events", help=f"what a table's chance events (pairings, who is served first from the shared pool, the "
-                        f"combat coin) are keyed by: {' or '.join(EVENT_ADDRESSING)} (default: {DEFAULT_EVENTS}; seat: "
-                        "by whom they concern, so tables stay alike after a difference; position: by place in the "
-                        "round's order)")
+    parser.add_argument("--events", help=events_help())
     parser.add_argument("--out", help="output folder (default: runs/<what the run is>)")
     add_workers_and_backend(parser)
     parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")

@@ -28,8 +28,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--methods", type=_methods, help=f"comma-separated; each a sequence of shuffles applied left "
                         f"to right, like RRH or G7 ({letters}; default: {','.join(shuffles.DEFAULT_METHODS)}, or S "
                         "with --decks)")
-    parser.add_argument("--cards", type=integer_between(shuffles.MIN_CARDS, shuffles.MAX_CARDS), help=f"cards in the deck (default: {shuffles.DEFAULT_CARDS}, "
-                        "or the size of the --decks)")
+    parser.add_argument("--cards", type=integer_between(shuffles.MIN_CARDS, shuffles.MAX_CARDS),
+                        help=f"cards in the deck (default: {shuffles.DEFAULT_CARDS}, or the size of the --decks)")
     parser.add_argument("--decks", action="append", metavar="FILE", help="decks dealt by your own shuffle, put "
                         "through the same tests (the simulated methods are the control: default S): one deck per "
                         "line, cards 0..n-1 (or 1..n) from top to bottom, card c having started at position c; or a "

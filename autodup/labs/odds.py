@@ -198,8 +198,8 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
         raise UsageError(f"{q.owned} copies of {name} already make a 3-star (allowed: 0 to "
                          f"{COPIES_FOR_TOP_STAR - 1})", "owned")
     if q.copies_out + q.owned > copies:
-        raise UsageError(f"{q.owned} with copies out {q.copies_out}: {name} has {copies} copies in {source} (allowed: copies out and owned "
-                         f"at most {copies} together)", "owned")
+        raise UsageError(f"{q.owned} with copies out {q.copies_out}: {name} has {copies} copies in {source} (allowed: "
+                         f"copies out and owned at most {copies} together)", "owned")
     if q.cost_out > tier_total - copies:
         raise UsageError(f"{q.cost_out} other {config.tier_cost[tier]}-cost units out, but {source} has "
                          f"{tier_total - copies} besides {name} (allowed: 0 to {tier_total - copies})", "cost_out")

@@ -151,7 +151,8 @@ def check_bot_count(bots: int, seats: int, least: int = 1) -> None:
         why = ("quality measures the luck removed from comparing two bots" if bots < least else
                "every table seats every bot of the run, so that each plays every seat of every board against the "
                "same field")
-        raise UsageError(f"{bots} bot{'' if bots == 1 else 's'} for {seats} seats (allowed: {least} to {seats}; {why})", "bots")
+        raise UsageError(f"{bots} bot{'' if bots == 1 else 's'} for {seats} seats (allowed: {least} to {seats}; "
+                         f"{why})", "bots")
 
 
 def check_lineup(bots, seats: int) -> None:
