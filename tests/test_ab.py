@@ -3,6 +3,7 @@ over independent seeds on a change of known direction, exact zeros for a change 
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ from autodup.game.variants import apply_settings, parse_setting, parse_sweep
 from autodup.tournament.results import RunFolder
 from autodup.tournament.run import play_run
 from autodup.tournament.spec import make_spec
+
+from .browser import assert_a_reader_sees_the_verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -260,6 +263,11 @@ def test_ab_table_names_the_change_and_the_effects(tmp_path):
     # Six copies instead of three of each 3-cost: more of them are offered, exactly where the pool says.
     fox = data["champions"]["Fox"]["offer_rate"]
     assert fox["ci"][0] > 0
+    # The page opens with the decision, in the first screen: what moved, then the detail.
+    seen = assert_a_reader_sees_the_verdict(tmp_path / "ab" / "report.html", tmp_path / "profile", 1)
+    decision = re.search(r'<section id="verdict".*?</section>', seen["dom"], re.S).group(0)
+    assert "<h2>Decision</h2>" in decision and "Champions:" in decision and "by chance alone" in decision
+    assert "cut the variance of a change" in decision
 
 
 def test_until_ci_stops_when_every_interval_is_narrow_enough_and_ignores_the_workers(tmp_path):
@@ -294,6 +302,9 @@ def test_sweep_plots_each_value_against_the_base_and_the_base_value_is_exactly_z
     assert all(e["delta_mean_placement"] == 0 and e["ci"] == [0, 0] for e in at_base["bots"].values())
     assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 0
     assert "data:image/png;base64," in (tmp_path / "sweep" / "report.html").read_text()
+    seen = assert_a_reader_sees_the_verdict(tmp_path / "sweep" / "report.html", tmp_path / "profile", 1)
+    decision = re.search(r'<section id="verdict".*?</section>', seen["dom"], re.S).group(0)
+    assert "<h2>Decision</h2>" in decision and decision.count("<tr") == len(values) + 1
 
 
 def test_a_sweep_warns_only_of_a_path_that_no_value_changes(tmp_path):

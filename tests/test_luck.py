@@ -4,9 +4,6 @@ paired seating design."""
 import numpy as np
 import pytest
 
-from autodup.game import combat as game_combat
-from autodup.game import state as game_state
-from autodup.game import stats as game_stats
 from autodup.analysis.luck import (
     FEATURE_NAMES,
     LUCK_SOURCES,
@@ -15,6 +12,9 @@ from autodup.analysis.luck import (
     adjusted_placements,
     luck_features,
 )
+from autodup.game import combat as game_combat
+from autodup.game import state as game_state
+from autodup.game import stats as game_stats
 from autodup.game.boards import SEATING_PAIRED, play_boards, scored_seat, seat_bot
 from autodup.game.bot_loading import load_bot, policy_tuple
 from autodup.game.config import load_config
@@ -271,3 +271,26 @@ def test_a_paired_run_scores_only_the_focal_seat():
     # board 0: focal seat 0 (a placed 1, b placed 2); board 1: focal seat 1 (a placed 1, b placed 2)
     assert totals["a"]["placement"].tolist() == [1, 1] and totals["b"]["placement"].tolist() == [2, 2]
     assert totals["a"]["duplicate"].tolist() == [-0.5, -0.5]
+
+
+@pytest.mark.parametrize("rows_per_board, varying", [(1, len(FEATURE_NAMES)), (8, len(FEATURE_NAMES)), (3, 5)])
+def test_the_boards_said_to_fit_the_slopes_do_and_fewer_do_not(rows_per_board, varying):
+    """boards_to_fit() is what a run too small to fit its luck slopes tells the user to play: at that many
+    boards every fold of every bot is fitted, and at 80% of the fewest that fit some fold is not."""
+    generator = np.random.default_rng(4)
+
+    def fit_of(boards):
+        fit = CrossFit(2)
+        board = np.repeat(np.arange(boards), 2 * rows_per_board)
+        bot = np.tile(np.arange(2), boards * rows_per_board)
+        luck = np.zeros((board.size, len(FEATURE_NAMES)))
+        luck[:, :varying] = generator.normal(size=(board.size, varying))
+        fit.add(bot, board, generator.normal(size=board.size) + 4.5, luck)
+        return fit
+
+    small = 5
+    needed = fit_of(small).boards_to_fit(small)
+    assert fit_of(needed).slopes_and_fitted()[1].all()
+    fewest = next(boards for boards in range(2, needed + 1) if fit_of(boards).slopes_and_fitted()[1].all())
+    assert not fit_of(int(0.8 * fewest)).slopes_and_fitted()[1].all()
+    assert needed <= fewest + 2 * 2 + 1  # said no more than a board per fold beyond the fewest that fit

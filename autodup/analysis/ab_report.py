@@ -10,10 +10,10 @@ from pathlib import Path
 from ..files import write_bytes_atomically
 from .ab import excludes_zero, largest_effects
 from .balance import STATISTIC_MEANINGS, UNIT_STATISTICS
-from .report import embedded_image, html_page, html_table, new_figure
+from .pages import details, embedded_image, html_page, html_table, new_figure
 
-__all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "ab_html",
-           "write_ab_report", "sweep_html", "write_sweep_report"]
+__all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "decision_section", "ab_html",
+           "write_ab_report", "sweep_decision_section", "sweep_html", "write_sweep_report"]
 
 EFFECTS_PLOT = "effects.png"
 SWEEP_PLOT = "sweep.png"
@@ -155,17 +155,60 @@ def _definitions() -> str:
             "same boards need for the same interval</dd></dl>")
 
 
+def _moved(units: dict, statistic: str) -> list:
+    """``[(name, entry)]`` of the units whose change of ``statistic`` has an interval that excludes 0, largest
+    against its interval first."""
+    return largest_effects(units, statistic, len(units))
+
+
+def _effect(name: str, entry: dict) -> str:
+    return f"{name} {_cell(entry['change'], signed=True)} {_interval_cell(entry['ci'])}"
+
+
+def decision_section(result: dict) -> str:
+    """What the A/B decided: which bots' placements moved, the largest resolved changes of champions and traits,
+    and how much the shared boards saved; the section a reader sees first (``id="verdict"``)."""
+    reduction = result.get("variance_reduction")
+    if reduction is None:
+        return ('<section id="verdict" class="verdict"><h2>Decision</h2><p class="figure">No effect: the two runs '
+                "are identical, every change is exactly 0.</p></section>")
+    parts = []
+    moved = _moved(result["bots"], "mean_placement")
+    if moved:
+        parts.append('<p class="figure">The change moves ' + html.escape(", ".join(
+            _effect(name, entry) for name, entry in moved)) + " (mean placement, variant minus base).</p>")
+    else:
+        largest = max(result["bots"].items(), key=lambda item: abs(item[1]["mean_placement"]["change"] or 0.0),
+                      default=None)
+        parts.append(f'<p class="figure">No bot\'s mean placement moves beyond its 95% interval at '
+                     f"{result['boards']:,} boards.</p>" + ("" if largest is None else
+                     f"<p>Largest change: {html.escape(_effect(largest[0], largest[1]['mean_placement']))}.</p>"))
+    for kind in ("champions", "traits"):
+        units = result.get(kind) or {}
+        if not units:
+            parts.append(f"<p>{kind.capitalize()}: none in common between the two configurations.</p>")
+            continue
+        resolved = _moved(units, "play_rate")
+        shown = ", ".join(_effect(name, entry) for name, entry in resolved[:5])
+        chance = 0.05 * len(units)
+        parts.append(f"<p>{kind.capitalize()}: {len(resolved)} of {len(units)} play rates moved beyond their 95% "
+                     f"interval (about {chance:.1f} would by chance alone)"
+                     + (f"; the largest: {html.escape(shown)}" if shown else "") + ".</p>")
+    ci = result.get("variance_reduction_ci") or [None, None]
+    parts.append(f"<p>Playing both on the same boards cut the variance of a change {reduction:.1f}x"
+                 + ("" if ci[0] is None else f" [{ci[0]:.1f}, {ci[1]:.1f}]")
+                 + " against independent seeds (median over bots): that many times fewer boards for the same "
+                 "interval.</p>")
+    return '<section id="verdict" class="verdict"><h2>Decision</h2>' + "".join(parts) + "</section>"
+
+
 def ab_html(result: dict, images: dict) -> str:
     changes = "".join(f"<li><code>{html.escape(c['path'])}</code>: {html.escape(str(c['base']))} &rarr; "
                       f"{html.escape(str(c['variant']))}</li>" for c in result["changes"])
-    reduction = result.get("variance_reduction")
-    ci = result.get("variance_reduction_ci") or [None, None]
-    headline = ("The two runs are identical: every change is exactly 0." if reduction is None else
-                f"Variance reduction against independent seeds: {reduction:.1f}x"
-                + ("" if ci[0] is None else f" [{ci[0]:.1f}, {ci[1]:.1f}]") + " (median over bots).")
-    body = [f"<h1>A/B: {html.escape(str(result['config_name']))}</h1>", f"<p>{html.escape(_setup(result))}</p>",
-            f"<p>Base {html.escape(str(result['base']))}; variant {html.escape(str(result['variant']))}.</p>",
-            f"<ul>{changes}</ul>" if changes else "<p>No --set edit.</p>", f"<p>{html.escape(headline)}</p>",
+    body = [f"<h1>A/B: {html.escape(str(result['config_name']))}</h1>",
+            f'<p class="note">{html.escape(_setup(result))} Base {html.escape(str(result["base"]))}; variant '
+            f"{html.escape(str(result['variant']))}.</p>",
+            f"<ul>{changes}</ul>" if changes else "<p>No --set edit.</p>", decision_section(result),
             embedded_image(images, EFFECTS_PLOT, "effects with 95% confidence intervals"), "<h2>Bots</h2>"]
     for statistic in ("mean_placement", "top4_rate", "three_star_rate"):
         body += [f"<h3>{html.escape(STATISTIC_MEANINGS[statistic])}</h3>",
@@ -178,8 +221,8 @@ def ab_html(result: dict, images: dict) -> str:
         for statistic in UNIT_STATISTICS:
             rows = _statistic_rows(result[kind], statistic)
             significant = [i for i, name in enumerate(result[kind]) if excludes_zero(result[kind][name][statistic])]
-            body += [f"<h3>{html.escape(statistic)}: {html.escape(STATISTIC_MEANINGS[statistic])}</h3>",
-                     html_table(_STATISTIC_HEADERS, rows, significant)]
+            body.append(details(f"{statistic}: {STATISTIC_MEANINGS[statistic]}",
+                                html_table(_STATISTIC_HEADERS, rows, significant)))
     body.append(_definitions())
     return html_page(f"autodup ab: {result['config_name']}", body)
 
@@ -199,11 +242,32 @@ def write_ab_report(result: dict, out) -> Path:
     return _write_page(out, EFFECTS_PLOT, effects_figure(result), lambda images: ab_html(result, images))
 
 
+def sweep_decision_section(sweep: dict) -> str:
+    """Per value, the bots whose mean placement moved beyond its interval against the base; shown first."""
+    rows = []
+    for point in sweep["points"]:
+        moved = _moved(point["bots"], "mean_placement")
+        largest = max(point["bots"].items(), key=lambda item: abs(item[1]["mean_placement"]["change"] or 0.0),
+                      default=None)
+        rows.append([", ".join(point["labels"]), f"{len(moved)} of {len(point['bots'])}",
+                     "; ".join(_effect(name, entry) for name, entry in moved[:3]) or "none",
+                     _effect(largest[0], largest[1]["mean_placement"]) if largest else "\u2014", _cell(point["variance_reduction"], 1)])
+    moving = [row[0] for row, point in zip(rows, sweep["points"]) if _moved(point["bots"], "mean_placement")]
+    headline = (f"Values that move a bot's mean placement beyond its 95% interval: {', '.join(moving)}."
+                if moving else f"No value moves any bot's mean placement beyond its 95% interval at "
+                f"{sweep['boards']:,} boards.")
+    return ('<section id="verdict" class="verdict"><h2>Decision</h2>'
+            f'<p class="figure">{html.escape(headline)}</p>'
+            + html_table(["value", "bots moved", "moved (change [95% CI])", "largest change", "variance reduction"],
+                         rows) + "</section>")
+
+
 def sweep_html(sweep: dict, images: dict) -> str:
     body = [f"<h1>Sweep of {html.escape(', '.join(sweep['paths']))}: {html.escape(str(sweep['config_name']))}</h1>",
-            f"<p>{html.escape(_setup(sweep))}</p>",
-            f"<p>The base has {html.escape(', '.join(str(v) for v in sweep['base_values']))}; each value is played "
-            "on the base's boards and compared with it.</p>",
+            f'<p class="note">{html.escape(_setup(sweep))} The base has '
+            f"{html.escape(', '.join(str(v) for v in sweep['base_values']))}; each value is played on the base's "
+            "boards and compared with it.</p>",
+            sweep_decision_section(sweep),
             embedded_image(images, SWEEP_PLOT, "effect curve with 95% confidence intervals")]
     bots = list(sweep["points"][0]["bots"]) if sweep["points"] else []
     for statistic in ("mean_placement", "top4_rate"):
@@ -213,8 +277,8 @@ def sweep_html(sweep: dict, images: dict) -> str:
                 f"{_cell(point['bots'][b][statistic]['change'], signed=True)} "
                 f"{_interval_cell(point['bots'][b][statistic]['ci'])}" for b in bots]
                 + [_cell(point["variance_reduction"], 1)])
-        body += [f"<h2>Change of {html.escape(STATISTIC_MEANINGS[statistic])}</h2>",
-                 html_table(["value", *bots, "variance reduction"], rows)]
+        body.append(details(f"Change of {STATISTIC_MEANINGS[statistic]}, per bot",
+                            html_table(["value", *bots, "variance reduction"], rows)))
     for point in sweep["points"]:
         effects = largest_effects(point["champions"], "play_rate", 8)
         if effects:

@@ -23,6 +23,8 @@ fitted from the same sums.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..game.stats import LUCK_NAMES
@@ -143,6 +145,25 @@ class CrossFit:
                 solution = np.linalg.pinv(xx / np.outer(scale, scale), rcond=1e-10) @ (xy / scale)
                 result[bot, fold, keep] = solution / scale
         return result, fitted.all(axis=1)
+
+    def boards_to_fit(self, boards: int, terms=None) -> int:
+        """The boards a run needs for every fold of every bot to be fitted (:data:`ROWS_PER_SLOPE` training rows
+        per varying feature), at the rows per board of the ``boards`` boards added so far; 0 when none were."""
+        keep = term_indices(terms)
+        folds = self.moments.shape[1]
+        needed = 0
+        for moments in self.moments:
+            total = moments.sum(axis=0)
+            count = total[0, 0]
+            if count == 0 or boards <= 0:
+                continue
+            mean = total[0] / count
+            variances = np.diag(total / count - np.outer(mean, mean))[keep + 1]
+            rows = ROWS_PER_SLOPE * max(1, np.count_nonzero(variances > 0))
+            # A fold trains on the other folds' boards, (K-1)/K of them; one board more per fold for the rounding
+            # of board mod K.
+            needed = max(needed, math.ceil(rows * folds / ((folds - 1) * count / boards)) + folds)
+        return needed
 
 
 def adjusted_placements(slopes: np.ndarray, bot: np.ndarray, board: np.ndarray, placement: np.ndarray,

@@ -29,7 +29,8 @@ from .measure_kernels import (
 )
 from .statistics import RatioObservable, boards_needed, holm, percentile_interval, two_sample_test, variance_ratio
 
-__all__ = ["RunMeasures", "measure_run", "compare_with_control", "variance_reduction", "luck_sources", "closest_pair"]
+__all__ = ["RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z", "resolution", "boards_to_resolve",
+           "unresolved_note", "unfitted_note", "variance_reduction", "luck_sources", "closest_pair"]
 
 
 class RunMeasures:
@@ -75,6 +76,8 @@ class RunMeasures:
         self.design = identity.get("design", "latin")
         self.estimators = [RAW, ADJUSTED, *LUCK_SOURCES]
         self.slopes = {}
+        self.fitted = {}
+        self.luck_fit = None
         self.difference_sums = {name: np.zeros((len(pairs), 3)) for name in self.estimators}  # boards, sum D, D^2
         self.bootstrap_sums = {name: np.zeros((replicates, len(pairs), 3)) for name in self.estimators}
         self.luck_sums = np.zeros((len(LUCK_NAMES), 2))   # over boards: sum and sum of squares of per-board totals
@@ -82,7 +85,23 @@ class RunMeasures:
 
     def fit_luck(self, fit) -> None:
         """Take the slopes of a :class:`autodup.analysis.luck.CrossFit` of this run (before any chunk is added)."""
-        self.slopes = {ADJUSTED: fit.slopes(), **{source: fit.slopes(terms) for source, terms in LUCK_SOURCES.items()}}
+        fits = {ADJUSTED: fit.slopes_and_fitted(),
+                **{source: fit.slopes_and_fitted(terms) for source, terms in LUCK_SOURCES.items()}}
+        self.slopes = {name: slopes for name, (slopes, _) in fits.items()}
+        self.fitted = {name: fitted for name, (_, fitted) in fits.items()}   # bool (bots,) per estimator
+        self.luck_fit = fit
+
+    def luck_is_fitted(self, pair: int, estimator: str) -> bool:
+        """Whether both bots of pair ``pair`` had the boards to fit their slopes under ``estimator`` (a bot that had
+        not counts raw placements on some boards: its adjusted figure would be a raw one under another name)."""
+        if estimator == RAW:
+            return True
+        fitted = self.fitted.get(estimator)
+        return fitted is not None and all(bool(fitted[bot]) for bot in self.pairs[pair])
+
+    def boards_to_fit(self) -> int:
+        """About how many boards this run needs for every bot's luck slopes (:meth:`autodup.analysis.luck.CrossFit.boards_to_fit`)."""
+        return self.luck_fit.boards_to_fit(self.boards)
 
     # -- reading ----------------------------------------------------------
 
@@ -236,7 +255,8 @@ class RunMeasures:
             w, wd, wdd = np.moveaxis(self.bootstrap_sums[estimator], 2, 0)
             replicate_mean = wd / w
             replicate_variance = (wdd - w * replicate_mean ** 2) / (w - 1)
-        return {"boards": boards, "mean": mean, "variance": variance, "replicates": replicate_variance}
+        return {"boards": boards, "mean": mean, "variance": variance, "replicates": replicate_variance,
+                "replicate_means": replicate_mean}
 
     def luck_terms(self) -> dict:
         """Whether each luck term has mean zero: ``{term: {mean, se, z, p_value, p_holm}}`` and ``all_zero_mean``.
@@ -314,6 +334,7 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
     deciding = min(tests, key=lambda test: test["p_holm"]) if tests else None
 
     ours, theirs = dealer.pair_statistics(), control.pair_statistics()
+    adjusted_statistics = dealer.pair_statistics(ADJUSTED)
     tables = dealer.tables
     per_board = tables / games_per_second if games_per_second else None  # seconds
     pairs = []
@@ -321,17 +342,27 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
         factor, interval = variance_reduction(dealer, control, p)
         adjusted_factor, adjusted_interval = variance_reduction(dealer, control, p, ADJUSTED)
         mean = theirs["mean"][p]  # the control measures the difference the boards must resolve
+        unresolved = unresolved_note([control], p)
 
         def needed(variance):
-            return _finite(boards_needed(variance, mean)) if mean != 0 else None
+            return _finite(boards_needed(variance, mean)) if unresolved is None else None
 
         boards_here, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
         pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
+                      # The luck-adjusted difference's mean and variance, when fitted: the most precise estimate of
+                      # the difference an exact dealer's boards give (the terms have mean zero).
+                      "adjusted_mean_difference": _finite(adjusted_statistics["mean"][p])
+                      if dealer.luck_is_fitted(p, ADJUSTED) else None,
+                      "adjusted_variance": _finite(adjusted_statistics["variance"][p])
+                      if dealer.luck_is_fitted(p, ADJUSTED) else None,
                       "variance_reduction": factor, "variance_reduction_ci": interval,
                       "adjusted_variance_reduction": adjusted_factor,
                       "adjusted_variance_reduction_ci": adjusted_interval,
+                      "adjusted_variance_reduction_why": None if adjusted_factor is not None or factor is None
+                      else unfitted_note(dealer),
                       "boards_needed": boards_here, "boards_needed_control": boards_control,
+                      "boards_needed_why": unresolved,
                       "games_needed": None if boards_here is None else boards_here * tables,
                       "games_needed_control": None if boards_control is None else boards_control * tables,
                       "seconds_needed": None if boards_here is None or per_board is None
@@ -343,8 +374,8 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
     factors = [pair["variance_reduction"] for pair in pairs if pair["variance_reduction"] is not None]
     adjusted_factors = [pair["adjusted_variance_reduction"] for pair in pairs
                         if pair["adjusted_variance_reduction"] is not None]
-    adjusted = ((headline["adjusted_variance_reduction"], headline["adjusted_variance_reduction_ci"]) if pairs
-                else (None, [None, None]))
+    adjusted = ((headline["adjusted_variance_reduction"], headline["adjusted_variance_reduction_ci"],
+                 headline["adjusted_variance_reduction_why"]) if pairs else (None, [None, None], None))
     return {"correct": bool(deciding is None or deciding["p_holm"] >= alpha),
             "min_p_value": deciding["p_holm"] if deciding else None,
             "deciding_observable": deciding["observable"] if deciding else None,
@@ -353,12 +384,64 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
             "variance_reduction_ci": headline["variance_reduction_ci"],
             "median_variance_reduction": float(np.median(factors)) if factors else None,
             "adjusted_variance_reduction": adjusted[0], "adjusted_variance_reduction_ci": adjusted[1],
+            "adjusted_variance_reduction_why": adjusted[2],
             "median_adjusted_variance_reduction": float(np.median(adjusted_factors)) if adjusted_factors else None}
+
+
+# A mean difference is resolved, for the figures that divide by it (boards needed, the efficiency of a design
+# against another), when it is this many standard errors from 0: its square is then known within about 50%
+# (2 se / |mean|), and the pair chosen as the closest is not just the one whose noise came out smallest.
+# Below it such a figure is not given; the run says how many boards would resolve it.
+RESOLVED_Z = 4.0
+SEATING = {"latin": "the Latin square", "paired": "paired seating"}
+
+
+def resolution(run: RunMeasures, pair: int) -> float:
+    """|mean| / standard error of pair ``pair``'s per-board raw difference in ``run`` (0 when it cannot tell)."""
+    statistics = run.pair_statistics(RAW)
+    boards, mean, variance = (statistics[key][pair] for key in ("boards", "mean", "variance"))
+    if not (boards > 1 and np.isfinite(mean) and np.isfinite(variance)):
+        return 0.0
+    return float(abs(mean) / math.sqrt(variance / boards)) if variance > 0 else (math.inf if mean else 0.0)
+
+
+def boards_to_resolve(run: RunMeasures, pair: int) -> int | None:
+    """About how many boards resolve pair ``pair``'s mean difference (:data:`RESOLVED_Z`) at the spread and mean
+    measured so far: ``boards (RESOLVED_Z / z)^2``; None when the mean measured is 0."""
+    z = resolution(run, pair)
+    return math.ceil(run.boards * (RESOLVED_Z / z) ** 2) if z > 0 else None
+
+
+def unresolved_note(runs, pair: int) -> str | None:
+    """Why a figure dividing by pair ``pair``'s mean difference in each of ``runs`` is not given, or None when
+    every run resolves it (:data:`RESOLVED_Z`)."""
+    for run in runs:
+        z = resolution(run, pair)
+        if z < RESOLVED_Z:
+            needed = boards_to_resolve(run, pair)
+            more = "far more boards than these" if needed is None or needed > 100 * max(run.boards, 1) else \
+                f"about {needed:,} boards"
+            return (f"not resolved at {run.boards:,} boards: the pair's mean difference is {z:.1f} standard errors "
+                    f"from 0 with {SEATING.get(run.design, run.design)} (needs {RESOLVED_Z:g}); {more} would resolve it")
+    return None
+
+
+def unfitted_note(run: RunMeasures) -> str:
+    """Why a luck-adjusted figure of ``run`` is not given: too few boards to fit its bots' slopes."""
+    return (f"too few boards to fit the luck slopes at {run.boards:,} boards with "
+            f"{SEATING.get(run.design, run.design)}; "
+            f"about {run.boards_to_fit():,} boards would fit them")
 
 
 def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estimator: str = RAW) -> tuple:
     """``(factor, [low, high])``: the control's raw variance of pair ``pair``'s per-board difference over the
-    run's variance under ``estimator``, with its 95% Poisson-bootstrap interval (same boards, same weights)."""
+    run's variance under ``estimator``, with its 95% Poisson-bootstrap interval (same boards, same weights).
+
+    ``(None, [None, None])`` under an adjusted estimator when a bot of the pair
+    had too few boards to fit its slopes (:meth:`RunMeasures.luck_is_fitted`).
+    """
+    if not run.luck_is_fitted(pair, estimator):
+        return None, [None, None]
     ours, theirs = run.pair_statistics(estimator), control.pair_statistics(RAW)
     factor = variance_ratio(theirs["variance"][pair], ours["variance"][pair])
     spread = variance_ratio(theirs["replicates"][:, pair], ours["replicates"][:, pair])
@@ -373,7 +456,8 @@ def luck_sources(run: RunMeasures, pair: int) -> dict:
     shares = {}
     for name in [*LUCK_SOURCES, ADJUSTED]:
         adjusted = run.pair_statistics(name)["variance"][pair]
-        shares["every source" if name == ADJUSTED else name] = _finite(1.0 - adjusted / raw) if raw > 0 else None
+        shares["every source" if name == ADJUSTED else name] = (
+            _finite(1.0 - adjusted / raw) if raw > 0 and run.luck_is_fitted(pair, name) else None)
     return shares
 
 

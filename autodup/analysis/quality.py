@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -38,12 +39,23 @@ from ..game.boards import DEFAULT_DESIGN, TRACE_FIELDS
 from ..game.rules import DEFAULT_EVENTS
 from .coupling import coupling_from_trace
 from .measure_kernels import ADJUSTED, ALPHA, BOOTSTRAP_REPLICATES, RAW
-from .measures import RunMeasures, closest_pair, compare_with_control, luck_sources, measure_run, variance_reduction
+from .measures import (
+    RESOLVED_Z,
+    RunMeasures,
+    closest_pair,
+    compare_with_control,
+    luck_sources,
+    measure_run,
+    unfitted_note,
+    unresolved_note,
+    variance_reduction,
+)
+from .statistics import boards_needed, percentile_interval
 
 __all__ = ["DEFAULT_QUALITY_DEALERS", "TRACE_BOARDS", "TRACE_DRAWS", "TIMINGS_FILE", "QUALITY_FILE", "parse_dealers",
            "LADDER_RUNS", "run_name", "quality_runs", "run_folder_of", "play_runs", "games_per_second", "trace_runs",
-           "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "best_combination",
-           "terminal_table", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency", "LADDER",
+           "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "verdict", "games_needed", "best_combination",
+           "terminal_table", "verdict_figure", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency", "LADDER",
            "ladder"]
 
 DEFAULT_QUALITY_DEALERS = ("haystack", "keyed", "stream", "replay")
@@ -231,10 +243,65 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
     quality["variance_reduction"] = None if default is None else default["adjusted_variance_reduction"]
     quality["variance_reduction_ci"] = [None, None] if default is None else default["adjusted_variance_reduction_ci"]
     quality["best"] = best_combination(quality)
+    quality["verdict"] = verdict(quality)
     Path(out).mkdir(parents=True, exist_ok=True)
     write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
     write_report(quality, out)
     return quality
+
+
+def verdict(quality: dict) -> dict | None:
+    """What the report opens with, from the default run (``quality["default"]``): its variance reduction raw and
+    luck-adjusted for the closest pair and the median pair (the pair of median mean difference under the
+    control), the games each format needs to separate the closest pair, and the dealers found wrong.
+
+    A figure not given at this size is None beside a ``why``.
+    """
+    default = quality["dealers"].get(quality["default"]["run"])
+    if default is None or not default["pairs"]:
+        return None
+    pairs = default["pairs"]
+    closest = next(pair for pair in pairs if pair["bots"] == quality["closest_pair"])
+    measured = sorted((abs(pair["mean_difference"]), index) for index, pair in enumerate(pairs)
+                      if pair["mean_difference"] is not None)
+    median = pairs[measured[(len(measured) - 1) // 2][1]] if measured else closest
+
+    def figures(pair: dict, role: str) -> dict:
+        return {"pair": pair["bots"], "role": role, "mean_difference": pair["mean_difference"],
+                "raw": pair["variance_reduction"], "raw_ci": pair["variance_reduction_ci"],
+                "adjusted": pair["adjusted_variance_reduction"], "adjusted_ci": pair["adjusted_variance_reduction_ci"],
+                "adjusted_why": pair.get("adjusted_variance_reduction_why")}
+
+    return {"run": quality["default"]["run"], "pairs": [figures(closest, "closest"), figures(median, "median")],
+            "games_needed": games_needed(closest, default, quality["boards"], quality["tables"]),
+            "wrong": [name for name, entry in quality["dealers"].items() if entry["correct"] is False],
+            "wrong_exact": [name for name, entry in quality["dealers"].items()
+                            if entry["correct"] is False and entry["exact"]]}
+
+
+def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
+    """The games the default and independent tables need to tell ``pair`` apart at 95%: ``(1.96 sd / mean)^2``
+    boards x tables, each format's own sd, the mean difference measured by the default's luck-adjusted scores
+    (the most precise estimate an exact dealer gives, the luck terms having mean zero) when it passed its
+    correctness tests, else by the control; given when that mean is resolved
+    (:data:`autodup.analysis.measures.RESOLVED_Z`)."""
+    use_default = (default.get("exact") and default.get("correct") and pair.get("adjusted_mean_difference") is not None
+                   and pair.get("adjusted_variance"))
+    if use_default:
+        mean, variance, estimator = pair["adjusted_mean_difference"], pair["adjusted_variance"], "adjusted"
+    else:
+        mean, variance, estimator = pair["mean_difference"], pair["variance_control"], "control"
+    if not (mean and variance):
+        return {"independent": None, "duplicate": None, "mean_from": estimator, "why": "not measured"}
+    z = abs(mean) / math.sqrt(variance / boards)
+    if z < RESOLVED_Z:
+        needed = math.ceil(boards * (RESOLVED_Z / z) ** 2)
+        return {"independent": None, "duplicate": None, "mean_from": estimator,
+                "why": f"the pair's mean difference is {z:.1f} standard errors from 0 at {boards:,} boards (needs "
+                       f"{RESOLVED_Z:g}); about {needed:,} boards would resolve it"}
+    duplicate_variance = pair["adjusted_variance"] if pair.get("adjusted_variance") else pair["variance"]
+    return {"independent": boards_needed(pair["variance_control"], mean) * tables,
+            "duplicate": boards_needed(duplicate_variance, mean) * tables, "mean_from": estimator, "why": None}
 
 
 def best_combination(quality: dict) -> dict | None:
@@ -261,25 +328,52 @@ def terminal_table(quality: dict) -> str:
     def with_interval(value, interval):
         return "" if value is None else f"{value:.2f} [{number(interval[0], '.2f')}, {number(interval[1], '.2f')}]"
 
+    notes = []
+
+    def or_note(value, interval, why):
+        if value is not None or not why:
+            return with_interval(value, interval) or "n/a"
+        if why not in notes:
+            notes.append(why)
+        return f"n/a ({notes.index(why) + 1})"
+
     for name, entry in quality["dealers"].items():
         correct = "control" if entry["correct"] is None else ("yes" if entry["correct"] else "NO")
         lines.append(f"{name:<24} {correct:>8} {number(entry['min_p_value'], '.2g'):>9} "
                      f"{number(entry['slot_agreement'], '.3f'):>9} {number(entry['offer_overlap'], '.3f'):>10} "
                      f"{with_interval(entry['variance_reduction'], entry['variance_reduction_ci']):>24} "
-                     f"{with_interval(entry.get('adjusted_variance_reduction'), entry.get('adjusted_variance_reduction_ci', [None, None])):>22}"
+                     f"{or_note(entry.get('adjusted_variance_reduction'), entry.get('adjusted_variance_reduction_ci', [None, None]), entry.get('adjusted_variance_reduction_why')):>22}"
                      f"  {entry['deciding_observable'] or ''}")
     lines.append("ladder (closest pair): variance reduction against independent tables of the same design; "
                  "efficiency: games a plain tournament needs over the games this needs")
     for dealer, steps in quality.get("ladder", {}).items():
         for step in steps:
             lines.append(f"  {dealer:<12} {step['step']:<58} "
-                         f"{with_interval(step['variance_reduction'], step['variance_reduction_ci']):>22}  "
-                         f"efficiency {with_interval(step['efficiency'], step['efficiency_ci'])}")
-    if quality.get("variance_reduction") is not None:
-        default = quality["default"]
+                         f"{or_note(step['variance_reduction'], step['variance_reduction_ci'], step.get('variance_reduction_why')):>22}  "
+                         f"efficiency {or_note(step['efficiency'], step['efficiency_ci'], step.get('efficiency_why'))}")
+    lines += [f"  ({number}) {why}" for number, why in enumerate(notes, 1)]
+    default = quality.get("default")
+    if default is not None and quality["dealers"].get(default["run"]):
         lines.append(f"default ({default['dealer']}, {default['design']}, events by {default['events']}, luck-adjusted):"
-                     f" variance reduction {with_interval(quality['variance_reduction'], quality['variance_reduction_ci'])}")
+                     f" variance reduction {verdict_figure(quality)}")
+    games = (quality.get("verdict") or {}).get("games_needed")
+    if games:
+        pair = " vs ".join(quality["closest_pair"])
+        lines.append(f"games to tell {pair} apart at 95%: " + (
+            f"about {games['duplicate']:,.0f} with the default, {games['independent']:,.0f} at independent tables"
+            if games["independent"] is not None and games["duplicate"] is not None
+            else f"n/a ({games['why'] or 'not measured'})"))
     return "\n".join(lines)
+
+
+def verdict_figure(quality: dict) -> str:
+    """The headline: the default's luck-adjusted variance reduction with its interval, or why it is not given."""
+    if quality.get("variance_reduction") is not None:
+        low, high = quality["variance_reduction_ci"]
+        bounds = "" if low is None else f" [{low:.2f}, {high:.2f}]"
+        return f"{quality['variance_reduction']:.2f}{bounds}"
+    why = quality["dealers"].get(quality["default"]["run"], {}).get("adjusted_variance_reduction_why")
+    return f"not given ({why})" if why else "not measured"
 
 
 # --------------------------------------------------------------------------
@@ -361,6 +455,8 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
                           "median_variance_reduction": None, "median_adjusted_variance_reduction": None})
             adjusted = variance_reduction(run, run, closest, ADJUSTED) if run.pairs else (None, [None, None])
             entry["adjusted_variance_reduction"], entry["adjusted_variance_reduction_ci"] = adjusted
+            entry["adjusted_variance_reduction_why"] = (unfitted_note(run) if run.pairs and adjusted[0] is None
+                                                        else None)
         else:
             entry.update(compare_with_control(run, its_control, alpha, games_per_second))
         entry["luck_terms"] = run.luck_terms()
@@ -386,19 +482,35 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
 
 def efficiency(run: RunMeasures, its_control: RunMeasures, plain: RunMeasures, pair: int, estimator: str):
     """Games a plain tournament (``plain``: the control, Latin square, raw placements) needs to tell pair
-    ``pair`` apart, over the games ``run`` needs with ``estimator``: ``{"factor", "ci"}``.
+    ``pair`` apart, over the games ``run`` needs with ``estimator``: ``{"factor", "ci", "why"}``.
 
     Boards needed is ``(1.96 sd / |mean|)^2`` with the mean difference of the
     run's own design measured by its control (a design asks its own question:
     the Latin square's field is the other bots, the paired design's a fixed
-    field); both designs play as many tables per board.
+    field); both designs play as many tables per board. The factor is
+    therefore the variance reduction against ``plain`` times
+    ``(mean of its control / mean of plain)^2``: 1 when the run's control is
+    ``plain``, else a ratio of two measured means, bootstrapped with the
+    variances (the same boards' weights in every run) and given only when
+    both means are resolved (:data:`autodup.analysis.measures.RESOLVED_Z`);
+    ``why`` says why a factor is None.
     """
-    target, reference = its_control.pair_statistics(RAW)["mean"][pair], plain.pair_statistics(RAW)["mean"][pair]
     factor, interval = variance_reduction(run, plain, pair, estimator)
-    if not (np.isfinite(target) and np.isfinite(reference)) or target == 0 or reference == 0 or factor is None:
-        return {"factor": None, "ci": [None, None]}
-    scale = (target / reference) ** 2  # positive: it scales the bootstrap's quantiles as it scales the factor
-    return {"factor": scale * factor, "ci": [None if bound is None else scale * bound for bound in interval]}
+    if factor is None:
+        return {"factor": None, "ci": [None, None],
+                "why": unfitted_note(run) if not run.luck_is_fitted(pair, estimator) else None}
+    if its_control is plain:
+        return {"factor": factor, "ci": interval, "why": None}
+    why = unresolved_note([its_control, plain], pair)
+    if why is not None:
+        return {"factor": None, "ci": [None, None], "why": why}
+    target, reference = its_control.pair_statistics(RAW), plain.pair_statistics(RAW)
+    scale = (target["mean"][pair] / reference["mean"][pair]) ** 2
+    replicate_scale = (target["replicate_means"][:, pair] / reference["replicate_means"][:, pair]) ** 2
+    ours = run.pair_statistics(estimator)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spread = replicate_scale * reference["replicates"][:, pair] / ours["replicates"][:, pair]
+    return {"factor": float(scale * factor), "ci": percentile_interval(spread[np.isfinite(spread)]), "why": None}
 
 
 LADDER = (("shared seeds", "latin", "position", RAW), ("+ events by who", "latin", "seat", RAW),
@@ -418,11 +530,15 @@ def ladder(dealers: dict, controls: dict) -> dict:
             control = name in controls.values()
             if control and estimator == RAW:
                 continue
+            seating = "paired seating" if design == "paired" else "Latin square"
             result.setdefault(entry["dealer"], []).append({
-                "step": "luck adjustment alone" if control else label, "run": name, "design": design,
+                "step": f"luck adjustment alone ({seating})" if control else label, "run": name, "design": design,
                 "events": events, "estimator": estimator, "variance_reduction": entry[key],
-                "variance_reduction_ci": entry[f"{key}_ci"], "efficiency": entry["efficiency"][estimator]["factor"],
-                "efficiency_ci": entry["efficiency"][estimator]["ci"]})
+                "variance_reduction_ci": entry[f"{key}_ci"],
+                "variance_reduction_why": entry.get(f"{key}_why"),
+                "efficiency": entry["efficiency"][estimator]["factor"],
+                "efficiency_ci": entry["efficiency"][estimator]["ci"],
+                "efficiency_why": entry["efficiency"][estimator]["why"]})
     order = {label: k for k, (label, *_rest) in enumerate(LADDER)}
     for steps in result.values():
         steps.sort(key=lambda step: order.get(step["step"], -1))

@@ -1,44 +1,44 @@
-"""The quality report: one self-contained HTML page, and its plots as PNG files, drawn from a quality dict.
+"""The quality report: one self-contained HTML page (``report.html``) and its plots as PNG files.
 
 :func:`write_report` takes the dict :func:`autodup.analysis.quality.measure_quality`
-returns (``quality.json``) and writes ``report.html`` with every plot embedded
-as a ``data:`` URI, so the page can be mailed or archived alone; the PNGs sit
-beside it for slides. The page holds:
+returns (``quality.json``). The page reads from the conclusion down:
 
-* a headline: the closest pair of bots and each dealer's variance reduction on
-  it, with its confidence interval (``variance_reduction.png``);
-* the cross-table measures per dealer (whole-shop identical, slot agreement,
-  multiset overlap, offer overlap), split into same-bot and different-bot table
-  pairs, and by round (``agreement_by_round.png``);
-* the coupling diagnostic: measured agreement beside ``J_P`` and ``1 - TV``;
-* the luck removed per pair of bots: variance reduction, and boards, games and
-  seconds needed, duplicate against the independent control
-  (``boards_needed.png``);
-* each dealer's correctness tests with Holm-adjusted p-values, its verdict and
-  deciding observable (``correctness.png``), and its offer frequency per
-  champion against the control's (``offer_frequency.png``);
-* a short definition of every measure.
+* the **verdict**: the default run's variance reduction (raw and luck-corrected,
+  closest and median pair), the games each format needs to separate the
+  closest pair, and any dealer found wrong; a figure the run is too small to
+  give says so and how many boards it needs;
+* the **ladder**: what each step removes, as a table and one plot (``ladder.png``);
+* **correctness** of each dealer against the independent control
+  (``correctness.png``, ``offer_frequency.png``);
+* the **cross-table measures** and the coupling diagnostic (``agreement_by_round.png``);
+* the **detail**, collapsed: per-pair tables, same bot against different bot,
+  every correctness test (``boards_needed.png``); then the definitions.
 
-Nulls (measures that could not be taken) are shown as a dash and left out of
-the plots. The same dict gives the same bytes: matplotlib's default style is
-used whatever the local ``matplotlibrc`` says, and the PNGs carry no version or
-date. matplotlib is imported on first use, with the Agg canvas, never at import.
+Nulls (measures that could not be taken) are a dash, or "n/a" with the reason.
+The same dict gives the same bytes (:mod:`autodup.analysis.pages`).
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-import math
 from pathlib import Path
 
 from ..files import write_bytes_atomically
+from .pages import (
+    DASH,
+    details,
+    embedded_image,
+    format_interval,
+    format_number,
+    html_page,
+    html_table,
+    number,
+    rendered_png,
+)
+from .report_plots import FIGURES, PLOTS, control_name, dealer_names, measures_of, pair_label, run_label
 
-__all__ = ["PLOTS", "write_report"]
-
-PLOTS = ("agreement_by_round.png", "variance_reduction.png", "boards_needed.png", "correctness.png",
-         "offer_frequency.png")
+__all__ = ["PLOTS", "DEFINITIONS", "verdict_section", "ladder_section", "correctness_section", "cross_table_section",
+           "coupling_section", "detail_section", "definitions_section", "render_html", "write_report"]
 
 DEFINITIONS = (
     ("whole-shop identical", "For two tables of one board, the same seat and the same round (both seats alive), "
@@ -71,372 +71,128 @@ DEFINITIONS = (
 )
 
 
-_DASH = "\u2014"
-_FORMATS = {"share": "{:.3f}", "ratio": "{:.2f}", "count": "{:,.0f}", "seconds": "{:,.1f}", "p": "{:.2g}",
-            "difference": "{:+.3f}", "general": "{:.4g}"}
 
 
-def number(value):
-    """``value`` as a float, or None when it is null, not a number or not finite."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def format_number(value, style="general") -> str:
-    """``value`` formatted by ``style`` (a key of ``_FORMATS``), or a dash when it is not measurable."""
-    value = number(value)
-    return _DASH if value is None else _FORMATS[style].format(value)
-
-
-def interval_bounds(interval) -> tuple:
-    """``(low, high)`` of a ``[low, high]`` confidence interval, or ``(None, None)`` unless both are numbers."""
-    low, high = (number(bound) for bound in (list(interval or []) + [None, None])[:2])
-    return (None, None) if low is None or high is None else (low, high)
-
-
-def format_interval(interval, style="ratio") -> str:
-    """A ``[low, high]`` confidence interval as ``"low - high"``, or a dash."""
-    low, high = interval_bounds(interval)
-    return _DASH if low is None else f"{format_number(low, style)} \u2013 {format_number(high, style)}"
-
-
-def pair_label(bots) -> str:
-    """A pair of bots as ``"a-b"``."""
-    return "-".join(str(bot) for bot in bots or ())
-
-
-def control_name(quality: dict) -> str:
-    """The control dealer's name (``independent`` unless the dict says otherwise)."""
-    return quality.get("control") or "independent"
-
-
-def measures_of(quality: dict, name: str) -> dict:
-    """Dealer ``name``'s measures, empty when it has none."""
-    return (quality.get("dealers") or {}).get(name) or {}
-
-
-def dealer_names(quality: dict, with_control=True) -> list:
-    """The measured dealers in the dict's order, the control last (or left out)."""
-    control = control_name(quality)
-    names = [name for name in (quality.get("dealers") or {}) if name != control]
-    if with_control and control in (quality.get("dealers") or {}):
-        names.append(control)
-    return names
-
-
-def dealer_style(quality: dict, name: str) -> dict:
-    """Plot keywords for dealer ``name``: a colour of its own, the control black and dashed."""
-    if name == control_name(quality):
-        return {"color": "black", "linestyle": "--"}
-    index = dealer_names(quality, with_control=False).index(name)
-    return {"color": f"C{index % 10}", "linestyle": "-"}
-
-
-def as_floats(values, length=None):
-    """A list of floats with NaN for nulls, padded with NaN (or cut) to ``length`` when given."""
-    floats = [math.nan if number(value) is None else number(value) for value in (values or [])]
-    if length is not None:
-        floats = (floats + [math.nan] * length)[:length]
-    return floats
-
-
-# --- plots -------------------------------------------------------------------------------------------------
-
-def new_figure(width, height, rows=1, columns=1, layout="constrained", sharey=False):
-    """A figure on the Agg canvas (no pyplot, so no global backend is chosen) and its axes.
-
-    ``layout=None`` skips the constrained layout (which draws the figure twice) for a figure that places its
-    axes itself.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), dpi=100, layout=layout)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots(rows, columns, squeeze=False, sharey=sharey)
-    return figure, [axis for row in axes for axis in row]
-
-
-def show_no_data(axis, message):
-    """Say ``message`` in the middle of an empty panel instead of drawing nothing."""
-    axis.text(0.5, 0.5, message, ha="center", va="center", transform=axis.transAxes, color="grey")
-    axis.set_axis_off()
-
-
-def agreement_by_round_figure(quality: dict):
-    """Slot agreement and whole-shop identical by round, one line per dealer, the control dashed."""
-    figure, axes = new_figure(10, 4, 1, 2)
-    for axis, measure in zip(axes, ("slot_agreement", "whole_shop_identical")):
-        drawn = False
-        for name in dealer_names(quality):
-            by_round = measures_of(quality, name).get("by_round") or {}
-            rounds = as_floats(by_round.get("round"))
-            values = as_floats(by_round.get(measure), len(rounds))
-            if rounds and any(not math.isnan(value) for value in values):
-                axis.plot(rounds, values, marker=".", label=name, **dealer_style(quality, name))
-                drawn = True
-        if not drawn:
-            show_no_data(axis, "no by-round measures")
-            continue
-        axis.set(xlabel="round", ylabel=measure.replace("_", " "), title=measure.replace("_", " ") + " by round")
-        axis.grid(alpha=0.3)
-        axis.legend(fontsize="small")
-    return figure
-
-
-def variance_reduction_figure(quality: dict):
-    """Each dealer's variance reduction on the closest pair with its interval, and the median over pairs."""
-    figure, (axis,) = new_figure(7, 4)
-    names = [name for name in dealer_names(quality, with_control=False)
-             if number(measures_of(quality, name).get("variance_reduction")) is not None]
-    if not names:
-        show_no_data(axis, "no duplicate dealer's variance reduction was measured")
-        return figure
-    for position, name in enumerate(names):
-        dealer = measures_of(quality, name)
-        value = number(dealer["variance_reduction"])
-        low, high = interval_bounds(dealer.get("variance_reduction_ci"))
-        error = None if low is None else [[max(value - low, 0.0)], [max(high - value, 0.0)]]
-        axis.errorbar([position], [value], yerr=error, fmt="o", capsize=6, color=dealer_style(quality, name)["color"],
-                      label="closest pair" if position == 0 else None)
-        median = number(dealer.get("median_variance_reduction"))
-        if median is not None:
-            axis.plot([position + 0.15], [median], marker="x", color="grey", linestyle="none",
-                      label="median over pairs" if position == 0 else None)
-    axis.axhline(1.0, color="black", linewidth=1, label="no reduction")
-    axis.set_xticks(range(len(names)), names)
-    axis.set_xlim(-0.6, len(names) - 0.4)
-    axis.set(ylabel="variance reduction (control / dealer)",
-             title=f"variance reduction, closest pair {pair_label(quality.get('closest_pair'))}")
-    axis.grid(axis="y", alpha=0.3)
-    axis.legend(fontsize="small")
-    return figure
-
-
-def boards_needed_by_pair(quality: dict) -> tuple:
-    """``(pair labels, {series: [boards needed per pair]})``: each dealer, then the independent control.
-
-    The control's figure is the same for every dealer; it is taken from the first dealer that has it.
-    """
-    labels, series, control = [], {}, {}
-    for name in dealer_names(quality, with_control=False):
-        for pair in measures_of(quality, name).get("pairs") or []:
-            label = pair_label(pair.get("bots"))
-            if label not in labels:
-                labels.append(label)
-            series.setdefault(name, {})[label] = number(pair.get("boards_needed"))
-            if control.get(label) is None:
-                control[label] = number(pair.get("boards_needed_control"))
-    series[control_name(quality)] = control
-    return labels, {name: [values.get(label) for label in labels] for name, values in series.items()}
-
-
-def boards_needed_figure(quality: dict):
-    """Boards needed per pair of bots on a log axis, each dealer beside the independent control."""
-    labels, series = boards_needed_by_pair(quality)
-    figure, (axis,) = new_figure(max(7.0, 0.35 * len(labels) + 2), 4.5)
-    positive = {name: [value if value is not None and value > 0 else math.nan for value in values]
-                for name, values in series.items()}
-    if not any(not math.isnan(value) for values in positive.values() for value in values):
-        show_no_data(axis, "no pair's boards needed was measured")
-        return figure
-    width = 0.6 / max(len(positive), 1)
-    for index, (name, values) in enumerate(positive.items()):
-        offset = (index - (len(positive) - 1) / 2) * width
-        style = dealer_style(quality, name)
-        axis.plot([position + offset for position in range(len(labels))], values, linestyle="none",
-                  marker="s" if name == control_name(quality) else "o", color=style["color"], label=name)
-    axis.set_yscale("log")
-    axis.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize="small")
-    axis.set(ylabel="boards needed", title="boards needed per pair: duplicate vs independent control")
-    axis.grid(axis="y", which="both", alpha=0.3)
-    axis.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return figure
-
-
-def correctness_grid(quality: dict) -> tuple:
-    """``(dealers, observables, Holm p-values by [dealer][observable], None where not tested)``."""
-    dealers, observables = dealer_names(quality), []
-    for name in dealers:
-        for test in measures_of(quality, name).get("tests") or []:
-            if test.get("observable") not in observables:
-                observables.append(test.get("observable"))
-    grid = []
-    for name in dealers:
-        by_observable = {test.get("observable"): number(test.get("p_holm"))
-                         for test in measures_of(quality, name).get("tests") or []}
-        grid.append([by_observable.get(observable) for observable in observables])
-    return dealers, observables, grid
-
-
-def correctness_figure(quality: dict):
-    """The correctness tests as a heat map of -log10 of the Holm p-value, dealer rows, observable columns."""
-    import numpy as np
-
-    dealers, observables, grid = correctness_grid(quality)
-    figure, (axis,) = new_figure(max(6.0, 0.9 * len(observables) + 3), max(2.5, 0.5 * len(dealers) + 2))
-    if not dealers or not observables:
-        show_no_data(axis, "no correctness tests")
-        return figure
-    # A p-value of 0 is as far from the null as the axis goes; the scale tops out at alpha squared.
-    threshold = -math.log10(number(quality.get("alpha")) or 0.001)
-    scores = np.ma.masked_invalid([[math.nan if p is None else -math.log10(max(p, 1e-300)) for p in row]
-                                   for row in grid])
-    from matplotlib import colormaps
-
-    colours = colormaps["Reds"].with_extremes(bad="lightgrey")
-    image = axis.imshow(scores, cmap=colours, vmin=0.0, vmax=2 * threshold, aspect="auto")
-    if len(observables) <= 16:
-        for row, values in enumerate(grid):
-            for column, p in enumerate(values):
-                if p is not None:
-                    axis.text(column, row, format_number(p, "p"), ha="center", va="center", fontsize="small",
-                              color="white" if -math.log10(max(p, 1e-300)) > threshold else "black")
-    verdicts = {True: "correct", False: "WRONG", None: "no verdict"}
-    axis.set_yticks(range(len(dealers)),
-                    [f"{name} ({verdicts.get(measures_of(quality, name).get('correct'))})" for name in dealers])
-    axis.set_xticks(range(len(observables)), [str(observable) for observable in observables], rotation=30,
-                    ha="right", fontsize="small")
-    axis.set_title(f"correctness: Holm-adjusted p-values (wrong below alpha = {quality.get('alpha')})")
-    figure.colorbar(image, ax=axis, label="-log10 Holm p")
-    return figure
-
-
-def offer_frequency_figure(quality: dict):
-    """Each dealer's offer share per champion minus the control's, inside the control's +/- 2 SE whiskers."""
-    champions = [str(champion) for champion in quality.get("champions") or []]
-    control = (quality.get("dealers") or {}).get(control_name(quality)) or {}
-    expected = as_floats(control.get("offer_frequency"), len(champions))
-    error = [2 * value for value in as_floats(control.get("offer_frequency_se"), len(champions))]
-    figure, (axis,) = new_figure(max(7.0, 0.2 * len(champions) + 2), 4.5)
-    if not champions or all(math.isnan(value) for value in expected):
-        show_no_data(axis, "no control offer frequencies")
-        return figure
-    positions = list(range(len(champions)))
-    axis.errorbar(positions, [0.0] * len(positions), yerr=[0.0 if math.isnan(e) else e for e in error],
-                  fmt="none", ecolor="grey", capsize=2, label="control \u00b1 2 SE")
-    names = dealer_names(quality, with_control=False)
-    for index, name in enumerate(names):
-        observed = as_floats(measures_of(quality, name).get("offer_frequency"), len(champions))
-        offset = (index - (len(names) - 1) / 2) * 0.6 / max(len(names), 1)
-        axis.plot([position + offset for position in positions],
-                  [value - reference for value, reference in zip(observed, expected)], linestyle="none",
-                  marker="o", markersize=3, color=dealer_style(quality, name)["color"], label=name)
-    axis.axhline(0.0, color="black", linewidth=0.8)
-    axis.set_xticks(positions, champions, rotation=90, fontsize="x-small" if len(champions) > 30 else "small")
-    axis.set(ylabel="offer share minus the control's", title="offer frequency per champion against the control")
-    axis.grid(axis="y", alpha=0.3)
-    axis.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return figure
-
-
-_FIGURES = dict(zip(PLOTS, (agreement_by_round_figure, variance_reduction_figure, boards_needed_figure,
-                            correctness_figure, offer_frequency_figure)))
-
-
-def rendered_png(draw, *args) -> bytes:
-    """The PNG of the figure ``draw(*args)`` returns, drawn and saved in matplotlib's default style.
-
-    The default style, not the local matplotlibrc, so that the same data gives the same pixels anywhere.
-    """
-    import matplotlib
-    import matplotlib.style
-
-    buffer = io.BytesIO()
-    with matplotlib.style.context("default"), matplotlib.rc_context({"font.size": 9}):
-        draw(*args).savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
-
-
-def draw_plots(quality: dict, out_dir: Path) -> dict:
-    """Write every plot of :data:`PLOTS` into ``out_dir``; returns ``{file name: PNG bytes}``."""
-    images = {}
-    for name, draw in _FIGURES.items():
-        images[name] = rendered_png(draw, quality)
-        write_bytes_atomically(out_dir / name, images[name])
-    return images
-
-
-
-
-# --- HTML --------------------------------------------------------------------------------------------------
-
-_STYLE = """
-body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
-td { white-space: nowrap; }
-th:first-child, td:first-child { text-align: left; }
-tr.highlight td { font-weight: bold; background: #f4f4ff; }
-img { max-width: 100%; display: block; margin: 0.5em 0; }
-dt { font-weight: bold; } dd { margin: 0 0 0.6em 1.5em; }
-.wrong { color: #b00; font-weight: bold; } .correct { color: #070; font-weight: bold; }
-"""
-
-# A headless browser's --dump-dom shows data-images-loaded, so a test can tell whether every plot rendered.
-_SCRIPT = """
-window.addEventListener("load", function () {
-  var images = Array.prototype.slice.call(document.images);
-  var loaded = images.filter(function (img) { return img.complete && img.naturalWidth > 0; });
-  document.body.dataset.images = String(images.length);
-  document.body.dataset.imagesLoaded = String(loaded.length);
-});
-"""
-
-
-def html_table(headers, rows, highlighted=()) -> str:
-    """A ``<table>`` of already formatted cells, every one escaped; rows whose index is in ``highlighted`` bold."""
-    head = "".join(f"<th>{html.escape(str(header))}</th>" for header in headers)
-    body = []
-    for index, row in enumerate(rows):
-        cells = "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row)
-        attribute = ' class="highlight"' if index in highlighted else ""
-        body.append(f"<tr{attribute}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def embedded_image(images: dict, name: str, description: str) -> str:
-    """An ``<img>`` carrying PNG ``name`` as a ``data:`` URI."""
-    data = base64.b64encode(images[name]).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(description)}" title="{html.escape(name)}">'
-
-
-def headline_section(quality: dict) -> str:
-    """The closest pair and each dealer's variance reduction on it."""
-    closest = pair_label(quality.get("closest_pair")) or _DASH
-    items = []
+def with_interval(value, interval, why=None, style="ratio") -> str:
+    """``value [low, high]``, or n/a with ``why``, or a dash."""
+    if number(value) is None:
+        return f"n/a: {why}" if why else DASH
+    low = format_interval(interval, style)
+    return format_number(value, style) + ("" if low == DASH else f" [{low}]")
+
+
+def verdict_section(quality: dict) -> str:
+    """The conclusion: the default's variance reduction with its interval, raw and luck-corrected, closest and
+    median pair; games needed to separate the closest pair; dealers found wrong."""
+    verdict = quality.get("verdict") or {}
+    default = quality.get("default") or {}
+    if not verdict:
+        return ('<section id="verdict" class="verdict"><h2>Verdict</h2><p>The default run was not measured, so '
+                "there is no verdict; the tables below hold what was.</p></section>")
+    closest, median = (verdict.get("pairs") or [{}, {}])[:2]
+    seating = "Latin square" if default.get("design", "latin") == "latin" else default.get("design")
+    adjusted = number(closest.get("adjusted"))
+    if adjusted is not None:
+        headline = (f'<p class="figure">{html.escape(format_number(adjusted, "ratio"))}x fewer boards '
+                    f"[{html.escape(format_interval(closest.get('adjusted_ci')))}]</p>"
+                    f"<p>than independent tables need to compare the closest pair of bots "
+                    f"({html.escape(pair_label(closest.get('pair')))}), with autodup's default: the "
+                    f"{html.escape(str(default.get('dealer')))} dealer, {html.escape(seating)}, events by who, "
+                    "placements corrected for luck. 95% interval over boards.</p>")
+    else:
+        headline = (f'<p class="figure">Luck-corrected figure not given</p><p>'
+                    f"{html.escape(closest.get('adjusted_why') or 'not measured')}. Raw placements: "
+                    f"{html.escape(with_interval(closest.get('raw'), closest.get('raw_ci')))}x fewer boards.</p>")
+    rows = [[f"{role} pair: {pair_label(entry.get('pair'))}",
+             format_number(entry.get("mean_difference"), "difference"),
+             with_interval(entry.get("raw"), entry.get("raw_ci")),
+             with_interval(entry.get("adjusted"), entry.get("adjusted_ci"),
+                           "too few boards" if entry.get("adjusted_why") else None)]
+            for role, entry in (("closest", closest), ("median", median))]
+    table = html_table(["pair (mean placement difference, independent tables)", "difference",
+                        "raw placements", "luck-corrected"], rows, highlighted={0})
+    games = verdict.get("games_needed") or {}
+    if number(games.get("independent")) is not None:
+        needed = (f"To tell {html.escape(pair_label(closest.get('pair')))} apart at 95%: about "
+                  f"<b>{html.escape(format_number(games.get('duplicate'), 'count'))} games</b> with the default, "
+                  f"against {html.escape(format_number(games.get('independent'), 'count'))} games at independent "
+                  "tables.")
+    else:
+        needed = ("Games needed to tell the closest pair apart: "
+                  f"{html.escape(games.get('why') or 'not measured')}.")
+    wrong = verdict.get("wrong") or []
+    if wrong:
+        exact = set(verdict.get("wrong_exact") or [])
+        correctness = ("<p class=\"wrong\">Found wrong against independent play: "
+                       + ", ".join(html.escape(name) + (" (it claims to be exact)" if name in exact
+                                                         else " (not exact, as it declares)")
+                                   for name in wrong) + ".</p>")
+    else:
+        correctness = ('<p class="correct">Every dealer passed its correctness tests against independent play '
+                       f"(family-wise alpha {html.escape(format_number(quality.get('alpha')))}).</p>")
+    return (f'<section id="verdict" class="verdict"><h2>Verdict</h2>{headline}{table}<p>{needed}</p>'
+            f"{correctness}</section>")
+
+
+def ladder_section(quality: dict, images: dict) -> str:
+    """What each step removes on the closest pair: a row per step, and the ladder plot."""
+    rows, notes = [], []
+
+    def cell(value, interval, why):
+        if number(value) is None and why:
+            if why not in notes:
+                notes.append(why)
+            return f"n/a ({notes.index(why) + 1})"
+        return with_interval(value, interval)
+
+    for dealer, steps in (quality.get("ladder") or {}).items():
+        for step in steps:
+            rows.append([f"{dealer}: {step.get('step')}",
+                         cell(step.get("variance_reduction"), step.get("variance_reduction_ci"),
+                              step.get("variance_reduction_why")),
+                         cell(step.get("efficiency"), step.get("efficiency_ci"), step.get("efficiency_why"))])
+    explained = "".join(f"<li>({index}) {html.escape(why)}</li>" for index, why in enumerate(notes, 1))
+    table = (html_table(["dealer: step", "variance reduction [95% CI]", "efficiency [95% CI]"], rows)
+             + (f'<ol class="note" style="list-style: none">{explained}</ol>' if explained else "")
+             if rows else "<p>No ladder was played (--no-ladder).</p>")
+    return ("<h2>The ladder: what each step removes</h2><p>Variance reduction: the closest pair's variance at "
+            "independent tables of the same seating over its variance here. Efficiency: the games a plain "
+            "tournament (independent tables, Latin square, raw placements) needs over the games this needs.</p>"
+            + embedded_image(images, "ladder.png", "variance reduction per run, raw and luck-corrected") + table)
+
+
+def correctness_section(quality: dict, images: dict) -> str:
+    """Each dealer's verdict against the control, the heat map, offer frequencies; every test collapsed."""
+    rows, tests = [], []
     for name in dealer_names(quality, with_control=False):
         dealer = measures_of(quality, name)
-        items.append(f"<li><b>{html.escape(name)}</b>: variance reduction "
-                     f"{html.escape(format_number(dealer.get('variance_reduction'), 'ratio'))} (CI "
-                     f"{html.escape(format_interval(dealer.get('variance_reduction_ci')))}), median over pairs "
-                     f"{html.escape(format_number(dealer.get('median_variance_reduction'), 'ratio'))}</li>")
-    listing = f"<ul>{''.join(items)}</ul>" if items else "<p>No duplicate dealer was measured.</p>"
-    return (f"<h2>Headline</h2><p>Closest pair of bots: <b>{html.escape(closest)}</b>.</p>{listing}")
+        verdict = {True: "correct", False: "WRONG"}.get(dealer.get("correct"), "no verdict")
+        claim = {True: "exact", False: "not exact"}.get(dealer.get("exact"), "no claim")
+        rows.append([name, verdict, claim, str(dealer.get("deciding_observable") or DASH),
+                     format_number(dealer.get("min_p_value"), "p")])
+        table = [[test.get("observable", DASH), format_number(test.get("statistic")),
+                  format_number(test.get("df"), "count"), format_number(test.get("p_value"), "p"),
+                  format_number(test.get("p_holm"), "p")] for test in dealer.get("tests") or []]
+        tests.append(f"<h4>{html.escape(name)}</h4>" + (html_table(["observable", "statistic", "df", "p", "Holm p"],
+                                                                   table) if table else "<p>No tests.</p>"))
+    wrong = {index for index, row in enumerate(rows) if row[1] == "WRONG"}
+    return (f"<h2>Correctness against independent play</h2><p>Each run's per-table observables against the "
+            f"control's, Holm-corrected per run at alpha = {html.escape(format_number(quality.get('alpha')))}.</p>"
+            + html_table(["run", "verdict", "registry claim", "deciding observable", "smallest Holm p"], rows, wrong)
+            + embedded_image(images, "correctness.png", "correctness tests per run")
+            + embedded_image(images, "offer_frequency.png", "offer frequency per champion")
+            + details("Every test of every run", "".join(tests)))
 
 
-def cross_table_section(quality: dict) -> str:
-    """How alike two tables' shops are, per dealer, overall and split by same or different bot."""
+def cross_table_section(quality: dict, images: dict) -> str:
+    """How alike two tables' shops are, per run."""
     measures = ("whole_shop_identical", "slot_agreement", "multiset_overlap", "offer_overlap")
-    rows = [[name] + [format_number(measures_of(quality, name).get(measure), "share") for measure in measures]
-            for name in dealer_names(quality)]
-    split = []
-    for name in dealer_names(quality):
-        by_bots = measures_of(quality, name).get("by_bots") or {}
-        for group in ("same", "different"):
-            counts = by_bots.get(group) or {}
-            split.append([name, f"{group} bot", format_number(counts.get("pairs"), "count")]
-                         + [format_number(counts.get(measure), "share") for measure in measures[1:]])
-    return ("<h2>Cross-table measures</h2>"
-            + html_table(["dealer"] + [measure.replace("_", " ") for measure in measures], rows)
-            + "<h3>Same bot vs different bot</h3>"
-            + html_table(["dealer", "seats played by", "table pairs", "slot agreement", "multiset overlap",
-                          "offer overlap"], split))
+    rows = [[run_label(quality, name)] + [format_number(measures_of(quality, name).get(measure), "share")
+                                          for measure in measures] for name in dealer_names(quality)]
+    return ("<h2>Cross-table measures</h2><p>How alike the shops of one seat are at two tables of a board, "
+            "rounds 1 and later.</p>"
+            + html_table(["run"] + [measure.replace("_", " ") for measure in measures], rows)
+            + embedded_image(images, "agreement_by_round.png", "agreement by round per dealer"))
 
 
 def coupling_section(quality: dict) -> str:
@@ -445,7 +201,7 @@ def coupling_section(quality: dict) -> str:
     for name in dealer_names(quality):
         coupling = measures_of(quality, name).get("coupling")
         if not coupling:
-            rows.append([name, "not traced", _DASH, _DASH, _DASH, _DASH, _DASH, _DASH])
+            rows.append([name, "not traced", DASH, DASH, DASH, DASH, DASH, DASH])
             continue
         agreement = format_number(coupling.get("agreement"), "share")
         if number(coupling.get("agreement_se")) is not None:
@@ -463,48 +219,43 @@ def coupling_section(quality: dict) -> str:
                           "weights differ", "key differs"], rows))
 
 
-def luck_section(quality: dict) -> str:
-    """Per duplicate dealer, a row per pair of bots: variance reduction, and boards, games, seconds needed."""
-    closest = pair_label(quality.get("closest_pair"))
+def detail_section(quality: dict, images: dict) -> str:
+    """Collapsed: per run, the pairs of bots whose difference is resolved; same bot against different bot."""
     needed = (("boards_needed", "count"), ("games_needed", "count"), ("seconds_needed", "seconds"))
-    parts = ["<h2>Luck removed, per pair of bots</h2>"]
+    closest = pair_label(quality.get("closest_pair"))
+    parts = []
     for name in dealer_names(quality, with_control=False):
-        pairs = measures_of(quality, name).get("pairs") or []
-        parts.append(f"<h3>{html.escape(name)}</h3>")
+        pairs = [pair for pair in measures_of(quality, name).get("pairs") or []
+                 if (number(pair.get("boards_needed")) or 0) >= 1 or (number(pair.get("boards_needed_control")) or 0) >= 1]
         if not pairs:
-            parts.append("<p>No pair was measured.</p>")
             continue
         rows = [[pair_label(pair.get("bots")), format_number(pair.get("mean_difference"), "difference"),
-                 format_number(pair.get("variance_reduction"), "ratio"),
-                 format_interval(pair.get("variance_reduction_ci"))]
+                 with_interval(pair.get("variance_reduction"), pair.get("variance_reduction_ci")),
+                 with_interval(pair.get("adjusted_variance_reduction"), pair.get("adjusted_variance_reduction_ci"),
+                               "too few boards" if pair.get("adjusted_variance_reduction_why") else None)]
                 + [format_number(pair.get(key + side), style) for key, style in needed for side in ("", "_control")]
                 for pair in pairs]
         highlighted = {index for index, pair in enumerate(pairs) if pair_label(pair.get("bots")) == closest}
-        parts.append(html_table(["pair", "mean difference", "variance reduction", "CI", "boards (duplicate)",
-                                 "boards (independent)", "games (duplicate)", "games (independent)",
-                                 "seconds (duplicate)", "seconds (independent)"], rows, highlighted))
-    return "".join(parts)
-
-
-def correctness_section(quality: dict) -> str:
-    """Each dealer's verdict, deciding observable and every test."""
-    parts = [f"<h2>Correctness</h2><p>Family-wise level alpha = {html.escape(format_number(quality.get('alpha')))} "
-             "per dealer (Holm).</p>"]
+        parts.append(f"<h4>{html.escape(run_label(quality, name))}</h4>" + html_table(
+            ["pair", "mean difference", "variance reduction", "luck-corrected", "boards", "boards (independent)",
+             "games", "games (independent)", "seconds", "seconds (independent)"], rows, highlighted))
+    split = []
     for name in dealer_names(quality):
-        dealer = measures_of(quality, name)
-        verdict = {True: ("correct", "correct"), False: ("wrong", "WRONG")}.get(dealer.get("correct"),
-                                                                                 ("", "no verdict"))
-        claim = {True: "exact", False: "not exact"}.get(dealer.get("exact"), "no claim")
-        parts.append(f"<h3>{html.escape(name)}: <span class=\"{verdict[0]}\">{html.escape(verdict[1])}</span></h3>"
-                     f"<p>Registry claim: {html.escape(claim)}. Deciding observable: "
-                     f"{html.escape(str(dealer.get('deciding_observable') or _DASH))} (smallest Holm p "
-                     f"{html.escape(format_number(dealer.get('min_p_value'), 'p'))}).</p>")
-        rows = [[test.get("observable", _DASH), format_number(test.get("statistic")),
-                 format_number(test.get("df"), "count"), format_number(test.get("p_value"), "p"),
-                 format_number(test.get("p_holm"), "p")] for test in dealer.get("tests") or []]
-        parts.append(html_table(["observable", "statistic", "df", "p", "Holm p"], rows) if rows
-                     else "<p>No tests.</p>")
-    return "".join(parts)
+        for group in ("same", "different"):
+            counts = (measures_of(quality, name).get("by_bots") or {}).get(group) or {}
+            if number(counts.get("pairs")):
+                split.append([run_label(quality, name), f"{group} bot", format_number(counts.get("pairs"), "count")]
+                             + [format_number(counts.get(measure), "share")
+                                for measure in ("slot_agreement", "multiset_overlap", "offer_overlap")])
+    pairs_note = ("<p>Pairs whose mean difference is resolved at this size (boards needed at least 1); the "
+                  "closest pair in bold.</p>")
+    return ("<h2>Detail</h2>"
+            + details("Luck removed, per pair of bots", pairs_note + ("".join(parts) or "<p>No pair is resolved "
+                                                                      "at this size.</p>")
+                      + embedded_image(images, "boards_needed.png", "boards needed per pair"))
+            + details("Same bot against different bot", html_table(
+                ["run", "seats played by", "table pairs", "slot agreement", "multiset overlap", "offer overlap"],
+                split) if split else "<p>No table pair.</p>"))
 
 
 def definitions_section(quality: dict) -> str:
@@ -521,33 +272,14 @@ def render_html(quality: dict, images: dict) -> str:
     """The report page, every plot embedded from ``images`` (``{file name: PNG bytes}``)."""
     config = str(quality.get("config") or "")
     bots = ", ".join(str(bot) for bot in quality.get("bots") or [])
-    setup = (f"Configuration {config}; bots {bots}; {format_number(quality.get('boards'), 'count')} boards x "
-             f"{format_number(quality.get('tables'), 'count')} tables; seed {quality.get('seed')}; control "
-             f"{control_name(quality)}.")
-    body = [f"<h1>Duplicate quality: {html.escape(config)}</h1>", f"<p>{html.escape(setup)}</p>",
-            headline_section(quality),
-            embedded_image(images, "variance_reduction.png", "variance reduction per dealer"),
-            cross_table_section(quality),
-            embedded_image(images, "agreement_by_round.png", "agreement by round per dealer"),
-            coupling_section(quality), luck_section(quality),
-            embedded_image(images, "boards_needed.png", "boards needed per pair"),
-            correctness_section(quality),
-            embedded_image(images, "correctness.png", "correctness tests per dealer"),
-            "<h2>Offer frequency</h2>",
-            embedded_image(images, "offer_frequency.png", "offer frequency per champion"),
+    setup = (f"{format_number(quality.get('boards'), 'count')} boards x "
+             f"{format_number(quality.get('tables'), 'count')} tables, seed {quality.get('seed')}; bots {bots}; "
+             f"control {control_name(quality)}.")
+    body = [f"<h1>Duplicate quality: {html.escape(config)}</h1>", f'<p class="note">{html.escape(setup)}</p>',
+            verdict_section(quality), ladder_section(quality, images), correctness_section(quality, images),
+            cross_table_section(quality, images), coupling_section(quality), detail_section(quality, images),
             definitions_section(quality)]
     return html_page(f"autodup quality report: {config}", body)
-
-
-def html_page(title: str, body: list) -> str:
-    """A self-contained page: ``body`` (HTML fragments, already escaped) under ``title`` (escaped here)."""
-    # The policy makes the page refuse anything it would have to fetch: it is self-contained by construction.
-    policy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">"
-            f"<title>{html.escape(title)}</title>"
-            f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head>\n<body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
 
 
 def write_report(quality: dict, out_dir) -> Path:
@@ -569,7 +301,10 @@ def write_report(quality: dict, out_dir) -> Path:
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    images = draw_plots(quality, out)
+    images = {}
+    for name, draw in FIGURES.items():
+        images[name] = rendered_png(draw, quality)
+        write_bytes_atomically(out / name, images[name])
     path = out / "report.html"
     write_bytes_atomically(path, render_html(quality, images).encode("utf-8"))
     return path

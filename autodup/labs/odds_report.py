@@ -76,7 +76,7 @@ def format_odds(result: dict) -> str:
 
 def odds_figure(result: dict):
     """A bar chart of P(at least k), k = 1 .., by the three methods (the simulation with its 95% CIs)."""
-    from ..analysis.report import new_figure
+    from ..analysis.pages import new_figure
 
     s = result["situation"]
     figure, (axis,) = new_figure(7, 3.8)
@@ -112,7 +112,7 @@ def check_plot_path(path) -> Path:
 
 def write_odds_plot(result: dict, path) -> Path:
     """Write :func:`odds_figure` as a PNG at ``path`` (atomically); returns the path."""
-    from ..analysis.report import rendered_png
+    from ..analysis.pages import rendered_png
 
     path = check_plot_path(path)
     write_bytes_atomically(path, rendered_png(odds_figure, result))

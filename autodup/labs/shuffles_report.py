@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.report import embedded_image, html_page, html_table, new_figure, rendered_png
+from ..analysis.pages import embedded_image, html_page, html_table, new_figure, rendered_png
 from ..errors import UsageError
 from ..files import write_bytes_atomically
 from .shuffle_kernels import METHODS
