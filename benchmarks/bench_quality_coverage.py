@@ -93,8 +93,11 @@ def main() -> None:
                 runs = play_ladder(args.config, size, seed, args.workers, Path(folder) / f"{size}-{seed}")
                 pair = closest_pair(runs[CONTROL, "latin", "seat"])
                 for name, (value, interval) in figures(runs, pair).items():
-                    tally = tallies.setdefault((size, name), {"covered": 0, "missed": 0, "withheld": 0})
+                    tally = tallies.setdefault((size, name), {"covered": 0, "missed": 0, "withheld": 0,
+                                                              "estimates": []})
                     true_value = truth[pair][name][0]
+                    tally["estimates"].append({"seed": seed, "pair": pair, "value": value, "ci": interval,
+                                               "truth": true_value})
                     if value is None or interval[0] is None:
                         tally["withheld"] += 1
                     elif true_value is None:
@@ -107,7 +110,8 @@ def main() -> None:
     for (size, name), tally in tallies.items():
         given = tally["covered"] + tally["missed"]
         coverage = tally["covered"] / given if given else None
-        rows.append({"boards": size, "figure": name, **tally,
+        estimates = tally.pop("estimates")
+        rows.append({"boards": size, "figure": name, **tally, "estimates": estimates,
                      "coverage": coverage,
                      "coverage_se": math.sqrt(coverage * (1 - coverage) / given) if given else None})
     if args.json:

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from scipy import stats
 
+from autodup.analysis.ab_report import effects_figure, sweep_figure
 from autodup.analysis.balance import PairedRatios, compare_variants
 from autodup.errors import ConfigError, UsageError
 from autodup.game.bot_loading import bot_names, load_bot
@@ -23,6 +24,7 @@ from autodup.tournament.run import play_run
 from autodup.tournament.spec import make_spec
 
 from .browser import assert_a_reader_sees_the_verdict
+from .legibility import assert_legible
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -264,6 +266,7 @@ def test_ab_table_names_the_change_and_the_effects(tmp_path):
     fox = data["champions"]["Fox"]["offer_rate"]
     assert fox["ci"][0] > 0
     # The page opens with the decision, in the first screen: what moved, then the detail.
+    assert_legible("effects.png", effects_figure, data)
     seen = assert_a_reader_sees_the_verdict(tmp_path / "ab" / "report.html", tmp_path / "profile", 1)
     decision = re.search(r'<section id="verdict".*?</section>', seen["dom"], re.S).group(0)
     assert "<h2>Decision</h2>" in decision and "Champions:" in decision and "by chance alone" in decision
@@ -302,6 +305,7 @@ def test_sweep_plots_each_value_against_the_base_and_the_base_value_is_exactly_z
     assert all(e["delta_mean_placement"] == 0 and e["ci"] == [0, 0] for e in at_base["bots"].values())
     assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 0
     assert "data:image/png;base64," in (tmp_path / "sweep" / "report.html").read_text()
+    assert_legible("sweep.png", sweep_figure, sweep)
     seen = assert_a_reader_sees_the_verdict(tmp_path / "sweep" / "report.html", tmp_path / "profile", 1)
     decision = re.search(r'<section id="verdict".*?</section>', seen["dom"], re.S).group(0)
     assert "<h2>Decision</h2>" in decision and decision.count("<tr") == len(values) + 1

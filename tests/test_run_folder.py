@@ -189,3 +189,22 @@ def test_a_configuration_with_a_very_long_name_gets_a_short_default_folder(tmp_p
     assert result.returncode == 0, result.stderr
     out = Path(json.loads(result.stdout)["out"])
     assert out.parent.name == "runs" and len(out.name) < 120 and (tmp_path / "runs" / out.name).is_dir()
+
+
+def test_reading_a_run_starts_no_thread_that_could_outlive_the_interpreter(moved_run):
+    """Arrow's pool threads alive at exit made `autodup summary` abort after printing ("terminate called without an
+    active exception", exit -6, about one run in 15 on a loaded machine): reading chunks starts none."""
+    moved, _ = moved_run
+    code = ("import os, sys\n"
+            "from autodup.tournament.storage import chunk_files, read_chunk, read_chunk_table\n"
+            "paths = chunk_files(sys.argv[1])\n"
+            "threads = len(os.listdir('/proc/self/task'))\n"
+            "for path in paths:\n"
+            "    read_chunk_table(path, ['board', 'placement', 'round_shops'])\n"
+            "    read_chunk(path)\n"
+            "print(threads, len(os.listdir('/proc/self/task')))\n")
+    result = subprocess.run([sys.executable, "-c", code, str(moved)], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    before, after = map(int, result.stdout.split())
+    assert after == before, (before, after)

@@ -146,9 +146,12 @@ class CrossFit:
                 result[bot, fold, keep] = solution / scale
         return result, fitted.all(axis=1)
 
-    def boards_to_fit(self, boards: int, terms=None) -> int:
-        """The boards a run needs for every fold of every bot to be fitted (:data:`ROWS_PER_SLOPE` training rows
-        per varying feature), at the rows per board of the ``boards`` boards added so far; 0 when none were."""
+    def boards_to_fit(self, boards: int, terms=None, rows_per_slope: int = ROWS_PER_SLOPE) -> int:
+        """The boards a run needs for every fold of every bot to be fitted (``rows_per_slope`` training rows per
+        varying feature), at the rows per board of the ``boards`` boards added so far; 0 when none were.
+
+        Counted over the features that varied so far: a rare luck term that first varies in a longer run raises
+        the rows needed a little."""
         keep = term_indices(terms)
         folds = self.moments.shape[1]
         needed = 0
@@ -159,7 +162,7 @@ class CrossFit:
                 continue
             mean = total[0] / count
             variances = np.diag(total / count - np.outer(mean, mean))[keep + 1]
-            rows = ROWS_PER_SLOPE * max(1, np.count_nonzero(variances > 0))
+            rows = rows_per_slope * max(1, np.count_nonzero(variances > 0))
             # A fold trains on the other folds' boards, (K-1)/K of them; one board more per fold for the rounding
             # of board mod K.
             needed = max(needed, math.ceil(rows * folds / ((folds - 1) * count / boards)) + folds)

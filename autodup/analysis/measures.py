@@ -29,8 +29,16 @@ from .measure_kernels import (
 )
 from .statistics import RatioObservable, boards_needed, holm, percentile_interval, two_sample_test, variance_ratio
 
-__all__ = ["RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z", "resolution", "boards_to_resolve",
+__all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z", "resolution", "boards_to_resolve",
            "unresolved_note", "unfitted_note", "variance_reduction", "luck_sources", "closest_pair"]
+
+
+# The luck removed by the adjustment is measured from this many training rows per slope, not from the 3 that
+# keep the adjusted score from spreading wider than the raw one (autodup.analysis.luck.ROWS_PER_SLOPE): with
+# fewer, the slopes' own noise holds the run's figure below what the adjustment removes on a longer run, and
+# its interval misses it (bench_quality_coverage.py: paired seating's adjusted figures at 300 boards of set4,
+# 4.9 rows per slope, held the value of a 3,000-board run 4 and 6 times in 10).
+ROWS_PER_SLOPE_MEASURED = 10
 
 
 class RunMeasures:
@@ -92,16 +100,19 @@ class RunMeasures:
         self.luck_fit = fit
 
     def luck_is_fitted(self, pair: int, estimator: str) -> bool:
-        """Whether both bots of pair ``pair`` had the boards to fit their slopes under ``estimator`` (a bot that had
-        not counts raw placements on some boards: its adjusted figure would be a raw one under another name)."""
+        """Whether the luck removed under ``estimator`` can be measured on pair ``pair``: both bots had the boards
+        to fit their slopes (a bot that had not counts raw placements on some boards: its adjusted figure would
+        be a raw one under another name), and the run has :data:`ROWS_PER_SLOPE_MEASURED` rows per slope."""
         if estimator == RAW:
             return True
         fitted = self.fitted.get(estimator)
-        return fitted is not None and all(bool(fitted[bot]) for bot in self.pairs[pair])
+        return (fitted is not None and all(bool(fitted[bot]) for bot in self.pairs[pair])
+                and self.boards >= self.boards_to_fit())
 
     def boards_to_fit(self) -> int:
-        """About how many boards this run needs for every bot's luck slopes (:meth:`autodup.analysis.luck.CrossFit.boards_to_fit`)."""
-        return self.luck_fit.boards_to_fit(self.boards)
+        """About how many boards this run needs to measure the luck removed (:data:`ROWS_PER_SLOPE_MEASURED`,
+        :meth:`autodup.analysis.luck.CrossFit.boards_to_fit`)."""
+        return self.luck_fit.boards_to_fit(self.boards, rows_per_slope=ROWS_PER_SLOPE_MEASURED)
 
     # -- reading ----------------------------------------------------------
 
@@ -359,8 +370,8 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
                       "variance_reduction": factor, "variance_reduction_ci": interval,
                       "adjusted_variance_reduction": adjusted_factor,
                       "adjusted_variance_reduction_ci": adjusted_interval,
-                      "adjusted_variance_reduction_why": None if adjusted_factor is not None or factor is None
-                      else unfitted_note(dealer),
+                      "adjusted_variance_reduction_why": unfitted_note(dealer)
+                      if not dealer.luck_is_fitted(p, ADJUSTED) else None,
                       "boards_needed": boards_here, "boards_needed_control": boards_control,
                       "boards_needed_why": unresolved,
                       "games_needed": None if boards_here is None else boards_here * tables,
@@ -413,24 +424,25 @@ def boards_to_resolve(run: RunMeasures, pair: int) -> int | None:
 
 
 def unresolved_note(runs, pair: int) -> str | None:
-    """Why a figure dividing by pair ``pair``'s mean difference in each of ``runs`` is not given, or None when
-    every run resolves it (:data:`RESOLVED_Z`)."""
-    for run in runs:
-        z = resolution(run, pair)
-        if z < RESOLVED_Z:
-            needed = boards_to_resolve(run, pair)
-            more = "far more boards than these" if needed is None or needed > 100 * max(run.boards, 1) else \
-                f"about {needed:,} boards"
-            return (f"not resolved at {run.boards:,} boards: the pair's mean difference is {z:.1f} standard errors "
-                    f"from 0 with {SEATING.get(run.design, run.design)} (needs {RESOLVED_Z:g}); {more} would resolve it")
-    return None
+    """Why a figure dividing by pair ``pair``'s mean difference in each of ``runs`` is not given (the run that
+    needs the most boards to resolve it), or None when every run resolves it (:data:`RESOLVED_Z`)."""
+    unresolved = [(boards_to_resolve(run, pair), resolution(run, pair), run) for run in runs
+                  if resolution(run, pair) < RESOLVED_Z]
+    if not unresolved:
+        return None
+    needed, z, run = max(unresolved, key=lambda item: math.inf if item[0] is None else item[0])
+    more = ("far more boards than these" if needed is None or needed > 100 * max(run.boards, 1)
+            else f"about {needed:,} boards")
+    return (f"not resolved at {run.boards:,} boards: the pair's mean difference is {z:.1f} standard errors from 0 "
+            f"with {SEATING.get(run.design, run.design)} (this figure divides by it and needs {RESOLVED_Z:g}); "
+            f"{more} would resolve it")
 
 
 def unfitted_note(run: RunMeasures) -> str:
-    """Why a luck-adjusted figure of ``run`` is not given: too few boards to fit its bots' slopes."""
-    return (f"too few boards to fit the luck slopes at {run.boards:,} boards with "
-            f"{SEATING.get(run.design, run.design)}; "
-            f"about {run.boards_to_fit():,} boards would fit them")
+    """Why a luck-adjusted figure of ``run`` is not given: too few boards to fit its bots' slopes well enough to
+    measure what the adjustment removes (:data:`ROWS_PER_SLOPE_MEASURED`)."""
+    return (f"too few boards to measure the luck correction at {run.boards:,} boards with "
+            f"{SEATING.get(run.design, run.design)}; about {run.boards_to_fit():,} boards would fit its slopes")
 
 
 def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estimator: str = RAW) -> tuple:

@@ -299,9 +299,13 @@ def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
         return {"independent": None, "duplicate": None, "mean_from": estimator,
                 "why": f"the pair's mean difference is {z:.1f} standard errors from 0 at {boards:,} boards (needs "
                        f"{RESOLVED_Z:g}); about {needed:,} boards would resolve it"}
-    duplicate_variance = pair["adjusted_variance"] if pair.get("adjusted_variance") else pair["variance"]
-    return {"independent": boards_needed(pair["variance_control"], mean) * tables,
-            "duplicate": boards_needed(duplicate_variance, mean) * tables, "mean_from": estimator, "why": None}
+    independent = boards_needed(pair["variance_control"], mean) * tables
+    if not pair.get("adjusted_variance"):
+        # The default scores luck-corrected placements: its games are not the raw placements' games.
+        return {"independent": independent, "duplicate": None, "mean_from": estimator,
+                "why": pair.get("adjusted_variance_reduction_why") or "not measured"}
+    return {"independent": independent, "duplicate": boards_needed(pair["adjusted_variance"], mean) * tables,
+            "mean_from": estimator, "why": None}
 
 
 def best_combination(quality: dict) -> dict | None:
@@ -362,7 +366,8 @@ def terminal_table(quality: dict) -> str:
         lines.append(f"games to tell {pair} apart at 95%: " + (
             f"about {games['duplicate']:,.0f} with the default, {games['independent']:,.0f} at independent tables"
             if games["independent"] is not None and games["duplicate"] is not None
-            else f"n/a ({games['why'] or 'not measured'})"))
+            else f"n/a with the default ({games['why'] or 'not measured'})"
+            + ("" if games["independent"] is None else f"; {games['independent']:,.0f} at independent tables")))
     return "\n".join(lines)
 
 
@@ -455,8 +460,8 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
                           "median_variance_reduction": None, "median_adjusted_variance_reduction": None})
             adjusted = variance_reduction(run, run, closest, ADJUSTED) if run.pairs else (None, [None, None])
             entry["adjusted_variance_reduction"], entry["adjusted_variance_reduction_ci"] = adjusted
-            entry["adjusted_variance_reduction_why"] = (unfitted_note(run) if run.pairs and adjusted[0] is None
-                                                        else None)
+            entry["adjusted_variance_reduction_why"] = (unfitted_note(run) if run.pairs and
+                                                        not run.luck_is_fitted(closest, ADJUSTED) else None)
         else:
             entry.update(compare_with_control(run, its_control, alpha, games_per_second))
         entry["luck_terms"] = run.luck_terms()
@@ -498,7 +503,7 @@ def efficiency(run: RunMeasures, its_control: RunMeasures, plain: RunMeasures, p
     factor, interval = variance_reduction(run, plain, pair, estimator)
     if factor is None:
         return {"factor": None, "ci": [None, None],
-                "why": unfitted_note(run) if not run.luck_is_fitted(pair, estimator) else None}
+                "why": unfitted_note(run) if not run.luck_is_fitted(pair, estimator) else "not measured"}
     if its_control is plain:
         return {"factor": factor, "ci": interval, "why": None}
     why = unresolved_note([its_control, plain], pair)

@@ -37,7 +37,7 @@ from .pages import (
 )
 from .report_plots import FIGURES, PLOTS, control_name, dealer_names, measures_of, pair_label, run_label
 
-__all__ = ["PLOTS", "DEFINITIONS", "verdict_section", "ladder_section", "correctness_section", "cross_table_section",
+__all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", "ladder_section", "correctness_section", "cross_table_section",
            "coupling_section", "detail_section", "definitions_section", "render_html", "write_report"]
 
 DEFINITIONS = (
@@ -73,12 +73,37 @@ DEFINITIONS = (
 
 
 
-def with_interval(value, interval, why=None, style="ratio") -> str:
-    """``value [low, high]``, or n/a with ``why``, or a dash."""
+class Notes:
+    """Numbered notes for figures a run cannot give: ``cell(value, interval, why)`` is the figure with its
+    interval, or "n/a (k)" with note k saying why; :meth:`html` lists the notes under the table."""
+
+    def __init__(self):
+        self.reasons = []
+
+    def cell(self, value, interval, why=None, style="ratio") -> str:
+        if number(value) is None:
+            if not why:
+                return DASH
+            if why not in self.reasons:
+                self.reasons.append(why)
+            return f"n/a ({self.reasons.index(why) + 1})"
+        return with_interval(value, interval, style=style)
+
+    def html(self) -> str:
+        items = "".join(f"<li>({index}) {html.escape(why)}</li>" for index, why in enumerate(self.reasons, 1))
+        return f'<ol class="note" style="list-style: none">{items}</ol>' if items else ""
+
+
+def with_interval(value, interval, style="ratio") -> str:
+    """``value [low – high]``, ``value`` alone without an interval, or a dash."""
     if number(value) is None:
-        return f"n/a: {why}" if why else DASH
-    low = format_interval(interval, style)
-    return format_number(value, style) + ("" if low == DASH else f" [{low}]")
+        return DASH
+    bounds = format_interval(interval, style)
+    return format_number(value, style) + ("" if bounds == DASH else f" [{bounds}]")
+
+
+SEATING_NAMES = {"latin": "Latin square", "paired": "paired seating"}
+EVENT_NAMES = {"seat": "events by who", "position": "events by position"}
 
 
 def verdict_section(quality: dict) -> str:
@@ -87,39 +112,49 @@ def verdict_section(quality: dict) -> str:
     verdict = quality.get("verdict") or {}
     default = quality.get("default") or {}
     if not verdict:
-        return ('<section id="verdict" class="verdict"><h2>Verdict</h2><p>The default run was not measured, so '
-                "there is no verdict; the tables below hold what was.</p></section>")
+        reason = ("this quality.json predates the verdict (an older autodup wrote it; `autodup report` on its runs "
+                  "gives one)" if "verdict" not in quality and quality.get("dealers") else
+                  "the default run (haystack, Latin square, events by who) was not among the runs measured")
+        return ('<section id="verdict" class="verdict"><h2>Verdict</h2><p>No verdict: '
+                f"{html.escape(reason)}. The tables below hold what was measured.</p></section>")
     closest, median = (verdict.get("pairs") or [{}, {}])[:2]
-    seating = "Latin square" if default.get("design", "latin") == "latin" else default.get("design")
+    setup = (f"the {default.get('dealer')} dealer, "
+             f"{SEATING_NAMES.get(default.get('design', 'latin'), default.get('design'))}, "
+             f"{EVENT_NAMES.get(default.get('events', 'seat'), default.get('events'))}")
     adjusted = number(closest.get("adjusted"))
+    notes = Notes()
     if adjusted is not None:
-        headline = (f'<p class="figure">{html.escape(format_number(adjusted, "ratio"))}x fewer boards '
-                    f"[{html.escape(format_interval(closest.get('adjusted_ci')))}]</p>"
+        bounds = format_interval(closest.get("adjusted_ci"))
+        headline = (f'<p class="figure">{html.escape(format_number(adjusted, "ratio"))}x fewer boards'
+                    + ("" if bounds == DASH else f" [{html.escape(bounds)}]") + "</p>"
                     f"<p>than independent tables need to compare the closest pair of bots "
-                    f"({html.escape(pair_label(closest.get('pair')))}), with autodup's default: the "
-                    f"{html.escape(str(default.get('dealer')))} dealer, {html.escape(seating)}, events by who, "
-                    "placements corrected for luck. 95% interval over boards.</p>")
+                    f"({html.escape(pair_label(closest.get('pair')))}), with autodup's default: "
+                    f"{html.escape(setup)}, placements corrected for luck. 95% interval over boards.</p>")
     else:
-        headline = (f'<p class="figure">Luck-corrected figure not given</p><p>'
-                    f"{html.escape(closest.get('adjusted_why') or 'not measured')}. Raw placements: "
+        headline = ('<p class="figure">Luck-corrected figure not given</p><p>'
+                    f"{html.escape(closest.get('adjusted_why') or 'not measured')}. On raw placements the "
+                    f"default ({html.escape(setup)}) needs "
                     f"{html.escape(with_interval(closest.get('raw'), closest.get('raw_ci')))}x fewer boards.</p>")
     rows = [[f"{role} pair: {pair_label(entry.get('pair'))}",
              format_number(entry.get("mean_difference"), "difference"),
              with_interval(entry.get("raw"), entry.get("raw_ci")),
-             with_interval(entry.get("adjusted"), entry.get("adjusted_ci"),
-                           "too few boards" if entry.get("adjusted_why") else None)]
+             notes.cell(entry.get("adjusted"), entry.get("adjusted_ci"), entry.get("adjusted_why"))]
             for role, entry in (("closest", closest), ("median", median))]
     table = html_table(["pair (mean placement difference, independent tables)", "difference",
-                        "raw placements", "luck-corrected"], rows, highlighted={0})
+                        "raw placements", "luck-corrected"], rows, highlighted={0}) + notes.html()
     games = verdict.get("games_needed") or {}
-    if number(games.get("independent")) is not None:
-        needed = (f"To tell {html.escape(pair_label(closest.get('pair')))} apart at 95%: about "
+    pair = html.escape(pair_label(closest.get("pair")))
+    if number(games.get("duplicate")) is not None:
+        needed = (f"To tell {pair} apart at 95%: about "
                   f"<b>{html.escape(format_number(games.get('duplicate'), 'count'))} games</b> with the default, "
                   f"against {html.escape(format_number(games.get('independent'), 'count'))} games at independent "
                   "tables.")
-    else:
-        needed = ("Games needed to tell the closest pair apart: "
+    elif number(games.get("independent")) is not None:
+        needed = (f"To tell {pair} apart at 95%: about {html.escape(format_number(games.get('independent'), 'count'))}"
+                  f" games at independent tables; with the default, not given: "
                   f"{html.escape(games.get('why') or 'not measured')}.")
+    else:
+        needed = f"Games needed to tell {pair} apart: not given: {html.escape(games.get('why') or 'not measured')}."
     wrong = verdict.get("wrong") or []
     if wrong:
         exact = set(verdict.get("wrong_exact") or [])
@@ -136,24 +171,14 @@ def verdict_section(quality: dict) -> str:
 
 def ladder_section(quality: dict, images: dict) -> str:
     """What each step removes on the closest pair: a row per step, and the ladder plot."""
-    rows, notes = [], []
-
-    def cell(value, interval, why):
-        if number(value) is None and why:
-            if why not in notes:
-                notes.append(why)
-            return f"n/a ({notes.index(why) + 1})"
-        return with_interval(value, interval)
-
+    rows, notes = [], Notes()
     for dealer, steps in (quality.get("ladder") or {}).items():
         for step in steps:
             rows.append([f"{dealer}: {step.get('step')}",
-                         cell(step.get("variance_reduction"), step.get("variance_reduction_ci"),
-                              step.get("variance_reduction_why")),
-                         cell(step.get("efficiency"), step.get("efficiency_ci"), step.get("efficiency_why"))])
-    explained = "".join(f"<li>({index}) {html.escape(why)}</li>" for index, why in enumerate(notes, 1))
-    table = (html_table(["dealer: step", "variance reduction [95% CI]", "efficiency [95% CI]"], rows)
-             + (f'<ol class="note" style="list-style: none">{explained}</ol>' if explained else "")
+                         notes.cell(step.get("variance_reduction"), step.get("variance_reduction_ci"),
+                                    step.get("variance_reduction_why")),
+                         notes.cell(step.get("efficiency"), step.get("efficiency_ci"), step.get("efficiency_why"))])
+    table = (html_table(["dealer: step", "variance reduction [95% CI]", "efficiency [95% CI]"], rows) + notes.html()
              if rows else "<p>No ladder was played (--no-ladder).</p>")
     return ("<h2>The ladder: what each step removes</h2><p>Variance reduction: the closest pair's variance at "
             "independent tables of the same seating over its variance here. Efficiency: the games a plain "
@@ -220,20 +245,24 @@ def coupling_section(quality: dict) -> str:
 
 
 def detail_section(quality: dict, images: dict) -> str:
-    """Collapsed: per run, the pairs of bots whose difference is resolved; same bot against different bot."""
+    """Collapsed: per run, the pairs of bots that need at least one board (or whose need this run cannot tell);
+    same bot against different bot."""
     needed = (("boards_needed", "count"), ("games_needed", "count"), ("seconds_needed", "seconds"))
     closest = pair_label(quality.get("closest_pair"))
+    notes = Notes()
     parts = []
     for name in dealer_names(quality, with_control=False):
         pairs = [pair for pair in measures_of(quality, name).get("pairs") or []
-                 if (number(pair.get("boards_needed")) or 0) >= 1 or (number(pair.get("boards_needed_control")) or 0) >= 1]
+                 if pair.get("boards_needed_why") or max(number(pair.get("boards_needed")) or 0,
+                                                         number(pair.get("boards_needed_control")) or 0) >= 1]
         if not pairs:
             continue
         rows = [[pair_label(pair.get("bots")), format_number(pair.get("mean_difference"), "difference"),
                  with_interval(pair.get("variance_reduction"), pair.get("variance_reduction_ci")),
-                 with_interval(pair.get("adjusted_variance_reduction"), pair.get("adjusted_variance_reduction_ci"),
-                               "too few boards" if pair.get("adjusted_variance_reduction_why") else None)]
-                + [format_number(pair.get(key + side), style) for key, style in needed for side in ("", "_control")]
+                 notes.cell(pair.get("adjusted_variance_reduction"), pair.get("adjusted_variance_reduction_ci"),
+                            pair.get("adjusted_variance_reduction_why"))]
+                + [notes.cell(pair.get(key + side), None, pair.get("boards_needed_why"), style)
+                   for key, style in needed for side in ("", "_control")]
                 for pair in pairs]
         highlighted = {index for index, pair in enumerate(pairs) if pair_label(pair.get("bots")) == closest}
         parts.append(f"<h4>{html.escape(run_label(quality, name))}</h4>" + html_table(
@@ -247,11 +276,11 @@ def detail_section(quality: dict, images: dict) -> str:
                 split.append([run_label(quality, name), f"{group} bot", format_number(counts.get("pairs"), "count")]
                              + [format_number(counts.get(measure), "share")
                                 for measure in ("slot_agreement", "multiset_overlap", "offer_overlap")])
-    pairs_note = ("<p>Pairs whose mean difference is resolved at this size (boards needed at least 1); the "
-                  "closest pair in bold.</p>")
+    pairs_note = ("<p>The pairs of bots that need at least one board to tell apart, or whose need this run cannot "
+                  "tell yet; the closest pair in bold.</p>")
     return ("<h2>Detail</h2>"
-            + details("Luck removed, per pair of bots", pairs_note + ("".join(parts) or "<p>No pair is resolved "
-                                                                      "at this size.</p>")
+            + details("Luck removed, per pair of bots", pairs_note + ("".join(parts) + notes.html() or
+                                                                      "<p>No pair to show.</p>")
                       + embedded_image(images, "boards_needed.png", "boards needed per pair"))
             + details("Same bot against different bot", html_table(
                 ["run", "seats played by", "table pairs", "slot agreement", "multiset overlap", "offer overlap"],

@@ -12,7 +12,8 @@ import math
 
 from .pages import format_number, interval_bounds, new_figure, number, show_no_data
 
-__all__ = ["PLOTS", "control_name", "measures_of", "dealer_names", "default_runs", "pair_label", "run_label",
+__all__ = ["PLOTS", "control_name", "measures_of", "dealer_names", "default_runs", "pair_label", "is_control",
+           "run_label", "STEP_OF_RUN", "ladder_rows",
            "FIGURES"]
 
 PLOTS = ("ladder.png", "correctness.png", "agreement_by_round.png", "offer_frequency.png", "boards_needed.png")
@@ -53,14 +54,45 @@ def default_runs(quality: dict, with_control=True) -> list:
             and measures_of(quality, name).get("events", "seat") in ("seat", None)]
 
 
+def is_control(quality: dict, name: str) -> bool:
+    """Whether run ``name`` is a run of the control's dealer (under any seating)."""
+    control = control_name(quality)
+    return (measures_of(quality, name).get("dealer", name)
+            == measures_of(quality, control).get("dealer", control))
+
+
 def run_label(quality: dict, name: str) -> str:
     """A run as a reader names it: ``haystack (Latin square, events by who)``, a control by its seating only."""
     entry = measures_of(quality, name)
     dealer = entry.get("dealer", name)
     design = SEATING.get(entry.get("design") or "latin", entry.get("design"))
-    if dealer == measures_of(quality, control_name(quality)).get("dealer", control_name(quality)):
+    if is_control(quality, name):
         return f"{dealer} ({design})"
     return f"{dealer} ({design}, {EVENTS.get(entry.get('events') or 'seat', entry.get('events'))})"
+
+
+# The ladder's rows: a dealer's runs in the order of its steps, (design, events) -> the raw step a run measures.
+STEP_OF_RUN = {("latin", "position"): "shared seeds", ("latin", "seat"): "+ events by who",
+               ("paired", "seat"): "+ paired seating"}
+
+
+def ladder_rows(quality: dict) -> list:
+    """The runs in ladder order (per dealer: shared seeds, + events by who, + paired seating; the controls last)
+    with their row labels."""
+    order = list(STEP_OF_RUN)
+    rows = []
+    for name in dealer_names(quality):
+        entry = measures_of(quality, name)
+        key = (entry.get("design") or "latin", entry.get("events") or "seat")
+        if is_control(quality, name):
+            label = f"{entry.get('dealer', name)}: {SEATING.get(key[0], key[0])}"
+        else:
+            label = f"{entry.get('dealer', name)}: {STEP_OF_RUN.get(key, run_label(quality, name))}"
+        rows.append((is_control(quality, name), entry.get("dealer", name), order.index(key) if key in order else 9,
+                     label, name))
+    dealers = list(dict.fromkeys(dealer for _, dealer, *_ in rows))
+    rows.sort(key=lambda row: (row[0], dealers.index(row[1]), row[2]))
+    return [(label, name) for *_, label, name in rows]
 
 
 def series_style(index: int) -> dict:
@@ -69,48 +101,50 @@ def series_style(index: int) -> dict:
 
 
 def ladder_figure(quality: dict):
-    """A row per run: its variance reduction on the closest pair against independent tables of its seating, raw
-    (grey) beside luck-corrected (blue), with 95% intervals; a figure not given at this size says n/a."""
-    names = dealer_names(quality)
-    figure, (axis,) = new_figure(9, 0.42 * max(len(names), 2) + 1.4)
-    rows = []
-    for name in names:
-        entry = measures_of(quality, name)
-        rows.append((run_label(quality, name),
-                     (entry.get("variance_reduction"), entry.get("variance_reduction_ci")),
-                     (entry.get("adjusted_variance_reduction"), entry.get("adjusted_variance_reduction_ci")),
-                     name == control_name(quality) or entry.get("correct") is None))
-    values = [number(value) for _, *figures, _ in rows for value, _ in figures if number(value)]
-    if not values:
+    """A row per run, in ladder order: its variance reduction on the closest pair against independent tables of
+    its seating, raw (grey: the step the run measures) beside luck-corrected (blue: that step + luck adjustment),
+    with 95% intervals; a figure not given at this size says n/a."""
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    rows = ladder_rows(quality)
+    figure, (axis,) = new_figure(9, 0.42 * max(len(rows), 2) + 1.4)
+    values = [number(measures_of(quality, name).get(key)) for _, name in rows
+              for key in ("variance_reduction", "adjusted_variance_reduction")]
+    if not any(value is not None for value in values):
         show_no_data(axis, "no variance reduction was measured")
         return figure
-    for position, (label, raw, adjusted, control) in enumerate(rows):
-        for offset, (value, interval), colour, name in ((-0.18, raw, RAW_COLOUR, "raw placements"),
-                                                         (0.18, adjusted, ADJUSTED_COLOUR, "luck-corrected")):
-            y = position + offset
-            if control and colour == RAW_COLOUR:
+    for position, (label, name) in enumerate(rows):
+        entry = measures_of(quality, name)
+        for offset, key, colour, meaning in ((-0.18, "variance_reduction", RAW_COLOUR, "raw placements"),
+                                             (0.18, "adjusted_variance_reduction", ADJUSTED_COLOUR,
+                                              "luck-corrected")):
+            if is_control(quality, name) and colour == RAW_COLOUR:
                 continue  # the control against itself: 1 by definition
-            value = number(value)
+            y, value = position + offset, number(entry.get(key))
             if value is None:
                 axis.text(1.0, y, "  n/a", va="center", fontsize="small", color=colour)
                 continue
-            low, high = interval_bounds(interval)
+            low, high = interval_bounds(entry.get(f"{key}_ci"))
             error = None if low is None else [[max(value - low, 0.0)], [max(high - value, 0.0)]]
-            axis.barh([y], [value - 1.0], left=1.0, height=0.34, color=colour,
-                      label=name if position == 0 or (control and position == len(rows) - 1) else None)
+            axis.barh([y], [value - 1.0], left=1.0, height=0.34, color=colour, label=meaning)
             axis.errorbar([value], [y], xerr=error, fmt="none", ecolor="black", capsize=3, linewidth=1)
     handles, labels = axis.get_legend_handles_labels()
     unique = dict(zip(labels, handles))
     axis.legend(unique.values(), unique.keys(), fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     axis.axvline(1.0, color="black", linewidth=1)
-    axis.set_yticks(range(len(rows)), [label for label, *_ in rows])
+    axis.set_yticks(range(len(rows)), [label for label, _ in rows])
     axis.invert_yaxis()
     axis.set_xscale("log")
     # Factors read as "2x", "3x": plain ticks on the log axis, none of matplotlib's 2 x 10^0.
     low, high = axis.get_xlim()
-    ticks = [tick for tick in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32) if low <= tick <= high]
-    axis.set_xticks(ticks, [f"{tick:g}x" for tick in ticks])
-    axis.set_xticks([], minor=True)
+    candidates = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256]
+    ticks = [tick for tick in candidates if low <= tick <= high]
+    if len(ticks) > 8:
+        ticks = ticks[::2]
+    if len(ticks) >= 2:
+        axis.set_xticks(ticks)
+        axis.xaxis.set_minor_locator(NullLocator())
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}x"))
     axis.set_xlabel("variance reduction on the closest pair (x fewer boards than independent tables)")
     axis.set_title(f"luck removed, closest pair {pair_label(quality.get('closest_pair'))}")
     axis.grid(axis="x", which="both", alpha=0.3)

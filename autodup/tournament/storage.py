@@ -102,7 +102,11 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
         raise RunError(f"{path}: cannot be read ({error.strerror or type(error).__name__})") from None
     with handle:
         try:
-            table = pq.read_table(handle, columns=columns)
+            # On the reading thread, no pool: Arrow's pool threads still alive when the interpreter exits make
+            # the C++ runtime abort ("terminate called without an active exception", exit -6) after the
+            # command's work is done (apache/arrow#34314). ParquetFile without pre-buffering starts no
+            # thread (read_table's dataset reader does); a chunk is small enough to decode alone.
+            table = pq.ParquetFile(handle, pre_buffer=False).read(columns=columns, use_threads=False)
             metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
             checksums = json.loads(metadata["autodup_checksums"])
         except Exception as error:  # a damaged file fails in many ways; every one means the same
