@@ -20,9 +20,11 @@ def installed(tmp_path_factory):
                             str(ROOT)], capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stderr
     wheel, = wheels.glob("autodup-*.whl")
-    # Not system_site_packages: the checkout's editable install answers imports there before any other.
+    # With the libraries already installed here (pip finds every dependency satisfied, and downloads nothing);
+    # the environment's own site-packages, where the wheel goes, comes before this checkout's editable install
+    # (the first test checks it). That the package imports nothing undeclared is tests/test_layers.py's.
     environment_folder = base / "venv"
-    venv.EnvBuilder(with_pip=True).create(environment_folder)
+    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(environment_folder)
     python = environment_folder / "bin" / "python"
     installed = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)],
                                capture_output=True, text=True, timeout=1800)

@@ -161,3 +161,47 @@ def test_every_dotted_name_in_the_code_and_docs_resolves():
                 if not reference.startswith(NOT_ATTRIBUTES) and not resolves(reference):
                     broken.append(f"{path.relative_to(root)}:{number}: {reference}")
     assert not broken, "names that do not resolve:\n" + "\n".join(broken)
+
+
+def test_every_library_the_package_imports_is_a_declared_dependency():
+    """The wheel's install test runs in an environment that already has the libraries, so an import the package
+    needs but pyproject.toml does not declare is caught here: each non-standard top-level name imported anywhere
+    in autodup/ belongs to a distribution of ``dependencies`` (or of an extra, then imported inside a function)."""
+    import importlib.metadata
+    import tomllib
+
+    root = PACKAGE.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+
+    def names(requirements):
+        return {re.split(r"[<>=\[ ;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+                for requirement in requirements}
+
+    core = names(project["dependencies"])
+    extras = set().union(*(names(group) for group in project["optional-dependencies"].values()))
+    distributions = importlib.metadata.packages_distributions()
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module]
+            else:
+                continue
+            for module in modules:
+                name = module.split(".")[0]
+                if name in sys.stdlib_module_names or name in ("autodup", "__future__"):
+                    continue
+                found.setdefault(name, []).append((path.relative_to(root).as_posix(), id(node) in top_level))
+    for name, places in found.items():
+        declared = {distribution.lower().replace("_", "-") for distribution in distributions.get(name, [name])}
+        if declared & core:
+            continue
+        # pandas is the user's: Results.to_pandas() converts where it is installed and says so where not.
+        assert declared & extras or name == "pandas", \
+            f"{name} ({places[0][0]}) is imported but no dependency of pyproject.toml provides it"
+        eager = [place for place, at_top in places if at_top]
+        assert not eager, f"{name} comes from an optional extra but is imported at module level in {eager}"
