@@ -280,7 +280,7 @@ def test_merged_chi_square():
 # --------------------------------------------------------------------------
 
 
-REPLICATES = 20
+REPLICATES = 10  # as many as `autodup shuffles` plays by default
 
 
 @pytest.fixture(scope="module")
