@@ -134,3 +134,18 @@ def test_the_errors_example_of_the_api_page_prints_what_it_says(capsys):
     exec(compile(code, "docs/api.md", "exec"), {"__name__": "__main__"})
     said = capsys.readouterr().out.strip()
     assert said == code.split("# ", 1)[1].strip()  # the comment shows the output
+
+
+@pytest.mark.slow  # ten runs of autodup's tournament, a few boards each
+def test_coverage_benchmark_prints_its_figures_as_json():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_quality_coverage.py"), "tiny", "--sizes", "30",
+         "--seeds", "1", "--truth-boards", "30", "--json"],
+        capture_output=True, text=True, timeout=1800, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    rows = {row["figure"]: row for row in data["rows"]}
+    default = rows["shared seeds, events by who, luck adjustment (Latin square): variance reduction"]
+    # The same boards as the truth (seed 0 here, not the truth's seed): given, and counted once.
+    assert default["boards"] == 30 and default["covered"] + default["missed"] + default["withheld"] == 1
+    assert all(row["covered"] + row["missed"] + row["withheld"] + row.get("no truth", 0) == 1 for row in rows.values())
