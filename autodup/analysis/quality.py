@@ -54,9 +54,9 @@ from .statistics import boards_needed, percentile_interval
 
 __all__ = ["DEFAULT_QUALITY_DEALERS", "TRACE_BOARDS", "TRACE_DRAWS", "TIMINGS_FILE", "QUALITY_FILE", "parse_dealers",
            "LADDER_RUNS", "run_name", "quality_runs", "run_folder_of", "play_runs", "games_per_second", "trace_runs",
-           "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "verdict", "games_needed", "best_combination",
-           "terminal_table", "verdict_figure", "QUALITY_FORMAT", "check_same_boards", "measure_quality", "efficiency", "LADDER",
-           "ladder"]
+           "recorded_timings", "default_quality_out", "folders_to_measure", "measure_folders", "verdict",
+           "games_needed", "best_combination", "terminal_table", "verdict_figure", "QUALITY_FORMAT",
+           "check_same_boards", "measure_quality", "efficiency", "LADDER", "ladder"]
 
 DEFAULT_QUALITY_DEALERS = ("haystack", "keyed", "stream", "replay")
 TRACE_BOARDS = 25   # boards replayed with their draws traced (a chunk's worth: 8 tables x 8 seats each)
@@ -261,7 +261,7 @@ def verdict(quality: dict) -> dict | None:
     if default is None or not default["pairs"]:
         return None
     pairs = default["pairs"]
-    closest = next(pair for pair in pairs if pair["bots"] == quality["closest_pair"])
+    closest = next((pair for pair in pairs if pair["bots"] == quality["closest_pair"]), pairs[0])
     measured = sorted((abs(pair["mean_difference"]), index) for index, pair in enumerate(pairs)
                       if pair["mean_difference"] is not None)
     median = pairs[measured[(len(measured) - 1) // 2][1]] if measured else closest
@@ -355,7 +355,7 @@ def terminal_table(quality: dict) -> str:
             lines.append(f"  {dealer:<12} {step['step']:<58} "
                          f"{or_note(step['variance_reduction'], step['variance_reduction_ci'], step.get('variance_reduction_why')):>22}  "
                          f"efficiency {or_note(step['efficiency'], step['efficiency_ci'], step.get('efficiency_why'))}")
-    lines += [f"  ({number}) {why}" for number, why in enumerate(notes, 1)]
+    lines += [f"  ({index}) {why}" for index, why in enumerate(notes, 1)]
     default = quality.get("default")
     if default is not None and quality["dealers"].get(default["run"]):
         lines.append(f"default ({default['dealer']}, {default['design']}, events by {default['events']}, luck-adjusted):"
