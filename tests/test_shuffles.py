@@ -532,18 +532,13 @@ def test_command_json_and_page(lab_page):
 
 
 def test_a_headless_browser_renders_every_picture(lab_page, tmp_path):
-    from tests.test_report import find_browser
+    from tests.browser import render
 
-    browser = find_browser()
-    if browser is None:
-        pytest.skip("no chromium, chromium-browser or google-chrome on PATH (.ci/run installs Debian's chromium)")
     out, _ = lab_page
     pictures = len(list(out.glob("*.png")))
-    result = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                             f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", (out / "shuffles.html").as_uri()],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert f'data-images="{pictures}"' in result.stdout and f'data-images-loaded="{pictures}"' in result.stdout
+    seen = render(out / "shuffles.html", tmp_path / "profile")
+    assert seen.get("images") == str(pictures) and seen.get("images-loaded") == str(pictures), seen.get("images")
+    assert seen.get("errors") == "0" and not seen["console"], (seen.get("errors"), seen["console"])
 
 
 def test_command_table():
