@@ -12,7 +12,8 @@ from .ab import excludes_zero, largest_effects
 from .balance import STATISTIC_MEANINGS, UNIT_STATISTICS
 from .pages import details, embedded_image, html_page, html_table, new_figure
 
-__all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "decision_section", "ab_html",
+__all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "decision_section",
+           "ab_html",
            "write_ab_report", "sweep_decision_section", "sweep_html", "write_sweep_report"]
 
 EFFECTS_PLOT = "effects.png"
@@ -251,7 +252,8 @@ def sweep_decision_section(sweep: dict) -> str:
                       default=None)
         rows.append([", ".join(point["labels"]), f"{len(moved)} of {len(point['bots'])}",
                      "; ".join(_effect(name, entry) for name, entry in moved[:3]) or "none",
-                     _effect(largest[0], largest[1]["mean_placement"]) if largest else "\u2014", _cell(point["variance_reduction"], 1)])
+                     _effect(largest[0], largest[1]["mean_placement"]) if largest else "\u2014",
+                     _cell(point["variance_reduction"], 1)])
     moving = [row[0] for row, point in zip(rows, sweep["points"]) if _moved(point["bots"], "mean_placement")]
     headline = (f"Values that move a bot's mean placement beyond its 95% interval: {', '.join(moving)}."
                 if moving else f"No value moves any bot's mean placement beyond its 95% interval at "

@@ -29,8 +29,9 @@ from .measure_kernels import (
 )
 from .statistics import RatioObservable, boards_needed, holm, percentile_interval, two_sample_test, variance_ratio
 
-__all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z", "resolution", "boards_to_resolve",
-           "unresolved_note", "unfitted_note", "variance_reduction", "luck_sources", "closest_pair"]
+__all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z",
+           "resolution", "boards_to_resolve", "unresolved_note", "unfitted_note", "variance_reduction",
+           "luck_sources", "closest_pair"]
 
 
 # The luck removed by the adjustment is measured from this many training rows per slope, not from the 3 that

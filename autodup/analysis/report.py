@@ -35,10 +35,11 @@ from .pages import (
     number,
     rendered_png,
 )
-from .report_plots import FIGURES, PLOTS, control_name, dealer_names, measures_of, pair_label, run_label
+from .report_plots import FIGURES, PLOTS, control_name, dealer_names, is_control, measures_of, pair_label, run_label
 
-__all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", "ladder_section", "correctness_section", "cross_table_section",
-           "coupling_section", "detail_section", "definitions_section", "render_html", "write_report"]
+__all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", "ladder_section",
+           "correctness_section", "cross_table_section", "coupling_section", "detail_section", "definitions_section",
+           "render_html", "write_report"]
 
 DEFINITIONS = (
     ("whole-shop identical", "For two tables of one board, the same seat and the same round (both seats alive), "
@@ -134,7 +135,8 @@ def verdict_section(quality: dict) -> str:
         headline = ('<p class="figure">Luck-corrected figure not given</p><p>'
                     f"{html.escape(closest.get('adjusted_why') or 'not measured')}. On raw placements the "
                     f"default ({html.escape(setup)}) needs "
-                    f"{html.escape(with_interval(closest.get('raw'), closest.get('raw_ci')))}x fewer boards.</p>")
+                    f"{html.escape(format_number(closest.get('raw'), 'ratio'))}x fewer boards than independent "
+                    f"tables [{html.escape(format_interval(closest.get('raw_ci')))}].</p>")
     rows = [[f"{role} pair: {pair_label(entry.get('pair'))}",
              format_number(entry.get("mean_difference"), "difference"),
              with_interval(entry.get("raw"), entry.get("raw_ci")),
@@ -190,6 +192,8 @@ def correctness_section(quality: dict, images: dict) -> str:
     """Each dealer's verdict against the control, the heat map, offer frequencies; every test collapsed."""
     rows, tests = [], []
     for name in dealer_names(quality, with_control=False):
+        if is_control(quality, name):
+            continue  # the control under another seating: nothing to test it against
         dealer = measures_of(quality, name)
         verdict = {True: "correct", False: "WRONG"}.get(dealer.get("correct"), "no verdict")
         claim = {True: "exact", False: "not exact"}.get(dealer.get("exact"), "no claim")

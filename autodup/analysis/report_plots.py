@@ -221,8 +221,9 @@ def boards_needed_figure(quality: dict):
 
 
 def correctness_grid(quality: dict) -> tuple:
-    """``(runs, observables, Holm p-values by [run][observable], None where not tested)``."""
-    runs, observables = dealer_names(quality), []
+    """``(runs, observables, Holm p-values by [run][observable], None where not tested)``: the runs of duplicate
+    dealers (the control's runs have nothing to be tested against)."""
+    runs, observables = [name for name in dealer_names(quality) if not is_control(quality, name)], []
     for name in runs:
         for test in measures_of(quality, name).get("tests") or []:
             if test.get("observable") not in observables:
