@@ -62,7 +62,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     boards : int
         Boards played under each dealer and under the control.
     dealers : str or list of str, optional
-        Duplicate dealers to measure (default: haystack and keyed); the control is always played.
+        Duplicate dealers to measure (default: haystack, keyed, stream and replay); the control is always played.
     ladder : bool
         Also play the ladder's designs (events by position, paired seating).
     out : str or os.PathLike, optional
@@ -72,7 +72,8 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     Returns
     -------
     Report
-        ``data`` is ``quality.json``; ``text`` the terminal table.
+        ``data`` is ``quality.json`` (its ``verdict``: what the page opens with; a figure too few boards
+        can give is None beside a ``*_why``); ``text`` the terminal table.
 
     Examples
     --------
