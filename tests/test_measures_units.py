@@ -323,6 +323,23 @@ def test_constant_component_that_differs_has_p_zero():
         assert result["test"] == "exact" and result["statistic"] == math.inf
 
 
+@pytest.mark.parametrize("boards", [3, 5, 20, 34])
+def test_few_boards_of_many_components_are_not_a_difference_that_cannot_happen(boards):
+    """B boards span at most 2(B - 1) directions of a 64-component observable, so any difference leaves the span:
+    `autodup quality --boards 20` called a correct haystack WRONG with p = 0 (issue 28's new-user trial). Two
+    samples of one law are tested component by component and pass, at every size below the Wald test's."""
+    generator = np.random.default_rng(boards)
+    law = generator.dirichlet(np.full(64, 5.0))
+    passed = 0
+    for _ in range(40):
+        ya, na = clustered_counts(generator, boards, law, None, tables=8)
+        yb, nb = clustered_counts(generator, boards, law, None, tables=8)
+        result = two_sample_test(observable_of(ya, na), observable_of(yb, nb))
+        assert result["test"] == "max-t", result
+        passed += result["p_value"] >= 0.05
+    assert passed >= 34  # at least 95% - 4.5 sigma of 40 at level 0.05 (Bonferroni makes it conservative)
+
+
 def test_all_constant_runs():
     n = np.full((30, 1), 4.0)
     same = np.tile([1.0, 1.0, 2.0], (30, 1))        # ratios 1/4, 1/4, 1/2: exact in binary
@@ -376,7 +393,8 @@ def flatten_shops(rows, shop_size):
 def brute_shop_agreement(rows, bot, n_boards, n_tables, seats, shop_size, n_rounds):
     """The cross-table shop sums by their definitions.
 
-    Whole-shop identical: every slot holds the same champion or is empty at both.
+    Whole-shop identical: every slot holds the same champion or is empty at both, and one holds a champion
+    (two shops the pool left empty are not the same champions).
     """
     sums = np.zeros((n_rounds, 2, 4))
     for ra, rb in brute_pairs(n_boards, n_tables, seats):
@@ -387,7 +405,7 @@ def brute_shop_agreement(rows, bot, n_boards, n_tables, seats, shop_size, n_roun
             champions = {x for x in a + c if x >= 0}
             overlap = sum(min(a.count(x), c.count(x)) for x in champions)
             sums[r, kind, PAIRS] += 1
-            sums[r, kind, IDENTICAL] += a == c
+            sums[r, kind, IDENTICAL] += a == c and any(x >= 0 for x in a)
             sums[r, kind, SLOTS] += same / shop_size
             sums[r, kind, MULTISET] += overlap / shop_size
     return sums
@@ -395,8 +413,8 @@ def brute_shop_agreement(rows, bot, n_boards, n_tables, seats, shop_size, n_roun
 
 def test_shop_agreement_two_tables_by_hand():
     rows = [
-        [[1, 2, 3], [2, 2, -1], [0, 1, 2]],   # table 0: three rounds
-        [[1, 2, 3], [2, -1, 2]],              # table 1: two rounds alive
+        [[1, 2, 3], [2, 2, -1], [-1, -1, -1], [0, 1, 2]],   # table 0: four rounds
+        [[1, 2, 3], [2, -1, 2], [-1, -1, -1]],              # table 1: three rounds alive
     ]
     offsets, values = flatten_shops(rows, 3)
     sums = np.zeros((3, 2, 4))
@@ -404,6 +422,7 @@ def test_shop_agreement_two_tables_by_hand():
     expected = np.zeros((3, 2, 4))
     expected[0, SAME] = [1, 1, 1, 1]
     expected[1, SAME] = [1, 0, 1 / 3, 2 / 3]   # slot 0 agrees; {2, 2} in both shops
+    expected[2, SAME] = [1, 0, 0, 0]           # two empty shops: a pair, not identical
     np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-15)
     # the kernel adds to what is there
     shop_agreement_by_round(offsets, values, np.array([4, 4]), 1, 2, 1, 3, sums)

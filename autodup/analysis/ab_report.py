@@ -176,13 +176,14 @@ def decision_section(result: dict) -> str:
     parts = []
     moved = _moved(result["bots"], "mean_placement")
     if moved:
-        parts.append('<p class="figure">The change moves ' + html.escape(", ".join(
-            _effect(name, entry) for name, entry in moved)) + " (mean placement, variant minus base).</p>")
+        parts.append('<p class="figure">The change moves the mean placement of ' + html.escape(", ".join(
+            _effect(name, entry) for name, entry in moved)) + " (variant minus base; each 95% interval excludes 0)."
+                     "</p>")
     else:
         largest = max(result["bots"].items(), key=lambda item: abs(item[1]["mean_placement"]["change"] or 0.0),
                       default=None)
-        parts.append(f'<p class="figure">No bot\'s mean placement moves beyond its 95% interval at '
-                     f"{result['boards']:,} boards.</p>" + ("" if largest is None else
+        parts.append(f'<p class="figure">No bot\'s mean placement changed at {result["boards"]:,} boards: every '
+                     "95% interval holds 0.</p>" + ("" if largest is None else
                      f"<p>Largest change: {html.escape(_effect(largest[0], largest[1]['mean_placement']))}.</p>"))
     for kind in ("champions", "traits"):
         units = result.get(kind) or {}
@@ -192,9 +193,10 @@ def decision_section(result: dict) -> str:
         resolved = _moved(units, "play_rate")
         shown = ", ".join(_effect(name, entry) for name, entry in resolved[:5])
         chance = 0.05 * len(units)
-        parts.append(f"<p>{kind.capitalize()}: {len(resolved)} of {len(units)} play rates moved beyond their 95% "
-                     f"interval (about {chance:.1f} would by chance alone)"
-                     + (f"; the largest: {html.escape(shown)}" if shown else "") + ".</p>")
+        parts.append(f"<p>{kind.capitalize()}: {len(resolved)} of {len(units)} play rates changed, their 95% "
+                     f"interval excluding 0 (about {chance:.1f} would by chance alone)"
+                     + (f"; the clearest (largest change against its interval): {html.escape(shown)}" if shown
+                        else "") + ".</p>")
     ci = result.get("variance_reduction_ci") or [None, None]
     parts.append(f"<p>Playing both on the same boards cut the variance of a change {reduction:.1f}x"
                  + ("" if ci[0] is None else f" [{ci[0]:.1f}, {ci[1]:.1f}]")
@@ -251,13 +253,13 @@ def sweep_decision_section(sweep: dict) -> str:
         largest = max(point["bots"].items(), key=lambda item: abs(item[1]["mean_placement"]["change"] or 0.0),
                       default=None)
         rows.append([", ".join(point["labels"]), f"{len(moved)} of {len(point['bots'])}",
-                     "; ".join(_effect(name, entry) for name, entry in moved[:3]) or "none",
+                     "; ".join(_effect(name, entry) for name, entry in moved) or "none",
                      _effect(largest[0], largest[1]["mean_placement"]) if largest else "\u2014",
                      _cell(point["variance_reduction"], 1)])
     moving = [row[0] for row, point in zip(rows, sweep["points"]) if _moved(point["bots"], "mean_placement")]
-    headline = (f"Values that move a bot's mean placement beyond its 95% interval: {', '.join(moving)}."
-                if moving else f"No value moves any bot's mean placement beyond its 95% interval at "
-                f"{sweep['boards']:,} boards.")
+    headline = (f"Values that change a bot's mean placement (its 95% interval excluding 0): {', '.join(moving)}."
+                if moving else f"No value changes any bot's mean placement at {sweep['boards']:,} boards: every "
+                "95% interval holds 0.")
     return ('<section id="verdict" class="verdict"><h2>Decision</h2>'
             f'<p class="figure">{html.escape(headline)}</p>'
             + html_table(["value", "bots moved", "moved (change [95% CI])", "largest change", "variance reduction"],

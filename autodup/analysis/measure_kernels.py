@@ -94,7 +94,8 @@ def _compare_shops(ra, rb, shop_offsets, shop_values, bot, shop_size, copies, su
                 if shop_values[a0 + k] >= 0:
                     copies[shop_values[a0 + k]] = 0
         sums[r, kind, PAIRS] += 1.0
-        sums[r, kind, IDENTICAL] += 1.0 if equal_slots == shop_size else 0.0
+        # Two shops the pool left empty are not "the same champion in every slot": identical needs one.
+        sums[r, kind, IDENTICAL] += 1.0 if equal_slots == shop_size and same_slots > 0 else 0.0
         sums[r, kind, SLOTS] += same_slots / shop_size
         sums[r, kind, MULTISET] += overlap / shop_size
 

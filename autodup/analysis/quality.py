@@ -297,8 +297,8 @@ def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
     if z < RESOLVED_Z:
         needed = math.ceil(boards * (RESOLVED_Z / z) ** 2)
         return {"independent": None, "duplicate": None, "mean_from": estimator,
-                "why": f"the pair's mean difference is {z:.1f} standard errors from 0 at {boards:,} boards (needs "
-                       f"{RESOLVED_Z:g}); about {needed:,} boards would resolve it"}
+                "why": f"the pair's mean difference is {z:.1f} standard errors from 0 at {boards:,} boards (games "
+                       f"needed divide by it and need {RESOLVED_Z:g}); about {needed:,} boards would resolve it"}
     independent = boards_needed(pair["variance_control"], mean) * tables
     if not pair.get("adjusted_variance"):
         # The default scores luck-corrected placements: its games are not the raw placements' games.
@@ -358,7 +358,9 @@ def terminal_table(quality: dict) -> str:
     lines += [f"  ({index}) {why}" for index, why in enumerate(notes, 1)]
     default = quality.get("default")
     if default is not None and quality["dealers"].get(default["run"]):
-        lines.append(f"default ({default['dealer']}, {default['design']}, events by {default['events']}, luck-adjusted):"
+        seating = {"latin": "Latin square", "paired": "paired seating"}.get(default["design"], default["design"])
+        events = {"seat": "events by who", "position": "events by position"}.get(default["events"], default["events"])
+        lines.append(f"default ({default['dealer']}, {seating}, {events}, luck-corrected):"
                      f" variance reduction {verdict_figure(quality)}")
     games = (quality.get("verdict") or {}).get("games_needed")
     if games:

@@ -43,7 +43,8 @@ __all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", 
 
 DEFINITIONS = (
     ("whole-shop identical", "For two tables of one board, the same seat and the same round (both seats alive), "
-     "the shops dealt by the round's free refresh hold the same champion in every slot; averaged over table "
+     "the shops dealt by the round's free refresh hold the same champion in every slot (a slot empty at both "
+     "tables included, two empty shops not); averaged over table "
      "pairs and rounds 1 and later (round 0 is identical for every shared dealer)."),
     ("slot agreement", "Share of those shops' slots that hold the same (non-empty) champion at both tables."),
     ("multiset overlap", "sum_c min(a_c, b_c) / shop size: the same champions in any slot order."),
@@ -132,8 +133,9 @@ def verdict_section(quality: dict) -> str:
                     f"({html.escape(pair_label(closest.get('pair')))}), with autodup's default: "
                     f"{html.escape(setup)}, placements corrected for luck. 95% interval over boards.</p>")
     else:
+        why = closest.get("adjusted_why") or "not measured"
         headline = ('<p class="figure">Luck-corrected figure not given</p><p>'
-                    f"{html.escape(closest.get('adjusted_why') or 'not measured')}. On raw placements the "
+                    f"{html.escape(why[:1].upper() + why[1:])}. On raw placements the "
                     f"default ({html.escape(setup)}) needs "
                     f"{html.escape(format_number(closest.get('raw'), 'ratio'))}x fewer boards than independent "
                     f"tables [{html.escape(format_interval(closest.get('raw_ci')))}].</p>")
@@ -164,9 +166,12 @@ def verdict_section(quality: dict) -> str:
                        + ", ".join(html.escape(name) + (" (it claims to be exact)" if name in exact
                                                          else " (not exact, as it declares)")
                                    for name in wrong) + ".</p>")
-    else:
+    elif all(entry.get("correct") is True for name, entry in (quality.get("dealers") or {}).items()
+             if not is_control(quality, name)):
         correctness = ('<p class="correct">Every dealer passed its correctness tests against independent play '
                        f"(family-wise alpha {html.escape(format_number(quality.get('alpha')))}).</p>")
+    else:
+        correctness = "<p>Some dealers have no correctness verdict; see Correctness below.</p>"
     return (f'<section id="verdict" class="verdict"><h2>Verdict</h2>{headline}{table}<p>{needed}</p>'
             f"{correctness}</section>")
 

@@ -77,17 +77,16 @@ STEP_OF_RUN = {("latin", "position"): "shared seeds", ("latin", "seat"): "+ even
 
 
 def ladder_rows(quality: dict) -> list:
-    """The runs in ladder order (per dealer: shared seeds, + events by who, + paired seating; the controls last)
-    with their row labels."""
+    """The runs in ladder order (per dealer: events by position, by who, paired seating; the controls last)
+    with their row labels (:func:`run_label`)."""
     order = list(STEP_OF_RUN)
     rows = []
     for name in dealer_names(quality):
         entry = measures_of(quality, name)
         key = (entry.get("design") or "latin", entry.get("events") or "seat")
-        if is_control(quality, name):
-            label = f"{entry.get('dealer', name)}: {SEATING.get(key[0], key[0])}"
-        else:
-            label = f"{entry.get('dealer', name)}: {STEP_OF_RUN.get(key, run_label(quality, name))}"
+        # A row is a run (its raw and its luck-corrected figure), named by its seating and events, not by a
+        # ladder step: the corrected bar of the events-by-position run is no step of the ladder.
+        label = run_label(quality, name)
         rows.append((is_control(quality, name), entry.get("dealer", name), order.index(key) if key in order else 9,
                      label, name))
     dealers = list(dict.fromkeys(dealer for _, dealer, *_ in rows))
@@ -133,7 +132,7 @@ def ladder_figure(quality: dict):
     axis.legend(unique.values(), unique.keys(), fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     axis.axvline(1.0, color="black", linewidth=1)
     axis.set_yticks(range(len(rows)), [label for label, _ in rows])
-    axis.invert_yaxis()
+    axis.set_ylim(len(rows) - 0.35, -0.65)  # room for the last row's n/a above the axis labels
     axis.set_xscale("log")
     # Factors read as "2x", "3x": plain ticks on the log axis, none of matplotlib's 2 x 10^0.
     low, high = axis.get_xlim()

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 __all__ = ["CONFIDENCE", "Z95", "normal_half_width", "t_half_width", "percentile_interval", "wilson_interval",
-           "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION", "two_sample_test",
-           "holm"]
+           "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION", "CONSTANT_BOARDS",
+           "two_sample_test", "holm"]
 
 CONFIDENCE = 0.95
 Z95 = 1.959963984540054     # two-sided 95% normal quantile
@@ -121,6 +121,9 @@ class RatioObservable:
 WALD_BOARDS_PER_DIMENSION = 10  # fewer boards per dimension: the covariance is too noisy to invert
 
 
+CONSTANT_BOARDS = 6
+
+
 def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     """Whether two runs' ratios differ: ``{"test", "statistic", "df", "p_value"}``.
 
@@ -130,8 +133,10 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     tested on its own (Welch's t, Welch-Satterthwaite degrees of freedom) and
     the smallest p-value is Bonferroni-corrected over the components
     (``"max-t"``). Components with no denominator in either run, or varying in
-    neither, are left out; a difference in a component that varies in neither
-    run has p = 0.
+    neither, are left out; a difference that cannot be chance has p = 0: with
+    boards enough for the Wald test, one outside the covariance's span, and
+    with at least :data:`CONSTANT_BOARDS` boards, one in a component that kept
+    one value in each run.
     """
     from scipy.stats import chi2
     from scipy.stats import t as student
@@ -154,15 +159,24 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     rank = int(rank_mask.sum())
     projected = vectors.T @ d
     outside = np.sqrt(np.sum(projected[~rank_mask] ** 2))
-    if outside > 1e-9 * max(1.0, np.abs(d).max()):
+    tolerance = 1e-9 * max(1.0, np.abs(d).max())
+    enough = min(a.boards, b.boards) >= WALD_BOARDS_PER_DIMENSION * max(rank, 1)
+    # A difference outside the covariance's span is one the boards say cannot happen by chance, but only when
+    # the boards are enough to span what varies: B boards span at most 2(B - 1) directions, so with few boards
+    # every difference of many components lies partly outside (a correct dealer failed at 20 boards).
+    if (enough or rank == 0) and outside > tolerance:
         return {"test": "exact", "statistic": math.inf, "df": max(rank, 1), "p_value": 0.0}
     if rank == 0:
         return {"test": "none", "statistic": 0.0, "df": 0, "p_value": 1.0}
-    if min(a.boards, b.boards) >= WALD_BOARDS_PER_DIMENSION * rank:
+    if enough:
         statistic = float(np.sum(projected[rank_mask] ** 2 / values[rank_mask]))
         return {"test": "wald", "statistic": statistic, "df": rank, "p_value": float(chi2.sf(statistic, rank))}
     var_a, var_b = np.diag(va), np.diag(vb)
     varies = (var_a + var_b) > floor
+    # A component that kept one value in each run over CONSTANT_BOARDS boards or more, different between the
+    # runs, cannot be chance; over fewer (a rare champion met once on each of 3 boards) it may be, and is left out.
+    if min(a.boards, b.boards) >= CONSTANT_BOARDS and np.any(~varies & (np.abs(d) > tolerance)):
+        return {"test": "exact", "statistic": math.inf, "df": int(varies.sum()) or 1, "p_value": 0.0}
     se2 = (var_a + var_b)[varies]
     t_values = np.abs(d[varies]) / np.sqrt(se2)
     with np.errstate(invalid="ignore", divide="ignore"):
