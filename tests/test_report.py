@@ -206,3 +206,12 @@ def test_missing_measures_do_not_crash(quality, tmp_path, variant):
     page = write_report(awkward, tmp_path).read_text(encoding="utf-8")
     assert len(embedded_images(page)) == len(PLOTS)
     assert all((tmp_path / name).read_bytes().startswith(PNG_MAGIC) for name in PLOTS)
+
+
+def test_a_verdict_whose_interval_holds_1_says_no_reduction_is_shown(quality):
+    from autodup.analysis.report import verdict_section
+
+    assert "it holds 1" not in verdict_section(quality)
+    unsure = copy.deepcopy(quality)
+    unsure["verdict"]["pairs"][0]["adjusted_ci"] = [0.92, 2.4]
+    assert "95% interval over boards; it holds 1: no reduction is shown at this size." in verdict_section(unsure)

@@ -131,7 +131,9 @@ def verdict_section(quality: dict) -> str:
                     + ("" if bounds == DASH else f" [{html.escape(bounds)}]") + "</p>"
                     f"<p>than independent tables need to compare the closest pair of bots "
                     f"({html.escape(pair_label(closest.get('pair')))}), with autodup's default: "
-                    f"{html.escape(setup)}, placements corrected for luck. 95% interval over boards.</p>")
+                    f"{html.escape(setup)}, placements corrected for luck. 95% interval over boards"
+                    + ("; it holds 1: no reduction is shown at this size" if (number(
+                        (closest.get("adjusted_ci") or [None])[0]) or 2.0) <= 1.0 else "") + ".</p>")
     else:
         why = closest.get("adjusted_why") or "not measured"
         headline = ('<p class="figure">Luck-corrected figure not given</p><p>'
