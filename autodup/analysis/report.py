@@ -53,10 +53,11 @@ DEFINITIONS = (
     ("same bot / different bot", "The same measures split by whether the two tables' seats held the same bot "
      "(under the Latin square they never do)."),
     ("coupling", "From each seat's first {draws} draws at the first {boards} boards, replayed with their inputs: at the "
-     "first "
-     "draw where two tables' inputs (tier and champion weights, draw key) differ, how often they still dealt the "
-     "same champion, beside the mean J_P (P-MinHash: the best a communication-free dealer can guarantee) and "
-     "1 - TV (the maximal coupling: no correct dealer exceeds it) of the two champion laws."),
+     "first draw where two tables' inputs (tier and champion weights, draw key) differ, how often they still dealt "
+     "the same champion (\"at the same key\": among those whose draw key is the same), beside the mean J_P "
+     "(P-MinHash: the best a communication-free dealer can guarantee) and 1 - TV (the maximal coupling: no correct "
+     "dealer exceeds it) of the two champion laws. \"Weights differ\" and \"key differs\": the share of those "
+     "first differing draws whose weights, or whose draw key (another round or reroll), differ."),
     ("variance reduction", "Per board, each bot's mean placement over its tables; for a pair of bots the per-board "
      "difference D. The factor is var(D) under the independent control divided by var(D) under the dealer: "
      "how many times fewer boards the dealer needs for the same precision. 95% interval: Poisson bootstrap "
