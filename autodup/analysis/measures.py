@@ -30,7 +30,7 @@ from .measure_kernels import (
 from .statistics import RatioObservable, boards_needed, holm, percentile_interval, two_sample_test, variance_ratio
 
 __all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z",
-           "resolution", "boards_to_resolve", "unresolved_note", "unfitted_note", "variance_reduction",
+           "SEATING_NAMES", "EVENTS_NAMES", "seating_name", "events_name", "with_seating", "resolution", "boards_to_resolve", "unresolved_note", "unfitted_note", "variance_reduction",
            "luck_sources", "closest_pair"]
 
 
@@ -405,7 +405,24 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
 # (2 se / |mean|), and the pair chosen as the closest is not just the one whose noise came out smallest.
 # Below it such a figure is not given; the run says how many boards would resolve it.
 RESOLVED_Z = 4.0
-SEATING = {"latin": "the Latin square", "paired": "paired seating"}
+# How a reader names a run's seating and event addressing: the terminal, the report and these notes alike.
+SEATING_NAMES = {"latin": "Latin square", "paired": "paired seating"}
+EVENTS_NAMES = {"seat": "events by who", "position": "events by position"}
+
+
+def seating_name(design) -> str:
+    """``design`` (``latin``, ``paired``) as a reader names it; an unknown one as it is."""
+    return SEATING_NAMES.get(design, design)
+
+
+def events_name(events) -> str:
+    """``events`` (``seat``, ``position``) as a reader names it; an unknown one as it is."""
+    return EVENTS_NAMES.get(events, events)
+
+
+def with_seating(design) -> str:
+    """"with the Latin square", "with paired seating": the seating a note speaks of."""
+    return f"with the {seating_name(design)}" if design == "latin" else f"with {seating_name(design)}"
 
 
 def resolution(run: RunMeasures, pair: int) -> float:
@@ -435,15 +452,15 @@ def unresolved_note(runs, pair: int) -> str | None:
     more = ("far more boards than these" if needed is None or needed > 100 * max(run.boards, 1)
             else f"about {needed:,} boards")
     return (f"not resolved at {run.boards:,} boards: the pair's mean difference is {z:.1f} standard errors from 0 "
-            f"with {SEATING.get(run.design, run.design)} (this figure divides by it and needs {RESOLVED_Z:g}); "
+            f"{with_seating(run.design)} (this figure divides by it and needs {RESOLVED_Z:g}); "
             f"{more} would resolve it")
 
 
 def unfitted_note(run: RunMeasures) -> str:
     """Why a luck-adjusted figure of ``run`` is not given: too few boards to fit its bots' slopes well enough to
     measure what the adjustment removes (:data:`ROWS_PER_SLOPE_MEASURED`)."""
-    return (f"too few boards to measure the luck correction at {run.boards:,} boards with "
-            f"{SEATING.get(run.design, run.design)}; about {run.boards_to_fit():,} boards would fit its slopes")
+    return (f"too few boards to measure the luck correction at {run.boards:,} boards {with_seating(run.design)}; "
+            f"about {run.boards_to_fit():,} boards would fit its slopes")
 
 
 def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estimator: str = RAW) -> tuple:

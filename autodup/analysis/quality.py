@@ -44,8 +44,10 @@ from .measures import (
     RunMeasures,
     closest_pair,
     compare_with_control,
+    events_name,
     luck_sources,
     measure_run,
+    seating_name,
     unfitted_note,
     unresolved_note,
     variance_reduction,
@@ -358,9 +360,8 @@ def terminal_table(quality: dict) -> str:
     lines += [f"  ({index}) {why}" for index, why in enumerate(notes, 1)]
     default = quality.get("default")
     if default is not None and quality["dealers"].get(default["run"]):
-        seating = {"latin": "Latin square", "paired": "paired seating"}.get(default["design"], default["design"])
-        events = {"seat": "events by who", "position": "events by position"}.get(default["events"], default["events"])
-        lines.append(f"default ({default['dealer']}, {seating}, {events}, luck-corrected):"
+        lines.append(f"default ({default['dealer']}, {seating_name(default['design'])}, "
+                     f"{events_name(default['events'])}, luck-corrected):"
                      f" variance reduction {verdict_figure(quality)}")
     games = (quality.get("verdict") or {}).get("games_needed")
     if games:
@@ -537,9 +538,8 @@ def ladder(dealers: dict, controls: dict) -> dict:
             control = name in controls.values()
             if control and estimator == RAW:
                 continue
-            seating = "paired seating" if design == "paired" else "Latin square"
             result.setdefault(entry["dealer"], []).append({
-                "step": f"luck adjustment alone ({seating})" if control else label, "run": name, "design": design,
+                "step": f"luck adjustment alone ({seating_name(design)})" if control else label, "run": name, "design": design,
                 "events": events, "estimator": estimator, "variance_reduction": entry[key],
                 "variance_reduction_ci": entry[f"{key}_ci"],
                 "variance_reduction_why": entry.get(f"{key}_why"),

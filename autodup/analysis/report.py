@@ -24,6 +24,7 @@ import html
 from pathlib import Path
 
 from ..files import write_bytes_atomically
+from .measures import events_name, seating_name
 from .pages import (
     DASH,
     details,
@@ -105,10 +106,6 @@ def with_interval(value, interval, style="ratio") -> str:
     return format_number(value, style) + ("" if bounds == DASH else f" [{bounds}]")
 
 
-SEATING_NAMES = {"latin": "Latin square", "paired": "paired seating"}
-EVENT_NAMES = {"seat": "events by who", "position": "events by position"}
-
-
 def verdict_section(quality: dict) -> str:
     """The conclusion: the default's variance reduction with its interval, raw and luck-corrected, closest and
     median pair; games needed to separate the closest pair; dealers found wrong."""
@@ -122,8 +119,7 @@ def verdict_section(quality: dict) -> str:
                 f"{html.escape(reason)}. The tables below hold what was measured.</p></section>")
     closest, median = (verdict.get("pairs") or [{}, {}])[:2]
     setup = (f"the {default.get('dealer')} dealer, "
-             f"{SEATING_NAMES.get(default.get('design', 'latin'), default.get('design'))}, "
-             f"{EVENT_NAMES.get(default.get('events', 'seat'), default.get('events'))}")
+             f"{seating_name(default.get('design', 'latin'))}, {events_name(default.get('events', 'seat'))}")
     adjusted = number(closest.get("adjusted"))
     notes = Notes()
     if adjusted is not None:

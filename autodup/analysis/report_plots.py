@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import math
 
+from .measures import events_name, seating_name
 from .pages import format_number, interval_bounds, new_figure, number, show_no_data
+from .quality import LADDER
 
 __all__ = ["PLOTS", "control_name", "measures_of", "dealer_names", "default_runs", "pair_label", "is_control",
-           "run_label", "STEP_OF_RUN", "ladder_rows",
-           "FIGURES"]
+           "run_label", "ladder_rows", "FIGURES"]
 
 PLOTS = ("ladder.png", "correctness.png", "agreement_by_round.png", "offer_frequency.png", "boards_needed.png")
 
-SEATING = {"latin": "Latin square", "paired": "paired seating"}
-EVENTS = {"seat": "events by who", "position": "events by position"}
 RAW_COLOUR, ADJUSTED_COLOUR = "#8c8c8c", "#1f5fbf"
 
 
@@ -65,21 +64,17 @@ def run_label(quality: dict, name: str) -> str:
     """A run as a reader names it: ``haystack (Latin square, events by who)``, a control by its seating only."""
     entry = measures_of(quality, name)
     dealer = entry.get("dealer", name)
-    design = SEATING.get(entry.get("design") or "latin", entry.get("design"))
+    design = seating_name(entry.get("design") or "latin")
     if is_control(quality, name):
         return f"{dealer} ({design})"
-    return f"{dealer} ({design}, {EVENTS.get(entry.get('events') or 'seat', entry.get('events'))})"
-
-
-# The ladder's rows: a dealer's runs in the order of its steps, (design, events) -> the raw step a run measures.
-STEP_OF_RUN = {("latin", "position"): "shared seeds", ("latin", "seat"): "+ events by who",
-               ("paired", "seat"): "+ paired seating"}
+    return f"{dealer} ({design}, {events_name(entry.get('events') or 'seat')})"
 
 
 def ladder_rows(quality: dict) -> list:
     """The runs in ladder order (per dealer: events by position, by who, paired seating; the controls last)
     with their row labels (:func:`run_label`)."""
-    order = list(STEP_OF_RUN)
+    # A dealer's runs in the order of the ladder's steps (the raw step each run measures).
+    order = list(dict.fromkeys((design, events) for _, design, events, _ in LADDER))
     rows = []
     for name in dealer_names(quality):
         entry = measures_of(quality, name)
