@@ -30,7 +30,7 @@ from .measure_kernels import (
 from .statistics import RatioObservable, boards_needed, holm, percentile_interval, two_sample_test, variance_ratio
 
 __all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z",
-           "SEATING_NAMES", "EVENTS_NAMES", "seating_name", "events_name", "with_seating", "resolution", "boards_to_resolve", "unresolved_note", "unfitted_note", "variance_reduction",
+           "SEATING_NAMES", "EVENTS_NAMES", "seating_name", "events_name", "with_seating", "resolution", "unresolved_reason", "unresolved_note", "unfitted_note", "variance_reduction",
            "luck_sources", "closest_pair"]
 
 
@@ -355,6 +355,7 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
         adjusted_factor, adjusted_interval = variance_reduction(dealer, control, p, ADJUSTED)
         mean = theirs["mean"][p]  # the control measures the difference the boards must resolve
         unresolved = unresolved_note([control], p)
+        fitted = dealer.luck_is_fitted(p, ADJUSTED)
 
         def needed(variance):
             return _finite(boards_needed(variance, mean)) if unresolved is None else None
@@ -364,15 +365,12 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
                       # The luck-adjusted difference's mean and variance, when fitted: the most precise estimate of
                       # the difference an exact dealer's boards give (the terms have mean zero).
-                      "adjusted_mean_difference": _finite(adjusted_statistics["mean"][p])
-                      if dealer.luck_is_fitted(p, ADJUSTED) else None,
-                      "adjusted_variance": _finite(adjusted_statistics["variance"][p])
-                      if dealer.luck_is_fitted(p, ADJUSTED) else None,
+                      "adjusted_mean_difference": _finite(adjusted_statistics["mean"][p]) if fitted else None,
+                      "adjusted_variance": _finite(adjusted_statistics["variance"][p]) if fitted else None,
                       "variance_reduction": factor, "variance_reduction_ci": interval,
                       "adjusted_variance_reduction": adjusted_factor,
                       "adjusted_variance_reduction_ci": adjusted_interval,
-                      "adjusted_variance_reduction_why": unfitted_note(dealer)
-                      if not dealer.luck_is_fitted(p, ADJUSTED) else None,
+                      "adjusted_variance_reduction_why": None if fitted else unfitted_note(dealer),
                       "boards_needed": boards_here, "boards_needed_control": boards_control,
                       "boards_needed_why": unresolved,
                       "games_needed": None if boards_here is None else boards_here * tables,
@@ -434,26 +432,29 @@ def resolution(run: RunMeasures, pair: int) -> float:
     return float(abs(mean) / math.sqrt(variance / boards)) if variance > 0 else (math.inf if mean else 0.0)
 
 
-def boards_to_resolve(run: RunMeasures, pair: int) -> int | None:
-    """About how many boards resolve pair ``pair``'s mean difference (:data:`RESOLVED_Z`) at the spread and mean
-    measured so far: ``boards (RESOLVED_Z / z)^2``; None when the mean measured is 0."""
-    z = resolution(run, pair)
-    return math.ceil(run.boards * (RESOLVED_Z / z) ** 2) if z > 0 else None
+def unresolved_reason(z: float, boards: int, where: str = "", divides: str = "this figure divides by it and needs") \
+        -> str | None:
+    """Why a figure dividing by a mean difference ``z`` standard errors from 0 at ``boards`` boards is not given
+    (``where``: the seating it was measured with; ``divides``: what divides by it), with about how many boards
+    would resolve it (``boards (RESOLVED_Z / z)^2`` at the spread and mean measured so far); None when
+    ``z`` is at least :data:`RESOLVED_Z`."""
+    if z >= RESOLVED_Z:
+        return None
+    needed = math.ceil(boards * (RESOLVED_Z / z) ** 2) if z > 0 else None
+    more = ("far more boards than these" if needed is None or needed > 100 * max(boards, 1)
+            else f"about {needed:,} boards")
+    return (f"not resolved at {boards:,} boards: the pair's mean difference is {z:.1f} standard errors from 0"
+            f"{where} ({divides} {RESOLVED_Z:g}); {more} would resolve it")
 
 
 def unresolved_note(runs, pair: int) -> str | None:
     """Why a figure dividing by pair ``pair``'s mean difference in each of ``runs`` is not given (the run that
     needs the most boards to resolve it), or None when every run resolves it (:data:`RESOLVED_Z`)."""
-    unresolved = [(boards_to_resolve(run, pair), resolution(run, pair), run) for run in runs
-                  if resolution(run, pair) < RESOLVED_Z]
+    unresolved = [(z, run) for z, run in ((resolution(run, pair), run) for run in runs) if z < RESOLVED_Z]
     if not unresolved:
         return None
-    needed, z, run = max(unresolved, key=lambda item: math.inf if item[0] is None else item[0])
-    more = ("far more boards than these" if needed is None or needed > 100 * max(run.boards, 1)
-            else f"about {needed:,} boards")
-    return (f"not resolved at {run.boards:,} boards: the pair's mean difference is {z:.1f} standard errors from 0 "
-            f"{with_seating(run.design)} (this figure divides by it and needs {RESOLVED_Z:g}); "
-            f"{more} would resolve it")
+    z, run = max(unresolved, key=lambda item: item[1].boards / item[0] ** 2 if item[0] > 0 else math.inf)
+    return unresolved_reason(z, run.boards, f" {with_seating(run.design)}")
 
 
 def unfitted_note(run: RunMeasures) -> str:

@@ -40,7 +40,6 @@ from ..game.rules import DEFAULT_EVENTS
 from .coupling import coupling_from_trace
 from .measure_kernels import ADJUSTED, ALPHA, BOOTSTRAP_REPLICATES, RAW
 from .measures import (
-    RESOLVED_Z,
     RunMeasures,
     closest_pair,
     compare_with_control,
@@ -50,6 +49,7 @@ from .measures import (
     seating_name,
     unfitted_note,
     unresolved_note,
+    unresolved_reason,
     variance_reduction,
 )
 from .statistics import boards_needed, percentile_interval
@@ -295,12 +295,10 @@ def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
         mean, variance, estimator = pair["mean_difference"], pair["variance_control"], "control"
     if not (mean and variance):
         return {"independent": None, "duplicate": None, "mean_from": estimator, "why": "not measured"}
-    z = abs(mean) / math.sqrt(variance / boards)
-    if z < RESOLVED_Z:
-        needed = math.ceil(boards * (RESOLVED_Z / z) ** 2)
-        return {"independent": None, "duplicate": None, "mean_from": estimator,
-                "why": f"the pair's mean difference is {z:.1f} standard errors from 0 at {boards:,} boards (games "
-                       f"needed divide by it and need {RESOLVED_Z:g}); about {needed:,} boards would resolve it"}
+    why = unresolved_reason(abs(mean) / math.sqrt(variance / boards), boards,
+                            divides="games needed divide by it and need")
+    if why is not None:
+        return {"independent": None, "duplicate": None, "mean_from": estimator, "why": why}
     independent = boards_needed(pair["variance_control"], mean) * tables
     if not pair.get("adjusted_variance"):
         # The default scores luck-corrected placements: its games are not the raw placements' games.
