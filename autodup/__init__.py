@@ -38,10 +38,10 @@ from .version import __version__
 # The draw API (autodup.engine.draw) and the Python API (autodup.api), by name: the module each comes from.
 _DRAW = ("ENGINES", "Haystack", "KeyedSampler", "PlainSampler", "Sampler", "StreamSampler", "keyed_draw",
          "make_sampler", "race")
-_API = ("DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "list_bots", "load_config", "odds", "open_results",
-        "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy")
+_API = ("DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "fit_value", "list_bots", "load_config", "odds",
+        "open_results", "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy")
 _ERRORS = ("AutodupError", "BotError", "ConfigError", "CorruptChunk", "PolicyError", "RunError", "TaskError",
-           "UsageError", "WorkerFailure")
+           "UsageError", "ValueFileError", "WorkerFailure")
 
 __all__ = [*_DRAW, *_API, *_ERRORS, "__version__"]
 

@@ -9,6 +9,7 @@ field or option, what is wrong and what is allowed::
     ├── ConfigError       an invalid configuration (file, line, field)
     ├── BotError          an unusable bot file or bot option
     │   └── PolicyError   a ``decide`` that cannot compile, in the bot author's terms
+    ├── ValueFileError    an unusable value file (autodup luck fit writes them)
     ├── RunError          a run that cannot start, resume or be read
     │   └── CorruptChunk  a results file whose content is not what was written
     ├── UsageError        an argument out of its range (an option of the command line, a parameter of the API)
@@ -33,8 +34,8 @@ import sys
 from dataclasses import dataclass
 
 __all__ = ["without_colours", "first_line", "one_line", "printable", "print_warning", "AutodupError", "ConfigError",
-           "BotError", "PolicyError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument", "WorkerFailure",
-           "TaskError", "Stopped", "Where"]
+           "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument",
+           "WorkerFailure", "TaskError", "Stopped", "Where"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -159,6 +160,10 @@ class BotError(NamesAnArgument, AutodupError, ValueError):
 
 class PolicyError(BotError):
     """A ``decide`` that cannot become a policy, explained in the terms of the docs (not numba's)."""
+
+
+class ValueFileError(AutodupError, ValueError):
+    """A value file (``autodup luck fit``) that cannot be used; ``str()`` is one line naming the file and field."""
 
 
 class RunError(NamesAnArgument, AutodupError, ValueError):

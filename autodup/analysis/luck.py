@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ..game.stats import LUCK_NAMES
+from ..game.stats import LUCK_NAMES, LUCK_SOURCES
 
 __all__ = ["FOLDS", "ROWS_PER_SLOPE", "FEATURE_NAMES", "LUCK_SOURCES", "luck_matrix", "luck_features",
            "term_indices", "CrossFit", "adjusted_placements"]
@@ -42,14 +42,6 @@ ROWS_PER_SLOPE = 3
 # The features a placement is adjusted by: the seat's own luck terms, then the mean of the same terms over the
 # other seats of its table (the field's luck: placements are relative, so an opponent's luck is the seat's too).
 FEATURE_NAMES = LUCK_NAMES + tuple(f"field {name}" for name in LUCK_NAMES)
-# The luck sources: the terms each kind of chance event adds (names of autodup.game.stats.LUCK).
-LUCK_SOURCES = {
-    "combat coin": ("coin", "coin_hp", "coin_standing", "coin_value", "coin_duel", "coin_onlooker", "coin_gold"),
-    "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_standing", "matchmaking_value"),
-    "shop slots": ("shop_hits", "shop_cost"),
-    "loot": ("loot",),
-    "tie-breaks": ("tiebreak",),
-}
 
 
 def luck_matrix(table, rows: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from numba import njit
 from ..engine.rng import LABEL_BOARD, STREAM_BOOTSTRAP, derive_seed_kernel, random_uniform
 
 __all__ = ["ALPHA", "BOOTSTRAP_REPLICATES", "SAME", "DIFFERENT", "PAIRS", "IDENTICAL", "SLOTS", "MULTISET",
-           "COLUMNS", "RAW", "ADJUSTED", "same_seat_pairs", "shop_agreement_by_round", "offer_overlap",
+           "COLUMNS", "RAW", "ADJUSTED", "CORRECTED", "same_seat_pairs", "shop_agreement_by_round", "offer_overlap",
            "slot_tiers_by_level", "round0_slot_counts", "poisson_weights", "board_seed_kernel"]
 
 ALPHA = 0.001               # family-wise level of one dealer's verdict: a false alarm per 1,000 exact dealers
@@ -21,6 +21,7 @@ PAIRS, IDENTICAL, SLOTS, MULTISET = range(4)  # cross-table sums by round
 COLUMNS = ["board", "table", "seat", "bot", "placement", "hp", "rounds_alive", "gold_spent", "round_shops",
            "round_level", "offers", "luck"]
 RAW, ADJUSTED = "raw", "adjusted"  # the score estimators: placements, and placements less cross-fitted luck
+CORRECTED = "corrected"  # placements corrected by a value fitted on training boards (autodup.game.value)
 
 
 # --------------------------------------------------------------------------

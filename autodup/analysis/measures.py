@@ -8,9 +8,11 @@ import numpy as np
 
 from ..game.boards import scored_rows
 from ..game.stats import LUCK_NAMES
+from ..game.value import CORRECTION_COLUMNS, CORRECTION_KINDS
 from .luck import LUCK_SOURCES, adjusted_placements, luck_features, luck_matrix
 from .measure_kernels import (
     ADJUSTED,
+    CORRECTED,
     ALPHA,
     BOOTSTRAP_REPLICATES,
     COLUMNS,
@@ -31,7 +33,7 @@ from .statistics import RatioObservable, boards_needed, holm, percentile_interva
 
 __all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_with_control", "RESOLVED_Z",
            "SEATING_NAMES", "EVENTS_NAMES", "seating_name", "events_name", "with_seating", "resolution", "unresolved_reason", "unresolved_note", "unfitted_note", "variance_reduction",
-           "luck_sources", "closest_pair"]
+           "luck_sources", "value_sources", "value_estimator", "closest_pair"]
 
 
 # The luck removed by the adjustment is measured from this many training rows per slope, not from the 3 that
@@ -40,6 +42,12 @@ __all__ = ["ROWS_PER_SLOPE_MEASURED", "RunMeasures", "measure_run", "compare_wit
 # its interval misses it (bench_quality_coverage.py: paired seating's adjusted figures at 300 boards of set4,
 # 4.9 rows per slope, held the value of a 3,000-board run 4 and 6 times in 10).
 ROWS_PER_SLOPE_MEASURED = 10
+VALUE_PREFIX = "value "
+
+
+def value_estimator(kind: str) -> str:
+    """The estimator that corrects placements by one kind of chance event's correction alone."""
+    return VALUE_PREFIX + kind
 
 
 class RunMeasures:
@@ -84,6 +92,10 @@ class RunMeasures:
         # (autodup.analysis.luck), in a first pass over the folder (see measure_run).
         self.design = identity.get("design", "latin")
         self.estimators = [RAW, ADJUSTED, *LUCK_SOURCES]
+        # A run corrected by a value: its corrected placements, and each kind of chance event's correction alone.
+        self.corrected = bool(identity.get("value_sha256"))
+        if self.corrected:
+            self.estimators += [CORRECTED, *(value_estimator(kind) for kind in CORRECTION_KINDS)]
         self.slopes = {}
         self.fitted = {}
         self.luck_fit = None
@@ -106,6 +118,8 @@ class RunMeasures:
         be a raw one under another name), and the run has :data:`ROWS_PER_SLOPE_MEASURED` rows per slope."""
         if estimator == RAW:
             return True
+        if estimator == CORRECTED or estimator.startswith(VALUE_PREFIX):
+            return self.corrected
         fitted = self.fitted.get(estimator)
         return (fitted is not None and all(bool(fitted[bot]) for bot in self.pairs[pair])
                 and self.boards >= self.boards_to_fit())
@@ -191,8 +205,17 @@ class RunMeasures:
         np.add.at(counts, (board_local[scored], bot[scored]), 1.0)
         first = np.array([i for i, _ in self.pairs], dtype=np.int64)
         second = np.array([j for _, j in self.pairs], dtype=np.int64)
+        corrections = {}
+        if self.corrected:
+            corrections[CORRECTED] = table.column("corrected_placement").to_numpy()
+            for kind, column in zip(CORRECTION_KINDS, CORRECTION_COLUMNS):
+                corrections[value_estimator(kind)] = placement - table.column(column).to_numpy()
         for name in self.estimators:
-            score = placement if name == RAW else adjusted_placements(self.slopes[name], bot, board, placement, features)
+            if name in corrections:
+                score = corrections[name]
+            else:
+                score = placement if name == RAW else adjusted_placements(self.slopes[name], bot, board, placement,
+                                                                          features)
             sums = np.zeros((n_boards, n_bots))
             np.add.at(sums, (board_local[scored], bot[scored]), score[scored])
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -308,7 +331,8 @@ def measure_run(folder, replicates: int = BOOTSTRAP_REPLICATES) -> RunMeasures:
     folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
     measures = RunMeasures(folder, replicates)
     measures.fit_luck(fit_luck(folder.path, measures.bots, measures.design))
-    for table in folder.chunks(COLUMNS):
+    columns = COLUMNS + (["corrected_placement", *CORRECTION_COLUMNS] if measures.corrected else [])
+    for table in folder.chunks(columns):
         measures.add_chunk(table)
     return measures
 
@@ -347,6 +371,7 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
 
     ours, theirs = dealer.pair_statistics(), control.pair_statistics()
     adjusted_statistics = dealer.pair_statistics(ADJUSTED)
+    corrected_statistics = dealer.pair_statistics(CORRECTED) if dealer.corrected else None
     tables = dealer.tables
     per_board = tables / games_per_second if games_per_second else None  # seconds
     pairs = []
@@ -361,6 +386,17 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
             return _finite(boards_needed(variance, mean)) if unresolved is None else None
 
         boards_here, boards_control = needed(ours["variance"][p]), needed(theirs["variance"][p])
+        corrected = {}
+        if corrected_statistics is not None:
+            corrected_factor, corrected_interval = variance_reduction(dealer, control, p, CORRECTED)
+            boards_corrected = needed(corrected_statistics["variance"][p])
+            corrected = {"corrected_mean_difference": _finite(corrected_statistics["mean"][p]),
+                         "corrected_variance": _finite(corrected_statistics["variance"][p]),
+                         "corrected_variance_reduction": corrected_factor,
+                         "corrected_variance_reduction_ci": corrected_interval,
+                         "boards_needed_corrected": boards_corrected,
+                         "games_needed_corrected": None if boards_corrected is None else boards_corrected * tables,
+                         "variance_removed_by_kind": value_sources(dealer, p)}
         pairs.append({"bots": [dealer.bots[i], dealer.bots[j]], "mean_difference": _finite(mean),
                       "variance": _finite(ours["variance"][p]), "variance_control": _finite(theirs["variance"][p]),
                       # The luck-adjusted difference's mean and variance, when fitted: the most precise estimate of
@@ -378,7 +414,7 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
                       "seconds_needed": None if boards_here is None or per_board is None
                       else boards_here * per_board,
                       "seconds_needed_control": None if boards_control is None or per_board is None
-                      else boards_control * per_board})
+                      else boards_control * per_board, **corrected})
     closest = closest_pair(control)
     headline = pairs[closest] if pairs else {"variance_reduction": None, "variance_reduction_ci": [None, None]}
     factors = [pair["variance_reduction"] for pair in pairs if pair["variance_reduction"] is not None]
@@ -395,7 +431,19 @@ def compare_with_control(dealer: RunMeasures, control: RunMeasures, alpha: float
             "median_variance_reduction": float(np.median(factors)) if factors else None,
             "adjusted_variance_reduction": adjusted[0], "adjusted_variance_reduction_ci": adjusted[1],
             "adjusted_variance_reduction_why": adjusted[2],
-            "median_adjusted_variance_reduction": float(np.median(adjusted_factors)) if adjusted_factors else None}
+            "median_adjusted_variance_reduction": float(np.median(adjusted_factors)) if adjusted_factors else None,
+            **(_corrected_headline(pairs, closest) if dealer.corrected else {})}
+
+
+def _corrected_headline(pairs: list, closest: int) -> dict:
+    """The corrected estimator's figures of a dealer: the closest pair's, the median over pairs, the decomposition."""
+    factors = [pair["corrected_variance_reduction"] for pair in pairs
+               if pair.get("corrected_variance_reduction") is not None]
+    headline = pairs[closest] if pairs else {}
+    return {"corrected_variance_reduction": headline.get("corrected_variance_reduction"),
+            "corrected_variance_reduction_ci": headline.get("corrected_variance_reduction_ci", [None, None]),
+            "median_corrected_variance_reduction": float(np.median(factors)) if factors else None,
+            "variance_removed_by_kind": headline.get("variance_removed_by_kind")}
 
 
 # A mean difference is resolved, for the figures that divide by it (boards needed, the efficiency of a design
@@ -489,6 +537,17 @@ def luck_sources(run: RunMeasures, pair: int) -> dict:
         adjusted = run.pair_statistics(name)["variance"][pair]
         shares["every source" if name == ADJUSTED else name] = (
             _finite(1.0 - adjusted / raw) if raw > 0 and run.luck_is_fitted(pair, name) else None)
+    return shares
+
+
+def value_sources(run: RunMeasures, pair: int) -> dict:
+    """How much of the run's variance of pair ``pair``'s difference each kind of chance event's correction removes
+    on its own: ``{kind: share}``, 1 - var(corrected by that kind alone) / var(raw), and ``every kind``."""
+    raw = run.pair_statistics(RAW)["variance"][pair]
+    shares = {}
+    for kind in [*CORRECTION_KINDS, None]:
+        corrected = run.pair_statistics(CORRECTED if kind is None else value_estimator(kind))["variance"][pair]
+        shares["every kind" if kind is None else kind] = _finite(1.0 - corrected / raw) if raw > 0 else None
     return shares
 
 

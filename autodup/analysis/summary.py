@@ -21,7 +21,7 @@ __all__ = ["RUN_AGAIN", "board_totals", "summarize_totals", "summarize", "fit_lu
 RUN_AGAIN = "the same command, run again, goes on from them"
 
 
-def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> dict:
+def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None, corrected=None) -> dict:
     """Per bot and board: scored rows, sums of placement, duplicate score, adjusted score and top-4 finishes;
     per bot the totals of what it did wrong (``MISBEHAVIOUR_COLUMNS``, when the columns are given).
 
@@ -31,8 +31,10 @@ def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> 
     placement minus the mean placement of the scored rows at the same board
     and seat (over the tables); the adjusted score is the same with
     ``adjusted`` (float64 (rows,): luck-adjusted placements, see
-    :mod:`autodup.analysis.luck`) in place of placements. Boards never span chunks,
-    so the totals of a run are those of its chunks, put together.
+    :mod:`autodup.analysis.luck`) in place of placements, and the corrected
+    score with ``corrected`` (float64 (rows,): placements corrected by a value,
+    :mod:`autodup.game.value`), when given. Boards never span chunks, so the
+    totals of a run are those of its chunks, put together.
     """
     board, seat, placement, bot = columns["board"], columns["seat"], columns["placement"], columns["bot"]
     players = int(seat.max()) + 1
@@ -46,6 +48,7 @@ def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> 
         return values - (np.bincount(inverse, weights=values) / np.bincount(inverse))[inverse]
 
     duplicate, adjusted_duplicate = less_cell_mean(placement), less_cell_mean(adjusted)
+    corrected_duplicate = less_cell_mean(corrected) if corrected is not None else None
     totals = {}
     for name in np.unique(bot):
         every = bot == name
@@ -57,6 +60,7 @@ def board_totals(columns: dict, design: str = DEFAULT_DESIGN, adjusted=None) -> 
             "duplicate": np.bincount(index, weights=duplicate[mine]),
             "adjusted": np.bincount(index, weights=adjusted_duplicate[mine]),
             "top4": np.bincount(index, weights=(placement[scored][mine] <= players // 2).astype(np.float64)),
+            **({"corrected": np.bincount(index, weights=corrected_duplicate[mine])} if corrected is not None else {}),
             "misbehaviour": {key: int(columns[key][every].sum()) for key in MISBEHAVIOUR_COLUMNS if key in columns}}
     return totals
 
@@ -69,7 +73,7 @@ def summarize_totals(parts) -> list:
     independent, the tables of a board are not), the top-half rate
     (``top4_rate`` at 8 seats), and the totals of illegal actions,
     action-cap hits, decisions that raised and bad answers; sorted by
-    adjusted score. With a full Latin square (as many tables as bots, each
+    adjusted score (by the corrected score when the rows have one). With a full Latin square (as many tables as bots, each
     bot at every seat once per board), a bot's duplicate score is its mean
     placement minus ``(players + 1) / 2`` on every board.
     """
@@ -83,7 +87,9 @@ def summarize_totals(parts) -> list:
         count = joined["rows"]
         entry = {"bot": name, "rows": int(count.sum()), "boards": int(joined["boards"].size)}
         for label, key in (("mean_placement", "placement"), ("duplicate_score", "duplicate"),
-                           ("adjusted_score", "adjusted")):
+                           ("adjusted_score", "adjusted"), ("corrected_score", "corrected")):
+            if key not in joined:
+                continue
             per_board = joined[key] / count
             entry[label] = float(joined[key].sum() / count.sum())
             entry[f"{label}_ci95"] = normal_half_width(per_board)  # None (JSON null) with a single board
@@ -91,7 +97,7 @@ def summarize_totals(parts) -> list:
         for key in pieces[0]["misbehaviour"]:
             entry[key] = sum(p["misbehaviour"][key] for p in pieces)
         rows.append(entry)
-    return sorted(rows, key=lambda r: (r["adjusted_score"], r["bot"]))
+    return sorted(rows, key=lambda r: (r.get("corrected_score", r["adjusted_score"]), r["bot"]))
 
 
 def summarize(columns: dict, design: str = DEFAULT_DESIGN) -> list:
@@ -136,14 +142,16 @@ def summarize_run(out) -> list:
     bot_names = [name for name, *_ in identity["bots"]]
     slopes, fitted = fit_luck(out, bot_names, design).slopes_and_fitted()
     index = {name: i for i, name in enumerate(bot_names)}
+    corrected = ["corrected_placement"] if identity.get("value_sha256") else []
     parts, first_errors = [], {}
     for path in chunk_files(out):
-        columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *MISBEHAVIOUR_COLUMNS])
+        columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *corrected,
+                                              *MISBEHAVIOUR_COLUMNS])
         table, _ = read_chunk_table(path, ["luck"])
         bot = np.array([index[name] for name in columns["bot"]], dtype=np.int64)
         luck = luck_features(luck_matrix(table, len(bot)), columns["board"], columns["table"])
         adjusted = adjusted_placements(slopes, bot, columns["board"], columns["placement"].astype(np.float64), luck)
-        parts.append(board_totals(columns, design, adjusted))
+        parts.append(board_totals(columns, design, adjusted, columns.get("corrected_placement")))
         for bot_name, message in json.loads(metadata.get("autodup_errors", "{}")).items():
             first_errors.setdefault(bot_name, message)
     determinism = read_determinism(out) or {}

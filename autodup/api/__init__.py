@@ -14,6 +14,7 @@ from .common import Report
 from .comparisons import ab, quality, report, sweep
 from .labs import odds, shuffles, toy
 from .tournaments import DEFAULT_OUT, Results, check_bot, list_bots, load_config, open_results, play, run_tournament
+from .values import fit_value
 
-__all__ = ["DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "list_bots", "load_config", "odds", "open_results",
-           "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy"]
+__all__ = ["DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "fit_value", "list_bots", "load_config", "odds",
+           "open_results", "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy"]

@@ -49,7 +49,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
             ladder: bool = True,
             out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
             bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
-            note=None) -> Report:
+            note=None, value="auto") -> Report:
     """Play the same boards under each dealer and the independent control, and measure duplication.
 
     Cross-table correlation, each dealer's correctness against the control, and the luck removed (the
@@ -68,6 +68,10 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     out : str or os.PathLike, optional
         The folder (default: ``quality/<config>-<boards>b-seed<seed>-<bots>``); found again, finished runs are
         reused.
+    value : str or os.PathLike or None
+        The value the runs' placements are corrected by, as for :func:`autodup.run_tournament`: each dealer's
+        figures then include the corrected estimator's (``corrected_variance_reduction``, the variance removed
+        by each kind of chance event, the games needed corrected).
 
     Returns
     -------
@@ -115,9 +119,12 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     check_bot_count(len(specs), loaded.players, least=2)
     overrides = parameter_overrides(bot_params, bot_param_file)
     check_output_folder(out, "quality")
+    from .values import choose_value
+
+    model = choose_value(value, loaded, note, warn)
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
-                                                                          events), ladder=ladder)
+                                                                          events, value=model), ladder=ladder)
     out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
     timings = _played_into(out, "quality", lambda: play_runs(runs, out, workers, backend,
                                                        ray_address, not progress, game_timeout, note=note, warn=warn))

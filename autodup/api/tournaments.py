@@ -339,7 +339,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
                    seed: int | None = None, design: str | None = None, events: str | None = None, out=None,
                    workers: int | None = None, backend: str = "local", ray_address=None, resume: bool = False,
                    bot_params=None, bot_param_file=None, game_timeout: float | None = None, progress: bool = False,
-                   warn=None, note=None, command_line=None) -> Results:
+                   warn=None, note=None, command_line=None, value="auto") -> Results:
     """Play a duplicate tournament: boards x tables, every table of a board dealt from the same seeds.
 
     Parameters
@@ -373,6 +373,10 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         Show a progress bar (``tqdm.auto``: a widget in a notebook).
     warn, note : callable, optional
         Receive one-line warnings and news (default: the ``autodup`` logger).
+    value : str or os.PathLike or None
+        The value file each row is corrected by (``corrected_placement`` and a correction per kind of chance
+        event): ``"auto"`` (the default) takes the one shipped for the configuration when it was fitted on that
+        very text (set4), a path takes that file (``autodup luck fit`` writes them), ``None`` none.
 
     Returns
     -------
@@ -424,9 +428,22 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     overrides = parameter_overrides(bot_params, bot_param_file)
     if recorded:
         overrides = (recorded, f"{out}/manifest.json", overrides[2])
+    from .values import AUTO, choose_value
+
+    if resume and value == AUTO and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
+        from ..tournament.storage import VALUE_SNAPSHOT, read_manifest
+
+        # A resumed run is corrected by the value it started with (its snapshot), or by none.
+        value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
+    model = choose_value(value, loaded, note, warn)
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
+    if model is not None:
+        pooled = model.weights_for([info.name for info in infos], [info.fingerprint for info in infos])[1]
+        if pooled:
+            note(f"the value file has no weights of its own for {', '.join(pooled)} (not fitted on them, or their "
+                 "code changed since): they are corrected by the weights pooled over its bots")
     spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
-                     given["events"])
+                     given["events"], value=model)
     keep = None
     if out is None:
         keep = tempfile.TemporaryDirectory(prefix="autodup-run-")

@@ -42,9 +42,11 @@ COMMANDS = {
     "shuffles": ("shuffles", "the shuffle lab: is a deck shuffle fair? The 2020 article's two tests reproduced, the "
                              "permutation tests they miss, and the riffles a deck needs"),
     "summary": ("summary", "print the summary of a run folder (also read-only ones)"),
+    "luck": ("luck", "luck fit: fit a value on training boards (a seed branch no run uses); runs correct each "
+                     "placement by it at every chance event"),
 }
 # Commands that keep what they finished when stopped (run folders, a report's traces).
-KEEP_WORK = frozenset({"run", "quality", "ab", "sweep", "report"})
+KEEP_WORK = frozenset({"run", "quality", "ab", "sweep", "report", "luck"})
 
 
 def _module(command: str):

@@ -14,7 +14,7 @@ from .. import arguments
 from ..arguments import MAX_WORKERS
 from ..errors import UsageError
 
-__all__ = ["MAX_WORKERS", "Parser", "add_config", "bots_help", "events_help", "positive_int", "count", "count_up_to",
+__all__ = ["MAX_WORKERS", "Parser", "add_config", "add_value_option", "bots_help", "events_help", "positive_int", "count", "count_up_to",
            "integer_between", "seconds", "board_index", "seed", "switch", "width", "add_game_timeout",
            "add_workers_and_backend", "add_bot_parameter_options", "add_execution_options", "bot_parameters", "warn",
            "note", "print_json"]
@@ -44,6 +44,13 @@ def add_config(parser, name: str = "config", what: str = "the configuration", de
     parser.add_argument(name, nargs="?", default=DEFAULT_CONFIG if default else None,
                         help=f"{what}: a shipped configuration ({', '.join(config_names())}) or the path of a YAML "
                              f"file (default: {DEFAULT_CONFIG})")
+
+
+def add_value_option(parser) -> None:
+    """``--value``: the value file the runs' placements are corrected by (``run``, ``quality``)."""
+    parser.add_argument("--value", default="auto", help="the value file each row's placement is corrected by at "
+                        "every chance event (autodup luck fit writes them); auto (the default): the one shipped for "
+                        "the configuration, if fitted on its very text; none: no correction")
 
 
 def bots_help(default: str = "every shipped bot", least: int = 1) -> str:

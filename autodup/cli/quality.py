@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .options import (
     add_config,
+    add_value_option,
     add_execution_options,
     bot_parameters,
     bots_help,
@@ -16,8 +17,6 @@ from .options import (
 )
 
 __all__ = ["add_arguments", "run", "print_report"]
-
-
 
 def add_arguments(parser) -> None:
     from ..analysis.quality import DEFAULT_QUALITY_DEALERS
@@ -37,6 +36,7 @@ def add_arguments(parser) -> None:
                         "with the default design and events (not the ladder's: events by position, paired seating)")
     parser.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
                         "quality/<config>-<boards>b-seed<seed>-<bots>)")
+    add_value_option(parser)
     add_execution_options(parser, "print quality.json")
 
 
@@ -46,7 +46,7 @@ def run(args) -> int:
     report = api.quality(args.config, bots=args.bots, boards=args.boards, dealers=args.dealers,
                          seed=args.seed, ladder=not args.no_ladder, out=args.out, workers=args.workers,
                          backend=args.backend, ray_address=args.ray_address, game_timeout=args.game_timeout,
-                         progress=not args.quiet, warn=warn, note=note,
+                         progress=not args.quiet, warn=warn, note=note, value=args.value,
                          **bot_parameters(args))
     print_report(report, args.json)
     return 0

@@ -6,6 +6,7 @@ import sys
 
 from .options import (
     add_bot_parameter_options,
+    add_value_option,
     add_config,
     add_game_timeout,
     add_workers_and_backend,
@@ -40,6 +41,7 @@ def add_arguments(parser) -> None:
                         "board's focal seat")
     parser.add_argument("--events", help=events_help())
     parser.add_argument("--out", help="output folder (default: runs/<what the run is>)")
+    add_value_option(parser)
     add_workers_and_backend(parser)
     parser.add_argument("--ray-address", help="address of a Ray cluster (default: start one here)")
     parser.add_argument("--resume", action="store_true", help="finish the run in --out; what defines the run and is "
@@ -58,7 +60,7 @@ def run(args) -> int:
         design=args.design, events=args.events, out=args.out if args.out is not None else api.DEFAULT_OUT,
         workers=args.workers, backend=args.backend, ray_address=args.ray_address, resume=args.resume,
         game_timeout=args.game_timeout, progress=not args.quiet, warn=warn, note=note, command_line=sys.argv,
-        **bot_parameters(args))
+        value=args.value, **bot_parameters(args))
     print_summary(results, results.summary(), args.json)
     return 0
 
@@ -74,13 +76,16 @@ def print_summary(results, summary: list, as_json: bool) -> None:
     done = f"{boards} boards" if boards_done == boards else f"{boards_done} of {boards} boards (unfinished)"
     print(f"{results.path}: {done} x {len(results.bot_names)} tables, dealer {identity['dealer']}, "
           f"seed {identity['seed']}")
-    print(f"{'bot':<12} {'adjusted score':>18} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
+    corrected = bool(summary) and "corrected_score" in summary[0]
+    print(f"{'bot':<12} " + (f"{'corrected score':>18} " if corrected else "")
+          + f"{'adjusted score':>18} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
 
     def interval(value):
         return "n/a" if value is None else f"{value:.3f}"
 
     for row in summary:
-        print(f"{row['bot']:<12} {row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
+        first = f"{row['corrected_score']:>+9.3f} ± {interval(row['corrected_score_ci95']):<6} " if corrected else ""
+        print(f"{row['bot']:<12} {first}{row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
               f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
     unfitted = [row["bot"] for row in summary if row.get("luck_fitted") is False]

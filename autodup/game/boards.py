@@ -40,17 +40,17 @@ import numpy as np
 from numba import njit
 
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
-from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, derive_seed_kernel
+from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, LABEL_TRAINING_BOARD, derive_seed_kernel
 from ..errors import UsageError
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
-from .stats import LUCK, RESULT_COLUMNS
+from .stats import LUCK, RESULT_COLUMNS, STAGE_BUCKETS
 from .table import LOG_STATE_NAMES, end_every_turn, play_table
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
            "Seating", "SEATINGS", "BoardResults", "TRACE_FIELDS", "seat_bot", "scored_seat", "scored_rows",
-           "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled", "compile_table"]
+           "BRANCHES", "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled", "compile_table"]
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED, SEATING_PAIRED = 0, 1, 2, 3
 RUN_DESIGNS = ("latin", "paired")  # the seatings a tournament run may use (every bot at as many tables as bots)
@@ -78,7 +78,7 @@ _ROUNDS_ALIVE = RESULT_COLUMNS.index("rounds_alive")
 
 BoardResults = namedtuple("BoardResults", ["results", "bots", "violations", "shop_offsets", "shop_values",
                                            "state_values", "final_champion", "final_star", "offers", "bought", "luck",
-                                           "trace_weights",
+                                           "stage_luck", "trace_weights",
                                            "trace_key", "trace_outcome", "trace_count"])
 TRACE_FIELDS = ("trace_weights", "trace_key", "trace_outcome", "trace_count")  # the traced draws of BoardResults
 BoardResults.__doc__ = """What :func:`play_boards` returns.
@@ -107,6 +107,8 @@ bought : int32 (boards, tables, players, N)
     Copies of each champion each seat bought from its shop over its game.
 luck : float64 (boards, tables, players, len(autodup.game.stats.LUCK))
     Each seat's luck terms over its game.
+stage_luck : float64 (boards, tables, players, len(LUCK), STAGE_BUCKETS)
+    The same terms stage by stage (see :class:`autodup.game.table.TableLog`).
 trace_weights : float32 (boards, tables, players, K, T + N)
 trace_key : int64 (boards, tables, players, K)
 trace_outcome : int16 (boards, tables, players, K)
@@ -145,10 +147,17 @@ def scored_rows(design: str, board: np.ndarray, seat: np.ndarray, players: int) 
     focal = scored_seat(design, board, players)
     return (focal < 0) | (seat == focal)
 
+# Where a run's boards come from in the seed tree: evaluation boards (every command) or training boards (the boards a
+# value is fitted on, autodup luck fit), children of the tournament seed under labels of their own.
+BRANCHES = {"evaluation": LABEL_BOARD, "training": LABEL_TRAINING_BOARD}
+
+
 @njit(cache=True)
-def table_seeds(tournament_seed, board, table, shared, seat_seeds):
-    """Fill ``seat_seeds`` (uint64 (players,)) for a table of a board; returns its event seed (see the seed tree)."""
-    grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))
+def table_seeds(tournament_seed, board, table, shared, seat_seeds, branch=LABEL_BOARD):
+    """Fill ``seat_seeds`` (uint64 (players,)) for a table of a board; returns its event seed (see the seed tree).
+
+    ``branch`` is the label of the board's grandparent seed (:data:`BRANCHES`)."""
+    grandparent = derive_seed_kernel(np.uint64(tournament_seed), np.uint64(branch), np.uint64(board))
     root = grandparent if shared else derive_seed_kernel(grandparent, np.uint64(LABEL_TABLE), np.uint64(table))
     for seat in range(seat_seeds.shape[0]):
         seat_seeds[seat] = derive_seed_kernel(root, np.uint64(LABEL_SEAT), np.uint64(seat))
@@ -157,7 +166,7 @@ def table_seeds(tournament_seed, board, table, shared, seat_seeds):
 
 @njit(cache=True)
 def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, first_board, n_boards, n_tables, design,
-                       fixed, policies, params, param_counts, n_bots, check, progress, trace_draws):
+                       fixed, policies, params, param_counts, n_bots, check, progress, trace_draws, branch):
     """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
     players = rules.players
     results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
@@ -173,6 +182,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
     offers = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
     bought = np.zeros((n_boards, n_tables, players, n_champions), dtype=np.int32)
     luck = np.zeros((n_boards, n_tables, players, len(LUCK)))
+    stage_luck = np.zeros((n_boards, n_tables, players, len(LUCK), STAGE_BUCKETS))
     width = rules.tier_cost.shape[0] + n_champions
     trace_weights = np.zeros((n_boards, n_tables, players, trace_draws, width), dtype=np.float32)
     trace_key = np.zeros((n_boards, n_tables, players, trace_draws), dtype=np.int64)
@@ -184,7 +194,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
     for i in range(n_boards):
         board = first_board + i
         for t in range(n_tables):
-            event_seed = table_seeds(tournament_seed, board, t, shared, seeds)
+            event_seed = table_seeds(tournament_seed, board, t, shared, seeds, branch)
             for s in range(players):
                 bots[i, t, s] = seat_bot(design, board, t, s, n_bots, fixed)
             progress[PROGRESS_BOARD] = board
@@ -196,6 +206,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
             offers[i, t] = log.offers
             bought[i, t] = log.bought
             luck[i, t] = log.luck
+            stage_luck[i, t] = log.stage_luck
             trace_weights[i, t] = log.trace_weights
             trace_key[i, t] = log.trace_key
             trace_outcome[i, t] = log.trace_outcome
@@ -222,7 +233,7 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
                     used_rounds += 1
                 shop_offsets[row + 1] = used
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
-            final_champion, final_star, offers, bought, luck, trace_weights, trace_key, trace_outcome, trace_count)
+            final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count)
 
 
 def check_order(dealer: Dealer, order: str) -> None:
@@ -236,7 +247,8 @@ def check_order(dealer: Dealer, order: str) -> None:
 
 def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boards: int = 1, first_board: int = 0,
                 tables: int = 1, seating: str = "latin", n_bots: int = None, bot_of_seat=None, order: str = "events",
-                events: str = "seat", check: bool = False, progress=None, trace_draws: int = 0) -> BoardResults:
+                events: str = "seat", check: bool = False, progress=None, trace_draws: int = 0,
+                branch: str = "evaluation") -> BoardResults:
     """Play ``boards`` boards of tournament ``seed`` from ``first_board``, at ``tables`` tables each.
 
     Parameters
@@ -263,6 +275,10 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
     trace_draws : int
         Keep each seat's first ``trace_draws`` draws with their inputs (the
         coupling diagnostic of :mod:`autodup.analysis.coupling`); 0 keeps none.
+    branch : str
+        ``evaluation`` (every command) or ``training`` (the boards a value is
+        fitted on): the branch of the seed tree the boards come from
+        (:data:`BRANCHES`), so that no training board is an evaluation board.
 
     Raises
     ------
@@ -288,13 +304,15 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
             raise ValueError(f"bot_of_seat must give each of the {rules.players} seats a bot below {available}")
     if trace_draws < 0:
         raise ValueError(f"trace_draws must be >= 0 (got {trace_draws})")
+    if branch not in BRANCHES:
+        raise ValueError(f"unknown branch {branch!r} (allowed: {', '.join(BRANCHES)})")
     if boards < 1 or tables < 1 or first_board < 0:
         raise ValueError(f"need boards >= 1, tables >= 1 and first_board >= 0 (got {boards}, {tables}, {first_board})")
     return BoardResults(*play_boards_kernel(
         rules, dealer.code, dealer.shares_seeds, ORDERS[order], EVENT_ADDRESSING[events], np.uint64(seed), first_board,
         boards, tables,
         SEATINGS[seating].code, fixed, policies, params, param_counts, n_bots, check,
-        new_progress() if progress is None else progress, int(trace_draws)))
+        new_progress() if progress is None else progress, int(trace_draws), np.uint64(BRANCHES[branch])))
 
 
 # --------------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 from ..engine.kernels import ENGINE_KEYED, engine_draw_hierarchical, positive_total
 from ..engine.rng import event_counter, random_uniform, shop_key
 from .rules import game_inline, game_kernel
-from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, STAT_SHOPS_SEEN
+from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, LUCK_SHOP_PAIRS, LUCK_SHOP_TRAITS, STAT_SHOPS_SEEN
 
 __all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "tier_weights", "deal_one",
-           "put_in_shop", "prepare_slot_luck", "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
+           "put_in_shop", "prepare_slot_luck", "take_slot_luck", "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
            "fill_shop", "reroll_shop"]
 
 
@@ -96,17 +96,50 @@ def put_in_shop(rules, table, seat, slot, champion):
 
 @game_inline
 def prepare_slot_luck(rules, table, seat, champion_weights):
-    """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): ``table.owned`` = the champions it
-    owns, ``table.tier_hits[t]`` = their weight in tier ``t`` (kept up to date as copies leave)."""
+    """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): what each champion would be worth to
+    the seat (``table.owned``, ``owned_pairs``, ``trait_fit``) and their weights' sums per tier (``tier_hits``,
+    ``tier_pairs``, ``tier_fit``; kept up to date as copies leave, see :func:`take_slot_luck`)."""
     table.owned[:] = 0.0
+    table.owned_pairs[:] = 0.0
+    table.seat_traits[:] = 0.0
     for u in range(table.n_units[seat]):
-        table.owned[table.unit_champion[seat, u]] = 1.0
+        champion = table.unit_champion[seat, u]
+        if table.unit_star[seat, u] == 1:
+            table.owned_pairs[champion] += 1.0  # 1-star units of it, for now
+        if table.owned[champion] == 0.0:
+            table.owned[champion] = 1.0
+            for m in range(rules.champion_traits.shape[1]):
+                trait = rules.champion_traits[champion, m]
+                if trait >= 0:
+                    table.seat_traits[trait] += 1.0
+    for c in range(table.owned.shape[0]):
+        table.owned_pairs[c] = 1.0 if table.owned_pairs[c] >= 2.0 else 0.0
+        fit = 0.0
+        for m in range(rules.champion_traits.shape[1]):
+            trait = rules.champion_traits[c, m]
+            if trait >= 0:
+                fit += table.seat_traits[trait] - table.owned[c]
+        table.trait_fit[c] = fit
     for t in range(table.tier_hits.shape[0]):
-        hits = 0.0
+        hits, pairs, fit = 0.0, 0.0, 0.0
         for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
-            if champion_weights[c] > 0.0:
-                hits += champion_weights[c] * table.owned[c]
+            weight = champion_weights[c]
+            if weight > 0.0:
+                hits += weight * table.owned[c]
+                pairs += weight * table.owned_pairs[c]
+                fit += weight * table.trait_fit[c]
         table.tier_hits[t] = hits
+        table.tier_pairs[t] = pairs
+        table.tier_fit[t] = fit
+
+
+@game_inline
+def take_slot_luck(rules, table, champion):
+    """One copy of ``champion`` left the weights the slot terms' expectations are over: its tier's sums lose it."""
+    tier = rules.champion_tier[champion]
+    table.tier_hits[tier] -= table.owned[champion]
+    table.tier_pairs[tier] -= table.owned_pairs[champion]
+    table.tier_fit[tier] -= table.trait_fit[champion]
 
 
 @game_inline
@@ -117,20 +150,24 @@ def add_slot_luck(rules, table, seat, champion, champion_totals):
     or all zero: nothing), then a champion in proportion to its weight in the
     tier (``champion_totals[t]`` in all; none: nothing dealt, worth 0).
     """
-    expected_hits = 0.0
-    expected_cost = 0.0
+    expected_hits, expected_cost, expected_pairs, expected_fit = 0.0, 0.0, 0.0, 0.0
     for t in range(table.tier_weights.shape[0]):
         w = table.tier_weights[t]
         if w > 0.0 and champion_totals[t] > 0.0:
             expected_hits += w * table.tier_hits[t] / champion_totals[t]
+            expected_pairs += w * table.tier_pairs[t] / champion_totals[t]
+            expected_fit += w * table.tier_fit[t] / champion_totals[t]
             expected_cost += w * rules.tier_cost[t]
-    hits = 0.0
-    cost = 0.0
+    hits, cost, pairs, fit = 0.0, 0.0, 0.0, 0.0
     if champion >= 0:
         hits = table.owned[champion]
         cost = rules.tier_cost[rules.champion_tier[champion]]
+        pairs = table.owned_pairs[champion]
+        fit = table.trait_fit[champion]
     table.luck[seat, LUCK_SHOP_HITS] += hits - expected_hits
     table.luck[seat, LUCK_SHOP_COST] += cost - expected_cost
+    table.luck[seat, LUCK_SHOP_PAIRS] += pairs - expected_pairs
+    table.luck[seat, LUCK_SHOP_TRAITS] += fit - expected_fit
 
 
 @game_inline
@@ -210,7 +247,7 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
         trace_draw(table, seat, key, champion_weights, champion)
         add_slot_luck(rules, table, seat, champion, champion_totals)
         if put_in_shop(rules, table, seat, slot, champion):
-            table.tier_hits[rules.champion_tier[champion]] -= table.owned[champion]
+            take_slot_luck(rules, table, champion)
             if constrained:
                 scratch_pool[champion] -= 1.0
                 table.qualifying_totals[rules.champion_tier[champion]] -= 1.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .view import declare_indices
 
 __all__ = ["STATS", "STAT_NAMES", "FINAL_STATE_COLUMNS", "RESULT_COLUMNS", "MISBEHAVIOUR_COLUMNS", "LUCK",
-           "LUCK_NAMES", "STANDING_SCALE", "VALUE_SCALE"]
+           "LUCK_NAMES", "LUCK_SOURCES", "STAGE_BUCKETS", "STANDING_SCALE", "VALUE_SCALE"]
 
 # What a table counts of each seat as it plays (``table.stats[seat, STAT_*]``), declared once: the
 # STAT_* indices and the result columns after the seat's final state derive from this list.
@@ -47,9 +47,24 @@ LUCK = (
     ("matchmaking_value", "opponents drawn: E[value after] against the one drawn - its mean over the law"),
     ("shop_hits", "shop slots: 1 if the seat owns the champion dealt, minus the chance of that"),
     ("shop_cost", "shop slots: the cost of the champion dealt (0 for none) minus its expectation"),
+    ("shop_pairs", "shop slots: 1 if the champion dealt would complete a 2-star (the seat holds two 1-stars of it), "
+                   "minus the chance of that"),
+    ("shop_traits", "shop slots: the other champions the seat owns that share a trait with the champion dealt, "
+                    "minus its expectation"),
     ("loot", "loot: the item's worth in gold minus the mean worth of the items left in the bag's cycle"),
     ("tiebreak", "ties for a place: the mean place of the tie minus the place given"),
 )
 LUCK_NAMES = declare_indices("LUCK", LUCK, globals())
+# The kinds of chance event, and the luck terms each adds: a value's correction is reported kind by kind.
+LUCK_SOURCES = {
+    "combat coin": ("coin", "coin_hp", "coin_standing", "coin_value", "coin_duel", "coin_onlooker", "coin_gold"),
+    "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_standing", "matchmaking_value"),
+    "shop slots": ("shop_hits", "shop_cost", "shop_pairs", "shop_traits"),
+    "loot": ("loot",),
+    "tie-breaks": ("tiebreak",),
+}
+# A seat's luck terms are also kept stage by stage (TableLog.stage_luck): a value fitted on other boards weighs an
+# early stage's luck differently from a late one's (autodup.game.value). Stages from the last bucket on share it.
+STAGE_BUCKETS = 8
 STANDING_SCALE = 0.125  # the standing's HP scale, as a share of the starting HP (fixed in advance)
 VALUE_SCALE = 0.25  # the value's HP scale, as a share of the starting HP (fixed in advance)

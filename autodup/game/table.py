@@ -28,18 +28,18 @@ from .rounds import bag_item, deal_loot, ghost_of, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY
 from .shop import fill_shop, mark_trait
 from .state import new_desk, new_table, table_is_sound
-from .stats import FINAL_STATE_COLUMNS, RESULT_COLUMNS, STATS
+from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
 from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turn
 from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
-__all__ = ["LOG_STATE_NAMES", "TableLog", "play_table", "end_every_turn", "compile_round_end", "first_slot_counts",
+__all__ = ["LOG_STATE_NAMES", "TableLog", "play_table", "stage_bucket", "end_every_turn", "compile_round_end", "first_slot_counts",
            "loot_items"]
 
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
 TableLog = namedtuple("TableLog", ["shops", "states", "final_champion", "final_star", "offers", "bought", "luck",
-                                   "trace_weights", "trace_key", "trace_outcome", "trace_count"])
+                                   "stage_luck", "trace_weights", "trace_key", "trace_outcome", "trace_count"])
 TableLog.__doc__ = """What :func:`play_table` logs of a game, beside the results.
 
 shops : int16 (R, players, shop_size), R >= rounds
@@ -59,6 +59,10 @@ bought : int32 (players, N)
     Copies of each champion each seat bought from its shop (loot is not bought).
 luck : float64 (players, len(LUCK))
     Each seat's luck terms over its game (see ``LUCK``).
+stage_luck : float64 (players, len(LUCK), STAGE_BUCKETS)
+    The same terms, stage by stage: ``stage_luck[s, k, b]`` is what the
+    seat's term ``k`` gained in stage ``b`` (stages from ``STAGE_BUCKETS - 1``
+    on share the last); summed over ``b`` it is ``luck``.
 trace_weights, trace_key, trace_outcome, trace_count
     Each seat's first ``trace_draws`` draws (see ``TRACE``); empty unless traced.
 """
@@ -89,6 +93,21 @@ def _log_round(table, alive_count, round_index, shop_log, state_log):
 
 
 _FIRST_LOG_ROUNDS = 64  # rounds a log holds before it grows (set4 games last about 35)
+
+
+@njit(cache=True)
+def _close_stage(luck, mark, stage_luck, bucket):
+    """Add what each seat's luck terms gained since ``mark`` to stage bucket ``bucket``; ``mark`` = the terms now."""
+    for seat in range(luck.shape[0]):
+        for k in range(luck.shape[1]):
+            stage_luck[seat, k, bucket] += luck[seat, k] - mark[seat, k]
+            mark[seat, k] = luck[seat, k]
+
+
+@njit(cache=True)
+def stage_bucket(rules, round_index):
+    """The stage bucket of a round: its stage, the last ones sharing ``STAGE_BUCKETS - 1``."""
+    return min(rules.round_stage[round_index], STAGE_BUCKETS - 1)
 
 
 @njit(cache=True)
@@ -163,6 +182,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     largest_board = rules.level_board_size.max()
     final_champion = np.full((players, largest_board), -1, dtype=np.int16)
     final_star = np.zeros((players, largest_board), dtype=np.int8)
+    stage_luck = np.zeros((players, len(LUCK), STAGE_BUCKETS))
+    luck_mark = np.zeros((players, len(LUCK)))
+    bucket = 0
     violations = 0
     alive = players
     rounds = 0
@@ -170,6 +192,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         if alive <= 1:
             break
         rounds += 1
+        if stage_bucket(rules, round_index) != bucket:
+            _close_stage(table.luck, luck_mark, stage_luck, bucket)
+            bucket = stage_bucket(rules, round_index)
         alive_count = start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
         shop_log, state_log = _log_round(table, alive_count, round_index, shop_log, state_log)
         if check and not table_is_sound(rules, table):
@@ -184,6 +209,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         if check and not table_is_sound(rules, table):
             violations += 1
     rank_seats(table, event_seed, rules.max_rounds, False, alive)
+    _close_stage(table.luck, luck_mark, stage_luck, bucket)
     results = np.zeros((players, len(RESULT_COLUMNS)), dtype=np.int64)
     for seat in range(players):
         if table.alive[seat]:
@@ -196,7 +222,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
             results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
     progress[PROGRESS_IN_GAME] = 0
     return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star, table.offers,
-                                                 table.bought, table.luck, table.trace_weights, table.trace_key,
+                                                 table.bought, table.luck, stage_luck, table.trace_weights, table.trace_key,
                                                  table.trace_outcome, table.trace_count)
 
 

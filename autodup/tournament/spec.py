@@ -33,7 +33,9 @@ CHUNK_BOARDS = 25
 # 6: luck terms weighed by a value with board power (coin_value, coin_duel, coin_onlooker, coin_gold,
 #    matchmaking_value).
 # 7: bought (copies of each champion the seat bought from its shop over its game).
-FORMAT_VERSION = 7
+# 8: shop_pairs and shop_traits luck terms; a value's corrections per row (corrected_placement, correction_*);
+#    training runs (boards of the training branch) keep each row's luck terms stage by stage (stage_luck).
+FORMAT_VERSION = 8
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0
@@ -68,6 +70,11 @@ class RunSpec:
     code: str            # fingerprint of the package's code and of the Parquet writer
     design: str = DEFAULT_DESIGN    # the seating design (autodup.game.boards.RUN_DESIGNS)
     events: str = DEFAULT_EVENTS    # how events are addressed (autodup.game.rules.EVENT_ADDRESSING)
+    value_text: str = ""            # the value file the rows are corrected by (autodup.game.value), "" for none
+    value_sha256: str = ""
+    value_source: str = ""          # where it was read
+    branch: str = "evaluation"      # the seed tree's branch of the boards (autodup.game.boards.BRANCHES)
+    keep_stage_luck: bool = False   # keep each row's luck terms stage by stage (a training run)
 
     def identity(self) -> dict:
         """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
@@ -76,6 +83,7 @@ class RunSpec:
                          in zip(self.bot_names, self.bots, self.bot_sha256)],
                 "boards": self.boards, "dealer": self.dealer, "seed": self.seed, "tables": self.tables,
                 "design": self.design, "events": self.events,
+                "value_sha256": self.value_sha256 or None, "branch": self.branch, "stage_luck": self.keep_stage_luck,
                 "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code}
 
     def identity_hash(self) -> str:
@@ -95,6 +103,12 @@ class RunSpec:
         return self.bot_names[seat_bot(SEATINGS[self.design].code, board, table, seat, len(self.bot_names),
                                        np.zeros(self.players(), dtype=np.int64))]
 
+    def value(self):
+        """The :class:`~autodup.game.value.ValueModel` the rows are corrected by, or ``None``."""
+        from ..game.value import parse_value
+
+        return parse_value(self.value_text, self.value_source or "the run's value file") if self.value_text else None
+
     def players(self) -> int:
         """Seats at a table (from the configuration's text)."""
         return self.config().players
@@ -112,14 +126,17 @@ class RunSpec:
 
 
 def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = DEFAULT_DESIGN,
-              events: str = DEFAULT_EVENTS) -> RunSpec:
+              events: str = DEFAULT_EVENTS, value=None, branch: str = "evaluation",
+              keep_stage_luck: bool = False) -> RunSpec:
     """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each).
 
     ``design`` seats them (``latin`` or ``paired``, see :mod:`autodup.game.boards`);
     ``events`` addresses the table's events (``seat`` or ``position``).
 
     ``config`` is a :class:`~autodup.game.config.GameConfig`, a shipped name
-    (``set4``, ``tiny``) or the path of a YAML file.
+    (``set4``, ``tiny``) or the path of a YAML file. ``value`` (a
+    :class:`~autodup.game.value.ValueModel`) corrects every row; ``branch`` and
+    ``keep_stage_luck`` make a training run (``autodup luck fit``).
     """
     from ..game.config import GameConfig, load_config
 
@@ -132,7 +149,9 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
                    bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
                    boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint(),
-                   design=design, events=events)
+                   design=design, events=events, value_text=value.text if value else "",
+                   value_sha256=value.sha256 if value else "", value_source=value.source if value else "",
+                   branch=branch, keep_stage_luck=keep_stage_luck)
 
 
 def check_run_arguments(boards, dealer, seed, design, events) -> tuple:
@@ -228,7 +247,9 @@ def _prepared(spec: RunSpec, progress: np.ndarray):
                 raise RunError(f"bot {bots[-1].name!r} (its file or its own modules) changed since the run started")
         progress[PROGRESS_LOADING] = 0
         _WORKER_STATE.clear()
-        _WORKER_STATE[key] = (config, rules_of(config), bots, policy_tuple(bots))
+        value = spec.value()
+        weights = value.weights_for(spec.bot_names, spec.bot_sha256)[0] if value else None
+        _WORKER_STATE[key] = (config, rules_of(config), bots, policy_tuple(bots), weights)
     return _WORKER_STATE[key]
 
 
@@ -237,11 +258,11 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
 
     ``progress`` (int64 (PROGRESS_FIELDS,)) is where the tables write where they are.
     """
-    _, rules, bots, lineup = _prepared(spec, progress)
+    _, rules, bots, lineup, weights = _prepared(spec, progress)
     played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=chunk * CHUNK_BOARDS,
                          boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating=spec.design,
-                         n_bots=len(bots), events=spec.events, progress=progress)
-    return chunk_rows(spec, chunk, played, rules.shop_size)
+                         n_bots=len(bots), events=spec.events, progress=progress, branch=spec.branch)
+    return chunk_rows(spec, chunk, played, rules.shop_size, weights)
 
 
 def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -> dict:
@@ -252,10 +273,10 @@ def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -
     the coupling diagnostic of :mod:`autodup.analysis.coupling` reads them. The tables
     are those of the run (same seeds and seating), so the games are its games.
     """
-    _, rules, bots, lineup = _prepared(spec, progress)
+    _, rules, bots, lineup, _ = _prepared(spec, progress)
     played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=0,
                          boards=min(boards, spec.boards), tables=spec.tables, seating=spec.design, n_bots=len(bots),
-                         events=spec.events, progress=progress, trace_draws=draws)
+                         events=spec.events, progress=progress, trace_draws=draws, branch=spec.branch)
     return {name: getattr(played, name) for name in TRACE_FIELDS}
 
 
@@ -263,7 +284,7 @@ def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
     """``{bot name: bool}``: whether each bot plays the same tables the same way twice (see ``check_bot``)."""
     from ..game.bot_check import check_bot
 
-    config, _, bots, _ = _prepared(spec, progress)
+    config, _, bots, _, _ = _prepared(spec, progress)
     deterministic = {}
     for index, bot in enumerate(bots):
         progress[PROGRESS_PROBE] = index + 1  # the probe's tables: see autodup.tournament.workers.table_of, RunSpec.describe
@@ -291,7 +312,7 @@ ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: on
 LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers", "bought", "luck")
 
 
-def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
+def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int, weights=None) -> dict:
     """The rows of a chunk, one per (board, table, seat), as named columns.
 
     ``played`` is the :class:`autodup.game.boards.BoardResults` of the chunk's
@@ -309,7 +330,14 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
       configuration's order) shown to the seat over its game, in every shop;
     - ``bought``: copies of each champion the seat bought from its shop over
       its game (loot is not bought), in the same order;
-    - ``luck``: the seat's luck terms (``autodup.game.stats.LUCK``, in that order).
+    - ``luck``: the seat's luck terms (``autodup.game.stats.LUCK``, in that order);
+    - ``stage_luck`` (a training run only): the same terms stage by stage,
+      ``stage_luck[k * STAGE_BUCKETS + b]`` for term ``k`` in stage bucket ``b``.
+
+    With a value's ``weights`` (float64 (bots, len(VALUE_FEATURES))), each row
+    also has its correction by kind of chance event (``correction_combat``, ...:
+    :data:`autodup.game.value.CORRECTION_COLUMNS`) and ``corrected_placement``,
+    the placement minus their sum.
 
     Champions are indices into the configuration's champions (the run
     folder's snapshot); :mod:`autodup.tournament.results` reads them with names.
@@ -341,4 +369,18 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int) -> dict:
     columns["bought"] = (per_champion, played.bought.reshape(-1))
     n_terms = played.luck.shape[-1]
     columns["luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * n_terms, played.luck.reshape(-1))
+    per_seat = played.stage_luck.reshape(len(seat), -1)
+    if spec.keep_stage_luck:
+        columns["stage_luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * per_seat.shape[1], per_seat.reshape(-1))
+    if weights is not None:
+        from ..game.value import CORRECTION_COLUMNS, KIND_OF_FEATURE, seat_corrections
+
+        stage_luck = played.stage_luck.reshape((-1,) + played.stage_luck.shape[2:])
+        corrections = np.zeros(stage_luck.shape[:2] + (len(CORRECTION_COLUMNS),))
+        seat_corrections(stage_luck, played.bots.reshape(stage_luck.shape[:2]), weights, KIND_OF_FEATURE,
+                         corrections)
+        corrections = corrections.reshape(len(seat), -1)
+        columns["corrected_placement"] = columns["placement"] - corrections.sum(axis=1)
+        for k, name in enumerate(CORRECTION_COLUMNS):
+            columns[name] = corrections[:, k].copy()
     return columns

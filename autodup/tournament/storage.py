@@ -280,6 +280,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
 
 
 CONFIG_SNAPSHOT = "config.yaml"   # the configuration's text, as the run read it
+VALUE_SNAPSHOT = "value.json"     # the value file the rows are corrected by, as the run read it
 BOT_SNAPSHOTS = "bots"            # each bot's file, as the run loaded it: bots/<name>.py
 
 
@@ -291,6 +292,8 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
     """
     if not (out / CONFIG_SNAPSHOT).is_file():
         write_bytes_atomically(out / CONFIG_SNAPSHOT, spec.config_text.encode("utf-8", "surrogatepass"))
+    if spec.value_text and not (out / VALUE_SNAPSHOT).is_file():
+        write_bytes_atomically(out / VALUE_SNAPSHOT, spec.value_text.encode("utf-8"))
     folder = out / BOT_SNAPSHOTS
     folder.mkdir(exist_ok=True)
     for name, (path, _) in zip(spec.bot_names, spec.bots):
@@ -320,6 +323,16 @@ def spec_of_folder(out) -> RunSpec:
     if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != identity["config_sha256"]:
         raise RunError(f"{snapshot}: not the configuration the run played (its hash differs from the manifest's)")
     files = recorded_bot_files(out, identity)
+    value_text = ""
+    if identity.get("value_sha256"):
+        value_path = Path(out) / VALUE_SNAPSHOT
+        try:
+            value_text = value_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise RunError(f"{value_path}: missing or unreadable: the value file the run's rows are corrected "
+                           "by") from None
+        if hashlib.sha256(value_text.encode("utf-8")).hexdigest() != identity["value_sha256"]:
+            raise RunError(f"{value_path}: not the value file the run used (its hash differs from the manifest's)")
     return RunSpec(config_name=manifest.get("config_name", ""), config_source=str(snapshot), config_text=text,
                    config_sha256=identity["config_sha256"],
                    bots=tuple((path, tuple(sorted(params.items())))
@@ -328,7 +341,9 @@ def spec_of_folder(out) -> RunSpec:
                    bot_sha256=tuple(sha for _, _, sha, _ in identity["bots"]),
                    boards=int(identity["boards"]), dealer=identity["dealer"], seed=int(identity["seed"]),
                    tables=int(identity["tables"]), code=identity["code"], design=identity["design"],
-                   events=identity["events"])
+                   events=identity["events"], value_text=value_text, value_sha256=identity.get("value_sha256") or "",
+                   value_source=str(Path(out) / VALUE_SNAPSHOT) if value_text else "",
+                   branch=identity.get("branch", "evaluation"), keep_stage_luck=bool(identity.get("stage_luck")))
 
 
 def read_manifest(out) -> dict:

@@ -1,0 +1,117 @@
+"""The Python API for values: fit one on training boards (``autodup luck fit``), and choose the one a run is
+corrected by."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..arguments import integer
+from ..arguments import seed as check_seed
+from ..errors import UsageError
+from .common import bot_list, config_warnings, execution, noter, warner
+
+__all__ = ["TRAINING_BOARDS", "TRAINING_SEED", "AUTO", "fit_value", "choose_value"]
+
+TRAINING_BOARDS = 2000
+TRAINING_SEED = 0   # the training run's seed; its boards are on the training branch, apart from every evaluation's
+AUTO = "auto"       # a run's value: the one shipped for its configuration, when it was fitted on that very text
+
+
+def choose_value(value, config, note, warn):
+    """The :class:`~autodup.game.value.ValueModel` a run is corrected by, or ``None``.
+
+    ``value``: :data:`AUTO` (the value file beside the configuration's file,
+    ``set4.value.json`` beside ``set4.yaml``, if fitted on its very text; else
+    none, said through ``note``), a path, or ``None`` (``"none"``) for no
+    correction.
+    """
+    import hashlib
+
+    from ..game.value import read_value_file, value_file_beside
+
+    config_sha256 = hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest()
+    if value is None or value == "none":
+        return None
+    if value == AUTO:
+        path = value_file_beside(config.source)
+        model = read_value_file(path) if path is not None else None
+        if model is None or not model.matches(config_sha256):
+            note(f"no value fitted on configuration {config.name!r} as it is written: the rows get no corrected "
+                 "placement, and scores are adjusted by slopes fitted on the run itself (autodup luck fit "
+                 "fits a value)")
+            return None
+        return model
+    model = read_value_file(value)
+    if not model.matches(config_sha256):
+        warn(f"value file {model.source} was fitted on configuration {model.config_name!r}, not on this text of "
+             f"{config.name!r}: its corrections still have mean zero, but may remove less luck")
+    return model
+
+
+def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int = TRAINING_SEED, out=None,
+              run_folder=None, workers: int | None = None, backend: str = "local", ray_address=None,
+              progress: bool = False, warn=None, note=None) -> Path:
+    """Fit a value on training boards and write it as a value file (what ``autodup luck fit`` does).
+
+    The boards come from the training branch of the seed tree: whatever the
+    seeds, none is a board of any run, so the value is fixed before any board
+    it corrects is played. The run plays the bots under the haystack dealer,
+    the Latin square and events by seat, and keeps each row's luck terms stage
+    by stage; the weights are the slopes of placement on them (per bot, and
+    pooled for bots the file does not know).
+
+    Parameters
+    ----------
+    config : str or os.PathLike, optional
+        A shipped configuration's name or a YAML path (default: set4).
+    bots : str or list of str, optional
+        The bots (default: every shipped bot).
+    boards : int
+        Training boards (default: 2,000).
+    seed : int
+        The training run's seed (default: 0).
+    out : str or os.PathLike, optional
+        The value file (default: ``<configuration file's name>.value.json`` here, ``set4.value.json``; beside
+        the configuration's file, runs find it by themselves).
+    run_folder : str or os.PathLike, optional
+        The training run's folder (default: under ``runs/``; found again, it is resumed).
+    workers, backend, ray_address, progress, warn, note
+        As for :func:`autodup.run_tournament`.
+
+    Returns
+    -------
+    pathlib.Path
+        The value file written.
+    """
+    from ..analysis.summary import play_and_summarize
+    from ..analysis.value_fit import fit_value_folder
+    from ..files import write_bytes_atomically
+    from ..game.bot_loading import bot_names
+    from ..game.value import VALUE_SUFFIX
+    from ..shipped import DEFAULT_CONFIG
+    from ..tournament.loading import load_bots_and_table
+    from ..tournament.spec import check_bot_count, default_out, make_spec
+    from .tournaments import load_config, parameter_overrides
+
+    warn, note = warner(warn), noter(note)
+    boards = integer("boards", boards, 2, 10 ** 6)
+    seed = check_seed("seed", seed)
+    workers, game_timeout = execution(workers, backend, None, ray_address)
+    loaded = load_config(config if config is not None else DEFAULT_CONFIG)
+    config_warnings(loaded, warn)
+    specs = bot_list(bots) or bot_names()
+    check_bot_count(len(specs), loaded.players)
+    out = Path(out) if out is not None else Path(Path(loaded.source).stem + VALUE_SUFFIX)
+    if out.is_dir():
+        raise UsageError(f"{out} is a folder; give the value file's path", "out")
+    infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note)
+    spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",
+                     keep_stage_luck=True)
+    folder = Path(run_folder) if run_folder is not None else default_out(spec).with_name(
+        default_out(spec).name.replace("-haystack-", "-training-"))
+    resume = folder.is_dir() and (folder / "manifest.json").is_file()
+    folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
+                                   game_timeout=game_timeout, warn=warn, note=note)
+    write_bytes_atomically(out, fit_value_folder(folder).encode("utf-8"))
+    note(f"value fitted on {boards:,} training boards (seed {seed}, run {folder}): {out}")
+    return out
