@@ -169,7 +169,7 @@ def test_a_term_that_is_not_zero_mean_is_caught():
 
 def test_cross_fitting_recovers_exact_slopes_without_noise():
     generator = np.random.default_rng(3)
-    rows = 400
+    rows = 480  # 34 features: a fold of 120 rows per bot is more than 3 per slope
     luck = generator.normal(size=(rows, len(FEATURE_NAMES)))
     bot = np.repeat([0, 1], rows // 2)
     board = np.tile(np.arange(rows // 2), 2)

@@ -21,9 +21,10 @@ def choose_value(value, config, note, warn):
     """The :class:`~autodup.game.value.ValueModel` a run is corrected by, or ``None``.
 
     ``value``: :data:`AUTO` (the value file beside the configuration's file,
-    ``set4.value.json`` beside ``set4.yaml``, if fitted on its very text; else
-    none, said through ``note``), a path, or ``None`` (``"none"``) for no
-    correction.
+    ``set4.value.json`` beside ``set4.yaml``, if fitted on its very text; a
+    file fitted on another text is not used, said through ``note``; without a
+    file, none, and the summary has no corrected score), a path, or ``None``
+    (``"none"``) for no correction.
     """
     import hashlib
 
@@ -34,11 +35,13 @@ def choose_value(value, config, note, warn):
         return None
     if value == AUTO:
         path = value_file_beside(config.source)
-        model = read_value_file(path) if path is not None else None
-        if model is None or not model.matches(config_sha256):
-            note(f"no value fitted on configuration {config.name!r} as it is written: the rows get no corrected "
+        if path is None:  # no value for this configuration: the summary has no corrected score, as before
+            return None
+        model = read_value_file(path)
+        if not model.matches(config_sha256):
+            note(f"{path} was fitted on another text of configuration {config.name!r}: the rows get no corrected "
                  "placement, and scores are adjusted by slopes fitted on the run itself (autodup luck fit "
-                 "fits a value)")
+                 "fits the value again)")
             return None
         return model
     model = read_value_file(value)
