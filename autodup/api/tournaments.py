@@ -437,11 +437,8 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
     model = choose_value(value, loaded, note, warn)
     infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
-    if model is not None:
-        pooled = model.weights_for([info.name for info in infos], [info.fingerprint for info in infos])[1]
-        if pooled:
-            note(f"the value file has no weights of its own for {', '.join(pooled)} (not fitted on them, or their "
-                 "code changed since): they are corrected by the weights pooled over its bots")
+    # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is corrected
+    # by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for): still mean zero.
     spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
                      given["events"], value=model)
     keep = None
