@@ -34,7 +34,6 @@ from pathlib import Path
 import numpy as np
 
 
-
 def luck_removed(boards: int, seed: int, workers: int) -> dict:
     import autodup
 
@@ -58,12 +57,9 @@ def luck_removed(boards: int, seed: int, workers: int) -> dict:
 
 
 def corrections_of(played, weights):
-    from autodup.game.value import CORRECTION_KINDS, KIND_OF_FEATURE, seat_corrections
+    from autodup.game.value import corrections_of_boards
 
-    stage_luck = played.stage_luck.reshape((-1,) + played.stage_luck.shape[2:])
-    out = np.zeros(stage_luck.shape[:2] + (len(CORRECTION_KINDS),))
-    seat_corrections(stage_luck, played.bots.reshape(stage_luck.shape[:2]), weights, KIND_OF_FEATURE, out)
-    return out.reshape(played.stage_luck.shape[:3] + (len(CORRECTION_KINDS),))
+    return corrections_of_boards(played.stage_luck, played.bots, weights)
 
 
 def null_check(seeds: int, boards: int) -> dict:

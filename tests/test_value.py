@@ -16,12 +16,11 @@ from autodup.game.rules import rules_of
 from autodup.game.stats import STAGE_BUCKETS
 from autodup.game.value import (
     CORRECTION_KINDS,
-    KIND_OF_FEATURE,
     POOLED,
     VALUE_FEATURES,
+    corrections_of_boards,
     parse_value,
     read_value_file,
-    seat_corrections,
     shipped_value_file,
 )
 
@@ -46,10 +45,7 @@ def evaluation_boards(roster):
 
 def corrections(played, weights):
     """float64 (boards, tables, players, kinds): each seat's correction by kind under ``weights`` (bots, F)."""
-    stage_luck = played.stage_luck.reshape((-1,) + played.stage_luck.shape[2:])
-    out = np.zeros(stage_luck.shape[:2] + (len(CORRECTION_KINDS),))
-    seat_corrections(stage_luck, played.bots.reshape(stage_luck.shape[:2]), weights, KIND_OF_FEATURE, out)
-    return out.reshape(played.stage_luck.shape[:3] + (len(CORRECTION_KINDS),))
+    return corrections_of_boards(played.stage_luck, played.bots, weights)
 
 
 def kind_z_scores(per_seat: np.ndarray) -> np.ndarray:
@@ -96,9 +92,9 @@ def test_a_correction_whose_expectation_is_off_is_caught(roster, evaluation_boar
     weights = shipped_weights(bots)
     played = evaluation_boards
     shifted = played.stage_luck.copy()
-    from autodup.game.stats import LUCK_NAMES, STAT_NAMES
+    from autodup.game.stats import LUCK_NAMES, RESULT_COLUMNS
 
-    shops_seen = played.results[..., 4 + STAT_NAMES.index("shops_seen")]
+    shops_seen = played.results[..., RESULT_COLUMNS.index("shops_seen")]
     # Spread over the stages by shops seen: the game's shops are about 5 slots each.
     shifted[..., LUCK_NAMES.index("shop_hits"), :] += 0.02 * 5 * shops_seen[..., None] / STAGE_BUCKETS
     wrong = played._replace(stage_luck=shifted)

@@ -12,10 +12,10 @@ from ..game.value import CORRECTION_COLUMNS, CORRECTION_KINDS
 from .luck import LUCK_SOURCES, adjusted_placements, luck_features, luck_matrix
 from .measure_kernels import (
     ADJUSTED,
-    CORRECTED,
     ALPHA,
     BOOTSTRAP_REPLICATES,
     COLUMNS,
+    CORRECTED,
     DIFFERENT,
     IDENTICAL,
     MULTISET,
@@ -528,27 +528,28 @@ def variance_reduction(run: RunMeasures, control: RunMeasures, pair: int, estima
     return _finite(factor), interval
 
 
+def _variance_removed(run: RunMeasures, pair: int, estimators: dict) -> dict:
+    """``{label: 1 - var(estimator) / var(raw)}`` of pair ``pair``'s difference, for ``{label: estimator}``; None
+    where the estimator is not fitted for the pair (:meth:`RunMeasures.luck_is_fitted`) or nothing varies."""
+    raw = run.pair_statistics(RAW)["variance"][pair]
+    shares = {}
+    for label, name in estimators.items():
+        variance = run.pair_statistics(name)["variance"][pair]
+        shares[label] = _finite(1.0 - variance / raw) if raw > 0 and run.luck_is_fitted(pair, name) else None
+    return shares
+
+
 def luck_sources(run: RunMeasures, pair: int) -> dict:
     """How much of the run's variance of pair ``pair``'s difference each luck source holds: ``{source: share}``,
     1 - var(adjusted by that source's terms alone) / var(raw), and ``every source`` for all the terms."""
-    raw = run.pair_statistics(RAW)["variance"][pair]
-    shares = {}
-    for name in [*LUCK_SOURCES, ADJUSTED]:
-        adjusted = run.pair_statistics(name)["variance"][pair]
-        shares["every source" if name == ADJUSTED else name] = (
-            _finite(1.0 - adjusted / raw) if raw > 0 and run.luck_is_fitted(pair, name) else None)
-    return shares
+    return _variance_removed(run, pair, {**{source: source for source in LUCK_SOURCES}, "every source": ADJUSTED})
 
 
 def value_sources(run: RunMeasures, pair: int) -> dict:
     """How much of the run's variance of pair ``pair``'s difference each kind of chance event's correction removes
     on its own: ``{kind: share}``, 1 - var(corrected by that kind alone) / var(raw), and ``every kind``."""
-    raw = run.pair_statistics(RAW)["variance"][pair]
-    shares = {}
-    for kind in [*CORRECTION_KINDS, None]:
-        corrected = run.pair_statistics(CORRECTED if kind is None else value_estimator(kind))["variance"][pair]
-        shares["every kind" if kind is None else kind] = _finite(1.0 - corrected / raw) if raw > 0 else None
-    return shares
+    return _variance_removed(run, pair, {**{kind: value_estimator(kind) for kind in CORRECTION_KINDS},
+                                         "every kind": CORRECTED})
 
 
 def closest_pair(control: RunMeasures) -> int:

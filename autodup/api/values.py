@@ -110,8 +110,10 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note)
     spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",
                      keep_stage_luck=True)
-    folder = Path(run_folder) if run_folder is not None else default_out(spec).with_name(
-        default_out(spec).name.replace("-haystack-", "-training-"))
+    if run_folder is None:  # the default folder of the run, named a training run
+        run_folder = default_out(spec)
+        run_folder = run_folder.with_name(run_folder.name.replace("-haystack-", "-training-", 1))
+    folder = Path(run_folder)
     resume = folder.is_dir() and (folder / "manifest.json").is_file()
     folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
                                    game_timeout=game_timeout, warn=warn, note=note)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from .options import (
     add_config,
-    add_value_option,
     add_execution_options,
+    add_value_option,
     bot_parameters,
     bots_help,
     count_up_to,

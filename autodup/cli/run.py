@@ -6,9 +6,9 @@ import sys
 
 from .options import (
     add_bot_parameter_options,
-    add_value_option,
     add_config,
     add_game_timeout,
+    add_value_option,
     add_workers_and_backend,
     bot_parameters,
     bots_help,

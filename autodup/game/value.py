@@ -38,7 +38,8 @@ from ..errors import ValueFileError
 from .stats import LUCK_NAMES, LUCK_SOURCES, STAGE_BUCKETS
 
 __all__ = ["VALUE_FORMAT", "VALUE_SUFFIX", "POOLED", "VALUE_FEATURES", "CORRECTION_KINDS", "CORRECTION_COLUMNS",
-           "KIND_OF_FEATURE", "value_features", "seat_corrections", "ValueModel", "read_value_file",
+           "KIND_OF_FEATURE", "value_features", "seat_corrections",
+           "corrections_of_boards", "ValueModel", "read_value_file",
            "value_file_beside", "shipped_value_file"]
 
 VALUE_FORMAT = 1
@@ -108,6 +109,22 @@ def seat_corrections(stage_luck, bots, weights, kind_of_feature, out):
             w = weights[bots[t, seat]]
             for f in range(w.shape[0]):
                 out[t, seat, kind_of_feature[f]] += w[f] * features[seat, f]
+
+
+def corrections_of_boards(stage_luck: np.ndarray, bots: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """float64 (..., players, len(CORRECTION_KINDS)): each seat's correction by kind, for tables in any leading
+    shape (``BoardResults``: boards, tables).
+
+    Parameters
+    ----------
+    stage_luck : float64 (..., players, len(LUCK), STAGE_BUCKETS)
+    bots : int64 (..., players)
+    weights : float64 (bots, len(VALUE_FEATURES))
+    """
+    tables = stage_luck.reshape((-1,) + stage_luck.shape[-3:])
+    out = np.zeros(tables.shape[:2] + (len(CORRECTION_KINDS),))
+    seat_corrections(tables, np.ascontiguousarray(bots).reshape(tables.shape[:2]), weights, KIND_OF_FEATURE, out)
+    return out.reshape(stage_luck.shape[:-2] + (len(CORRECTION_KINDS),))
 
 
 @dataclass(frozen=True)

@@ -373,13 +373,9 @@ def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int, weights=None) 
     if spec.keep_stage_luck:
         columns["stage_luck"] = (np.arange(len(seat) + 1, dtype=np.int32) * per_seat.shape[1], per_seat.reshape(-1))
     if weights is not None:
-        from ..game.value import CORRECTION_COLUMNS, KIND_OF_FEATURE, seat_corrections
+        from ..game.value import CORRECTION_COLUMNS, corrections_of_boards
 
-        stage_luck = played.stage_luck.reshape((-1,) + played.stage_luck.shape[2:])
-        corrections = np.zeros(stage_luck.shape[:2] + (len(CORRECTION_COLUMNS),))
-        seat_corrections(stage_luck, played.bots.reshape(stage_luck.shape[:2]), weights, KIND_OF_FEATURE,
-                         corrections)
-        corrections = corrections.reshape(len(seat), -1)
+        corrections = corrections_of_boards(played.stage_luck, played.bots, weights).reshape(len(seat), -1)
         columns["corrected_placement"] = columns["placement"] - corrections.sum(axis=1)
         for k, name in enumerate(CORRECTION_COLUMNS):
             columns[name] = corrections[:, k].copy()
