@@ -253,9 +253,10 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
 
 
 def verdict(quality: dict) -> dict | None:
-    """What the report opens with, from the default run (``quality["default"]``): its variance reduction raw and
-    luck-adjusted for the closest pair and the median pair (the pair of median mean difference under the
-    control), the games each format needs to separate the closest pair, and the dealers found wrong.
+    """What the report opens with, from the default run (``quality["default"]``): its variance reduction raw,
+    luck-adjusted and (when its rows are corrected by a value) corrected, for the closest pair and the median pair
+    (the pair of median mean difference under the control), the games each format needs to separate the closest
+    pair, the share of its variance each kind of chance event's correction removes, and the dealers found wrong.
 
     A figure not given at this size is None beside a ``why``.
     """
@@ -272,10 +273,13 @@ def verdict(quality: dict) -> dict | None:
         return {"pair": pair["bots"], "role": role, "mean_difference": pair["mean_difference"],
                 "raw": pair["variance_reduction"], "raw_ci": pair["variance_reduction_ci"],
                 "adjusted": pair["adjusted_variance_reduction"], "adjusted_ci": pair["adjusted_variance_reduction_ci"],
-                "adjusted_why": pair.get("adjusted_variance_reduction_why")}
+                "adjusted_why": pair.get("adjusted_variance_reduction_why"),
+                "corrected": pair.get("corrected_variance_reduction"),
+                "corrected_ci": pair.get("corrected_variance_reduction_ci", [None, None])}
 
     return {"run": quality["default"]["run"], "pairs": [figures(closest, "closest"), figures(median, "median")],
             "games_needed": games_needed(closest, default, quality["boards"], quality["tables"]),
+            "variance_removed_by_kind": closest.get("variance_removed_by_kind"),
             "wrong": [name for name, entry in quality["dealers"].items() if entry["correct"] is False],
             "wrong_exact": [name for name, entry in quality["dealers"].items()
                             if entry["correct"] is False and entry["exact"]]}
@@ -283,7 +287,7 @@ def verdict(quality: dict) -> dict | None:
 
 def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
     """The games the default and independent tables need to tell ``pair`` apart at 95%: ``(1.96 sd / mean)^2``
-    boards x tables, each format's own sd, the mean difference measured by the default's luck-adjusted scores
+    boards x tables, each format's own sd (the default's adjusted and, with a value, corrected), the mean difference measured by the default's luck-adjusted scores
     (the most precise estimate an exact dealer gives, the luck terms having mean zero) when it passed its
     correctness tests, else by the control; given when that mean is resolved
     (:data:`autodup.analysis.measures.RESOLVED_Z`)."""
@@ -300,12 +304,14 @@ def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
     if why is not None:
         return {"independent": None, "duplicate": None, "mean_from": estimator, "why": why}
     independent = boards_needed(pair["variance_control"], mean) * tables
+    corrected = (boards_needed(pair["corrected_variance"], mean) * tables if pair.get("corrected_variance")
+                 else None)
     if not pair.get("adjusted_variance"):
         # The default scores luck-corrected placements: its games are not the raw placements' games.
-        return {"independent": independent, "duplicate": None, "mean_from": estimator,
+        return {"independent": independent, "duplicate": None, "corrected": corrected, "mean_from": estimator,
                 "why": pair.get("adjusted_variance_reduction_why") or "not measured"}
     return {"independent": independent, "duplicate": boards_needed(pair["adjusted_variance"], mean) * tables,
-            "mean_from": estimator, "why": None}
+            "corrected": corrected, "mean_from": estimator, "why": None}
 
 
 def best_combination(quality: dict) -> dict | None:
@@ -369,7 +375,30 @@ def terminal_table(quality: dict) -> str:
             if games["independent"] is not None and games["duplicate"] is not None
             else f"n/a with the default ({games['why'] or 'not measured'})"
             + ("" if games["independent"] is None else f"; {games['independent']:,.0f} at independent tables")))
+    lines += corrected_lines(quality)
     return "\n".join(lines)
+
+
+def corrected_lines(quality: dict) -> list:
+    """The terminal's lines on the value's corrections of the default run, when its rows have them."""
+    verdict = quality.get("verdict") or {}
+    closest = (verdict.get("pairs") or [{}])[0]
+    if closest.get("corrected") is None:
+        return []
+    low, high = closest["corrected_ci"]
+    entry = quality["dealers"][quality["default"]["run"]]
+    lines = [f"corrected by the value (fixed on training boards): variance reduction {closest['corrected']:.2f} "
+             f"[{low:.2f}, {high:.2f}] for the closest pair, median over pairs "
+             f"{entry['median_corrected_variance_reduction']:.2f}"]
+    games = verdict.get("games_needed") or {}
+    if games.get("corrected") is not None:
+        lines.append(f"  games to tell {' vs '.join(quality['closest_pair'])} apart at 95%, corrected: about "
+                     f"{games['corrected']:,.0f}")
+    shares = verdict.get("variance_removed_by_kind") or {}
+    if shares:
+        lines.append("  its variance each kind's correction removes alone: " + ", ".join(
+            f"{kind} {'n/a' if share is None else format(share, '.1%')}" for kind, share in shares.items()))
+    return lines
 
 
 def verdict_figure(quality: dict) -> str:

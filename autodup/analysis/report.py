@@ -138,13 +138,16 @@ def verdict_section(quality: dict) -> str:
                     f"default ({html.escape(setup)}) needs "
                     f"{html.escape(format_number(closest.get('raw'), 'ratio'))}x fewer boards than independent "
                     f"tables [{html.escape(format_interval(closest.get('raw_ci')))}].</p>")
+    corrected = number(closest.get("corrected")) is not None
     rows = [[f"{role} pair: {pair_label(entry.get('pair'))}",
              format_number(entry.get("mean_difference"), "difference"),
              with_interval(entry.get("raw"), entry.get("raw_ci")),
              notes.cell(entry.get("adjusted"), entry.get("adjusted_ci"), entry.get("adjusted_why"))]
+            + ([with_interval(entry.get("corrected"), entry.get("corrected_ci"))] if corrected else [])
             for role, entry in (("closest", closest), ("median", median))]
     table = html_table(["pair (mean placement difference, independent tables)", "difference",
-                        "raw placements", "luck-corrected"], rows, highlighted={0}) + notes.html()
+                        "raw placements", "luck-corrected"] + (["corrected by the value"] if corrected else []),
+                       rows, highlighted={0}) + notes.html()
     games = verdict.get("games_needed") or {}
     pair = html.escape(pair_label(closest.get("pair")))
     if number(games.get("duplicate")) is not None:
@@ -158,6 +161,14 @@ def verdict_section(quality: dict) -> str:
                   f"{html.escape(games.get('why') or 'not measured')}.")
     else:
         needed = f"Games needed to tell {pair} apart: not given: {html.escape(games.get('why') or 'not measured')}."
+    if corrected:
+        shares = verdict.get("variance_removed_by_kind") or {}
+        needed += (" Corrected by the value (its weights fixed on training boards before these boards were played"
+                   + (f"): about {html.escape(format_number(games.get('corrected'), 'count'))} games"
+                      if number(games.get("corrected")) is not None else "): games not given")
+                   + ". Of the closest pair's variance, each kind of chance event's correction removes alone: "
+                   + html.escape(", ".join(f"{kind} {'n/a' if share is None else format(share, '.1%')}"
+                                           for kind, share in shares.items())) + ".")
     wrong = verdict.get("wrong") or []
     if wrong:
         exact = set(verdict.get("wrong_exact") or [])
