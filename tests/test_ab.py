@@ -373,3 +373,165 @@ def test_variant_with_other_players_is_refused(tmp_path):
     result = run("ab", "configs/tiny.yaml", str(tmp_path / "six.yaml"), "--out", str(tmp_path / "out"))
     assert result.returncode == 2 and "players is 6, the base's 8" in result.stderr
     assert parse_config(text).players == 6
+
+
+# --- corrected by a value ------------------------------------------------------------------------------------------
+
+SET4_VALUE = ROOT / "configs" / "set4.value.json"  # its corrections have mean zero under tiny too (any weights)
+
+
+def corrected_ab(out, settings, value=SET4_VALUE, bots=None, boards=50):
+    import autodup
+
+    warnings = []
+    report = autodup.ab("tiny", settings=settings, bots=bots, boards=boards, out=out, workers=2, value=value,
+                        warn=warnings.append)
+    # The one warning expected: the file was fitted on set4, not on tiny.
+    assert all("fitted on configuration" in w or "changes nothing" in w for w in warnings), warnings
+    return report
+
+
+@pytest.fixture(scope="module")
+def corrected_change(tmp_path_factory):
+    """A real change (six copies of each 3-cost instead of three), both runs corrected by the set4 value."""
+    return corrected_ab(tmp_path_factory.mktemp("corrected") / "ab", ["tiers.2.copies=6"])
+
+
+def keys_of(data) -> set:
+    if isinstance(data, dict):
+        return set(data) | {k for value in data.values() for k in keys_of(value)}
+    if isinstance(data, list):
+        return {k for value in data for k in keys_of(value)}
+    return set()
+
+
+def test_without_a_value_ab_json_has_no_corrected_field_and_the_table_is_as_before(tmp_path):
+    report = corrected_ab(tmp_path / "ab", ["tiers.2.copies=6"], value=None, bots="greedy,econ", boards=25)
+    data = json.loads((tmp_path / "ab" / "ab.json").read_text())
+    assert not [k for k in keys_of(data) if "corrected" in k] and data["value"] is None
+    assert set(data["bots"]["greedy"]) == {"delta_mean_placement", "ci", "mean_placement", "top4_rate",
+                                           "three_star_rate"}
+    lines = report.text.splitlines()
+    assert lines[2] == (f"{'bot':<12} {'mean placement':>17} {'change':>8} {'95% CI':>20} {'top-4 change':>13} "
+                        f"{'95% CI':>20} {'var. red.':>9}")
+    assert "corrected" not in report.text and "(median over bots; * marks an interval that excludes 0)" in report.text
+    assert "corrected" not in (tmp_path / "ab" / "report.html").read_text()
+    assert RunFolder(tmp_path / "ab" / "runs" / "base").identity["value_sha256"] is None
+    # "auto" (the default) on a configuration with no value file beside it is the same: nothing corrected.
+    from autodup.api.values import choose_value
+
+    assert choose_value("auto", load_config("tiny"), print, print) is None
+
+
+def test_a_corrected_ab_gives_each_bot_its_corrected_change_beside_the_raw_one(corrected_change):
+    data = corrected_change.data
+    assert data["value"] == str(SET4_VALUE)
+    for name, entry in data["bots"].items():
+        corrected = entry["corrected_placement"]
+        assert entry["delta_corrected_placement"] == corrected["change"] and entry["corrected_ci"] == corrected["ci"]
+        assert corrected["ci"][0] < corrected["change"] < corrected["ci"][1], name
+        assert corrected["variance_reduction"] > 0
+    low, high = data["corrected_variance_reduction_ci"]
+    assert 0 < low < high and data["corrected_variance_reduction"] > 0
+    assert data["variance_reduction"] > 0 and data["variance_reduction_ci"][0] < data["variance_reduction_ci"][1]
+    text = corrected_change.text
+    assert "corrected by the value: " in text and "against independent seeds uncorrected" in text
+    assert max(len(line) for line in text.splitlines()[:len(data["bots"]) + 3]) < 120
+    for name, entry in data["bots"].items():
+        row = next(line for line in text.splitlines() if line.startswith(f"{name} "))
+        assert f"{entry['delta_corrected_placement']:+.3f}" in row and f"{entry['corrected_ci'][0]:+.3f}" in row
+    page = (corrected_change.folder / "report.html").read_text()
+    assert "corrected change" in page and "Corrected by the value as well" in page
+    assert_legible("effects.png", effects_figure, data)
+
+
+def per_board(folder, column):
+    """float64 (boards, bots): each board's sum of ``column`` over each bot's rows (every row scores under the
+    default Latin square), read straight from the chunk files; and the rows per board and bot."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.concat_tables([pq.read_table(path, columns=["board", "bot", column])
+                              for path in sorted((Path(folder) / "chunks").glob("chunk-*.parquet"))])
+    board = table.column("board").to_numpy()
+    names = sorted(set(table.column("bot").to_pylist()))
+    bot = np.array([names.index(name) for name in table.column("bot").to_pylist()])
+    values = table.column(column).to_numpy().astype(float)
+    shape = (board.max() + 1, len(names))
+    y, n = np.zeros(shape), np.zeros(shape)
+    np.add.at(y, (board, bot), values)
+    np.add.at(n, (board, bot), 1.0)
+    return names, y, n
+
+
+def test_the_corrected_change_recomputed_by_hand_from_the_chunks_matches_ab_json(corrected_change):
+    runs = corrected_change.folder / "runs"
+    data = corrected_change.data
+    names, raw_base, n_base = per_board(runs / "base", "placement")
+    _, raw_variant, n_variant = per_board(runs / "variant", "placement")
+    _, corrected_base, _ = per_board(runs / "base", "corrected_placement")
+    _, corrected_variant, _ = per_board(runs / "variant", "corrected_placement")
+    change, paired, _ = brute_force(corrected_base, n_base, corrected_variant, n_variant)
+    _, raw_paired, raw_independent = brute_force(raw_base, n_base, raw_variant, n_variant)
+    # The corrected change is the raw change less the change of the mean correction (placement - corrected).
+    correction = ((raw_variant - corrected_variant).sum(0) / n_variant.sum(0)
+                  - (raw_base - corrected_base).sum(0) / n_base.sum(0))
+    np.testing.assert_allclose(change, (raw_variant.sum(0) / n_variant.sum(0) - raw_base.sum(0) / n_base.sum(0))
+                               - correction, atol=1e-12)
+    t = stats.t.ppf(0.975, data["boards"] - 1)
+    for i, name in enumerate(names):
+        entry = data["bots"][name]
+        assert entry["delta_corrected_placement"] == pytest.approx(change[i], abs=1e-9)
+        low, high = entry["corrected_ci"]
+        assert (high - low) / 2 == pytest.approx(t * np.sqrt(paired[i]), abs=1e-9)
+        # Against the raw change on independent seeds: the same boards and the value together.
+        assert entry["corrected_placement"]["variance_reduction"] == pytest.approx(
+            raw_independent[i] / paired[i], rel=1e-9)
+        assert entry["mean_placement"]["variance_reduction"] == pytest.approx(
+            raw_independent[i] / raw_paired[i], rel=1e-9)
+        # Two intervals of the same change: they overlap.
+        raw_low, raw_high = entry["ci"]
+        assert low <= raw_high and raw_low <= high, name
+    per_bot = [data["bots"][name]["corrected_placement"]["variance_reduction"] for name in names]
+    assert data["corrected_variance_reduction"] == pytest.approx(float(np.median(per_bot)), rel=1e-12)
+
+
+@pytest.mark.parametrize("command", ["ab", "sweep"])
+def test_a_variant_that_changes_nothing_has_a_corrected_change_of_exactly_zero(tmp_path, command):
+    import autodup
+
+    if command == "ab":  # name= changes the text (so both configurations are played) but not the game
+        points = [corrected_ab(tmp_path / "ab", ["name=tiny again"], bots="greedy,econ,random", boards=25).data]
+    else:  # the base's own value is a point of the sweep
+        points = autodup.sweep("tiny", "tiers.2.copies=3,6", bots="greedy,econ,random", boards=25,
+                               out=tmp_path / "sweep", workers=2, value=SET4_VALUE, warn=lambda line: None)
+        text, points = points.text, points.data["points"]
+        assert text.count("\n  corrected ") == 2 and "corrected: the change of the placement corrected" in text
+    same = points[0]
+    assert same["corrected_variance_reduction"] is None and same["corrected_variance_reduction_ci"] == [None, None]
+    for entry in same["bots"].values():
+        assert entry["delta_corrected_placement"] == 0 and entry["corrected_ci"] == [0, 0]
+
+
+def test_until_ci_reads_the_corrected_interval_when_there_is_one():
+    from autodup.analysis.ab import widest_interval
+
+    raw = {"change": 0.1, "ci": [0.0, 0.2]}
+    plain = {"bots": {"a": {"mean_placement": raw}, "b": {"mean_placement": {"change": 0.0, "ci": [-0.05, 0.05]}}}}
+    assert widest_interval([plain]) == (pytest.approx(0.1), "a")
+    corrected = {"bots": {"a": {"mean_placement": raw, "corrected_placement": {"change": 0.1, "ci": [0.08, 0.12]}},
+                          "b": {"mean_placement": raw, "corrected_placement": {"change": 0.1, "ci": [0.0, 0.2]}}}}
+    assert widest_interval([corrected]) == (pytest.approx(0.1), "b")
+
+
+@pytest.mark.parametrize("command", ["ab", "sweep"])
+def test_a_bad_value_file_is_refused_in_one_line_and_nothing_is_written(tmp_path, command):
+    bad = tmp_path / "bad.value.json"
+    bad.write_text("[]")
+    setting = "shop.size=4" if command == "ab" else "shop.size=4,5"
+    for value in (bad, tmp_path / "missing.json"):
+        result = run(command, "configs/tiny.yaml", "--set", setting, "--boards", "25", "--value", str(value),
+                     "--out", str(tmp_path / "out"), "--quiet")
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and "value file" in lines[0], result.stderr
+        assert not (tmp_path / "out").exists()

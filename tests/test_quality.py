@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autodup.analysis import null_check
 from autodup.analysis.measure_kernels import ALPHA
 from autodup.analysis.report import PLOTS
 
@@ -453,3 +454,18 @@ def test_a_resumed_run_times_only_the_boards_it_played(tiny_quality, tmp_path):
     timings = json.loads((out / "timings.json").read_text())
     assert timings["keyed"]["boards"] == 25 and timings["keyed"]["seconds"] > 0
     assert timings["haystack"] == json.loads((reference / "timings.json").read_text())["haystack"]  # reused
+
+
+def test_set4s_default_quality_passes_its_null_check_under_every_estimator(default_quality):
+    """The default quality run (set4, every bot, 1,000 boards): greedy and a copy of it in place of the last bot.
+    The raw, luck-adjusted and value-corrected differences all look like noise (the copy is corrected by the
+    value's pooled weights, the original by its own)."""
+    _, quality = default_quality
+    null = quality["null_check"]
+    assert null["bots"] == [quality["bots"][0], quality["bots"][0] + "_copy"]
+    assert null["groups"] == null_check.NULL_GROUPS and null["boards_per_group"] == quality["boards"] // null_check.NULL_GROUPS
+    assert set(null["estimators"]) == {"raw", "adjusted", "corrected"}
+    for label, figures in null["estimators"].items():
+        assert figures["consistent"] is True, (label, figures)
+        assert len(figures["z"]) == null_check.NULL_GROUPS
+    assert null["consistent"] is True

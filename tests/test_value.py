@@ -4,6 +4,7 @@ shifted expectation caught, the value file checked, the training boards apart fr
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -168,3 +169,17 @@ def test_the_command_line_refuses_a_bad_value_file_in_one_line(tmp_path):
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and "value file" in result.stderr, result.stderr
         assert not (tmp_path / "run").exists()
+
+
+def test_the_summary_says_which_bots_the_value_corrects_by_its_pooled_weights(tmp_path):
+    import autodup
+
+    two_slots = str(Path(__file__).parent / "bots" / "two_slots.py")  # a bot the shipped file was not fitted on
+    results = autodup.run_tournament("set4", bots=["greedy", two_slots], boards=4, seed=3, out=tmp_path / "run",
+                                     workers=1)
+    weights = {row["bot"]: row["value_weights"] for row in results.summary()}
+    assert weights == {"greedy": "own", "two_slots": "pooled"}
+    printed = subprocess.run([sys.executable, "-m", "autodup", "summary", str(tmp_path / "run")],
+                             capture_output=True, text=True, timeout=600)
+    assert printed.returncode == 0, printed.stderr
+    assert "pooled weights" in printed.stdout and "two_slots" in printed.stdout

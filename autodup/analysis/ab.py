@@ -16,7 +16,9 @@ A sweep folder holds ``runs/base/`` and one run per value
 With ``until_ci`` the runs grow chunk by chunk, after a first step of
 :data:`FIRST_STEP_BOARDS` boards, until every bot's 95% interval of its change
 of mean placement is narrower than ``±until_ci`` (or ``boards``, the cap, is
-reached). Each step's size depends only on the comparison at the previous
+reached); with runs corrected by a value, the interval of its change of
+corrected mean placement, a valid and usually narrower interval of the same
+change. Each step's size depends only on the comparison at the previous
 step, and each comparison only on the boards it covers, so the result is the
 same whatever the workers, the backend, or an interruption.
 """
@@ -48,12 +50,16 @@ MAX_STEP_FACTOR = 4                # and at most this many times the boards comp
 
 
 def default_ab_out(kind: str, config_name: str, variants: list, boards: int, seed: int, spec) -> Path:
-    """``ab/<config>-<hash of the variants' texts>-<boards>b-seed<seed>-<hash of the bots>`` (``sweep/`` likewise)."""
+    """``ab/<config>-<hash of the variants' texts>-<boards>b-seed<seed>-<hash of the bots>`` (``sweep/`` likewise),
+    followed by ``-value<hash of the value file>`` when the runs are corrected by one."""
     from ..tournament.spec import folder_name
 
     lineup = hashlib.sha256(json.dumps(spec.identity()["bots"]).encode()).hexdigest()[:10]
     change = hashlib.sha256("\0".join(v.text for v in variants).encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return Path(kind) / f"{folder_name(config_name)}-{change}-{boards}b-seed{seed}-{lineup}"
+    # The value is part of the runs' identity: without it in the name, --value none after a corrected ab of the
+    # same change would find that ab's runs and refuse them.
+    value = f"-value{spec.value_sha256[:6]}" if spec.value_sha256 else ""
+    return Path(kind) / f"{folder_name(config_name)}-{change}-{boards}b-seed{seed}-{lineup}{value}"
 
 
 def run_folders(out: Path, names) -> dict:
@@ -74,11 +80,18 @@ def play(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet:
 
 
 def widest_interval(comparisons: list) -> tuple:
-    """``(half-width, bot)``: the widest 95% interval of a bot's change of mean placement, over ``comparisons``."""
+    """``(half-width, bot)``: the widest 95% interval of a bot's change of mean placement, over ``comparisons``.
+
+    When a comparison has the change of corrected mean placement (runs corrected by a value), its interval is
+    the one taken: an interval of the same change (the corrections have mean zero), valid, and narrower as
+    far as the value removes luck.
+    """
+    from .balance import CORRECTED
+
     widest, who = 0.0, None
     for comparison in comparisons:
         for bot, entry in comparison["bots"].items():
-            low, high = entry["mean_placement"]["ci"]
+            low, high = entry.get(CORRECTED, entry["mean_placement"])["ci"]
             half = (high - low) / 2 if low is not None and high is not None else float("inf")
             if half > widest or who is None:
                 widest, who = half, bot
@@ -140,14 +153,22 @@ def setup_of(spec, until_ci) -> dict:
     return {"config": spec.config_source, "config_name": spec.config_name, "lineup": list(spec.bot_names),
             "dealer": spec.dealer, "design": spec.design, "events": spec.events, "seed": spec.seed,
             "tables": spec.tables, "boards_cap": spec.boards if until_ci is not None else None,
-            "until_ci": until_ci}
+            "until_ci": until_ci, "value": spec.value_source or None}
 
 
 def ab_result(comparison: dict, changes: list, setup: dict, base_source: str, variant_source: str) -> dict:
     """``ab.json``: the comparison (:func:`autodup.analysis.balance.compare_variants`) with what was changed and how it was
-    played; each bot also carries ``delta_mean_placement`` and its ``ci`` at the top of its entry."""
-    bots = {name: {"delta_mean_placement": entry["mean_placement"]["change"], "ci": entry["mean_placement"]["ci"],
-                   **entry} for name, entry in comparison["bots"].items()}
+    played; each bot also carries ``delta_mean_placement`` and its ``ci`` at the top of its entry, and, when the
+    runs are corrected by a value, ``delta_corrected_placement`` and its ``corrected_ci`` (absent otherwise)."""
+    from .balance import CORRECTED
+
+    def top(entry):
+        corrected = ({"delta_corrected_placement": entry[CORRECTED]["change"], "corrected_ci": entry[CORRECTED]["ci"]}
+                     if CORRECTED in entry else {})
+        return {"delta_mean_placement": entry["mean_placement"]["change"], "ci": entry["mean_placement"]["ci"],
+                **corrected}
+
+    bots = {name: {**top(entry), **entry} for name, entry in comparison["bots"].items()}
     return {**setup, "base": base_source, "variant": variant_source,
             "changes": [{"path": path, "base": old, "variant": new} for path, old, new in changes],
             **comparison, "bots": bots}
@@ -194,20 +215,50 @@ def largest_effects(units: dict, statistic: str, count: int) -> list:
     return [(name, e) for _, name, e in ranked[:count]]
 
 
+def _bot_lines(bots: dict, corrected: bool) -> list:
+    """The header and one line per bot. Corrected by a value, each line shows the raw change and the corrected
+    one side by side (the top-4 change shortened to ``change ±half-width``, to stay under 120 characters) and
+    ``*`` marks a corrected interval that excludes 0; otherwise a raw interval."""
+    from .balance import CORRECTED
+
+    if not corrected:
+        lines = [f"{'bot':<12} {'mean placement':>17} {'change':>8} {'95% CI':>20} {'top-4 change':>13} "
+                 f"{'95% CI':>20} {'var. red.':>9}"]
+        for name, entry in bots.items():
+            m, t = entry["mean_placement"], entry["top4_rate"]
+            mark = " *" if excludes_zero(m) else ""
+            lines.append(f"{name:<12} {_pair(m):>17} {_signed(m['change']):>8} {_interval(m['ci']):>20} "
+                         f"{_signed(t['change']):>13} {_interval(t['ci']):>20} {_factor(m['variance_reduction']):>9}"
+                         f"{mark}")
+        return lines
+    lines = [f"{'bot':<12} {'mean placement':>14} {'change':>7} {'95% CI':>16} {'var. red.':>9} {'corrected':>9} "
+             f"{'95% CI':>16} {'var. red.':>9} {'top-4 change':>13}"]
+    for name, entry in bots.items():
+        m, c, t = entry["mean_placement"], entry[CORRECTED], entry["top4_rate"]
+        mark = " *" if excludes_zero(c) else ""
+        top4 = "n/a" if t["change"] is None else f"{_signed(t['change'])} ±{_half_width(t['ci'])}"
+        lines.append(f"{name:<12} {_pair(m):>14} {_signed(m['change']):>7} {_interval(m['ci']):>16} "
+                     f"{_factor(m['variance_reduction']):>9} {_signed(c['change']):>9} {_interval(c['ci']):>16} "
+                     f"{_factor(c['variance_reduction']):>9} {top4:>13}{mark}")
+    return lines
+
+
+def _half_width(ci) -> str:
+    return "n/a" if ci[0] is None or ci[1] is None else f"{(ci[1] - ci[0]) / 2:.3f}"
+
+
 def format_ab(result: dict, out: Path | None = None) -> str:
-    """The terminal table of an ab result: what changed, each bot's effect, the largest unit effects."""
+    """The terminal table of an ab result: what changed, each bot's effect, the largest unit effects.
+
+    A result corrected by a value (``corrected_variance_reduction`` present) shows each bot's corrected change
+    beside the raw one, and its headline below the raw one.
+    """
+    corrected = "corrected_variance_reduction" in result
     lines = [f"{result['config_name']}: {result['boards']:,} boards x {result['tables']} tables, dealer "
              f"{result['dealer']}, seed {result['seed']}, the same boards under both configurations"]
     for change in result["changes"]:
         lines.append(f"  {change['path']}: {_shown(change['base'])} -> {_shown(change['variant'])}")
-    lines.append(f"{'bot':<12} {'mean placement':>17} {'change':>8} {'95% CI':>20} {'top-4 change':>13} "
-                 f"{'95% CI':>20} {'var. red.':>9}")
-    for name, entry in result["bots"].items():
-        m, t = entry["mean_placement"], entry["top4_rate"]
-        mark = " *" if excludes_zero(m) else ""
-        lines.append(f"{name:<12} {_pair(m):>17} {_signed(m['change']):>8} {_interval(m['ci']):>20} "
-                     f"{_signed(t['change']):>13} {_interval(t['ci']):>20} {_factor(m['variance_reduction']):>9}"
-                     f"{mark}")
+    lines += _bot_lines(result["bots"], corrected)
     for kind in ("champions", "traits"):
         if not result[kind]:
             lines.append(f"{kind}: none in common between the two configurations, so none is compared")
@@ -216,16 +267,26 @@ def format_ab(result: dict, out: Path | None = None) -> str:
             if effects:
                 shown = ", ".join(f"{name} {_signed(e['change'])} {_interval(e['ci'])}" for name, e in effects)
                 lines.append(f"{kind}, {label} (largest changes): {shown}")
-    interval = result.get("variance_reduction_ci") or [None, None]
     if result.get("variance_reduction") is None:
         lines.append("variance reduction: n/a (the two runs are identical: every change is exactly 0)")
     else:
-        ci = "" if interval[0] is None else f" [{interval[0]:.1f}, {interval[1]:.1f}]"
-        lines.append(f"variance reduction against independent seeds: {result['variance_reduction']:.1f}x{ci} "
-                     "(median over bots; * marks an interval that excludes 0)")
+        marks = "*: a corrected CI excludes 0" if corrected else "* marks an interval that excludes 0"
+        lines.append(f"variance reduction against independent seeds: {_headline(result, '')} (median over bots; "
+                     f"{marks})")
+        if corrected and result["corrected_variance_reduction"] is not None:
+            value = f" (value: {Path(result['value']).name})" if result.get("value") else ""
+            lines.append(f"corrected by the value: {_headline(result, 'corrected_')} against independent seeds "
+                         f"uncorrected{value}")
     if out is not None:
         lines.append(f"{out / AB_FILE}; report: {out / 'report.html'}")
     return "\n".join(lines)
+
+
+def _headline(result: dict, prefix: str) -> str:
+    """``6.8x [6.1, 7.6]``: the median variance reduction (``prefix`` ``corrected_`` or ``""``) and its interval."""
+    interval = result.get(f"{prefix}variance_reduction_ci") or [None, None]
+    ci = "" if interval[0] is None else f" [{interval[0]:.1f}, {interval[1]:.1f}]"
+    return f"{result[f'{prefix}variance_reduction']:.1f}x{ci}"
 
 
 def _pair(entry) -> str:

@@ -1,4 +1,9 @@
-"""The plots and HTML page of ``autodup ab`` and ``autodup sweep`` (in the style of the quality report)."""
+"""The plots and HTML page of ``autodup ab`` and ``autodup sweep`` (in the style of the quality report).
+
+Runs corrected by a value show each bot's change of corrected mean placement
+beside the raw one; the decision then rests on the corrected intervals (valid
+intervals of the same change, narrower as far as the value removes luck).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from pathlib import Path
 
 from ..files import write_bytes_atomically
 from .ab import excludes_zero, largest_effects
-from .balance import STATISTIC_MEANINGS, UNIT_STATISTICS
+from .balance import CORRECTED, STATISTIC_MEANINGS, UNIT_STATISTICS
 from .pages import details, embedded_image, html_page, html_table, new_figure
 
 __all__ = ["EFFECTS_PLOT", "SWEEP_PLOT", "UNITS_PLOTTED", "effects_figure", "sweep_figure", "decision_section",
@@ -33,12 +38,32 @@ def _error_bars(entries: list) -> tuple:
     return changes, [lower, upper]
 
 
-def _effects_panel(axis, names: list, entries: list, label: str) -> None:
-    changes, errors = _error_bars(entries)
+def _corrected(bots: dict) -> bool:
+    """Whether the bots' entries hold the change of corrected mean placement (runs corrected by a value)."""
+    return any(CORRECTED in entry for entry in bots.values())
+
+
+def _placement(bots: dict) -> str:
+    """The statistic a decision about the bots' placements rests on: corrected when the runs are."""
+    return CORRECTED if _corrected(bots) else "mean_placement"
+
+
+def _effects_panel(axis, names: list, entries: list, label: str, corrected: list | None = None) -> None:
+    """Each entry's change with its interval (circles); ``corrected`` entries just below each (squares)."""
     positions = list(range(len(names)))
-    colours = ["C3" if excludes_zero(e) else "C0" for e in entries]
-    for y, x, low, high, colour in zip(positions, changes, errors[0], errors[1], colours):
-        axis.errorbar([x], [y], xerr=[[low], [high]], fmt="o", color=colour, capsize=3)
+    shift = 0.3 if corrected else 0.0
+    for marker, offset, series in (("o", -shift / 2, entries), ("s", shift / 2, corrected or [])):
+        changes, errors = _error_bars(series)
+        colours = ["C3" if excludes_zero(e) else "C0" for e in series]
+        for y, x, low, high, colour in zip(positions, changes, errors[0], errors[1], colours):
+            axis.errorbar([x], [y + offset], xerr=[[low], [high]], fmt=marker, color=colour, capsize=3)
+    if corrected:
+        from matplotlib.lines import Line2D
+
+        # Handles of their own: the legend names the markers, whatever colour each point has.
+        axis.legend(handles=[Line2D([], [], marker="o", linestyle="none", color="grey", label="raw"),
+                             Line2D([], [], marker="s", linestyle="none", color="grey",
+                                    label="corrected by the value")], fontsize=7)
     axis.axvline(0.0, color="grey", linewidth=0.8)
     axis.set_yticks(positions)
     axis.set_yticklabels(names)
@@ -47,11 +72,13 @@ def _effects_panel(axis, names: list, entries: list, label: str) -> None:
 
 
 def effects_figure(result: dict):
-    """Each bot's change of mean placement, and the champions' largest changes of play rate, with 95% CIs."""
+    """Each bot's change of mean placement (and of corrected mean placement, corrected by a value), and the
+    champions' largest changes of play rate, with 95% CIs."""
     figure, (bots_axis, units_axis) = new_figure(11, 4.5, 1, 2)
     names = list(result["bots"])
+    corrected = [result["bots"][n][CORRECTED] for n in names] if _corrected(result["bots"]) else None
     _effects_panel(bots_axis, names, [result["bots"][n]["mean_placement"] for n in names],
-                   "change of mean placement (variant - base; lower is better)")
+                   "change of mean placement (variant - base; lower is better)", corrected)
     bots_axis.set_title("bots (red: the 95% CI excludes 0)")
     ranked = sorted(result["champions"].items(),
                     key=lambda item: -abs(item[1]["play_rate"]["change"] or 0.0))[:UNITS_PLOTTED]
@@ -139,21 +166,37 @@ def _statistic_rows(units: dict, statistic: str) -> list:
 
 
 _STATISTIC_HEADERS = ["", "base", "variant", "change", "95% CI", "variance reduction"]
+_CORRECTED_HEADERS = ["corrected change", "95% CI", "variance reduction"]
+
+
+def _placement_rows(bots: dict) -> list:
+    """The bots' mean placement rows, their corrected change beside the raw one (runs corrected by a value)."""
+    rows = _statistic_rows(bots, "mean_placement")
+    if _corrected(bots):
+        for row, entry in zip(rows, bots.values()):
+            c = entry[CORRECTED]
+            row += [_cell(c["change"], signed=True), _interval_cell(c["ci"]), _cell(c["variance_reduction"], 1)]
+    return rows
 
 
 def _setup(result: dict) -> str:
+    value = f"; placements corrected by the value {result['value']}" if result.get("value") else ""
     return (f"Configuration {result['config']}; bots {', '.join(result['lineup'])}; "
             f"{result['boards']:,} boards x {result['tables']} tables; dealer {result['dealer']}, design "
-            f"{result['design']}, seed {result['seed']}; both configurations on the same boards.")
+            f"{result['design']}, seed {result['seed']}{value}; both configurations on the same boards.")
 
 
-def _definitions() -> str:
+def _definitions(corrected: bool = False) -> str:
     items = "".join(f"<dt>{html.escape(name)}</dt><dd>{html.escape(meaning)}</dd>"
-                    for name, meaning in STATISTIC_MEANINGS.items())
+                    for name, meaning in STATISTIC_MEANINGS.items() if corrected or name != CORRECTED)
+    reduction = ("<dt>corrected change, its variance reduction</dt><dd>the change of the mean placement corrected "
+                 "by the value (each placement minus corrections of mean zero under any configuration: an estimate "
+                 "of the same change); its variance reduction is against the raw change on independent seeds, the "
+                 "gain of the same boards and the value together</dd>" if corrected else "")
     return ("<h2>Definitions</h2><dl>" + items + "<dt>change, 95% CI</dt><dd>variant minus base, with the interval "
             "of the paired per-board differences</dd><dt>variance reduction</dt><dd>the variance of the change "
             "measured on independent seeds over its variance on the same boards: how many times fewer boards the "
-            "same boards need for the same interval</dd></dl>")
+            "same boards need for the same interval</dd>" + reduction + "</dl>")
 
 
 def _moved(units: dict, statistic: str) -> list:
@@ -174,17 +217,19 @@ def decision_section(result: dict) -> str:
         return ('<section id="verdict" class="verdict"><h2>Decision</h2><p class="figure">No effect: the two runs '
                 "are identical, every change is exactly 0.</p></section>")
     parts = []
-    moved = _moved(result["bots"], "mean_placement")
+    statistic = _placement(result["bots"])
+    corrected = " (corrected by the value)" if statistic == CORRECTED else ""
+    moved = _moved(result["bots"], statistic)
     if moved:
-        parts.append('<p class="figure">The change moves the mean placement of ' + html.escape(", ".join(
+        parts.append(f'<p class="figure">The change moves the mean placement{corrected} of ' + html.escape(", ".join(
             _effect(name, entry) for name, entry in moved)) + " (variant minus base; each 95% interval excludes 0)."
                      "</p>")
     else:
-        largest = max(result["bots"].items(), key=lambda item: abs(item[1]["mean_placement"]["change"] or 0.0),
+        largest = max(result["bots"].items(), key=lambda item: abs(item[1][statistic]["change"] or 0.0),
                       default=None)
-        parts.append(f'<p class="figure">No bot\'s mean placement changed at {result["boards"]:,} boards: every '
-                     "95% interval holds 0.</p>" + ("" if largest is None else
-                     f"<p>Largest change: {html.escape(_effect(largest[0], largest[1]['mean_placement']))}.</p>"))
+        parts.append(f'<p class="figure">No bot\'s mean placement{corrected} changed at {result["boards"]:,} boards: '
+                     "every 95% interval holds 0.</p>" + ("" if largest is None else
+                     f"<p>Largest change: {html.escape(_effect(largest[0], largest[1][statistic]))}.</p>"))
     for kind in ("champions", "traits"):
         units = result.get(kind) or {}
         if not units:
@@ -202,6 +247,11 @@ def decision_section(result: dict) -> str:
                  + ("" if ci[0] is None else f" [{ci[0]:.1f}, {ci[1]:.1f}]")
                  + " against independent seeds (median over bots): that many times fewer boards for the same "
                  "interval.</p>")
+    if result.get("corrected_variance_reduction") is not None:
+        ci = result.get("corrected_variance_reduction_ci") or [None, None]
+        parts.append(f"<p>Corrected by the value as well: {result['corrected_variance_reduction']:.1f}x"
+                     + ("" if ci[0] is None else f" [{ci[0]:.1f}, {ci[1]:.1f}]")
+                     + " against independent seeds uncorrected (median over bots).</p>")
     return '<section id="verdict" class="verdict"><h2>Decision</h2>' + "".join(parts) + "</section>"
 
 
@@ -213,7 +263,12 @@ def ab_html(result: dict, images: dict) -> str:
             f"{html.escape(str(result['variant']))}.</p>",
             f"<ul>{changes}</ul>" if changes else "<p>No --set edit.</p>", decision_section(result),
             embedded_image(images, EFFECTS_PLOT, "effects with 95% confidence intervals"), "<h2>Bots</h2>"]
-    for statistic in ("mean_placement", "top4_rate", "three_star_rate"):
+    corrected = _corrected(result["bots"])
+    body += [f"<h3>{html.escape(STATISTIC_MEANINGS['mean_placement'])}"
+             + (", raw and corrected by the value" if corrected else "") + "</h3>",
+             html_table(_STATISTIC_HEADERS + (_CORRECTED_HEADERS if corrected else []),
+                        _placement_rows(result["bots"]))]
+    for statistic in ("top4_rate", "three_star_rate"):
         body += [f"<h3>{html.escape(STATISTIC_MEANINGS[statistic])}</h3>",
                  html_table(_STATISTIC_HEADERS, _statistic_rows(result["bots"], statistic))]
     for kind in ("champions", "traits"):
@@ -226,7 +281,7 @@ def ab_html(result: dict, images: dict) -> str:
             significant = [i for i, name in enumerate(result[kind]) if excludes_zero(result[kind][name][statistic])]
             body.append(details(f"{statistic}: {STATISTIC_MEANINGS[statistic]}",
                                 html_table(_STATISTIC_HEADERS, rows, significant)))
-    body.append(_definitions())
+    body.append(_definitions(corrected))
     return html_page(f"autodup ab: {result['config_name']}", body)
 
 
@@ -248,22 +303,26 @@ def write_ab_report(result: dict, out) -> Path:
 def sweep_decision_section(sweep: dict) -> str:
     """Per value, the bots whose mean placement moved beyond its interval against the base; shown first."""
     rows = []
+    corrected = bool(sweep["points"]) and _corrected(sweep["points"][0]["bots"])
+    statistic = CORRECTED if corrected else "mean_placement"
     for point in sweep["points"]:
-        moved = _moved(point["bots"], "mean_placement")
-        largest = max(point["bots"].items(), key=lambda item: abs(item[1]["mean_placement"]["change"] or 0.0),
+        moved = _moved(point["bots"], statistic)
+        largest = max(point["bots"].items(), key=lambda item: abs(item[1][statistic]["change"] or 0.0),
                       default=None)
         rows.append([", ".join(point["labels"]), f"{len(moved)} of {len(point['bots'])}",
                      "; ".join(_effect(name, entry) for name, entry in moved) or "none",
-                     _effect(largest[0], largest[1]["mean_placement"]) if largest else "\u2014",
-                     _cell(point["variance_reduction"], 1)])
-    moving = [row[0] for row, point in zip(rows, sweep["points"]) if _moved(point["bots"], "mean_placement")]
-    headline = (f"Values that change a bot's mean placement (its 95% interval excluding 0): {', '.join(moving)}."
-                if moving else f"No value changes any bot's mean placement at {sweep['boards']:,} boards: every "
+                     _effect(largest[0], largest[1][statistic]) if largest else "\u2014",
+                     _cell(point["variance_reduction"], 1)]
+                    + ([_cell(point["corrected_variance_reduction"], 1)] if corrected else []))
+    moving = [row[0] for row, point in zip(rows, sweep["points"]) if _moved(point["bots"], statistic)]
+    placement = "mean placement corrected by the value" if corrected else "mean placement"
+    headline = (f"Values that change a bot's {placement} (its 95% interval excluding 0): {', '.join(moving)}."
+                if moving else f"No value changes any bot's {placement} at {sweep['boards']:,} boards: every "
                 "95% interval holds 0.")
     return ('<section id="verdict" class="verdict"><h2>Decision</h2>'
             f'<p class="figure">{html.escape(headline)}</p>'
-            + html_table(["value", "bots moved", "moved (change [95% CI])", "largest change", "variance reduction"],
-                         rows) + "</section>")
+            + html_table(["value", "bots moved", "moved (change [95% CI])", "largest change", "variance reduction"]
+                         + (["corrected variance reduction"] if corrected else []), rows) + "</section>")
 
 
 def sweep_html(sweep: dict, images: dict) -> str:
@@ -274,13 +333,16 @@ def sweep_html(sweep: dict, images: dict) -> str:
             sweep_decision_section(sweep),
             embedded_image(images, SWEEP_PLOT, "effect curve with 95% confidence intervals")]
     bots = list(sweep["points"][0]["bots"]) if sweep["points"] else []
-    for statistic in ("mean_placement", "top4_rate"):
+    corrected = bool(bots) and _corrected(sweep["points"][0]["bots"])
+    for statistic in ("mean_placement", *((CORRECTED,) if corrected else ()), "top4_rate"):
+        # The corrected change's variance reduction is the headline's against independent seeds uncorrected.
+        reduction = "corrected_variance_reduction" if statistic == CORRECTED else "variance_reduction"
         rows = []
         for point in sweep["points"]:
             rows.append([", ".join(point["labels"])] + [
                 f"{_cell(point['bots'][b][statistic]['change'], signed=True)} "
                 f"{_interval_cell(point['bots'][b][statistic]['ci'])}" for b in bots]
-                + [_cell(point["variance_reduction"], 1)])
+                + [_cell(point[reduction], 1)])
         body.append(details(f"Change of {STATISTIC_MEANINGS[statistic]}, per bot",
                             html_table(["value", *bots, "variance reduction"], rows)))
     for point in sweep["points"]:
@@ -289,7 +351,7 @@ def sweep_html(sweep: dict, images: dict) -> str:
             body.append(f"<p>{html.escape(', '.join(point['labels']))}: largest changes of champion play rate: "
                         + html.escape(", ".join(f"{n} {_cell(e['change'], signed=True)}" for n, e in effects))
                         + "</p>")
-    body.append(_definitions())
+    body.append(_definitions(corrected))
     return html_page(f"autodup sweep: {sweep['config_name']}", body)
 
 

@@ -7,7 +7,8 @@ statistic is a ratio of sums over boards, ``sum_b y_b / sum_b n_b``:
 per bot (its scored rows, see :func:`autodup.game.boards.scored_rows`)
     ``mean_placement`` (y: placements, n: rows), ``top4_rate`` (y: finishes
     in the top half), ``three_star_rate`` (y: final boards holding a 3-star
-    unit).
+    unit); when both runs are corrected by a value, ``corrected_placement``
+    (y: corrected placements, see below).
 per champion and per trait (every row)
     ``offer_rate``: copies shown per player and game (a trait's: copies of
     its champions); ``pick_rate``: copies bought per copy shown;
@@ -27,6 +28,15 @@ reduction*: how many times fewer boards the same boards need than
 independent seeds for the same interval. Identical runs give a change of 0
 with the interval [0, 0], exactly.
 
+Runs corrected by a value (:mod:`autodup.game.value`; ``autodup ab`` corrects
+both by the one chosen from the base's configuration) hold each row's
+``corrected_placement``: its placement minus a correction that has mean zero
+under any configuration, so the change of mean corrected placement estimates
+the same change as that of mean placement, with less of the luck in it. Its ``variance_reduction`` is
+measured against the *raw* change on independent seeds (the two runs'
+variances of mean placement): the gain of the same boards and the value
+together, against playing independent seeds and correcting nothing.
+
 Only sums of products over boards are kept (:class:`PairedRatios`), so memory
 does not grow with the boards; runs are read chunk by chunk.
 """
@@ -39,14 +49,16 @@ from ..errors import RunError
 from ..tournament.storage import read_chunk_table
 from .statistics import CONFIDENCE, percentile_interval, t_half_width, variance_ratio
 
-__all__ = ["BOT_STATISTICS", "UNIT_STATISTICS", "STATISTIC_MEANINGS", "READ_COLUMNS", "BOOTSTRAP_REPLICATES",
-           "PairedRatios", "compare_variants", "check_comparable"]
+__all__ = ["BOT_STATISTICS", "CORRECTED", "UNIT_STATISTICS", "STATISTIC_MEANINGS", "READ_COLUMNS",
+           "BOOTSTRAP_REPLICATES", "PairedRatios", "compare_variants", "check_comparable"]
 
 BOT_STATISTICS = ("mean_placement", "top4_rate", "three_star_rate")
+CORRECTED = "corrected_placement"  # a bot statistic and a column, of runs corrected by a value only
 UNIT_STATISTICS = ("offer_rate", "pick_rate", "play_rate", "top4_rate_when_fielded", "placement_when_fielded",
                    "three_star_rate")
 STATISTIC_MEANINGS = {
     "mean_placement": "mean placement (1 is first)",
+    CORRECTED: "mean placement corrected by the value (the luck it sees removed; the same expectation)",
     "top4_rate": "share of games finished in the top half",
     "three_star_rate": "share of final boards with a 3-star unit (of it)",
     "offer_rate": "copies shown per player and game",
@@ -133,21 +145,31 @@ class PairedRatios:
 
             return base, variant, change, variance(a_base), variance(a_variant), variance(a_change)
 
-    def estimate(self) -> dict:
+    def estimate(self, reference=None) -> dict:
         """Per component (float64 (k,) each): ``base``, ``variant``, ``change``, ``low``, ``high`` (the 95%
-        interval of the change), ``variance_reduction`` (independent seeds' variance over the paired one)."""
+        interval of the change), ``variance_reduction`` (independent seeds' variance over the paired one).
+
+        ``reference``: int64 (k,), the component whose independent seeds' variance each component's variance
+        reduction is measured against (default: its own).
+        """
         base, variant, change, v_base, v_variant, v_change = self._variances(self.sums, self.products, self.boards)
         half = t_half_width(v_change, self.boards - 1, CONFIDENCE)
-        reduction = variance_ratio(v_base + v_variant, v_change)
+        reduction = variance_ratio(_referenced(v_base + v_variant, reference), v_change)
         return {"base": base, "variant": variant, "change": change, "low": change - half, "high": change + half,
                 "half_width": half, "variance_reduction": reduction}
 
-    def replicate_reductions(self) -> np.ndarray:
-        """float64 (replicates, k): the variance reduction in each bootstrap replicate."""
+    def replicate_reductions(self, reference=None) -> np.ndarray:
+        """float64 (replicates, k): the variance reduction in each bootstrap replicate (``reference`` as for
+        :meth:`estimate`)."""
         _, _, _, v_base, v_variant, v_change = self._variances(self.replicate_sums, self.replicate_products,
                                                                self.replicate_boards)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return (v_base + v_variant) / v_change
+            return _referenced(v_base + v_variant, reference) / v_change
+
+
+def _referenced(independent: np.ndarray, reference) -> np.ndarray:
+    """``independent`` (..., k) with component j's value taken from component ``reference[j]``."""
+    return independent if reference is None else independent[..., np.asarray(reference, dtype=np.int64)]
 
 
 def _per_board(values: np.ndarray, rows_per_board: int) -> np.ndarray:
@@ -195,6 +217,9 @@ class _Side:
         self.trait_three_star = ((self.three_star @ members) > 0).astype(np.float64)
         self.any_three_star = np.zeros(rows)
         self.any_three_star[row_of_unit[stars == 3]] = 1.0
+        # Read only from runs corrected by a value (compare_variants asks for the column when both are).
+        self.corrected = (table.column(CORRECTED).to_numpy().astype(np.float64) if CORRECTED in table.column_names
+                          else None)
 
 
 def _unit_moments(side: _Side, offers, bought, fielded, three_star, rows_per_board: int) -> dict:
@@ -211,15 +236,19 @@ def _unit_moments(side: _Side, offers, bought, fielded, three_star, rows_per_boa
 
 def _bot_moments(side: _Side, bot_index: np.ndarray, scored: np.ndarray, n_bots: int, boards: int,
                  board_position: np.ndarray) -> dict:
-    """``{statistic: (y, n)}`` per board and bot, over the design's scored rows."""
+    """``{statistic: (y, n)}`` per board and bot, over the design's scored rows (``corrected_placement`` too when
+    the side has the column)."""
     cell = board_position[scored] * n_bots + bot_index[scored]
 
     def board(values):
         return np.bincount(cell, weights=values[scored], minlength=boards * n_bots).reshape(boards, n_bots)
 
     rows = board(np.ones_like(side.placement))
-    return {"mean_placement": (board(side.placement), rows), "top4_rate": (board(side.top4), rows),
-            "three_star_rate": (board(side.any_three_star), rows)}
+    moments = {"mean_placement": (board(side.placement), rows), "top4_rate": (board(side.top4), rows),
+               "three_star_rate": (board(side.any_three_star), rows)}
+    if side.corrected is not None:
+        moments[CORRECTED] = (board(side.corrected), rows)
+    return moments
 
 
 def _names_in_both(base: list, variant: list) -> tuple:
@@ -261,7 +290,14 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
     Returns
     -------
     dict
-        See :func:`autodup.analysis.ab.ab_result` for the layout.
+        See :func:`autodup.analysis.ab.ab_result` for the layout. When both runs
+        are corrected by a value (their manifests name one), each bot also has a
+        ``corrected_placement`` entry, its ``variance_reduction`` measured against
+        the raw change on independent seeds, and the result has the headline
+        ``corrected_variance_reduction`` and ``corrected_variance_reduction_ci``
+        (the median over bots and its bootstrap interval, as for the raw
+        ``variance_reduction``). Without a value, these are absent (not None:
+        None means identical runs, with no variance to reduce).
 
     Raises
     ------
@@ -275,6 +311,10 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
 
     check_comparable(base, variant)
     identity = base.identity
+    # The manifest says whether the rows hold corrected placements (value_sha256 is part of the chunks' identity).
+    corrected = bool(identity.get("value_sha256")) and bool(variant.identity.get("value_sha256"))
+    bot_statistics = BOT_STATISTICS + ((CORRECTED,) if corrected else ())
+    columns = READ_COLUMNS + ([CORRECTED] if corrected else [])
     bots = base.bot_names
     n_bots, players = len(bots), base.config.players
     champions, (champion_base, champion_variant) = _names_in_both(base.config.champion_names,
@@ -290,14 +330,14 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
         shared = [c for c in shared if c < -(-first_boards // CHUNK_BOARDS)]
     if not shared:
         raise RunError(f"{base.path} and {variant.path}: no finished boards in common to compare")
-    bot_pairs = PairedRatios(n_bots * len(BOT_STATISTICS), replicates)
+    bot_pairs = PairedRatios(n_bots * len(bot_statistics), replicates)
     champion_pairs = PairedRatios(len(champions) * len(UNIT_STATISTICS))
     trait_pairs = PairedRatios(len(traits) * len(UNIT_STATISTICS))
     bot_of = {name: i for i, name in enumerate(bots)}
     boards = 0
     for chunk in shared:
-        table_base, _ = read_chunk_table(chunks_base[chunk], READ_COLUMNS)
-        table_variant, _ = read_chunk_table(chunks_variant[chunk], READ_COLUMNS)
+        table_base, _ = read_chunk_table(chunks_base[chunk], columns)
+        table_variant, _ = read_chunk_table(chunks_variant[chunk], columns)
         keys = [table_base.column(k).to_numpy() for k in ("board", "table", "seat")]
         if not all(np.array_equal(k, table_variant.column(n).to_numpy()) for k, n in zip(keys, ("board", "table",
                                                                                               "seat"))) \
@@ -319,7 +359,7 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
             if replicates else None
         if replicates and not np.array_equal(board_ids, np.arange(board_ids[0], board_ids[0] + board_ids.size)):
             raise RunError(f"{chunks_base[chunk]}: its boards are not consecutive")
-        bot_pairs.add(*_stacked(moments, BOT_STATISTICS), weights=weights)
+        bot_pairs.add(*_stacked(moments, bot_statistics), weights=weights)
         champion_moments = [_unit_moments(s, s.offers, s.bought, s.fielded, s.three_star, rows_per_board)
                             for s in sides]
         champion_pairs.add(*_stacked(champion_moments, UNIT_STATISTICS))
@@ -327,17 +367,27 @@ def compare_variants(base, variant, first_boards: int | None = None, replicates:
                                        rows_per_board) for s in sides]
         trait_pairs.add(*_stacked(trait_moments, UNIT_STATISTICS))
         boards += board_ids.size
-    bot_estimates = bot_pairs.estimate()
-    per_bot_reduction = bot_estimates["variance_reduction"][:n_bots]  # mean placement comes first
-    replicate_reductions = bot_pairs.replicate_reductions()[:, :n_bots] if replicates else None
-    return {"boards": boards, "bots": _entries(bot_estimates, bots, BOT_STATISTICS),
+    # The corrected change's variance reduction is against the raw change's variance on independent seeds: the
+    # gain of the whole method (same boards and the value) over independent seeds with nothing corrected.
+    of = {statistic: slice(s * n_bots, (s + 1) * n_bots) for s, statistic in enumerate(bot_statistics)}
+    reference = np.arange(bot_pairs.k)
+    if corrected:
+        reference[of[CORRECTED]] = reference[of["mean_placement"]]
+    bot_estimates = bot_pairs.estimate(reference)
+    replicate_reductions = bot_pairs.replicate_reductions(reference) if replicates else None
+
+    def headline(statistic, prefix=""):
+        return _headline(bot_estimates["variance_reduction"][of[statistic]],
+                         replicate_reductions[:, of[statistic]] if replicates else None, prefix)
+
+    return {"boards": boards, "bots": _entries(bot_estimates, bots, bot_statistics),
             "champions": _entries(champion_pairs.estimate(), champions, UNIT_STATISTICS),
             "traits": _entries(trait_pairs.estimate(), traits, UNIT_STATISTICS),
             "only_in_base": {"champions": [c for c in base.config.champion_names if c not in champions],
                              "traits": [t for t in base.config.trait_names if t not in traits]},
             "only_in_variant": {"champions": [c for c in variant.config.champion_names if c not in champions],
                                 "traits": [t for t in variant.config.trait_names if t not in traits]},
-            **_headline(per_bot_reduction, replicate_reductions)}
+            **headline("mean_placement"), **(headline(CORRECTED, "corrected_") if corrected else {})}
 
 
 def _stacked(moments: list, statistics: tuple) -> tuple:
@@ -370,23 +420,28 @@ def _entries(estimates: dict, names: list, statistics: tuple) -> dict:
     return out
 
 
-def _headline(per_bot: np.ndarray, replicates) -> dict:
-    """The median over bots of the variance reduction of their change of mean placement, with its interval."""
+def _headline(per_bot: np.ndarray, replicates, prefix: str = "") -> dict:
+    """The median over bots of the variance reduction of their change of mean placement, with its interval.
+
+    ``per_bot``: float64 (bots,); ``replicates``: float64 (replicates, bots) or None (no interval); the keys
+    are ``variance_reduction`` and ``variance_reduction_ci``, after ``prefix``.
+    """
     finite = per_bot[np.isfinite(per_bot)]
     if not finite.size:  # identical runs: no variance at all to reduce
-        return {"variance_reduction": None, "variance_reduction_ci": [None, None]}
+        return {f"{prefix}variance_reduction": None, f"{prefix}variance_reduction_ci": [None, None]}
     interval = [None, None]
     if replicates is not None:
         medians = np.array([np.median(r[np.isfinite(r)]) if np.isfinite(r).any() else np.nan for r in replicates])
         medians = medians[np.isfinite(medians)]
         interval = percentile_interval(medians)
-    return {"variance_reduction": float(np.median(finite)), "variance_reduction_ci": interval}
+    return {f"{prefix}variance_reduction": float(np.median(finite)), f"{prefix}variance_reduction_ci": interval}
 
 
 def check_comparable(base, variant) -> None:
     """Raise :class:`RunError` unless the two run folders play the same boards, seats and bots."""
     a, b = base.identity, variant.identity
-    for key in ("seed", "dealer", "design", "events", "tables", "chunk_boards", "format"):
+    # The same value too: the change of corrected placement needs one correction on both sides.
+    for key in ("seed", "dealer", "design", "events", "tables", "chunk_boards", "format", "value_sha256"):
         if a.get(key) != b.get(key):
             raise RunError(f"{variant.path}: its {key} is {b.get(key)!r}, the base's {a.get(key)!r} (an A/B "
                            "comparison needs the same boards, seating and dealer)")

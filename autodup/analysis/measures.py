@@ -58,9 +58,13 @@ class RunMeasures:
     folder : autodup.tournament.results.RunFolder
     replicates : int
         Bootstrap replicates of the luck-removed intervals.
+    keep_differences : bool
+        Also keep every board's difference of each pair under the raw, adjusted and corrected estimators
+        (``board_differences``; memory grows with the boards), for the null check
+        (:mod:`autodup.analysis.null_check`).
     """
 
-    def __init__(self, folder, replicates: int = BOOTSTRAP_REPLICATES):
+    def __init__(self, folder, replicates: int = BOOTSTRAP_REPLICATES, keep_differences: bool = False):
         config = folder.config
         identity = folder.identity
         self.folder = folder
@@ -101,6 +105,7 @@ class RunMeasures:
         self.luck_fit = None
         self.difference_sums = {name: np.zeros((len(pairs), 3)) for name in self.estimators}  # boards, sum D, D^2
         self.bootstrap_sums = {name: np.zeros((replicates, len(pairs), 3)) for name in self.estimators}
+        self.board_differences = {name: [] for name in (RAW, ADJUSTED, CORRECTED)} if keep_differences else None
         self.luck_sums = np.zeros((len(LUCK_NAMES), 2))   # over boards: sum and sum of squares of per-board totals
         self.luck_rows = 0
 
@@ -221,6 +226,8 @@ class RunMeasures:
             with np.errstate(invalid="ignore", divide="ignore"):
                 means = sums / counts
             differences = means[:, first] - means[:, second]            # (boards, pairs)
+            if self.board_differences is not None and name in self.board_differences:
+                self.board_differences[name].append(differences)
             played = np.isfinite(differences)
             d = np.where(played, differences, 0.0)
             self.difference_sums[name][:, 0] += played.sum(axis=0)
@@ -323,13 +330,14 @@ class RunMeasures:
         return {"terms": terms, "all_zero_mean": all(entry["p_holm"] >= ALPHA for entry in terms.values())}
 
 
-def measure_run(folder, replicates: int = BOOTSTRAP_REPLICATES) -> RunMeasures:
-    """Read run folder ``folder`` (a path or :class:`~autodup.tournament.results.RunFolder`) chunk by chunk into measures."""
+def measure_run(folder, replicates: int = BOOTSTRAP_REPLICATES, keep_differences: bool = False) -> RunMeasures:
+    """Read run folder ``folder`` (a path or :class:`~autodup.tournament.results.RunFolder`) chunk by chunk into
+    measures (``keep_differences``: see :class:`RunMeasures`)."""
     from ..tournament.results import RunFolder
     from .summary import fit_luck
 
     folder = folder if isinstance(folder, RunFolder) else RunFolder(folder)
-    measures = RunMeasures(folder, replicates)
+    measures = RunMeasures(folder, replicates, keep_differences)
     measures.fit_luck(fit_luck(folder.path, measures.bots, measures.design))
     columns = COLUMNS + (["corrected_placement", *CORRECTION_COLUMNS] if measures.corrected else [])
     for table in folder.chunks(columns):

@@ -14,12 +14,21 @@ import html
 import io
 import math
 
-__all__ = ["DASH", "number", "format_number", "interval_bounds", "format_interval", "new_figure", "show_no_data",
+__all__ = ["DASH", "number", "format_number", "format_share", "interval_bounds", "format_interval", "new_figure", "show_no_data",
            "rendered_png", "html_table", "details", "embedded_image", "html_page"]
 
 DASH = "\u2014"
 _FORMATS = {"share": "{:.3f}", "ratio": "{:.2f}", "count": "{:,.0f}", "seconds": "{:,.1f}", "p": "{:.2g}",
             "difference": "{:+.3f}", "general": "{:.4g}"}
+
+
+def format_share(value) -> str:
+    """A share as a percentage with one decimal (a dash when not measurable); a share that rounds to zero shows
+    as 0.0%, whatever its sign."""
+    value = number(value)
+    if value is None:
+        return DASH
+    return f"{0.0 if abs(value) < 0.0005 else value:.1%}"
 
 
 def number(value):

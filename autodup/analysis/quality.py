@@ -52,6 +52,8 @@ from .measures import (
     unresolved_reason,
     variance_reduction,
 )
+from .null_check import null_check_lines
+from .pages import format_share
 from .statistics import boards_needed, percentile_interval
 
 __all__ = ["DEFAULT_QUALITY_DEALERS", "TRACE_BOARDS", "TRACE_DRAWS", "TIMINGS_FILE", "QUALITY_FILE", "parse_dealers",
@@ -114,8 +116,9 @@ def run_folder_of(out: Path, dealer: str) -> Path:
 
 
 def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet: bool, game_timeout: float,
-              note=None, warn=None) -> dict:
-    """Play (or finish, or reuse) each dealer's run under ``out/runs``; returns ``{dealer: timing}``.
+              note=None, warn=None, folder_of=None) -> dict:
+    """Play (or finish, or reuse) each dealer's run under ``out/runs`` (or in ``folder_of(out, name)``); returns
+    ``{dealer: timing}``, every timing of ``out/timings.json``.
 
     A timing is the seconds of the last play of a run and the boards it
     played then (a resumed run counts only the boards it finished then); a
@@ -128,7 +131,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
     timings_path = Path(out) / TIMINGS_FILE
     timings = json.loads(timings_path.read_text()) if timings_path.is_file() else {}
     for dealer, spec in specs.items():
-        folder = run_folder_of(out, dealer)
+        folder = (folder_of or run_folder_of)(out, dealer)
         before = boards_done(folder, spec.boards) if any(folder.glob("chunks/chunk-*.parquet")) else 0
         reused = []
         start = time.perf_counter()
@@ -233,11 +236,19 @@ def folders_to_measure(paths) -> dict:
     return folders
 
 
-def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict | None) -> dict:
-    """Measure run folders (``{dealer: RunFolder}``, the control among them), write quality.json and the report."""
+def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict | None,
+                    null: dict | None = None) -> dict:
+    """Measure run folders (``{dealer: RunFolder}``, the control among them), write quality.json and the report.
+
+    ``null``: the null check's entry (:mod:`autodup.analysis.null_check`); ``None``, for runs measured by
+    ``autodup report``, says it was not played.
+    """
+    from .null_check import not_played
     from .report import write_report
 
     quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
+    quality["null_check"] = null if null is not None else not_played("autodup report measures the runs it is "
+                                                                      "given; autodup quality plays the null check")
     default = quality["dealers"].get(run_name(DEFAULT_DEALER))
     quality["default"] = {"dealer": DEFAULT_DEALER, "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS,
                           "estimator": "adjusted", "run": run_name(DEFAULT_DEALER)}
@@ -376,6 +387,7 @@ def terminal_table(quality: dict) -> str:
             else f"n/a with the default ({games['why'] or 'not measured'})"
             + ("" if games["independent"] is None else f"; {games['independent']:,.0f} at independent tables")))
     lines += corrected_lines(quality)
+    lines += null_check_lines(quality)
     return "\n".join(lines)
 
 
@@ -397,7 +409,7 @@ def corrected_lines(quality: dict) -> list:
     shares = verdict.get("variance_removed_by_kind") or {}
     if shares:
         lines.append("  its variance each kind's correction removes alone: " + ", ".join(
-            f"{kind} {'n/a' if share is None else format(share, '.1%')}" for kind, share in shares.items()))
+            f"{kind} {'n/a' if share is None else format_share(share)}" for kind, share in shares.items()))
     return lines
 
 

@@ -31,6 +31,7 @@ from .pages import (
     embedded_image,
     format_interval,
     format_number,
+    format_share,
     html_page,
     html_table,
     number,
@@ -38,7 +39,7 @@ from .pages import (
 )
 from .report_plots import FIGURES, PLOTS, control_name, dealer_names, is_control, measures_of, pair_label, run_label
 
-__all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", "ladder_section",
+__all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", "value_section", "ladder_section",
            "correctness_section", "cross_table_section", "coupling_section", "detail_section", "definitions_section",
            "render_html", "write_report"]
 
@@ -167,7 +168,7 @@ def verdict_section(quality: dict) -> str:
                    + (f"): about {html.escape(format_number(games.get('corrected'), 'count'))} games"
                       if number(games.get("corrected")) is not None else "): games not given")
                    + ". Of the closest pair's variance, each kind of chance event's correction removes alone: "
-                   + html.escape(", ".join(f"{kind} {'n/a' if share is None else format(share, '.1%')}"
+                   + html.escape(", ".join(f"{kind} {'n/a' if share is None else format_share(share)}"
                                            for kind, share in shares.items())) + ".")
     wrong = verdict.get("wrong") or []
     if wrong:
@@ -184,6 +185,55 @@ def verdict_section(quality: dict) -> str:
         correctness = "<p>Some dealers have no correctness verdict; see Correctness below.</p>"
     return (f'<section id="verdict" class="verdict"><h2>Verdict</h2>{headline}{table}<p>{needed}</p>'
             f"{correctness}</section>")
+
+
+def value_section(quality: dict) -> str:
+    """The value's corrections, kind of chance event by kind, for every pair of the default run; and the null
+    check (two copies of one bot), under every estimator."""
+    default = (quality.get("default") or {}).get("run")
+    pairs = ((quality.get("dealers") or {}).get(default) or {}).get("pairs") or []
+    kinds = next((list(pair["variance_removed_by_kind"]) for pair in pairs if pair.get("variance_removed_by_kind")),
+                 [])
+    parts = []
+    if kinds:
+        closest = quality.get("closest_pair")
+        rows = [[pair_label(pair.get("bots")), with_interval(pair.get("corrected_variance_reduction"),
+                                                              pair.get("corrected_variance_reduction_ci")),
+                 *(format_share((pair.get("variance_removed_by_kind") or {}).get(kind)) for kind in kinds)]
+                for pair in pairs]
+        highlighted = {i for i, pair in enumerate(pairs) if pair.get("bots") == closest}
+        parts.append("<p>Each kind of chance event's correction is exact under that event's law, so it has mean "
+                     "zero whatever the value's weights; the weights, fixed on training boards before these boards "
+                     "were played, decide only how much luck it removes. Share of each pair's variance (of its "
+                     "per-board difference, duplicate tables) that each kind's correction removes on its own, and "
+                     "all of them together; the closest pair in bold.</p>"
+                     + html_table(["pair", "corrected: variance reduction [95% CI]", *kinds], rows, highlighted))
+    else:
+        parts.append("<p>The runs were not corrected by a value (no value file fitted on this configuration: "
+                     "<code>autodup luck fit</code> fits one; or <code>--value none</code>).</p>")
+    null = quality.get("null_check") or {}
+    if null.get("estimators"):
+        rows = [[label + (f" ({entry['why']})" if entry.get("why") else ""),
+                 format_number(entry.get("z_mean"), "difference"), format_number(entry.get("z_sd"), "ratio"),
+                 format_number(entry.get("p_mean"), "p"), format_number(entry.get("p_sd"), "p"),
+                 {True: "consistent", False: "NOT consistent", None: DASH}[entry.get("consistent")]]
+                for label, entry in null["estimators"].items()]
+        bots = " and ".join(html.escape(str(bot)) for bot in null.get("bots") or [])
+        pooled = (" (the value, which does not know the copy, corrects it by its pooled weights)"
+                  if "corrected" in null["estimators"] else "")
+        verdict = {True: "Every estimator is consistent with no difference, as it must be.",
+                   False: "An estimator is NOT consistent with no difference: it is biased, or its intervals "
+                          "are too narrow.", None: ""}[null.get("consistent")]
+        parts.append(f"<h3>Null check: one bot twice</h3><p>{bots} are one bot under two names, so their true "
+                     f"difference is 0{pooled}. "
+                     f"Their per-board difference in {format_number(null.get('groups'), 'count')} groups of "
+                     f"{format_number(null.get('boards_per_group'), 'count')} boards: each group's z-score should be "
+                     f"N(0, 1). p-values: the z-scores' mean against 0, their spread against 1. "
+                     f"{html.escape(verdict)}</p>"
+                     + html_table(["estimator", "z mean", "z sd", "p (mean)", "p (sd)", "verdict"], rows))
+    elif null.get("why"):
+        parts.append(f"<h3>Null check: one bot twice</h3><p>Not measured: {html.escape(null['why'])}.</p>")
+    return "<h2>The value's corrections, and the null check</h2>" + "".join(parts)
 
 
 def ladder_section(quality: dict, images: dict) -> str:
@@ -324,7 +374,7 @@ def render_html(quality: dict, images: dict) -> str:
              f"{format_number(quality.get('tables'), 'count')} tables, seed {quality.get('seed')}; bots {bots}; "
              f"control {control_name(quality)}.")
     body = [f"<h1>Duplicate quality: {html.escape(config)}</h1>", f'<p class="note">{html.escape(setup)}</p>',
-            verdict_section(quality), ladder_section(quality, images), correctness_section(quality, images),
+            verdict_section(quality), value_section(quality), ladder_section(quality, images), correctness_section(quality, images),
             cross_table_section(quality, images), coupling_section(quality), detail_section(quality, images),
             definitions_section(quality)]
     return html_page(f"autodup quality report: {config}", body)

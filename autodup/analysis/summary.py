@@ -132,7 +132,10 @@ def summarize_run(out) -> list:
     start of the run, None if absent) and ``luck_fitted``: False when its
     boards were too few to fit its slopes on some fold
     (:data:`autodup.analysis.luck.ROWS_PER_SLOPE`), whose boards then count their
-    raw placements in the adjusted score.
+    raw placements in the adjusted score. In a run corrected by a value, each row
+    also gets ``value_weights``: ``"own"`` when the value file has weights fitted
+    on this very bot, ``"pooled"`` when it corrects the bot by the weights pooled
+    over its roster (a bot it does not know, or whose code changed since).
     """
     from ..game.bot_check import explain_silent_errors
     from .luck import adjusted_placements, luck_features, luck_matrix
@@ -156,12 +159,24 @@ def summarize_run(out) -> list:
             first_errors.setdefault(bot_name, message)
     determinism = read_determinism(out) or {}
     rows = summarize_totals(parts)
+    pooled = _pooled_bots(out) if corrected else None
     for row in rows:
+        if pooled is not None:
+            row["value_weights"] = "pooled" if row["bot"] in pooled else "own"
         row["first_error"] = first_errors.get(row["bot"]) or explain_silent_errors(row.get("bot_errors", 0),
                                                                                   row.get("bad_answers", 0))
         row["deterministic"] = determinism.get(row["bot"])
         row["luck_fitted"] = bool(fitted[index[row["bot"]]])
     return rows
+
+
+def _pooled_bots(out) -> list:
+    """The bots of a corrected run that its value corrects by the pooled weights (the file has no weights of their
+    own, or their code changed since it was fitted)."""
+    from ..tournament.storage import spec_of_folder
+
+    spec = spec_of_folder(out)
+    return spec.value().weights_for(spec.bot_names, spec.bot_sha256)[1]
 
 
 def misbehaving(summary: list) -> list:

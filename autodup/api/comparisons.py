@@ -49,7 +49,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
             ladder: bool = True,
             out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
             bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
-            note=None, value="auto") -> Report:
+            note=None, value="auto", null_check: bool = True) -> Report:
     """Play the same boards under each dealer and the independent control, and measure duplication.
 
     Cross-table correlation, each dealer's correctness against the control, and the luck removed (the
@@ -72,6 +72,9 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
         The value the runs' placements are corrected by, as for :func:`autodup.run_tournament`: each dealer's
         figures then include the corrected estimator's (``corrected_variance_reduction``, the variance removed
         by each kind of chance event, the games needed corrected).
+    null_check : bool
+        Also play the null check (:mod:`autodup.analysis.null_check`): the roster with its last bot replaced
+        by a copy of the first, whose difference must look like noise under every estimator.
 
     Returns
     -------
@@ -87,6 +90,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     >>> sorted(report["dealers"])
     ['haystack', 'independent']
     """
+    from ..analysis.null_check import NULL_RUN, measure_null_check, not_played, null_check_size_note, null_folder_of
     from ..analysis.quality import (
         DEFAULT_QUALITY_DEALERS,
         TRACE_BOARDS,
@@ -99,7 +103,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
         run_folder_of,
         trace_runs,
     )
-    from ..engine.dealers import CONTROL
+    from ..engine.dealers import CONTROL, DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN
     from ..game.bot_loading import bot_names
     from ..game.rules import DEFAULT_EVENTS
@@ -126,12 +130,37 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
                                                                           events, value=model), ladder=ladder)
     out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
-    timings = _played_into(out, "quality", lambda: play_runs(runs, out, workers, backend,
-                                                       ray_address, not progress, game_timeout, note=note, warn=warn))
+
+    null_why = ("not asked for (--no-null-check)" if not null_check else
+                null_check_size_note(boards))
+
+    def play():
+        timings = play_runs(runs, out, workers, backend, ray_address, not progress, game_timeout, note=note, warn=warn)
+        if null_why is None:
+            # The copy is written into the folder once it is marked as quality's; its run is kept apart from
+            # runs/, which `autodup report` measures as one roster.
+            lineup = _null_lineup(loaded, infos, out, game_timeout, note)
+            timings = play_runs({NULL_RUN: make_spec(loaded, lineup, boards, DEFAULT_DEALER, seed, value=model)},
+                                out, workers, backend, ray_address, not progress, game_timeout, note=note, warn=warn,
+                                folder_of=null_folder_of)
+        return timings
+
+    timings = _played_into(out, "quality", play)
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     _clear_leftovers(out, note)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
-    return _quality_report(measure_folders(folders, out, traces, timings), out)
+    null = measure_null_check(null_folder_of(out)) if null_why is None else not_played(null_why)
+    return _quality_report(measure_folders(folders, out, traces, timings, null), out)
+
+
+def _null_lineup(config, infos: list, out: Path, game_timeout, note) -> list:
+    """The null check's bots: ``infos`` with the last replaced by a copy of the first, written under ``out``."""
+    from ..analysis.null_check import copy_bot_file
+    from ..tournament.loading import load_bots_and_table
+
+    copy = copy_bot_file(infos[0], out / "null-check-bot")  # its parameters are in its file: no override
+    return [*infos[:-1], *load_bots_and_table(config, [str(copy)], parameter_overrides(None, None), game_timeout,
+                                              note)]
 
 
 def report(runs, out, trace: bool = True, game_timeout: float | None = None, note=None) -> Report:
@@ -185,10 +214,16 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None, not
 
 
 def _comparison_specs(configs: list, options: dict, command: str) -> list:
-    """One run spec per configuration of ``configs``, all of the same boards, bots and seating (checked first)."""
+    """One run spec per configuration of ``configs``, all of the same boards, bots and seating (checked first).
+
+    Every spec is corrected by the one value chosen from the base's configuration (``configs[0]``): its
+    corrections have mean zero under any configuration, the variants' too, so the change of corrected mean
+    placement estimates the change of mean placement.
+    """
     from ..game.bot_loading import bot_names
     from ..tournament.loading import load_bots_and_table
     from ..tournament.spec import check_bot_count, make_spec
+    from .values import choose_value
 
     boards = options["boards"]
     specs = bot_list(options["bots"]) if options["bots"] is not None else bot_names()
@@ -202,10 +237,11 @@ def _comparison_specs(configs: list, options: dict, command: str) -> list:
                              "variant of the base, with champions in common; to rank bots under two unrelated "
                              "configurations, run a tournament on each)")
     check_output_folder(options["out"], command)
+    value = choose_value(options["value"], configs[0], options["note"], options["warn"])
     infos = load_bots_and_table(configs[0], specs, parameter_overrides(options["bot_params"], options["bot_param_file"]),
                                 options["game_timeout"], options["note"])
-    return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"])
-            for config in configs]
+    return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"],
+                      value=value) for config in configs]
 
 
 def _options(arguments: dict) -> dict:
@@ -249,7 +285,7 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
        dealer: str | None = None, design: str | None = None, events: str | None = None, seed: int = RUN_SEED,
        out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
        bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
-       note=None) -> Report:
+       note=None, value="auto") -> Report:
     """A balance change played on the same boards as the base: its effect per bot, champion and trait.
 
     Parameters
@@ -263,15 +299,23 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
     boards : int, optional
         Boards under each configuration (default 1,000; with ``until_ci``, the most it may play).
     until_ci : float, optional
-        Add boards until every bot's 95% CI of its change of mean placement is narrower than ± this.
+        Add boards until every bot's 95% CI of its change of mean placement is narrower than ± this (the
+        corrected change's CI when the runs are corrected by a value).
     dealer, design, events, seed, out, workers, backend, bot_params, bot_param_file, game_timeout, progress
         As for :func:`autodup.run_tournament`; ``out`` defaults to ``ab/<what is compared>``.
+    value : str or os.PathLike or None
+        The value both runs' placements are corrected by, as for :func:`autodup.run_tournament` (``"auto"``,
+        a value file, or None), chosen from the base's configuration: its corrections keep mean zero under
+        the variant, so each bot also gets its change of corrected mean placement, an estimate of the same
+        change with less luck in it.
 
     Returns
     -------
     Report
         ``data`` is ``ab.json``: each bot's change of mean placement with its CI, the champions' and traits'
-        effects, the variance reduction against independent seeds.
+        effects, the variance reduction against independent seeds; with a value, each bot's
+        ``delta_corrected_placement`` and ``corrected_ci``, and ``corrected_variance_reduction`` (the same
+        boards and the value together, against independent seeds uncorrected).
 
     Examples
     --------
@@ -328,14 +372,24 @@ def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
              f"tables, dealer {setup['dealer']}, seed {setup['seed']} (base: "
              f"{', '.join(map(str, sweep['base_values']))})"]
     bots = list(points[0]["bots"])
+    # Corrected by a value, each value's line is followed by its corrected line: the same bots, in the same columns.
+    corrected = "corrected_variance_reduction" in points[0]
     lines.append(f"{'value':<24}" + "".join(f"{bot:>16}" for bot in bots) + f"{'var. red.':>10}")
+
+    def line(label, point, change, ci, reduction):
+        cells = "".join(f"{point['bots'][b][change]:>+9.3f} ±{_half(point['bots'][b][ci]):<5}" for b in bots)
+        reduction = point[reduction]
+        return f"{label[:23]:<24}{cells}{'n/a' if reduction is None else f'{reduction:.1f}x':>10}"
+
     for point in points:
-        cells = "".join(f"{point['bots'][b]['delta_mean_placement']:>+9.3f} ±{_half(point['bots'][b]['ci']):<5}"
-                        for b in bots)
-        reduction = point["variance_reduction"]
-        lines.append(f"{', '.join(point['labels'])[:23]:<24}{cells}"
-                     f"{'n/a' if reduction is None else f'{reduction:.1f}x':>10}")
+        lines.append(line(", ".join(point["labels"]), point, "delta_mean_placement", "ci", "variance_reduction"))
+        if corrected:
+            lines.append(line("  corrected", point, "delta_corrected_placement", "corrected_ci",
+                              "corrected_variance_reduction"))
     lines.append("change of mean placement, variant - base, ± the 95% CI's half-width (lower is better)")
+    if corrected:
+        lines.append("corrected: the change of the placement corrected by the value; its var. red. is against "
+                     "independent seeds uncorrected")
     lines.append(f"{out / SWEEP_FILE}; plot: {out / 'sweep.png'}; report: {out / 'report.html'}")
     return "\n".join(lines)
 
@@ -344,7 +398,7 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
           dealer: str | None = None, design: str | None = None, events: str | None = None, seed: int = RUN_SEED,
           out=None, workers: int | None = None, backend: str = "local", ray_address=None, bot_params=None,
           bot_param_file=None, game_timeout: float | None = None, progress: bool = False, warn=None,
-          note=None) -> Report:
+          note=None, value="auto") -> Report:
     """The base and one variant per value of a swept field, on the same boards: each bot's effect curve.
 
     Parameters
@@ -355,8 +409,9 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
         ``"PATH=V1,V2,..."``: the field swept and its values, read as one YAML flow list; several paths change
         together, value by value.
     bots, boards, until_ci, dealer, design, events, seed, out, workers, backend, bot_params, bot_param_file,
-    game_timeout, progress, warn, note
-        As for :func:`ab`; ``out`` defaults to ``sweep/<what is compared>``.
+    game_timeout, progress, warn, note, value
+        As for :func:`ab` (every run corrected by the base's value); ``out`` defaults to
+        ``sweep/<what is compared>``.
 
     Returns
     -------

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from .options import add_execution_options, bot_parameters, bots_help, count_up_to, events_help, note, seed, warn, width
+from .options import (
+    add_execution_options,
+    add_value_option,
+    bot_parameters,
+    bots_help,
+    count_up_to,
+    events_help,
+    note,
+    seed,
+    warn,
+    width,
+)
 
 __all__ = ["add_comparison_options", "comparison_arguments"]
 
@@ -20,12 +31,15 @@ def add_comparison_options(parser) -> None:
                         f"(default: {DEFAULT_BOARDS}; with --until-ci, the most it may play: default "
                         f"{DEFAULT_UNTIL_CI_BOARDS:,})")
     parser.add_argument("--until-ci", type=width, metavar="W", help="add boards until every bot's 95%% CI of its "
-                        "change of mean placement is narrower than ±W places (e.g. 0.05)")
+                        "change of mean placement is narrower than ±W places (e.g. 0.05; with a value, the CI of "
+                        "the change of corrected placement)")
     parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
     parser.add_argument("--design", default=DEFAULT_DESIGN, help=f"seating design: {' or '.join(RUN_DESIGNS)}")
     parser.add_argument("--events", default=DEFAULT_EVENTS, help=events_help())
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed: the boards both play")
     parser.add_argument("--out", help="output folder (default: ab/ or sweep/<what is compared>)")
+    # One value for every run, the base's: its corrections keep mean zero under a variant.
+    add_value_option(parser)
     add_execution_options(parser, "print the result as JSON")
 
 
@@ -35,4 +49,4 @@ def comparison_arguments(args) -> dict:
             "design": args.design, "events": args.events, "seed": args.seed, "out": args.out,
             "workers": args.workers, "backend": args.backend, "ray_address": args.ray_address,
             "game_timeout": args.game_timeout, "progress": not args.quiet, "warn": warn,
-            "note": note, **bot_parameters(args)}
+            "note": note, "value": args.value, **bot_parameters(args)}

@@ -47,7 +47,7 @@ def add_config(parser, name: str = "config", what: str = "the configuration", de
 
 
 def add_value_option(parser) -> None:
-    """``--value``: the value file the runs' placements are corrected by (``run``, ``quality``)."""
+    """``--value``: the value file the runs' placements are corrected by (``run``, ``quality``, ``ab``, ``sweep``)."""
     parser.add_argument("--value", default="auto", help="the value file each row's placement is corrected by at "
                         "every chance event (autodup luck fit writes them); auto (the default): the one shipped for "
                         "the configuration, if fitted on its very text; none: no correction")

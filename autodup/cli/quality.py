@@ -32,6 +32,8 @@ def add_arguments(parser) -> None:
                         help="duplicate dealers to measure, comma-separated (the control, independent, is always "
                         "played)")
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed")
+    parser.add_argument("--no-null-check", action="store_true", help="do not play the null check (the roster with "
+                        "its last bot replaced by a copy of the first, whose difference must look like noise)")
     parser.add_argument("--no-ladder", action="store_true", help="play only each dealer's run and the control's "
                         "with the default design and events (not the ladder's: events by position, paired seating)")
     parser.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
@@ -44,7 +46,8 @@ def run(args) -> int:
     from .. import api
 
     report = api.quality(args.config, bots=args.bots, boards=args.boards, dealers=args.dealers,
-                         seed=args.seed, ladder=not args.no_ladder, out=args.out, workers=args.workers,
+                         seed=args.seed, ladder=not args.no_ladder, null_check=not args.no_null_check,
+                         out=args.out, workers=args.workers,
                          backend=args.backend, ray_address=args.ray_address, game_timeout=args.game_timeout,
                          progress=not args.quiet, warn=warn, note=note, value=args.value,
                          **bot_parameters(args))

@@ -88,6 +88,10 @@ def print_summary(results, summary: list, as_json: bool) -> None:
         print(f"{row['bot']:<12} {first}{row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
               f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
+    pooled = [row["bot"] for row in summary if row.get("value_weights") == "pooled"]
+    if pooled:
+        print(f"corrected by the value's pooled weights (it has none fitted on this code): {', '.join(pooled)}; "
+              "`autodup luck fit` fits them")
     unfitted = [row["bot"] for row in summary if row.get("luck_fitted") is False]
     if unfitted:
         print(f"too few boards to fit the luck adjustment for {', '.join(unfitted)}: "

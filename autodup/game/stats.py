@@ -53,6 +53,9 @@ LUCK = (
                     "minus its expectation"),
     ("loot", "loot: the item's worth in gold minus the mean worth of the items left in the bag's cycle"),
     ("tiebreak", "ties for a place: the mean place of the tie minus the place given"),
+    ("policy_random", "the policy's own random values: the first handed at each decision, as a uniform in [0, 1), "
+                      "minus its mean"),
+    ("policy_random_second", "the same for the second value handed at each decision"),
 )
 LUCK_NAMES = declare_indices("LUCK", LUCK, globals())
 # The kinds of chance event, and the luck terms each adds: a value's correction is reported kind by kind.
@@ -62,6 +65,7 @@ LUCK_SOURCES = {
     "shop slots": ("shop_hits", "shop_cost", "shop_pairs", "shop_traits"),
     "loot": ("loot",),
     "tie-breaks": ("tiebreak",),
+    "policy random": ("policy_random", "policy_random_second"),
 }
 # A seat's luck terms are also kept stage by stage (TableLog.stage_luck): a value fitted on other boards weighs an
 # early stage's luck differently from a late one's (autodup.game.value). Stages from the last bucket on share it.

@@ -10,7 +10,14 @@ from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, 
 from .progress import PROGRESS_SEAT
 from .rules import STREAM_POLICY_KEY, game_inline, game_kernel
 from .state import capacity_of, table_is_sound
-from .stats import STAT_BAD_ANSWERS, STAT_BOT_ERRORS, STAT_CAP_HITS, STAT_ILLEGAL_ACTIONS
+from .stats import (
+    LUCK_POLICY_RANDOM,
+    LUCK_POLICY_RANDOM_SECOND,
+    STAT_BAD_ANSWERS,
+    STAT_BOT_ERRORS,
+    STAT_CAP_HITS,
+    STAT_ILLEGAL_ACTIONS,
+)
 from .view import (
     VIEW_ACTIONS,
     VIEW_ALIVE_PLAYERS,
@@ -50,6 +57,8 @@ from .view import (
 )
 
 __all__ = ["play_turn", "LOG_LEVEL", "LOG_GOLD", "LOG_HP"]
+
+_UNIFORM_MEAN = 0.5 - 2.0**-54  # the mean of a policy's uniform k * 2**-53, k uniform below 2**53
 
 
 @game_inline
@@ -112,6 +121,10 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     a, b = random_bits_pair(seat_seed, STREAM_POLICY_KEY, np.uint64(k))
     me[VIEW_RANDOM_A] = np.int64(a >> np.uint64(11))
     me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
+    # A policy's random values are chance events too: the innovation of each, as the uniform the bot reads
+    # (authoring.uniform), has mean zero exactly (the mean of k * 2**-53 over k < 2**53 is 1/2 - 2**-54).
+    table.luck[seat, LUCK_POLICY_RANDOM] += me[VIEW_RANDOM_A] * 2.0**-53 - _UNIFORM_MEAN
+    table.luck[seat, LUCK_POLICY_RANDOM_SECOND] += me[VIEW_RANDOM_B] * 2.0**-53 - _UNIFORM_MEAN
 
 
 @game_inline

@@ -53,7 +53,8 @@ VALUE_FEATURES = tuple(f"{side}{name} @ stage {b + 1}" for side in ("", "field "
 # The kinds of chance event a correction is reported by, with the column each gets in the results.
 CORRECTION_KINDS = tuple(LUCK_SOURCES)
 _COLUMN_OF_KIND = {"combat coin": "correction_combat", "matchmaking": "correction_matchmaking",
-                   "shop slots": "correction_shops", "loot": "correction_loot", "tie-breaks": "correction_tiebreaks"}
+                   "shop slots": "correction_shops", "loot": "correction_loot", "tie-breaks": "correction_tiebreaks",
+                   "policy random": "correction_policy"}
 CORRECTION_COLUMNS = tuple(_COLUMN_OF_KIND[kind] for kind in CORRECTION_KINDS)
 _KIND_OF_TERM = {term: kind for kind, terms in enumerate(LUCK_SOURCES.values()) for term in terms}
 KIND_OF_FEATURE = np.array([_KIND_OF_TERM[name] for _ in range(2) for name in LUCK_NAMES for _ in range(STAGE_BUCKETS)],

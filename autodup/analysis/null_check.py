@@ -1,0 +1,175 @@
+"""The null check: two copies of one bot at every table, whose measured difference must look like noise.
+
+Two copies of one bot play the same game, so the true difference of their
+scores is 0. ``autodup quality`` plays a run of its roster with the last bot
+replaced by a copy of the first (the first bot's file under another name,
+:func:`copy_bot_file`) and cuts its boards into :data:`NULL_GROUPS` groups of
+consecutive boards (boards are independent, so each group is as good as a seed
+of its own). Under each estimator (raw, luck-adjusted, corrected by the value),
+the z-score of each group's mean difference, against the spread of the
+per-board differences over every board, is N(0, 1) when the estimator is
+honest:
+
+- their mean is near 0: a correction or an adjustment that shifts one copy's
+  placements moves it (tested against N(0, 1 / groups));
+- their standard deviation is near 1: boards that are not independent, or a
+  spread that understates the groups' (tested by its chi-square law).
+
+A value file does not know the copy, so it corrects the copy by its pooled
+weights and the original by its own: a difference in their corrections' means
+would show here. Both tests at :data:`NULL_ALPHA` (about 3.3 sigma), so that an
+honest estimator is called inconsistent about once in a thousand runs per test.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..files import write_bytes_atomically
+from .measure_kernels import ADJUSTED, CORRECTED, RAW
+
+__all__ = ["NULL_RUN", "NULL_GROUPS", "MIN_BOARDS_PER_GROUP", "NULL_ALPHA", "COPY_SUFFIX", "null_folder_of",
+           "null_check_size_note", "copy_bot_file",
+           "group_z_scores", "null_check", "measure_null_check", "null_check_lines", "not_played"]
+
+NULL_RUN = "null-check"        # the run's name in a quality folder (runs/null-check)
+NULL_GROUPS = 40               # groups of consecutive boards, each a sample of the difference
+MIN_BOARDS_PER_GROUP = 5       # fewer boards per group and a group's mean is not near normal
+NULL_ALPHA = 0.001             # each test's level
+COPY_SUFFIX = "_copy"
+ESTIMATORS = ((RAW, "raw"), (ADJUSTED, "adjusted"), (CORRECTED, "corrected"))
+
+
+def null_folder_of(out, name: str = NULL_RUN) -> Path:
+    """The null check's run folder in quality folder ``out``: ``out/null-check``, apart from the roster's runs."""
+    return Path(out) / name
+
+
+def null_check_size_note(boards: int) -> str | None:
+    """Why ``boards`` boards are too few for the null check, or None when they are enough."""
+    needed = NULL_GROUPS * MIN_BOARDS_PER_GROUP
+    if boards >= needed:
+        return None
+    return f"it needs {needed:,} boards or more ({NULL_GROUPS} groups of {MIN_BOARDS_PER_GROUP}); there are {boards:,}"
+
+
+def copy_bot_file(info, folder) -> Path:
+    """Write the bot of ``info`` (a :class:`~autodup.game.bot_loading.BotInfo`) again as ``<name>_copy.py`` in
+    ``folder``: its own text, then its name and its parameters as played (overrides included) as its defaults.
+
+    The copy plays exactly as the original: the same code, the same
+    parameters; only its name (and so its file's fingerprint) differs.
+    """
+    name = f"{info.name}{COPY_SUFFIX}"
+    parameters = ", ".join(f"{key!r}: {float(value)!r}" for key, value in info.parameters.items())
+    text = (Path(info.path).read_text(encoding="utf-8")
+            + f"\n\n# autodup quality's null check: {info.name} again under another name, with the parameters "
+              f"it played with.\nNAME = {name!r}\nPARAMETERS = {{{parameters}}}\n")
+    path = Path(folder) / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomically(path, text.encode("utf-8"))
+    return path
+
+
+def group_z_scores(differences: np.ndarray, groups: int = NULL_GROUPS) -> dict:
+    """The null check's figures of one estimator, from each board's difference of the two copies.
+
+    Parameters
+    ----------
+    differences : float64 (boards,)
+        Each board's difference of the copies' scores, boards in order.
+    groups : int
+        Groups of consecutive boards (the last ``boards mod groups`` boards are left out).
+
+    Returns
+    -------
+    dict
+        ``z`` (each group's z-score), ``z_mean``, ``z_sd``, ``p_mean`` (the mean's two-sided p-value against
+        N(0, 1 / groups)), ``p_sd`` (the sd's two-sided p-value, ``(groups - 1) sd^2`` against chi-square with
+        ``groups - 1`` degrees of freedom) and ``consistent`` (both p-values at least :data:`NULL_ALPHA`); the
+        figures are None, with a ``why``, when the difference never varies (consistent if it is exactly 0 on
+        every board: the copies mirrored each other).
+    """
+    from scipy.stats import chi2, norm
+
+    per_group = differences.size // groups
+    used = np.asarray(differences[:groups * per_group], dtype=np.float64)
+    spread = used.std(ddof=1) if used.size > 1 else 0.0
+    if not spread > 0:  # every board alike: the copies mirrored each other exactly (or a shift with no noise)
+        exact = bool(used.size) and float(used[0]) == 0.0
+        return {"z": [], "z_mean": None, "z_sd": None, "p_mean": None, "p_sd": None, "consistent": exact,
+                "why": "the difference is exactly 0 on every board" if exact else
+                f"the difference is {float(used[0]) if used.size else float('nan'):+.3g} on every board"}
+    z = used.reshape(groups, per_group).mean(axis=1) / (spread / math.sqrt(per_group))
+    z_mean, z_sd = float(z.mean()), float(z.std(ddof=1))
+    p_mean = float(2 * norm.sf(abs(z_mean) * math.sqrt(groups)))
+    statistic = (groups - 1) * z_sd ** 2
+    p_sd = float(min(1.0, 2 * min(chi2.cdf(statistic, groups - 1), chi2.sf(statistic, groups - 1))))
+    return {"z": z.tolist(), "z_mean": z_mean, "z_sd": z_sd, "p_mean": p_mean, "p_sd": p_sd,
+            "consistent": bool(p_mean >= NULL_ALPHA and p_sd >= NULL_ALPHA), "why": None}
+
+
+def null_check(measures, groups: int = NULL_GROUPS) -> dict:
+    """The null check of a run whose first and last bots are copies of one bot (``quality.json``'s
+    ``null_check``).
+
+    Parameters
+    ----------
+    measures : autodup.analysis.measures.RunMeasures
+        The run, measured with ``keep_differences``.
+    groups : int
+        Groups of consecutive boards.
+
+    Returns
+    -------
+    dict
+        ``bots`` (the two copies), ``boards``, ``groups``, ``boards_per_group``, ``estimators``
+        (``{"raw" | "adjusted" | "corrected": figures}``, see :func:`group_z_scores`; an estimator the run
+        cannot give is left out), ``consistent`` (every estimator's) and ``why`` (None, or why nothing was
+        measured).
+    """
+    bots = list(measures.bots)
+    per_group = measures.boards // groups
+    entry = {"bots": [bots[0], bots[-1]], "boards": measures.boards, "groups": groups, "boards_per_group": per_group,
+             "estimators": {}, "consistent": None, "why": None}
+    if per_group < MIN_BOARDS_PER_GROUP:
+        entry["why"] = null_check_size_note(measures.boards)
+        return entry
+    pair = measures.pairs.index((0, len(bots) - 1))
+    for name, label in ESTIMATORS:
+        if measures.luck_is_fitted(pair, name) and measures.board_differences[name]:
+            entry["estimators"][label] = group_z_scores(np.concatenate(measures.board_differences[name])[:, pair],
+                                                        groups)
+    verdicts = [figures["consistent"] for figures in entry["estimators"].values()]
+    entry["consistent"] = all(verdicts) if verdicts and None not in verdicts else None
+    return entry
+
+
+def measure_null_check(folder) -> dict:
+    """The null check of the run in ``folder`` (a path or a :class:`~autodup.tournament.results.RunFolder`)."""
+    from .measures import measure_run
+
+    return null_check(measure_run(folder, replicates=0, keep_differences=True))
+
+
+def null_check_lines(quality: dict) -> list:
+    """The terminal's lines on the null check of ``quality.json`` (none when it says nothing of one)."""
+    null = quality.get("null_check") or {}
+    if not null.get("estimators"):
+        return [f"null check: not measured ({null['why']})"] if null.get("why") else []
+    figures = ", ".join(f"{label} z mean {entry['z_mean']:+.2f}, sd {entry['z_sd']:.2f}"
+                        if entry["z_mean"] is not None else f"{label} {entry['why']}"
+                        for label, entry in null["estimators"].items())
+    verdict = {True: "consistent with no difference, as it must be", False: "NOT consistent with no difference",
+               None: "no verdict"}[null["consistent"]]
+    return [f"null check ({' and '.join(null['bots'])}, one bot twice; {null['groups']} groups of "
+            f"{null['boards_per_group']} boards): {figures}; {verdict}"]
+
+
+def not_played(why: str) -> dict:
+    """The null check's entry when it was not played (``why``)."""
+    return {"bots": None, "boards": 0, "groups": NULL_GROUPS, "boards_per_group": 0, "estimators": {},
+            "consistent": None, "why": why}

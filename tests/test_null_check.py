@@ -1,0 +1,56 @@
+"""The null check (two copies of one bot): its statistics calibrated on simulated differences, a biased estimator
+and dependent boards caught, the copy playing exactly as the original (set4's default quality passes it: see
+tests/test_quality.py)."""
+
+import numpy as np
+import pytest
+
+from autodup.analysis.null_check import NULL_ALPHA, NULL_GROUPS, copy_bot_file, group_z_scores
+from autodup.game.bot_loading import load_bot
+
+BOARDS = 1000
+RUNS = 400
+
+
+def _simulated(shift: float = 0.0, correlation: float = 0.0, seed: int = 0) -> np.ndarray:
+    """``BOARDS`` per-board differences: noise of sd 1 (AR(1) across boards with ``correlation``), plus ``shift``."""
+    rng = np.random.default_rng(seed)
+    noise = rng.standard_normal(BOARDS)
+    for b in range(1, BOARDS):
+        noise[b] = correlation * noise[b - 1] + np.sqrt(1 - correlation ** 2) * noise[b]
+    return noise + shift
+
+
+def test_an_honest_estimator_is_called_consistent_about_as_often_as_its_level_says():
+    flagged, spreads = 0, []
+    for seed in range(RUNS):
+        figures = group_z_scores(_simulated(seed=seed))
+        flagged += not figures["consistent"]
+        spreads.append(figures["z_sd"])
+    # Two tests at NULL_ALPHA each: about 0.8 false alarms expected in 400 runs; 4 or more has probability < 1%.
+    assert flagged <= 3, flagged
+    assert 2 * NULL_ALPHA * RUNS < 1
+    # The groups' z-scores have sd 1: its mean over runs within 5 standard errors (sd of one run's sd about
+    # 1 / sqrt(2 (groups - 1))).
+    assert abs(np.mean(spreads) - 1) < 5 / np.sqrt(2 * (NULL_GROUPS - 1) * RUNS)
+
+
+@pytest.mark.parametrize("shift, correlation", [(0.2, 0.0), (0.0, 0.7)])
+def test_a_biased_estimator_and_dependent_boards_are_caught(shift, correlation):
+    """A shift of 0.2 sd (6.3 standard errors of the mean over 1,000 boards) and boards correlated 0.7 (z sd about
+    2.4) are both caught in nearly every run."""
+    caught = sum(not group_z_scores(_simulated(shift, correlation, seed))["consistent"] for seed in range(100))
+    assert caught >= 95, caught
+
+
+def test_differences_that_never_vary_are_consistent_only_at_zero():
+    assert group_z_scores(np.zeros(BOARDS))["consistent"] is True
+    shifted = group_z_scores(np.full(BOARDS, 0.25))
+    assert shifted["consistent"] is False and "+0.25" in shifted["why"]
+
+
+def test_the_copy_is_the_same_bot_under_another_name_with_the_parameters_it_played(tmp_path):
+    original = load_bot("greedy").with_parameters({"roll_above": 31.0})
+    copy = load_bot(str(copy_bot_file(original.info(), tmp_path)))
+    assert copy.name == "greedy_copy" and copy.parameters == original.parameters
+    assert copy.fingerprint != original.fingerprint
