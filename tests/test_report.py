@@ -125,7 +125,8 @@ def test_the_page_fetches_nothing_and_escapes_text(quality, tmp_path):
 def test_the_page_reads_from_the_verdict_down_with_the_detail_collapsed(quality, tmp_path):
     page = write_report(quality, tmp_path).read_text(encoding="utf-8")
     headings = re.findall(r"<h2>([^<]*)</h2>", page)
-    assert headings == ["Verdict", "The ladder: what each step removes", "Correctness against independent play",
+    assert headings == ["Verdict", "The value's corrections, and the null check", "The ladder: what each step removes",
+                        "Correctness against independent play",
                         "Cross-table measures", "Coupling diagnostic", "Detail", "Definitions"], headings
     verdict_box = page[page.index('<section id="verdict"'):page.index("</section>")]
     # The default's luck-corrected figure with its interval, raw beside it, closest and median pair, games needed.
