@@ -2,10 +2,13 @@
 and dependent boards caught, the copy playing exactly as the original (set4's default quality passes it: see
 tests/test_quality.py)."""
 
+import dataclasses
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from autodup.analysis.null_check import NULL_ALPHA, NULL_GROUPS, copy_bot_file, group_z_scores
+from autodup.analysis.null_check import NULL_ALPHA, NULL_GROUPS, group_z_scores, null_check_size_note, null_lineup
 from autodup.game.bot_loading import load_bot
 
 BOARDS = 1000
@@ -49,8 +52,19 @@ def test_differences_that_never_vary_are_consistent_only_at_zero():
     assert shifted["consistent"] is False and "+0.25" in shifted["why"]
 
 
-def test_the_copy_is_the_same_bot_under_another_name_with_the_parameters_it_played(tmp_path):
-    original = load_bot("greedy").with_parameters({"roll_above": 31.0})
-    copy = load_bot(str(copy_bot_file(original.info(), tmp_path)))
-    assert copy.name == "greedy_copy" and copy.parameters == original.parameters
-    assert copy.fingerprint != original.fingerprint
+def test_the_copy_is_the_same_bot_under_a_name_no_bot_of_the_roster_has():
+    greedy = load_bot("greedy").with_parameters({"roll_above": 31.0}).info()
+    taken = load_bot(str(Path(__file__).parent / "bots" / "two_slots.py")).info()
+    taken = dataclasses.replace(taken, name="greedy_copy")
+    lineup = null_lineup([greedy, taken, load_bot("econ").info()])
+    copy = lineup[-1]
+    assert [bot.name for bot in lineup] == ["greedy", "greedy_copy", "greedy_copy2"]
+    assert (copy.path, copy.parameters, copy.fingerprint) == (greedy.path, greedy.parameters, greedy.fingerprint)
+
+
+def test_two_bots_are_not_null_checked_and_rounding_is_not_noise():
+    assert "3 bots or more" in null_check_size_note(1000, bots=2)
+    assert null_check_size_note(1000, bots=3) is None and "200 boards" in null_check_size_note(199, bots=3)
+    rounding = np.random.default_rng(1).standard_normal(BOARDS) * 1e-16  # float sums of mirrored corrections
+    figures = group_z_scores(rounding)
+    assert figures["consistent"] is True and figures["z_mean"] is None and "exactly 0" in figures["why"]

@@ -183,3 +183,18 @@ def test_the_summary_says_which_bots_the_value_corrects_by_its_pooled_weights(tm
                              capture_output=True, text=True, timeout=600)
     assert printed.returncode == 0, printed.stderr
     assert "pooled weights" in printed.stdout and "two_slots" in printed.stdout
+
+
+def test_a_value_of_the_wrong_type_and_a_value_file_in_no_folder_are_refused_before_any_work(tmp_path):
+    import autodup
+    from autodup.api.values import choose_value
+    from autodup.errors import UsageError
+
+    with pytest.raises(UsageError) as caught:
+        choose_value(5, SET4_CONFIG, print, print)
+    assert caught.value.argument == "value" and "int" in str(caught.value)
+    with pytest.raises(UsageError) as caught:
+        autodup.fit_value("tiny", bots="greedy,econ", boards=2, out=tmp_path / "missing" / "x.value.json",
+                          run_folder=tmp_path / "run")
+    assert caught.value.argument == "out" and "no such folder" in str(caught.value)
+    assert not (tmp_path / "run").exists()

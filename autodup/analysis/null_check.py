@@ -2,8 +2,8 @@
 
 Two copies of one bot play the same game, so the true difference of their
 scores is 0. ``autodup quality`` plays a run of its roster with the last bot
-replaced by a copy of the first (the first bot's file under another name,
-:func:`copy_bot_file`) and cuts its boards into :data:`NULL_GROUPS` groups of
+replaced by a copy of the first (the same file and parameters under another
+name, :func:`twin_of`) and cuts its boards into :data:`NULL_GROUPS` groups of
 consecutive boards (boards are independent, so each group is as good as a seed
 of its own). Under each estimator (raw, luck-adjusted, corrected by the value),
 the z-score of each group's mean difference, against the spread of the
@@ -28,11 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import write_bytes_atomically
 from .measure_kernels import ADJUSTED, CORRECTED, RAW
 
 __all__ = ["NULL_RUN", "NULL_GROUPS", "MIN_BOARDS_PER_GROUP", "NULL_ALPHA", "COPY_SUFFIX", "null_folder_of",
-           "null_check_size_note", "copy_bot_file",
+           "null_check_size_note", "twin_of", "null_lineup",
            "group_z_scores", "null_check", "measure_null_check", "null_check_lines", "not_played"]
 
 NULL_RUN = "null-check"        # the run's name in a quality folder (runs/null-check)
@@ -40,6 +39,7 @@ NULL_GROUPS = 40               # groups of consecutive boards, each a sample of 
 MIN_BOARDS_PER_GROUP = 5       # fewer boards per group and a group's mean is not near normal
 NULL_ALPHA = 0.001             # each test's level
 COPY_SUFFIX = "_copy"
+EXACT = 1e-9                   # differences this small (relative) are rounding
 ESTIMATORS = ((RAW, "raw"), (ADJUSTED, "adjusted"), (CORRECTED, "corrected"))
 
 
@@ -48,30 +48,34 @@ def null_folder_of(out, name: str = NULL_RUN) -> Path:
     return Path(out) / name
 
 
-def null_check_size_note(boards: int) -> str | None:
-    """Why ``boards`` boards are too few for the null check, or None when they are enough."""
+def null_check_size_note(boards: int, bots: int = 3) -> str | None:
+    """Why ``boards`` boards of ``bots`` bots are too few for the null check, or None when they are enough."""
     needed = NULL_GROUPS * MIN_BOARDS_PER_GROUP
+    if bots < 3:
+        # Seated by the Latin square, the copy and the original mirror each other at both tables.
+        return "with 2 bots the copy and the original play mirrored tables, whose difference is 0 by construction; " \
+               "it needs 3 bots or more"
     if boards >= needed:
         return None
     return f"it needs {needed:,} boards or more ({NULL_GROUPS} groups of {MIN_BOARDS_PER_GROUP}); there are {boards:,}"
 
 
-def copy_bot_file(info, folder) -> Path:
-    """Write the bot of ``info`` (a :class:`~autodup.game.bot_loading.BotInfo`) again as ``<name>_copy.py`` in
-    ``folder``: its own text, then its name and its parameters as played (overrides included) as its defaults.
+def twin_of(first, lineup) -> object:
+    """The null check's copy of bot ``first`` (a :class:`~autodup.game.bot_loading.BotInfo`): the same file and
+    parameters under the name ``<name>_copy`` (``_copy2``, ... if ``lineup`` holds that name already)."""
+    import dataclasses
 
-    The copy plays exactly as the original: the same code, the same
-    parameters; only its name (and so its file's fingerprint) differs.
-    """
-    name = f"{info.name}{COPY_SUFFIX}"
-    parameters = ", ".join(f"{key!r}: {float(value)!r}" for key, value in info.parameters.items())
-    text = (Path(info.path).read_text(encoding="utf-8")
-            + f"\n\n# autodup quality's null check: {info.name} again under another name, with the parameters "
-              f"it played with.\nNAME = {name!r}\nPARAMETERS = {{{parameters}}}\n")
-    path = Path(folder) / f"{name}.py"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomically(path, text.encode("utf-8"))
-    return path
+    taken = {bot.name for bot in lineup}
+    name, k = f"{first.name}{COPY_SUFFIX}", 1
+    while name in taken:
+        k += 1
+        name = f"{first.name}{COPY_SUFFIX}{k}"
+    return dataclasses.replace(first, name=name)
+
+
+def null_lineup(lineup: list) -> list:
+    """``lineup`` with its last bot replaced by the twin of its first (:func:`twin_of`)."""
+    return [*lineup[:-1], twin_of(lineup[0], lineup)]
 
 
 def group_z_scores(differences: np.ndarray, groups: int = NULL_GROUPS) -> dict:
@@ -98,11 +102,13 @@ def group_z_scores(differences: np.ndarray, groups: int = NULL_GROUPS) -> dict:
     per_group = differences.size // groups
     used = np.asarray(differences[:groups * per_group], dtype=np.float64)
     spread = used.std(ddof=1) if used.size > 1 else 0.0
-    if not spread > 0:  # every board alike: the copies mirrored each other exactly (or a shift with no noise)
-        exact = bool(used.size) and float(used[0]) == 0.0
+    # Differences within rounding of a constant (sums of float corrections) are that constant: z-scores of
+    # rounding noise would look like N(0, 1) and test nothing.
+    if not spread > EXACT * max(1.0, float(np.abs(used).max(initial=0.0))):
+        exact = bool(used.size) and abs(float(used.mean())) <= EXACT
         return {"z": [], "z_mean": None, "z_sd": None, "p_mean": None, "p_sd": None, "consistent": exact,
                 "why": "the difference is exactly 0 on every board" if exact else
-                f"the difference is {float(used[0]) if used.size else float('nan'):+.3g} on every board"}
+                f"the difference is {float(used.mean()) if used.size else float('nan'):+.3g} on every board"}
     z = used.reshape(groups, per_group).mean(axis=1) / (spread / math.sqrt(per_group))
     z_mean, z_sd = float(z.mean()), float(z.std(ddof=1))
     p_mean = float(2 * norm.sf(abs(z_mean) * math.sqrt(groups)))
@@ -169,7 +175,7 @@ def null_check_lines(quality: dict) -> list:
             f"{null['boards_per_group']} boards): {figures}; {verdict}"]
 
 
-def not_played(why: str) -> dict:
-    """The null check's entry when it was not played (``why``)."""
-    return {"bots": None, "boards": 0, "groups": NULL_GROUPS, "boards_per_group": 0, "estimators": {},
-            "consistent": None, "why": why}
+def not_played(why: str, boards: int = 0) -> dict:
+    """The null check's entry when it was not played (``why``), for a quality run of ``boards`` boards."""
+    return {"bots": None, "boards": boards, "groups": NULL_GROUPS, "boards_per_group": boards // NULL_GROUPS,
+            "estimators": {}, "consistent": None, "why": why}

@@ -14,8 +14,8 @@ import html
 import io
 import math
 
-__all__ = ["DASH", "number", "format_number", "format_share", "interval_bounds", "format_interval", "new_figure", "show_no_data",
-           "rendered_png", "html_table", "details", "embedded_image", "html_page"]
+__all__ = ["DASH", "number", "format_number", "format_share", "interval_bounds", "format_interval", "new_figure",
+           "show_no_data", "rendered_png", "html_table", "details", "embedded_image", "html_page"]
 
 DASH = "\u2014"
 _FORMATS = {"share": "{:.3f}", "ratio": "{:.2f}", "count": "{:,.0f}", "seconds": "{:,.1f}", "p": "{:.2g}",
@@ -98,11 +98,15 @@ def rendered_png(draw, *args) -> bytes:
 
 # --- HTML --------------------------------------------------------------------------------------------------
 
+WRAP_ABOVE = 60  # characters: a longer table cell is prose, and wraps
+_PROSE = ' class="prose"'
+
 _STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; line-height: 1.4; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
 td { white-space: nowrap; }
+td.prose { white-space: normal; text-align: left; min-width: 20em; }
 th:first-child, td:first-child { text-align: left; }
 tr.highlight td { font-weight: bold; background: #f4f4ff; }
 img { max-width: 100%; display: block; margin: 0.5em 0; }
@@ -141,7 +145,9 @@ def html_table(headers, rows, highlighted=()) -> str:
     head = "".join(f"<th>{html.escape(str(header))}</th>" for header in headers)
     body = []
     for index, row in enumerate(rows):
-        cells = "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row)
+        # Figures stay on one line; a cell of prose (a list of effects) wraps rather than widen the page.
+        cells = "".join(f"<td{_PROSE if len(str(cell)) > WRAP_ABOVE else ''}>{html.escape(str(cell))}</td>"
+                        for cell in row)
         attribute = ' class="highlight"' if index in highlighted else ""
         body.append(f"<tr{attribute}>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"

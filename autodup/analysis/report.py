@@ -209,8 +209,8 @@ def value_section(quality: dict) -> str:
                      "all of them together; the closest pair in bold.</p>"
                      + html_table(["pair", "corrected: variance reduction [95% CI]", *kinds], rows, highlighted))
     else:
-        parts.append("<p>The runs were not corrected by a value (no value file fitted on this configuration: "
-                     "<code>autodup luck fit</code> fits one; or <code>--value none</code>).</p>")
+        parts.append("<p>The runs were not corrected by a value (<code>--value none</code>, or no value file "
+                     "fitted on this configuration's text: <code>autodup luck fit</code> fits one).</p>")
     null = quality.get("null_check") or {}
     if null.get("estimators"):
         rows = [[label + (f" ({entry['why']})" if entry.get("why") else ""),

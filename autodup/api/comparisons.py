@@ -90,7 +90,14 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     >>> sorted(report["dealers"])
     ['haystack', 'independent']
     """
-    from ..analysis.null_check import NULL_RUN, measure_null_check, not_played, null_check_size_note, null_folder_of
+    from ..analysis.null_check import (
+        NULL_RUN,
+        measure_null_check,
+        not_played,
+        null_check_size_note,
+        null_folder_of,
+        null_lineup,
+    )
     from ..analysis.quality import (
         DEFAULT_QUALITY_DEALERS,
         TRACE_BOARDS,
@@ -130,37 +137,24 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
                                                                           events, value=model), ladder=ladder)
     out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
-
-    null_why = ("not asked for (--no-null-check)" if not null_check else
-                null_check_size_note(boards))
+    null_why = "not asked for" if not null_check else null_check_size_note(boards, len(infos))
+    null_spec = (make_spec(loaded, null_lineup(infos), boards, DEFAULT_DEALER, seed, value=model, twins=True)
+                 if null_why is None else None)
 
     def play():
         timings = play_runs(runs, out, workers, backend, ray_address, not progress, game_timeout, note=note, warn=warn)
         if null_why is None:
-            # The copy is written into the folder once it is marked as quality's; its run is kept apart from
-            # runs/, which `autodup report` measures as one roster.
-            lineup = _null_lineup(loaded, infos, out, game_timeout, note)
-            timings = play_runs({NULL_RUN: make_spec(loaded, lineup, boards, DEFAULT_DEALER, seed, value=model)},
-                                out, workers, backend, ray_address, not progress, game_timeout, note=note, warn=warn,
-                                folder_of=null_folder_of)
+            # Its run is kept apart from runs/, which `autodup report` measures as one roster.
+            timings = play_runs({NULL_RUN: null_spec}, out, workers, backend, ray_address, not progress, game_timeout,
+                                note=note, warn=warn, folder_of=null_folder_of)
         return timings
 
     timings = _played_into(out, "quality", play)
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     _clear_leftovers(out, note)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
-    null = measure_null_check(null_folder_of(out)) if null_why is None else not_played(null_why)
+    null = measure_null_check(null_folder_of(out)) if null_why is None else not_played(null_why, boards)
     return _quality_report(measure_folders(folders, out, traces, timings, null), out)
-
-
-def _null_lineup(config, infos: list, out: Path, game_timeout, note) -> list:
-    """The null check's bots: ``infos`` with the last replaced by a copy of the first, written under ``out``."""
-    from ..analysis.null_check import copy_bot_file
-    from ..tournament.loading import load_bots_and_table
-
-    copy = copy_bot_file(infos[0], out / "null-check-bot")  # its parameters are in its file: no override
-    return [*infos[:-1], *load_bots_and_table(config, [str(copy)], parameter_overrides(None, None), game_timeout,
-                                              note)]
 
 
 def report(runs, out, trace: bool = True, game_timeout: float | None = None, note=None) -> Report:

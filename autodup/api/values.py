@@ -3,6 +3,7 @@ corrected by."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..arguments import integer
@@ -31,6 +32,8 @@ def choose_value(value, config, note, warn):
     from ..game.value import read_value_file, value_file_beside
 
     config_sha256 = hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest()
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise UsageError(f"expected auto, none or a value file's path, got {type(value).__name__} {value!r}", "value")
     if value is None or value == "none":
         return None
     if value == AUTO:
@@ -107,6 +110,8 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     out = Path(out) if out is not None else Path(Path(loaded.source).stem + VALUE_SUFFIX)
     if out.is_dir():
         raise UsageError(f"{out} is a folder; give the value file's path", "out")
+    if not out.parent.is_dir():  # said before the training run, not after
+        raise UsageError(f"{out.parent}: no such folder (allowed: a file in an existing folder)", "out")
     infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note)
     spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",
                      keep_stage_luck=True)

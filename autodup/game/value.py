@@ -45,6 +45,7 @@ __all__ = ["VALUE_FORMAT", "VALUE_SUFFIX", "POOLED", "VALUE_FEATURES", "CORRECTI
 VALUE_FORMAT = 1
 VALUE_SUFFIX = ".value.json"
 POOLED = "*"  # the weights fitted on every bot's rows, for a bot the file has none of its own for
+MAX_WEIGHT = 1e6  # larger weights overflow a correction's sums into inf - inf; no fit comes near it
 
 # Feature f of a seat: term k in stage bucket b, its own (f = k * STAGE_BUCKETS + b) then the field's (the same,
 # plus len(LUCK_NAMES) * STAGE_BUCKETS).
@@ -218,8 +219,9 @@ def parse_value(text: str, source: str) -> ValueModel:
     for name, values in weights.items():
         if (not isinstance(values, list) or len(values) != len(VALUE_FEATURES)
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                           for x in values)):
-            raise ValueFileError(f"{source}: weights[{name!r}]: expected {len(VALUE_FEATURES)} finite numbers")
+                           and abs(x) <= MAX_WEIGHT for x in values)):
+            raise ValueFileError(f"{source}: weights[{name!r}]: expected {len(VALUE_FEATURES)} finite numbers of "
+                                 f"size at most {MAX_WEIGHT:g} (a fitted weight is a few places per unit of luck)")
         arrays[name] = np.array(values, dtype=np.float64)
     return ValueModel(text=text, sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), source=source,
                       config_name=_field(config, "name", str, source, "config."),

@@ -127,7 +127,7 @@ class RunSpec:
 
 def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = DEFAULT_DESIGN,
               events: str = DEFAULT_EVENTS, value=None, branch: str = "evaluation",
-              keep_stage_luck: bool = False) -> RunSpec:
+              keep_stage_luck: bool = False, twins: bool = False) -> RunSpec:
     """A run of ``bots`` (:class:`~autodup.bots.Bot` or :class:`~autodup.bots.BotInfo`, one table each).
 
     ``design`` seats them (``latin`` or ``paired``, see :mod:`autodup.game.boards`);
@@ -136,13 +136,15 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
     ``config`` is a :class:`~autodup.game.config.GameConfig`, a shipped name
     (``set4``, ``tiny``) or the path of a YAML file. ``value`` (a
     :class:`~autodup.game.value.ValueModel`) corrects every row; ``branch`` and
-    ``keep_stage_luck`` make a training run (``autodup luck fit``).
+    ``keep_stage_luck`` make a training run (``autodup luck fit``). ``twins``
+    lets one bot (file and parameters) play under two names: the null check of
+    ``autodup quality``.
     """
     from ..game.config import GameConfig, load_config
 
     boards, seed = check_run_arguments(boards, dealer, seed, design, events)
     config = config if isinstance(config, GameConfig) else load_config(config)
-    check_lineup(bots, config.players)
+    check_lineup(bots, config.players, twins)
     source = config.source if not Path(config.source).exists() else str(Path(config.source).resolve())
     return RunSpec(config_name=config.name, config_source=source, config_text=config.text,
                    config_sha256=hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest(),
@@ -174,15 +176,16 @@ def check_bot_count(bots: int, seats: int, least: int = 1) -> None:
                          f"{why})", "bots")
 
 
-def check_lineup(bots, seats: int) -> None:
+def check_lineup(bots, seats: int, twins: bool = False) -> None:
     """The rule ``run`` and ``play`` share: 1 to ``seats`` distinct bots, seated by the Latin square.
 
     More bots than seats is refused: a run plays one table per bot and every
     table seats every bot of the run, so that each plays every seat of every
-    board against the same field; a table has no room for more.
+    board against the same field; a table has no room for more. ``twins``
+    allows one bot twice under two names.
     """
     check_bot_count(len(bots), seats)
-    if len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
+    if not twins and len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
         raise UsageError("a bot appears twice (with the same parameters); the Latin square seats each listed bot at "
                          "every seat, so list it once", "bots")
     if len({b.name for b in bots}) != len(bots):
