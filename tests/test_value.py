@@ -198,3 +198,14 @@ def test_a_value_of_the_wrong_type_and_a_value_file_in_no_folder_are_refused_bef
                           run_folder=tmp_path / "run")
     assert caught.value.argument == "out" and "no such folder" in str(caught.value)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_value_fitted_on_too_few_boards_is_written_with_a_warning_that_says_how_many_would_do(tmp_path):
+    import autodup
+
+    warnings = []
+    autodup.fit_value("tiny", bots="greedy,econ", boards=4, out=tmp_path / "tiny.value.json",
+                      run_folder=tmp_path / "run", workers=1, warn=warnings.append)
+    assert read_value_file(tmp_path / "tiny.value.json").weights
+    # 4 boards of 2 tables x 4 seats per bot: 32 rows for every feature; 10 rows per feature need 380 boards.
+    assert len(warnings) == 1 and "32 rows of a bot" in warnings[0] and "380 boards or more" in warnings[0]

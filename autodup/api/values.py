@@ -3,6 +3,8 @@ corrected by."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from pathlib import Path
 
@@ -11,9 +13,10 @@ from ..arguments import seed as check_seed
 from ..errors import UsageError
 from .common import bot_list, config_warnings, execution, noter, warner
 
-__all__ = ["TRAINING_BOARDS", "TRAINING_SEED", "AUTO", "fit_value", "choose_value"]
+__all__ = ["TRAINING_BOARDS", "ROWS_PER_FEATURE", "TRAINING_SEED", "AUTO", "fit_value", "choose_value"]
 
 TRAINING_BOARDS = 2000
+ROWS_PER_FEATURE = 10  # a bot's training rows per value feature below which the fit is said to be too small
 TRAINING_SEED = 0   # the training run's seed; its boards are on the training branch, apart from every evaluation's
 AUTO = "auto"       # a run's value: the one shipped for its configuration, when it was fitted on that very text
 
@@ -93,7 +96,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     from ..analysis.value_fit import fit_value_folder
     from ..files import write_bytes_atomically
     from ..game.bot_loading import bot_names
-    from ..game.value import VALUE_SUFFIX
+    from ..game.value import VALUE_FEATURES, VALUE_SUFFIX
     from ..shipped import DEFAULT_CONFIG
     from ..tournament.loading import load_bots_and_table
     from ..tournament.spec import check_bot_count, default_out, make_spec
@@ -122,6 +125,14 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     resume = folder.is_dir() and (folder / "manifest.json").is_file()
     folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
                                    game_timeout=game_timeout, warn=warn, note=note)
-    write_bytes_atomically(out, fit_value_folder(folder).encode("utf-8"))
+    text = fit_value_folder(folder)
+    write_bytes_atomically(out, text.encode("utf-8"))
     note(f"value fitted on {boards:,} training boards (seed {seed}, run {folder}): {out}")
+    fewest = min(json.loads(text)["training"]["rows"].values())
+    if fewest < ROWS_PER_FEATURE * len(VALUE_FEATURES):
+        # Weights fitted on too few rows are noisy: their corrections keep mean zero but may add variance.
+        rows_per_board = fewest / boards
+        needed = math.ceil(ROWS_PER_FEATURE * len(VALUE_FEATURES) / rows_per_board)
+        warn(f"{out}: fitted on {fewest:,} rows of a bot for {len(VALUE_FEATURES)} features; its corrections may "
+             f"widen intervals rather than narrow them (fit on {needed:,} boards or more)")
     return out
