@@ -469,3 +469,17 @@ def test_set4s_default_quality_passes_its_null_check_under_every_estimator(defau
         assert figures["consistent"] is True, (label, figures)
         assert len(figures["z"]) == null_check.NULL_GROUPS
     assert null["consistent"] is True
+
+
+def test_the_default_quality_folder_names_the_value_so_that_value_none_gets_a_folder_of_its_own():
+    from types import SimpleNamespace
+
+    from autodup.analysis.quality import default_quality_out
+
+    def spec(value_sha256):
+        return SimpleNamespace(identity=lambda: {"bots": [["greedy", "bots/greedy.py", "ab", {}]]},
+                               value_sha256=value_sha256)
+
+    plain = default_quality_out("set4", 1000, 0, spec(""))
+    corrected = default_quality_out("set4", 1000, 0, spec("0123456789abcdef"))
+    assert corrected.name == plain.name + "-value012345" and plain.parent == corrected.parent

@@ -199,11 +199,15 @@ def recorded_timings(folders: dict) -> dict:
 
 
 def default_quality_out(config_name: str, boards: int, seed: int, control_spec) -> Path:
-    """``quality/<config>-<boards>b-seed<seed>-<hash of the bots>``: a folder named by what it measures."""
+    """``quality/<config>-<boards>b-seed<seed>-<hash of the bots>``: a folder named by what it measures,
+    followed by ``-value<hash of the value file>`` when the runs are corrected by one (as ab's folders)."""
     from ..tournament.spec import folder_name
 
     lineup = hashlib.sha256(json.dumps(control_spec.identity()["bots"]).encode()).hexdigest()[:10]
-    return Path("quality") / f"{folder_name(config_name)}-{boards}b-seed{seed}-{lineup}"
+    # The value is part of the runs' identity: without it in the name, `--value none` after a corrected quality
+    # would find the corrected runs and refuse them.
+    value = f"-value{control_spec.value_sha256[:6]}" if control_spec.value_sha256 else ""
+    return Path("quality") / f"{folder_name(config_name)}-{boards}b-seed{seed}-{lineup}{value}"
 
 
 def folders_to_measure(paths) -> dict:

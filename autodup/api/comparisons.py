@@ -66,8 +66,8 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     ladder : bool
         Also play the ladder's designs (events by position, paired seating).
     out : str or os.PathLike, optional
-        The folder (default: ``quality/<config>-<boards>b-seed<seed>-<bots>``); found again, finished runs are
-        reused.
+        The folder (default: ``quality/<config>-<boards>b-seed<seed>-<bots>``, then ``-value<hash>`` with a
+        value); found again, finished runs are reused.
     value : str or os.PathLike or None
         The value the runs' placements are corrected by, as for :func:`autodup.run_tournament`: each dealer's
         figures then include the corrected estimator's (``corrected_variance_reduction``, the variance removed

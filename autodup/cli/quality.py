@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-ladder", action="store_true", help="play only each dealer's run and the control's "
                         "with the default design and events (not the ladder's: events by position, paired seating)")
     parser.add_argument("--out", help="output folder: runs/, traces/, quality.json, report.html (default: "
-                        "quality/<config>-<boards>b-seed<seed>-<bots>)")
+                        "quality/<config>-<boards>b-seed<seed>-<bots>, then -value<hash> with a value)")
     add_value_option(parser)
     add_execution_options(parser, "print quality.json")
 
