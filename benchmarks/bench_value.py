@@ -70,16 +70,12 @@ def null_check(seeds: int, boards: int) -> dict:
     from autodup.game.value import read_value_file, shipped_value_file
 
     rules = rules_of(load_config("set4"))
-    with tempfile.TemporaryDirectory() as folder:
-        from autodup.shipped import roster_folder
-
-        path = Path(folder) / "greedy_copy.py"  # greedy's own file under another name: the same bot, a new name
-        path.write_text((roster_folder() / "greedy.py").read_text().replace('NAME = "greedy"', 'NAME = "greedy_copy"'))
-        names = ["greedy", *[name for name in bot_names() if name not in ("greedy", "random")]]
-        bots = [load_bot(name) for name in names] + [load_bot(str(path))]
+    # greedy plays twice, its second seat under another name (as autodup quality's null check seats it): the same
+    # bot, which the value file does not know by that name, so it corrects it by its pooled weights.
+    names = ["greedy", *[name for name in bot_names() if name not in ("greedy", "random")], "greedy_copy"]
+    bots = [load_bot(name) for name in names[:-1]] + [load_bot("greedy")]
     lineup = policy_tuple(bots)
-    weights, pooled = read_value_file(shipped_value_file("set4")).weights_for(
-        [b.name for b in bots], [b.fingerprint for b in bots])
+    weights, pooled = read_value_file(shipped_value_file("set4")).weights_for(names, [b.fingerprint for b in bots])
     z_raw, z_corrected = [], []
     for seed in range(seeds):
         played = play_boards(rules, "haystack", *lineup, seed=100_000 + seed, boards=boards, tables=len(bots),

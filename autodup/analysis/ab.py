@@ -39,7 +39,7 @@ from .balance import BOOTSTRAP_REPLICATES
 
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
            "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
-           "ab_result", "write_json", "excludes_zero", "largest_effects", "format_ab"]
+           "ab_result", "write_json", "excludes_zero", "largest_effects", "half_width_text", "format_ab"]
 
 AB_FILE = "ab.json"
 SWEEP_FILE = "sweep.json"
@@ -236,14 +236,15 @@ def _bot_lines(bots: dict, corrected: bool) -> list:
     for name, entry in bots.items():
         m, c, t = entry["mean_placement"], entry[CORRECTED], entry["top4_rate"]
         mark = " *" if excludes_zero(c) else ""
-        top4 = "n/a" if t["change"] is None else f"{_signed(t['change'])} ±{_half_width(t['ci'])}"
+        top4 = "n/a" if t["change"] is None else f"{_signed(t['change'])} ±{half_width_text(t['ci'])}"
         lines.append(f"{name:<12} {_pair(m):>14} {_signed(m['change']):>7} {_interval(m['ci']):>16} "
                      f"{_factor(m['variance_reduction']):>9} {_signed(c['change']):>9} {_interval(c['ci']):>16} "
                      f"{_factor(c['variance_reduction']):>9} {top4:>13}{mark}")
     return lines
 
 
-def _half_width(ci) -> str:
+def half_width_text(ci) -> str:
+    """The half-width of a 95% interval ``[low, high]`` to 3 decimals, ``n/a`` when either end is not measured."""
     return "n/a" if ci[0] is None or ci[1] is None else f"{(ci[1] - ci[0]) / 2:.3f}"
 
 

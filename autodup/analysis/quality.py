@@ -251,15 +251,16 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
     from .report import write_report
 
     quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
+    default_run = run_name(DEFAULT_DEALER)
     # Which value corrected the rows (None: none did), as ab.json records it.
-    quality["value_sha256"] = (folders[default_run].identity.get("value_sha256") or None
-                               if (default_run := run_name(DEFAULT_DEALER)) in folders else None)
+    value_sha256 = folders[default_run].identity.get("value_sha256") if default_run in folders else None
+    quality["value_sha256"] = value_sha256 or None
     quality["null_check"] = null if null is not None else not_played("autodup report measures the runs it is "
                                                                       "given; autodup quality plays the null check",
                                                                       quality["boards"])
-    default = quality["dealers"].get(run_name(DEFAULT_DEALER))
+    default = quality["dealers"].get(default_run)
     quality["default"] = {"dealer": DEFAULT_DEALER, "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS,
-                          "estimator": "adjusted", "run": run_name(DEFAULT_DEALER)}
+                          "estimator": "adjusted", "run": default_run}
     # The headline: what `autodup run` does by default, against independent tables of the same design.
     quality["variance_reduction"] = None if default is None else default["adjusted_variance_reduction"]
     quality["variance_reduction_ci"] = [None, None] if default is None else default["adjusted_variance_reduction_ci"]

@@ -354,12 +354,8 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
     return Report(result, out, format_ab(result, out))
 
 
-def _half(ci) -> str:
-    return "n/a" if ci[0] is None or ci[1] is None else f"{(ci[1] - ci[0]) / 2:.3f}"
-
-
 def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
-    from ..analysis.ab import SWEEP_FILE
+    from ..analysis.ab import SWEEP_FILE, half_width_text
 
     points = sweep["points"]
     lines = [f"{base_name}: sweep of {', '.join(sweep['paths'])} on {sweep['boards']:,} boards x {setup['tables']} "
@@ -371,7 +367,7 @@ def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
     lines.append(f"{'value':<24}" + "".join(f"{bot:>16}" for bot in bots) + f"{'var. red.':>10}")
 
     def line(label, point, change, ci, reduction):
-        cells = "".join(f"{point['bots'][b][change]:>+9.3f} ±{_half(point['bots'][b][ci]):<5}" for b in bots)
+        cells = "".join(f"{point['bots'][b][change]:>+9.3f} ±{half_width_text(point['bots'][b][ci]):<5}" for b in bots)
         reduction = point[reduction]
         return f"{label[:23]:<24}{cells}{'n/a' if reduction is None else f'{reduction:.1f}x':>10}"
 
