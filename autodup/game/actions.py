@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 __all__ = ["ACTION_END", "ACTION_BUY", "ACTION_SELL", "ACTION_REROLL", "ACTION_BUY_XP", "ACTION_LOCK",
-           "ACTION_LOADED_ROLL", "ACTION_CODES", "ACTION_CAP", "ANSWER_TAG", "encode_decision", "is_answer",
-           "decode_decision"]
+           "ACTION_LOADED_ROLL", "ACTION_CODES", "ACTION_CAP", "ANSWER_TAG", "encode_decision", "encode_decisions",
+           "is_answer", "decode_decision"]
 
 # Actions a policy returns, encoded with an argument by encode_decision.
 ACTION_END = 0
@@ -47,3 +48,17 @@ def is_answer(decision):
 def decode_decision(decision):
     """``(action, argument)`` of an answer (see :func:`is_answer`)."""
     return decision & (ACTION_CODES - 1), ((decision >> 4) & _ARGUMENT_MASK) - _ARGUMENT_OFFSET
+
+
+def encode_decisions(actions, arguments):
+    """:func:`encode_decision` over arrays (numpy, outside compiled code): int64 answers of the same shape.
+
+    Parameters
+    ----------
+    actions, arguments : int64 array-likes of one shape
+        ``ACTION_*`` codes and their arguments (slot, unit or trait).
+    """
+    actions = np.asarray(actions, dtype=np.int64)
+    arguments = np.asarray(arguments, dtype=np.int64)
+    return (np.int64(ANSWER_TAG) | (((arguments + _ARGUMENT_OFFSET) & _ARGUMENT_MASK) << 4)
+            | (actions & (ACTION_CODES - 1)))

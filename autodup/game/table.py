@@ -23,6 +23,24 @@ from numba import cfunc, njit
 from ..engine.kernels import ENGINE_COUNT
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fight, prepare_fights, rank_seats
+from .cursor import (
+    CURSOR,
+    CURSOR_ALIVE,
+    CURSOR_ALIVE_COUNT,
+    CURSOR_BUCKET,
+    CURSOR_PHASE,
+    CURSOR_POSITION,
+    CURSOR_ROLL,
+    CURSOR_ROUND,
+    CURSOR_ROUNDS,
+    CURSOR_STEP,
+    CURSOR_VIOLATIONS,
+    CURSOR_WAITING,
+    PHASE_OVER,
+    PHASE_ROUND_END,
+    PHASE_ROUND_START,
+    PHASE_TURNS,
+)
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, ghost_of, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY
@@ -33,7 +51,8 @@ from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turn
 from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
-__all__ = ["LOG_STATE_NAMES", "TableLog", "play_table", "stage_bucket", "end_every_turn", "compile_round_end", "first_slot_counts",
+__all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "check_table_arguments", "advance", "game_results",
+           "play_table", "stage_bucket", "end_every_turn", "compile_round_end", "first_slot_counts",
            "loot_items"]
 
 LOG_STATE_NAMES = ("level", "gold", "hp")
@@ -68,20 +87,9 @@ trace_weights, trace_key, trace_outcome, trace_count
 """
 
 
-@njit(cache=True)  # with the Numba runtime: it may allocate larger logs
+@njit(cache=True)
 def _log_round(table, alive_count, round_index, shop_log, state_log):
-    """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs.
-
-    Returns the logs, both grown (doubled) when a game outlasts them, so that
-    their memory follows the rounds actually played, not ``max_rounds``.
-    """
-    if round_index >= shop_log.shape[0]:
-        grown = np.full((2 * shop_log.shape[0],) + shop_log.shape[1:], -1, dtype=np.int16)
-        grown[:shop_log.shape[0]] = shop_log
-        shop_log = grown
-        grown_states = np.zeros((2 * state_log.shape[0],) + state_log.shape[1:], dtype=np.int32)
-        grown_states[:state_log.shape[0]] = state_log
-        state_log = grown_states
+    """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs (``max_rounds`` rows)."""
     for i in range(alive_count):
         seat = table.order[i]
         for slot in range(table.shops.shape[1]):
@@ -89,10 +97,6 @@ def _log_round(table, alive_count, round_index, shop_log, state_log):
         state_log[round_index, seat, LOG_LEVEL] = table.level[seat]
         state_log[round_index, seat, LOG_GOLD] = table.gold[seat]
         state_log[round_index, seat, LOG_HP] = table.hp[seat]
-    return shop_log, state_log
-
-
-_FIRST_LOG_ROUNDS = 64  # rounds a log holds before it grows (set4 games last about 35)
 
 
 @njit(cache=True)
@@ -108,6 +112,159 @@ def _close_stage(luck, mark, stage_luck, bucket):
 def stage_bucket(rules, round_index):
     """The stage bucket of a round: its stage, the last ones sharing ``STAGE_BUCKETS - 1``."""
     return min(rules.round_stage[round_index], STAGE_BUCKETS - 1)
+
+
+Game = namedtuple("Game", ["table", "desk", "cursor", "stage_luck", "luck_mark", "shops", "states", "final_champion",
+                           "final_star", "order_scratch", "trait_counts"])
+Game.__doc__ = """A game in progress: every array it needs to go on, so that it can stop and resume (see :func:`advance`).
+
+table : Table
+desk : Desk
+cursor : int64 (len(CURSOR),)
+    Where the game is (``CURSOR_*``).
+stage_luck : float64 (players, len(LUCK), STAGE_BUCKETS)
+luck_mark : float64 (players, len(LUCK))
+    The luck terms when the current stage bucket began.
+shops, states, final_champion, final_star
+    The logs :class:`TableLog` returns, ``max_rounds`` rows long.
+order_scratch : int64 (capacity,)
+trait_counts : int64 (traits,)
+"""
+
+
+@njit(cache=True)
+def new_game(rules, trace_draws, n_params):
+    """A game before its first round (see :class:`Game`); policies get ``n_params`` parameter slots."""
+    table = new_table(rules, trace_draws)
+    players = rules.players
+    cursor = np.zeros(len(CURSOR), dtype=np.int64)
+    cursor[CURSOR_PHASE] = PHASE_ROUND_START
+    cursor[CURSOR_ALIVE] = players
+    cursor[CURSOR_ROLL] = 1
+    cursor[CURSOR_WAITING] = -1
+    rounds = max(rules.max_rounds, 1)
+    largest_board = rules.level_board_size.max()
+    return Game(table, new_desk(rules, table, n_params), cursor, np.zeros((players, len(LUCK), STAGE_BUCKETS)),
+                np.zeros((players, len(LUCK))), np.full((rounds, players, rules.shop_size), -1, dtype=np.int16),
+                np.zeros((rounds, players, len(LOG_STATE_NAMES)), dtype=np.int32),
+                np.full((players, largest_board), -1, dtype=np.int16), np.zeros((players, largest_board), dtype=np.int8),
+                np.zeros(table.unit_champion.shape[1], dtype=np.int64),
+                np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64))
+
+
+@njit(cache=True)
+def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, params, param_counts, bot_of_seat,
+                          progress):
+    """Raise ``ValueError`` unless the arguments of :func:`play_table` (and :func:`advance`) fit the rules."""
+    if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
+        raise ValueError("play_table needs one seat seed and one bot per player")
+    for seat in range(rules.players):
+        bot = bot_of_seat[seat]
+        if bot < 0 or bot >= min(len(policies), params.shape[0], param_counts.shape[0]):
+            raise ValueError("play_table: a seat's bot index is out of range")
+        if param_counts[bot] < 0 or param_counts[bot] > params.shape[1]:
+            raise ValueError("play_table: a bot's parameter count is out of range")
+    if dealer < 0 or dealer >= ENGINE_COUNT or order < 0 or order > ORDER_RACE:
+        raise ValueError("play_table: unknown dealer or order code")
+    if events != EVENTS_BY_POSITION and events != EVENTS_BY_SEAT:
+        raise ValueError("play_table: unknown event addressing code")
+    if progress.shape[0] < PROGRESS_FIELDS:
+        raise ValueError("play_table: the progress block is too small")
+
+
+@njit(cache=True)
+def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
+            outside, check, progress, game, has_decision, decision):
+    """Play ``game`` on until a seat played from outside must decide, or the game ends.
+
+    Parameters are those of :func:`play_table`, and:
+
+    outside : bool (players,)
+        The seats whose decisions come from outside: when one must decide, its
+        view is in ``game.desk`` (row ``seat``) and the game stops.
+    game : Game
+        Changed in place.
+    has_decision, decision : bool, int64
+        Resume the waiting seat with ``decision`` (an answer of
+        :func:`~autodup.game.actions.encode_decision`, judged as a policy's is).
+
+    Returns
+    -------
+    int
+        The seat that must decide, or -1 when the game is over.
+    """
+    table, cursor = game.table, game.cursor
+    while True:
+        phase = cursor[CURSOR_PHASE]
+        round_index = cursor[CURSOR_ROUND]
+        if phase == PHASE_ROUND_START:
+            if cursor[CURSOR_ALIVE] <= 1 or round_index >= rules.max_rounds:
+                _end_game(rules, game, event_seed)
+                return -1
+            cursor[CURSOR_ROUNDS] += 1
+            bucket = stage_bucket(rules, round_index)
+            if bucket != cursor[CURSOR_BUCKET]:
+                _close_stage(table.luck, game.luck_mark, game.stage_luck, cursor[CURSOR_BUCKET])
+                cursor[CURSOR_BUCKET] = bucket
+            alive_count = start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
+            cursor[CURSOR_ALIVE_COUNT] = alive_count
+            _log_round(table, alive_count, round_index, game.shops, game.states)
+            if check and not table_is_sound(rules, table):
+                cursor[CURSOR_VIOLATIONS] += 1
+            cursor[CURSOR_POSITION], cursor[CURSOR_STEP], cursor[CURSOR_ROLL] = 0, 0, 1
+            cursor[CURSOR_PHASE] = PHASE_TURNS
+        elif phase == PHASE_TURNS:
+            position = cursor[CURSOR_POSITION]
+            if position >= cursor[CURSOR_ALIVE_COUNT]:
+                cursor[CURSOR_PHASE] = PHASE_ROUND_END
+                continue
+            seat = table.order[position]
+            bot = bot_of_seat[seat]
+            over = play_turn(rules, dealer, table, game.desk, seat, round_index, seat_seeds, cursor[CURSOR_ALIVE_COUNT],
+                             policies[bot], params[bot], param_counts[bot], check, progress, cursor, outside[seat],
+                             has_decision, decision)
+            has_decision = False
+            if not over:
+                return seat
+            cursor[CURSOR_POSITION], cursor[CURSOR_STEP], cursor[CURSOR_ROLL] = position + 1, 0, 1
+        elif phase == PHASE_ROUND_END:
+            cursor[CURSOR_ALIVE] = _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed,
+                                              cursor[CURSOR_ALIVE], cursor[CURSOR_ALIVE_COUNT], game.order_scratch,
+                                              game.trait_counts, game.final_champion, game.final_star)
+            if check and not table_is_sound(rules, table):
+                cursor[CURSOR_VIOLATIONS] += 1
+            cursor[CURSOR_ROUND] = round_index + 1
+            cursor[CURSOR_PHASE] = PHASE_ROUND_START
+        else:
+            return -1
+
+
+@njit(cache=True)
+def _end_game(rules, game, event_seed):
+    """Rank the seats still alive, close the last stage bucket and record their final boards."""
+    table, cursor = game.table, game.cursor
+    rank_seats(table, event_seed, rules.max_rounds, False, cursor[CURSOR_ALIVE])
+    _close_stage(table.luck, game.luck_mark, game.stage_luck, cursor[CURSOR_BUCKET])
+    for seat in range(rules.players):
+        if table.alive[seat]:
+            record_final_board(rules, table, seat, game.order_scratch, game.final_champion, game.final_star)
+    cursor[CURSOR_PHASE] = PHASE_OVER
+    cursor[CURSOR_WAITING] = -1
+
+
+@njit(cache=True)
+def game_results(rules, game):
+    """int64 (players, len(RESULT_COLUMNS)): each seat's final state, then its stats (a game that is over)."""
+    table = game.table
+    results = np.zeros((rules.players, len(RESULT_COLUMNS)), dtype=np.int64)
+    for seat in range(rules.players):
+        results[seat, 0] = table.placement[seat]   # FINAL_STATE_COLUMNS, then STATS
+        results[seat, 1] = table.hp[seat]
+        results[seat, 2] = table.level[seat]
+        results[seat, 3] = table.gold[seat]
+        for k in range(len(STATS)):
+            results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
+    return results
 
 
 @njit(cache=True)
@@ -154,76 +311,21 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     log : TableLog
         Each seat's shop, level, gold and HP by round, its final board, its offers and its trace.
     """
-    if seat_seeds.shape[0] != rules.players or bot_of_seat.shape[0] != rules.players:
-        raise ValueError("play_table needs one seat seed and one bot per player")
-    for seat in range(rules.players):
-        bot = bot_of_seat[seat]
-        if bot < 0 or bot >= min(len(policies), params.shape[0], param_counts.shape[0]):
-            raise ValueError("play_table: a seat's bot index is out of range")
-        if param_counts[bot] < 0 or param_counts[bot] > params.shape[1]:
-            raise ValueError("play_table: a bot's parameter count is out of range")
-    if dealer < 0 or dealer >= ENGINE_COUNT or order < 0 or order > ORDER_RACE:
-        raise ValueError("play_table: unknown dealer or order code")
-    if events != EVENTS_BY_POSITION and events != EVENTS_BY_SEAT:
-        raise ValueError("play_table: unknown event addressing code")
-    if progress.shape[0] < PROGRESS_FIELDS:
-        raise ValueError("play_table: the progress block is too small")
+    check_table_arguments(rules, dealer, order, events, seat_seeds, policies, params, param_counts, bot_of_seat,
+                          progress)
     progress[PROGRESS_GAMES] += 1
     progress[PROGRESS_IN_GAME] = 1
-    table = new_table(rules, trace_draws)
-    desk = new_desk(rules, table, params.shape[1])
-    players = rules.players
-    capacity = table.unit_champion.shape[1]
-    order_scratch = np.zeros(capacity, dtype=np.int64)
-    trait_counts = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
-    first_rounds = min(_FIRST_LOG_ROUNDS, rules.max_rounds)
-    shop_log = np.full((first_rounds, players, rules.shop_size), -1, dtype=np.int16)
-    state_log = np.zeros((first_rounds, players, len(LOG_STATE_NAMES)), dtype=np.int32)
-    largest_board = rules.level_board_size.max()
-    final_champion = np.full((players, largest_board), -1, dtype=np.int16)
-    final_star = np.zeros((players, largest_board), dtype=np.int8)
-    stage_luck = np.zeros((players, len(LUCK), STAGE_BUCKETS))
-    luck_mark = np.zeros((players, len(LUCK)))
-    bucket = 0
-    violations = 0
-    alive = players
-    rounds = 0
-    for round_index in range(rules.max_rounds):
-        if alive <= 1:
-            break
-        rounds += 1
-        if stage_bucket(rules, round_index) != bucket:
-            _close_stage(table.luck, luck_mark, stage_luck, bucket)
-            bucket = stage_bucket(rules, round_index)
-        alive_count = start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed)
-        shop_log, state_log = _log_round(table, alive_count, round_index, shop_log, state_log)
-        if check and not table_is_sound(rules, table):
-            violations += 1
-        for i in range(alive_count):
-            seat = table.order[i]
-            bot = bot_of_seat[seat]
-            violations += play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count,
-                                     policies[bot], params[bot], param_counts[bot], check, progress)
-        alive = _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count,
-                           order_scratch, trait_counts, final_champion, final_star)
-        if check and not table_is_sound(rules, table):
-            violations += 1
-    rank_seats(table, event_seed, rules.max_rounds, False, alive)
-    _close_stage(table.luck, luck_mark, stage_luck, bucket)
-    results = np.zeros((players, len(RESULT_COLUMNS)), dtype=np.int64)
-    for seat in range(players):
-        if table.alive[seat]:
-            record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
-        results[seat, 0] = table.placement[seat]   # FINAL_STATE_COLUMNS, then STATS
-        results[seat, 1] = table.hp[seat]
-        results[seat, 2] = table.level[seat]
-        results[seat, 3] = table.gold[seat]
-        for k in range(len(STATS)):
-            results[seat, len(FINAL_STATE_COLUMNS) + k] = table.stats[seat, k]
+    game = new_game(rules, trace_draws, params.shape[1])
+    # No decision to resume with, typed as a Python caller's are (not as literals), so that the resumable table
+    # (autodup.game.resumable) runs this very compiled advance.
+    advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
+            np.zeros(rules.players, dtype=np.bool_), check, progress, game, np.bool_(False), np.int64(0))
     progress[PROGRESS_IN_GAME] = 0
-    return results, violations, rounds, TableLog(shop_log, state_log, final_champion, final_star, table.offers,
-                                                 table.bought, table.luck, stage_luck, table.trace_weights, table.trace_key,
-                                                 table.trace_outcome, table.trace_count)
+    table = game.table
+    return (game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS],
+            TableLog(game.shops, game.states, game.final_champion, game.final_star, table.offers, table.bought,
+                     table.luck, game.stage_luck, table.trace_weights, table.trace_key, table.trace_outcome,
+                     table.trace_count))
 
 
 @njit(cache=True)

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..engine.rng import random_bits_pair
 from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
+from .cursor import CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .progress import PROGRESS_SEAT
 from .rules import STREAM_POLICY_KEY, game_inline, game_kernel
@@ -141,25 +142,39 @@ def _lay_out_rules(rules, desk, seat, params):
         desk.params[seat, p] = params[p]
 
 
+
+
 @game_kernel
 def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
-               check, progress):
-    """One seat's turn: its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``.
+              check, progress, cursor, outside, has_decision, decision):
+    """Play ``seat``'s turn from where ``cursor`` says (its step and roll) until it ends or must wait.
 
-    The policy sees exactly its ``n_params`` parameters, so reading beyond
-    them is an index error, not a silent zero. Returns the number of steps
-    after which the table was unsound (``check`` only).
+    Its policy acts until it ends the turn, fails, or reaches ``ACTION_CAP``;
+    the policy sees exactly its ``n_params`` parameters, so reading beyond
+    them is an index error, not a silent zero. A seat played from outside
+    (``outside``) has its view filled, then the turn stops with
+    ``cursor[CURSOR_WAITING] = seat``; it resumes with ``has_decision`` and the
+    seat's ``decision``, which is applied exactly as a policy's answer would be.
+    Steps after which the table was unsound (``check`` only) are counted in
+    ``cursor[CURSOR_VIOLATIONS]``. Returns whether the turn is over.
     """
-    violations = 0
-    roll = 1
-    _lay_out_rules(rules, desk, seat, params)
-    for step in range(ACTION_CAP):
-        _fill_view(rules, table, desk, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
-        progress[PROGRESS_SEAT] = seat
-        decision = policy(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
-                          desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
-                          desk.trait_breakpoints[seat], desk.params[seat, :n_params], desk.memory[seat])
-        progress[PROGRESS_SEAT] = -1
+    step, roll = cursor[CURSOR_STEP], cursor[CURSOR_ROLL]
+    if step == 0 and not has_decision:
+        _lay_out_rules(rules, desk, seat, params)
+    over = True
+    while step < ACTION_CAP:
+        if has_decision:
+            has_decision = False
+        else:
+            _fill_view(rules, table, desk, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
+            if outside:
+                over = False
+                break
+            progress[PROGRESS_SEAT] = seat
+            decision = policy(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
+                              desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
+                              desk.trait_breakpoints[seat], desk.params[seat, :n_params], desk.memory[seat])
+            progress[PROGRESS_SEAT] = -1
         if decision == 0:
             table.stats[seat, STAT_BOT_ERRORS] += 1
             break
@@ -175,10 +190,13 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
         elif action == ACTION_REROLL or action == ACTION_LOADED_ROLL:
             roll += 1  # shops dealt this turn: the keyed dealer's key, the same at every table
         if check and not table_is_sound(rules, table):
-            violations += 1
+            cursor[CURSOR_VIOLATIONS] += 1
         if step == ACTION_CAP - 1:
             table.stats[seat, STAT_CAP_HITS] += 1
-    return violations
+        step += 1
+    cursor[CURSOR_STEP], cursor[CURSOR_ROLL] = step, roll
+    cursor[CURSOR_WAITING] = -1 if over else seat
+    return over
 
 
 # What a table logs of each seat each round, beside its shop (TableLog.states[round, seat, ...]).

@@ -1,0 +1,313 @@
+"""A table that stops whenever a seat played from outside must decide, and resumes with its decision.
+
+The game is the one :func:`~autodup.game.table.play_table` plays: the same
+jitted rounds and turns (:func:`~autodup.game.table.advance`), with some seats
+marked as played from outside. When one of them must decide, the table fills
+its view, exactly as it does for a bot, and returns; :meth:`ResumableTable.act`
+applies the decision and plays on. The seats played by bots keep running in
+jitted code in between, and every array of the game lives in a
+:class:`~autodup.game.table.Game`, so a table can be copied (:meth:`clone`)
+and played on from the copy. If the outside seats answer as a bot would, the
+game is the game that bot plays at :func:`play_table`, bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, typed
+
+from ..engine.dealers import dealer_named
+from ..errors import UsageError
+from .boards import check_order, table_seeds
+from .bot_loading import seating
+from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
+from .progress import new_progress
+from .rules import EVENT_ADDRESSING, ORDERS
+from .table import TableLog, advance, check_table_arguments, end_every_turn, game_results, new_game
+from .view import MAX_PARAMETERS, MAX_PLAYERS, VIEW_FIELDS
+
+__all__ = ["SeatView", "ResumableTables", "ResumableTable", "advance_tables", "call_policy"]
+
+
+class SeatView(NamedTuple):
+    """What a seat sees when it must decide: the arguments a bot's policy is called with (see ``POLICY_SIGNATURE``).
+
+    The arrays are the table's own copies for the seat, rebuilt before each
+    decision; writing into them changes nothing but those copies (``memory``
+    is kept for the seat from one decision to the next, as for a bot).
+    """
+
+    me: np.ndarray
+    shop: np.ndarray
+    unit_champion: np.ndarray
+    unit_star: np.ndarray
+    pool: np.ndarray
+    champion_cost: np.ndarray
+    champion_traits: np.ndarray
+    trait_breakpoints: np.ndarray
+    params: np.ndarray
+    memory: np.ndarray
+
+
+@njit(cache=True)
+def call_policy(policy, me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
+                params, memory):
+    """A compiled policy's answer to a view (:class:`SeatView`'s fields): a bot asked from Python."""
+    return policy(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+                  memory)
+
+
+@njit(cache=True)
+def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy_box, params, param_counts,
+                   bot_of_seat, outside, check, progress, games, has_decision, decisions, waiting, views):
+    """Play each of many tables on (:func:`~autodup.game.table.advance`) in one call.
+
+    Parameters
+    ----------
+    seat_seeds : uint64 (tables, players)
+    event_seeds : uint64 (tables,)
+    policy_box : numba typed List holding the one tuple of policies every table plays
+        (a typed List crosses into compiled code at a constant cost, a tuple of
+        callbacks at a cost that dominates a step)
+    bot_of_seat, outside : int64 / bool (tables, players)
+    games : numba typed List of Game, one per table
+    has_decision : bool (tables,)
+        Resume table ``i``'s waiting seat with ``decisions[i]``; a table that
+        has none to resume with, or is over, is left as it is.
+    decisions : int64 (tables,)
+    waiting : int64 (tables,)
+        Written: the seat each table waits for, -1 once it is over.
+    views : int64 (tables, VIEW_FIELDS)
+        Written: the waiting seat's view (``me``), for each table that waits.
+    """
+    policies = policy_box[0]
+    for i in range(len(games)):
+        game = games[i]
+        if has_decision[i] or (game.cursor[CURSOR_PHASE] != PHASE_OVER and game.cursor[CURSOR_WAITING] < 0):
+            advance(rules, dealer, order, events, seat_seeds[i], event_seeds[i], policies, params, param_counts,
+                    bot_of_seat[i], outside[i], check, progress, game, has_decision[i], decisions[i])
+        seat = game.cursor[CURSOR_WAITING]
+        waiting[i] = seat
+        if seat >= 0:
+            views[i, :] = game.desk.me[seat]
+
+
+def _copy(value):
+    """A deep copy of a game: its named tuples rebuilt, its arrays copied."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_copy(item) for item in value))
+    return value
+
+
+class ResumableTables:
+    """Tables of boards of one tournament seed, some of whose seats are played from outside, stepped together.
+
+    Parameters
+    ----------
+    rules : Rules
+        Compiled rules (:func:`autodup.game.rules.rules_of`).
+    seat_bots : sequence of Bot or None, one per seat
+        The bot at each seat; ``None`` marks a seat played from outside. Every table seats them alike.
+    seed : int
+        The tournament seed.
+    boards : sequence of int
+        One table per entry: table ``i`` plays board ``boards[i]``. Its seeds come from the seed tree as in
+        ``autodup play``: seat ``s`` gets the seat seed of its board, shared by every table of the board
+        unless the dealer is ``independent``.
+    table : int
+        Which table of its board each one is (the ``independent`` dealer gives each its own seeds).
+    dealer, order, events : str
+        As for :func:`autodup.game.boards.play_boards`.
+    check : bool
+        Verify the tables' invariants after every step (counted in :meth:`violations`).
+    branch : int, optional
+        The seed tree's board label (:data:`autodup.game.boards.BRANCHES`); evaluation boards by default.
+
+    Attributes
+    ----------
+    waiting : int64 (tables,)
+        The seat each table waits for, -1 once its game is over.
+    views : int64 (tables, VIEW_FIELDS)
+        Each waiting seat's view ``me`` (rows of tables that are over are stale).
+    """
+
+    def __init__(self, rules, seat_bots, seed: int = 0, boards=(0,), table: int = 0, dealer: str = "haystack",
+                 order: str = "events", events: str = "seat", check: bool = False, branch: int | None = None):
+        from .boards import BRANCHES
+
+        if len(seat_bots) != rules.players:
+            raise UsageError(f"a table of this configuration seats {rules.players} players, got {len(seat_bots)} "
+                             "seats", "seat_bots")
+        boards = [int(board) for board in boards]
+        if not boards or min(boards) < 0:
+            raise UsageError(f"boards: at least one, none negative (got {boards[:5]})", "boards")
+        try:
+            record = dealer_named(dealer, "dealer")
+        except ValueError as error:
+            raise UsageError(str(error).removeprefix("dealer: "), "dealer") from None
+        check_order(record, order)
+        if events not in EVENT_ADDRESSING:
+            raise UsageError(f"unknown event addressing {events!r} (allowed: {', '.join(EVENT_ADDRESSING)})", "events")
+        outside = np.array([bot is None for bot in seat_bots], dtype=np.bool_)
+        bots = [bot for bot in seat_bots if bot is not None]
+        if bots:
+            policies, params, param_counts, bot_of_seat = seating([bot or bots[0] for bot in seat_bots])
+            bot_of_seat = np.where(outside, 0, bot_of_seat)
+        else:  # every seat from outside: a placeholder policy that is never called
+            policies = (end_every_turn,) * MAX_PLAYERS
+            params = np.zeros((MAX_PLAYERS, MAX_PARAMETERS))
+            param_counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+            bot_of_seat = np.zeros(rules.players, dtype=np.int64)
+        n = len(boards)
+        seat_seeds = np.zeros((n, rules.players), dtype=np.uint64)
+        event_seeds = np.zeros(n, dtype=np.uint64)
+        label = BRANCHES["evaluation"] if branch is None else branch
+        for i, board in enumerate(boards):
+            event_seeds[i] = table_seeds(np.uint64(seed), board, table, record.shares_seeds, seat_seeds[i], label)
+        progress = new_progress()
+        check_table_arguments(rules, record.code, ORDERS[order], EVENT_ADDRESSING[events], seat_seeds[0], policies,
+                              params, param_counts, bot_of_seat, progress)
+        self.rules = rules
+        self.seat_bots = tuple(seat_bots)
+        self.outside = outside
+        self._setup = (rules, record.code, ORDERS[order], EVENT_ADDRESSING[events], seat_seeds, event_seeds,
+                       typed.List([policies]), params, param_counts, np.tile(bot_of_seat, (n, 1)),
+                       np.tile(outside, (n, 1)), bool(check), progress)
+        self.games = typed.List([new_game(rules, 0, params.shape[1]) for _ in range(n)])
+        self.waiting = np.full(n, -1, dtype=np.int64)
+        self.views = np.zeros((n, VIEW_FIELDS), dtype=np.int64)
+        self._step(np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+    def _step(self, has_decision, decisions):
+        advance_tables(*self._setup, self.games, has_decision, decisions, self.waiting, self.views)
+
+    def act(self, decisions, tables=None) -> np.ndarray:
+        """Apply each waiting seat's decision and play every table on; returns :attr:`waiting`.
+
+        ``decisions`` holds one answer (:func:`autodup.bots.encode_decision`) per
+        table, judged as a bot's is: an illegal action is counted and refused,
+        anything that is not an answer ends the turn and counts as a bad answer
+        (0 as an error). ``tables`` (bool (tables,)) picks the tables that act;
+        by default every table that waits. Tables that are over are left alone.
+        """
+        try:
+            decisions = np.array(np.broadcast_to(np.asarray(decisions, dtype=np.int64), (len(self),)))
+        except (OverflowError, TypeError, ValueError):
+            raise UsageError(f"decisions: one 64-bit integer answer per table (autodup.bots.encode_decision), got "
+                             f"{str(decisions)[:60]}", "decisions") from None
+        acting = self.waiting >= 0
+        if tables is not None:
+            acting &= np.broadcast_to(np.asarray(tables, dtype=np.bool_), (len(self),))
+        self._step(acting, decisions)
+        return self.waiting
+
+    def view(self, i: int = 0) -> SeatView:
+        """Table ``i``'s waiting seat's view (:class:`SeatView`); ``UsageError`` once that game is over."""
+        seat = int(self.waiting[i])
+        if seat < 0:
+            raise UsageError(f"table {i}: the game is over: no seat is waiting for a decision", "decision")
+        desk = self.games[i].desk
+        return SeatView(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
+                        desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
+                        desk.trait_breakpoints[seat], desk.params[seat, :0], desk.memory[seat])
+
+    def finished(self) -> np.ndarray:
+        """bool (tables,): which games have ended."""
+        return np.array([game.cursor[CURSOR_PHASE] == PHASE_OVER for game in self.games])
+
+    def cursor(self, field: int) -> np.ndarray:
+        """int64 (tables,): one field of each table's cursor (``CURSOR_ROUND``...)."""
+        return np.array([game.cursor[field] for game in self.games], dtype=np.int64)
+
+    def clone(self) -> "ResumableTables":
+        """An independent copy: both play on alike from here, whatever is done with the other."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.games = typed.List([_copy(game) for game in self.games])
+        twin.waiting, twin.views = self.waiting.copy(), self.views.copy()
+        for name in ("_acting", "_decision"):
+            if name in self.__dict__:
+                setattr(twin, name, getattr(self, name).copy())
+        twin._setup = self._setup[:-1] + (new_progress(),)
+        return twin
+
+    def results(self, i: int = 0) -> np.ndarray:
+        """int64 (players, len(RESULT_COLUMNS)): table ``i``'s final states and stats (its game must be over)."""
+        if self.games[i].cursor[CURSOR_PHASE] != PHASE_OVER:
+            raise UsageError(f"table {i}: the game is not over: its results are not known yet", "results")
+        return game_results(self.rules, self.games[i])
+
+    def log(self, i: int = 0) -> TableLog:
+        """What :func:`~autodup.game.table.play_table` logs of table ``i``'s game (its rows so far)."""
+        game, table = self.games[i], self.games[i].table
+        return TableLog(game.shops, game.states, game.final_champion, game.final_star, table.offers, table.bought,
+                        table.luck, game.stage_luck, table.trace_weights, table.trace_key, table.trace_outcome,
+                        table.trace_count)
+
+
+class ResumableTable(ResumableTables):
+    """One table of board ``board``: :class:`ResumableTables` of one, with the waiting seat as an ``int``.
+
+    Parameters are those of :class:`ResumableTables`, with ``board`` for ``boards``.
+    """
+
+    def __init__(self, rules, seat_bots, seed: int = 0, board: int = 0, table: int = 0, **options):
+        super().__init__(rules, seat_bots, seed=seed, boards=(board,), table=table, **options)
+        self._acting, self._decision = np.ones(1, dtype=np.bool_), np.zeros(1, dtype=np.int64)
+
+    @property
+    def seat(self) -> int:
+        """The seat that must decide now, or -1 once the game is over."""
+        return int(self.waiting[0])
+
+    @property
+    def over(self) -> bool:
+        return int(self.games[0].cursor[CURSOR_PHASE]) == PHASE_OVER
+
+    @property
+    def round(self) -> int:
+        """The round being played, from 0."""
+        return int(self.games[0].cursor[CURSOR_ROUND])
+
+    @property
+    def rounds(self) -> int:
+        """Rounds started so far."""
+        return int(self.games[0].cursor[CURSOR_ROUNDS])
+
+    @property
+    def violations(self) -> int:
+        """Steps after which the table was unsound (with ``check``)."""
+        return int(self.games[0].cursor[CURSOR_VIOLATIONS])
+
+    def act(self, decision) -> int:
+        """Apply the waiting seat's ``decision`` (see :meth:`ResumableTables.act`); returns the next seat (-1: over)."""
+        if self.waiting[0] < 0:
+            raise UsageError("the game is over: no seat is waiting for a decision", "decision")
+        if isinstance(decision, (bool, np.bool_)) or not isinstance(decision, (int, np.integer)):
+            raise UsageError(f"a decision is a 64-bit integer answer (autodup.bots.encode_decision), got "
+                             f"{decision!r}", "decision")
+        self._decision[0] = decision
+        self._step(self._acting, self._decision)
+        return int(self.waiting[0])
+
+    def view(self) -> SeatView:
+        """The waiting seat's view (:class:`SeatView`); ``UsageError`` once the game is over."""
+        if self.waiting[0] < 0:
+            raise UsageError("the game is over: no seat is waiting for a decision", "decision")
+        return super().view(0)
+
+    def results(self) -> np.ndarray:
+        """int64 (players, len(RESULT_COLUMNS)): each seat's final state and stats (the game must be over)."""
+        if not self.over:
+            raise UsageError("the game is not over: its results are not known yet", "results")
+        return super().results(0)
+
+    def log(self) -> TableLog:
+        return super().log(0)
