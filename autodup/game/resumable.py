@@ -25,7 +25,7 @@ from .bot_loading import seating
 from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
 from .progress import new_progress
 from .rules import EVENT_ADDRESSING, ORDERS
-from .table import TableLog, advance, check_table_arguments, end_every_turn, game_results, new_game
+from .table import TableLog, advance, check_table_arguments, end_every_turn, game_log, game_results, new_game
 from .view import MAX_PARAMETERS, MAX_PLAYERS, VIEW_FIELDS
 
 __all__ = ["SeatView", "ResumableTables", "ResumableTable", "advance_tables", "call_policy"]
@@ -246,10 +246,7 @@ class ResumableTables:
 
     def log(self, i: int = 0) -> TableLog:
         """What :func:`~autodup.game.table.play_table` logs of table ``i``'s game (its rows so far)."""
-        game, table = self.games[i], self.games[i].table
-        return TableLog(game.shops, game.states, game.final_champion, game.final_star, table.offers, table.bought,
-                        table.luck, game.stage_luck, table.trace_weights, table.trace_key, table.trace_outcome,
-                        table.trace_count)
+        return game_log(self.games[i])
 
 
 class ResumableTable(ResumableTables):

@@ -51,7 +51,7 @@ from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turn
 from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
-__all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "check_table_arguments", "advance", "game_results",
+__all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "check_table_arguments", "advance", "game_results", "game_log",
            "play_table", "stage_bucket", "end_every_turn", "compile_round_end", "first_slot_counts",
            "loot_items"]
 
@@ -268,6 +268,15 @@ def game_results(rules, game):
 
 
 @njit(cache=True)
+def game_log(game):
+    """The game's :class:`TableLog` (its arrays, not copies; rows so far for a game in progress)."""
+    table = game.table
+    return TableLog(game.shops, game.states, game.final_champion, game.final_star, table.offers, table.bought,
+                    table.luck, game.stage_luck, table.trace_weights, table.trace_key, table.trace_outcome,
+                    table.trace_count)
+
+
+@njit(cache=True)
 def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
                progress, trace_draws=0, events=EVENTS_BY_SEAT):
     """Play one table to the end.
@@ -321,11 +330,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             np.zeros(rules.players, dtype=np.bool_), check, progress, game, np.bool_(False), np.int64(0))
     progress[PROGRESS_IN_GAME] = 0
-    table = game.table
-    return (game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS],
-            TableLog(game.shops, game.states, game.final_champion, game.final_star, table.offers, table.bought,
-                     table.luck, game.stage_luck, table.trace_weights, table.trace_key, table.trace_outcome,
-                     table.trace_count))
+    return game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS], game_log(game)
 
 
 @njit(cache=True)
