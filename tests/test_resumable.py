@@ -161,3 +161,21 @@ def test_answers_encoded_over_arrays_are_the_answers_encoded_one_by_one():
     for action, argument, answer in zip(actions, arguments, encoded):
         assert answer == encode_decision(action, argument)
         assert decode_decision(answer) == (action, argument)
+
+
+def test_a_seat_from_outside_answering_as_its_bot_plays_autodup_plays_game():
+    """Against the Python API's play (a worker process, the latin seating of autodup play): seat s plays bot
+    (s + table) mod 8; seat 1 is answered from here as its bot would."""
+    import autodup
+
+    seed, board, table = 3, 2, 5
+    played = autodup.play("set4", bots=",".join(NAMES), seed=seed, board=board, table=table)
+    seat_bots = [BOTS[(s + table) % 8] for s in range(8)]
+    resumable = ResumableTable(SET4, [None if s == 1 else seat_bots[s] for s in range(8)], seed=seed, board=board,
+                               table=table)
+    _play_out(resumable, seat_bots)
+    results = resumable.results()
+    assert resumable.rounds == played["rounds"]
+    for s, row in enumerate(played["seats"]):
+        assert row["bot"] == seat_bots[s].name
+        assert [row[name] for name in RESULT_COLUMNS] == results[s].tolist()
