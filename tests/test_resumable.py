@@ -130,7 +130,21 @@ def test_outside_answers_are_judged_as_a_bots_are():
     assert results[column["illegal_actions"]] == sum(a in (buy(99), encode_decision(15, 0)) for a in seen)
 
 
+def test_configurations_and_bots_may_be_named():
+    named = ResumableTable("set4", [None] + NAMES[1:], seed=2, board=1)
+    loaded = ResumableTable(SET4, [None] + BOTS[1:], seed=2, board=1)
+    _play_out(named, BOTS)
+    _play_out(loaded, BOTS)
+    assert np.array_equal(named.results(), loaded.results())
+
+
 def test_misuse_gets_one_clear_line():
+    with pytest.raises(UsageError, match="expected a configuration"):
+        ResumableTable(3, [None] * 8)
+    with pytest.raises(UsageError, match="seat 2: expected a bot"):
+        ResumableTable(SET4, [None, None, 7] + [None] * 5)
+    with pytest.raises(UsageError, match="one entry per seat"):
+        ResumableTable(SET4, "greedy")
     with pytest.raises(UsageError, match="seats 8 players, got 3"):
         ResumableTable(SET4, [None] * 3)
     with pytest.raises(UsageError, match="order"):

@@ -13,6 +13,7 @@ game is the game that bot plays at :func:`play_table`, bit for bit.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -21,10 +22,11 @@ from numba import njit, typed
 from ..engine.dealers import dealer_named
 from ..errors import UsageError
 from .boards import check_order, table_seeds
-from .bot_loading import seating
+from .bot_loading import Bot, load_bot, seating
+from .config import GameConfig, load_config
 from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
 from .progress import new_progress
-from .rules import EVENT_ADDRESSING, ORDERS
+from .rules import EVENT_ADDRESSING, ORDERS, Rules, rules_of
 from .table import TableLog, advance, check_table_arguments, end_every_turn, game_log, game_results, new_game
 from .view import MAX_PARAMETERS, MAX_PLAYERS, VIEW_FIELDS
 
@@ -94,6 +96,35 @@ def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy
             views[i, :] = game.desk.me[seat]
 
 
+def _rules_of(rules):
+    """Compiled rules from rules, a :class:`GameConfig`, a shipped configuration's name or a YAML file's path."""
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, GameConfig):
+        return rules_of(rules)
+    if isinstance(rules, (str, Path)):
+        return rules_of(load_config(rules))
+    raise UsageError(f"expected a configuration (a shipped name, a YAML file's path, a GameConfig or Rules), got "
+                     f"{type(rules).__name__}", "rules")
+
+
+def _bots_of(seat_bots) -> list:
+    """One Bot or None per seat, from Bots, bot names or paths, and None."""
+    if isinstance(seat_bots, (str, bytes)) or not hasattr(seat_bots, "__len__"):
+        raise UsageError("seat_bots: one entry per seat, a bot (a Bot, a name or a path) or None for a seat played "
+                         "from outside", "seat_bots")
+    bots = []
+    for seat, bot in enumerate(seat_bots):
+        if bot is None or isinstance(bot, Bot):
+            bots.append(bot)
+        elif isinstance(bot, (str, Path)):
+            bots.append(load_bot(str(bot)))
+        else:
+            raise UsageError(f"seat {seat}: expected a bot (a Bot, a name or a path) or None, got "
+                             f"{type(bot).__name__}", "seat_bots")
+    return bots
+
+
 def _copy(value):
     """A deep copy of a game: its named tuples rebuilt, its arrays copied."""
     if isinstance(value, np.ndarray):
@@ -108,10 +139,12 @@ class ResumableTables:
 
     Parameters
     ----------
-    rules : Rules
-        Compiled rules (:func:`autodup.game.rules.rules_of`).
-    seat_bots : sequence of Bot or None, one per seat
-        The bot at each seat; ``None`` marks a seat played from outside. Every table seats them alike.
+    rules : Rules, GameConfig, or str
+        Compiled rules (:func:`autodup.game.rules.rules_of`), a configuration, a shipped configuration's
+        name (``"set4"``) or a YAML file's path.
+    seat_bots : sequence of Bot, str or None, one per seat
+        The bot at each seat (a loaded bot, a shipped bot's name or a bot file's path); ``None`` marks a
+        seat played from outside. Every table seats them alike.
     seed : int
         The tournament seed.
     boards : sequence of int
@@ -139,6 +172,8 @@ class ResumableTables:
                  order: str = "events", events: str = "seat", check: bool = False, branch: int | None = None):
         from .boards import BRANCHES
 
+        rules = _rules_of(rules)
+        seat_bots = _bots_of(seat_bots)
         if len(seat_bots) != rules.players:
             raise UsageError(f"a table of this configuration seats {rules.players} players, got {len(seat_bots)} "
                              "seats", "seat_bots")
