@@ -23,7 +23,6 @@ from ..engine.dealers import dealer_named
 from ..errors import UsageError
 from .boards import check_order, table_seeds
 from .bot_loading import Bot, load_bot, seating
-from .config import GameConfig, load_config
 from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
 from .progress import new_progress
 from .rules import EVENT_ADDRESSING, ORDERS, Rules, rules_of
@@ -98,6 +97,8 @@ def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy
 
 def _rules_of(rules):
     """Compiled rules from rules, a :class:`GameConfig`, a shipped configuration's name or a YAML file's path."""
+    from .config import GameConfig, load_config  # here: compiled code never reaches the YAML reader
+
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, GameConfig):
