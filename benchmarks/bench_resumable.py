@@ -9,11 +9,13 @@ toggling the lock, by what the seat's view says is legal. Three cases, each on s
 - ``every_seat``: one table, all 8 seats from outside (a multi-agent environment), one decision at a time;
 - ``batch``: ``--tables`` tables, all 8 seats from outside, every waiting table answered in one call.
 
-``steps_per_s`` counts decisions answered from outside; ``bytes_per_table`` is the memory one game in progress
+``steps_per_s`` counts decisions answered from outside (seat 0's only in ``one_seat``), ``games`` the boards
+played to the end in the time given; ``bytes_per_table`` is the memory one game in progress
 holds (every array of its :class:`~autodup.game.table.Game`). ``play_table_games_per_s`` is, in the same run, the
 all-jitted table with the roster at every seat, for scale.
 
-Usage: ``python benchmarks/bench_resumable.py [--seconds S] [--tables N] [--json]``
+Usage: ``python benchmarks/bench_resumable.py [--seconds S] [--tables N] [--json]`` (the run takes longer than
+three times S: loading the compiled code first, and the all-jitted reference's 200 boards after).
 """
 
 from __future__ import annotations
@@ -146,7 +148,8 @@ def measure(seconds: float, tables: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each case (default 3)")
-    parser.add_argument("--tables", type=int, default=128, help="tables stepped together (default 128)")
+    parser.add_argument("--tables", type=int, default=128, choices=range(1, 100_001), metavar="N",
+                        help="tables stepped together, 1 to 100,000 (default 128)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     figures = measure(args.seconds, args.tables)
@@ -154,7 +157,7 @@ def main() -> None:
         print(json.dumps(figures, indent=2))
         return
     for case, rate in figures["steps_per_s"].items():
-        print(f"{case:>12}: {rate:10,.0f} decisions/s from outside ({figures['games'][case]} games)")
+        print(f"{case:>12}: {rate:10,.0f} decisions/s from outside ({figures['games'][case]} games played)")
     print(f"memory: {figures['bytes_per_table'] / 1024:,.0f} KiB per game in progress")
     print(f"all-jitted table, the roster at every seat: {figures['play_table_games_per_s']:,.0f} games/s")
 

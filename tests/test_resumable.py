@@ -143,8 +143,30 @@ def test_misuse_gets_one_clear_line():
         ResumableTable(3, [None] * 8)
     with pytest.raises(UsageError, match="seat 2: expected a bot"):
         ResumableTable(SET4, [None, None, 7] + [None] * 5)
-    with pytest.raises(UsageError, match="one entry per seat"):
+    with pytest.raises(UsageError, match="^seat_bots: expected one entry per seat"):
         ResumableTable(SET4, "greedy")
+    with pytest.raises(UsageError, match="^seat_bots: seat 3: .*unknown bot 'gredy'"):
+        ResumableTable(SET4, [None, None, None, "gredy"] + [None] * 4)
+    for wrong in (5, "abc", [], [-1], [1.5]):
+        with pytest.raises(UsageError, match="^boards: "):
+            ResumableTables(SET4, [None] * 8, boards=wrong)
+    with pytest.raises(UsageError, match="^board: -1 is out of range"):
+        ResumableTable(SET4, [None] * 8, board=-1)
+    with pytest.raises(UsageError, match="^seed: "):
+        ResumableTable(SET4, [None] * 8, seed=-1)
+    with pytest.raises(UsageError, match="^table: "):
+        ResumableTable(SET4, [None] * 8, table="3")
+    tables = ResumableTables(SET4, [None] * 8, seed=1, boards=range(4))
+    for wrong in (True, 1.5, [1.0] * 4, "x", [1, 2]):
+        with pytest.raises(UsageError, match="^decisions: "):
+            tables.act(wrong)
+    with pytest.raises(UsageError, match="^tables: expected one bool per table"):
+        tables.act(end_turn(), tables=[True, False])
+    for wrong in (4, -1):
+        with pytest.raises(UsageError, match="^i: "):
+            tables.view(wrong)
+    with pytest.raises(UsageError, match="^i: "):
+        tables.results(9)
     with pytest.raises(UsageError, match="seats 8 players, got 3"):
         ResumableTable(SET4, [None] * 3)
     with pytest.raises(UsageError, match="order"):
@@ -154,14 +176,15 @@ def test_misuse_gets_one_clear_line():
     table = ResumableTable(SET4, [None] * 8, seed=1)
     with pytest.raises(UsageError, match="not over"):
         table.results()
-    with pytest.raises(UsageError, match="64-bit integer"):
-        table.act("buy")
+    for wrong in ("buy", True, 1.0, 2**70):
+        with pytest.raises(UsageError, match="64-bit integer"):
+            table.act(wrong)
     while table.seat >= 0:
         table.act(end_turn())
     assert table.over and table.rounds > 10  # nobody buys anything: the game still ends, by HP
     with pytest.raises(UsageError, match="game is over"):
         table.act(end_turn())
-    with pytest.raises(UsageError, match="game is over"):
+    with pytest.raises(UsageError, match="^view: the game is over"):
         table.view()
 
 

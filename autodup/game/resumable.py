@@ -19,8 +19,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typed
 
+from ..arguments import MAX_INDEX, integer
+from ..arguments import seed as check_seed
 from ..engine.dealers import dealer_named
-from ..errors import UsageError
+from ..errors import BotError, UsageError
 from .boards import check_order, table_seeds
 from .bot_loading import Bot, load_bot, seating
 from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
@@ -112,14 +114,17 @@ def _rules_of(rules):
 def _bots_of(seat_bots) -> list:
     """One Bot or None per seat, from Bots, bot names or paths, and None."""
     if isinstance(seat_bots, (str, bytes)) or not hasattr(seat_bots, "__len__"):
-        raise UsageError("seat_bots: one entry per seat, a bot (a Bot, a name or a path) or None for a seat played "
+        raise UsageError("expected one entry per seat, a bot (a Bot, a name or a path) or None for a seat played "
                          "from outside", "seat_bots")
     bots = []
     for seat, bot in enumerate(seat_bots):
         if bot is None or isinstance(bot, Bot):
             bots.append(bot)
         elif isinstance(bot, (str, Path)):
-            bots.append(load_bot(str(bot)))
+            try:
+                bots.append(load_bot(str(bot)))
+            except BotError as error:
+                raise UsageError(f"seat {seat}: {error}", "seat_bots") from None
         else:
             raise UsageError(f"seat {seat}: expected a bot (a Bot, a name or a path) or None, got "
                              f"{type(bot).__name__}", "seat_bots")
@@ -178,9 +183,14 @@ class ResumableTables:
         if len(seat_bots) != rules.players:
             raise UsageError(f"a table of this configuration seats {rules.players} players, got {len(seat_bots)} "
                              "seats", "seat_bots")
-        boards = [int(board) for board in boards]
-        if not boards or min(boards) < 0:
-            raise UsageError(f"boards: at least one, none negative (got {boards[:5]})", "boards")
+        seed = check_seed("seed", seed)
+        table = integer("table", table, 0, MAX_INDEX)
+        if isinstance(boards, (str, bytes)) or not hasattr(boards, "__iter__"):
+            raise UsageError(f"expected a sequence of board indices (e.g. range(16)), got {type(boards).__name__}",
+                             "boards")
+        boards = [integer("boards", board, 0, MAX_INDEX) for board in boards]
+        if not boards:
+            raise UsageError("no board (allowed: one board index or more, each a table of its own)", "boards")
         try:
             record = dealer_named(dealer, "dealer")
         except ValueError as error:
@@ -233,22 +243,30 @@ class ResumableTables:
         (0 as an error). ``tables`` (bool (tables,)) picks the tables that act;
         by default every table that waits. Tables that are over are left alone.
         """
+        answers = np.asarray(decisions)
+        if answers.dtype.kind not in "iu" or answers.shape not in ((), (len(self),)):
+            raise UsageError(f"expected one integer answer per table ({len(self)}; autodup.bots.encode_decision), got "
+                             f"{str(decisions)[:60]}", "decisions")
         try:
-            decisions = np.array(np.broadcast_to(np.asarray(decisions, dtype=np.int64), (len(self),)))
-        except (OverflowError, TypeError, ValueError):
-            raise UsageError(f"decisions: one 64-bit integer answer per table (autodup.bots.encode_decision), got "
-                             f"{str(decisions)[:60]}", "decisions") from None
+            decisions = np.array(np.broadcast_to(answers.astype(np.int64, casting="safe"), (len(self),)))
+        except TypeError:
+            raise UsageError(f"answers are 64-bit integers (autodup.bots.encode_decision), got {answers.dtype}",
+                             "decisions") from None
         acting = self.waiting >= 0
         if tables is not None:
-            acting &= np.broadcast_to(np.asarray(tables, dtype=np.bool_), (len(self),))
+            chosen = np.asarray(tables)
+            if chosen.dtype != np.bool_ or chosen.shape != (len(self),):
+                raise UsageError(f"expected one bool per table ({len(self)}), got {str(tables)[:60]}", "tables")
+            acting &= chosen
         self._step(acting, decisions)
         return self.waiting
 
     def view(self, i: int = 0) -> SeatView:
         """Table ``i``'s waiting seat's view (:class:`SeatView`); ``UsageError`` once that game is over."""
+        i = self._index(i)
         seat = int(self.waiting[i])
         if seat < 0:
-            raise UsageError(f"table {i}: the game is over: no seat is waiting for a decision", "decision")
+            raise UsageError(f"table {i}: the game is over: no seat is waiting for a decision", "view")
         desk = self.games[i].desk
         return SeatView(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
                         desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
@@ -276,13 +294,17 @@ class ResumableTables:
 
     def results(self, i: int = 0) -> np.ndarray:
         """int64 (players, len(RESULT_COLUMNS)): table ``i``'s final states and stats (its game must be over)."""
+        i = self._index(i)
         if self.games[i].cursor[CURSOR_PHASE] != PHASE_OVER:
             raise UsageError(f"table {i}: the game is not over: its results are not known yet", "results")
         return game_results(self.rules, self.games[i])
 
     def log(self, i: int = 0) -> TableLog:
         """What :func:`~autodup.game.table.play_table` logs of table ``i``'s game (its rows so far)."""
-        return game_log(self.games[i])
+        return game_log(self.games[self._index(i)])
+
+    def _index(self, i) -> int:
+        return integer("i", i, 0, len(self) - 1)
 
 
 class ResumableTable(ResumableTables):
@@ -291,8 +313,10 @@ class ResumableTable(ResumableTables):
     Parameters are those of :class:`ResumableTables`, with ``board`` for ``boards``.
     """
 
-    def __init__(self, rules, seat_bots, seed: int = 0, board: int = 0, table: int = 0, **options):
-        super().__init__(rules, seat_bots, seed=seed, boards=(board,), table=table, **options)
+    def __init__(self, rules, seat_bots, seed: int = 0, board: int = 0, table: int = 0, dealer: str = "haystack",
+                 order: str = "events", events: str = "seat", check: bool = False, branch: int | None = None):
+        super().__init__(rules, seat_bots, seed=seed, boards=(integer("board", board, 0, MAX_INDEX),), table=table,
+                         dealer=dealer, order=order, events=events, check=check, branch=branch)
         self._acting, self._decision = np.ones(1, dtype=np.bool_), np.zeros(1, dtype=np.int64)
 
     @property
@@ -323,7 +347,8 @@ class ResumableTable(ResumableTables):
         """Apply the waiting seat's ``decision`` (see :meth:`ResumableTables.act`); returns the next seat (-1: over)."""
         if self.waiting[0] < 0:
             raise UsageError("the game is over: no seat is waiting for a decision", "decision")
-        if isinstance(decision, (bool, np.bool_)) or not isinstance(decision, (int, np.integer)):
+        if (isinstance(decision, (bool, np.bool_)) or not isinstance(decision, (int, np.integer))
+                or not -2**63 <= int(decision) < 2**63):
             raise UsageError(f"a decision is a 64-bit integer answer (autodup.bots.encode_decision), got "
                              f"{decision!r}", "decision")
         self._decision[0] = decision
@@ -333,7 +358,7 @@ class ResumableTable(ResumableTables):
     def view(self) -> SeatView:
         """The waiting seat's view (:class:`SeatView`); ``UsageError`` once the game is over."""
         if self.waiting[0] < 0:
-            raise UsageError("the game is over: no seat is waiting for a decision", "decision")
+            raise UsageError("the game is over: no seat is waiting for a decision", "view")
         return super().view(0)
 
     def results(self) -> np.ndarray:
