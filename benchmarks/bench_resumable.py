@@ -145,10 +145,17 @@ def measure(seconds: float, tables: int) -> dict:
     }
 
 
+def table_count(text: str) -> int:
+    """``--tables``: an integer from 1 to 100,000."""
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of tables (allowed: 1 to 100,000)")
+    return int(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each case (default 3)")
-    parser.add_argument("--tables", type=int, default=128, choices=range(1, 100_001), metavar="N",
+    parser.add_argument("--tables", type=table_count, default=128, metavar="N",
                         help="tables stepped together, 1 to 100,000 (default 128)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
