@@ -286,9 +286,6 @@ class ResumableTables:
         twin.__dict__.update(self.__dict__)
         twin.games = typed.List([_copy(game) for game in self.games])
         twin.waiting, twin.views = self.waiting.copy(), self.views.copy()
-        for name in ("_acting", "_decision"):
-            if name in self.__dict__:
-                setattr(twin, name, getattr(self, name).copy())
         twin._setup = self._setup[:-1] + (new_progress(),)
         return twin
 

@@ -142,8 +142,6 @@ def _lay_out_rules(rules, desk, seat, params):
         desk.params[seat, p] = params[p]
 
 
-
-
 @game_kernel
 def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
               check, progress, cursor, outside, has_decision, decision):
