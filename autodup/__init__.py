@@ -16,7 +16,8 @@ Layers, each a subpackage that imports only those above it in this list::
     analysis/   statistics, the luck adjustment, the summary, the cross-table measures, quality, balance
                 A/B and sweep, the HTML reports
     labs/       the toy example, roll odds, the shuffle lab
-    api/        the public Python API, re-exported here
+    api/        the public Python API, re-exported here; agents (Python agents to seat), env/ (Gymnasium and
+                PettingZoo environments, the ``env`` extra) sit beside it, over the game layer
     cli/        the ``autodup`` command: parses, calls the API, prints
 
 One home per concept: a dealer is a kernel plus a record in :data:`autodup.engine.dealers.DEALERS`; every
@@ -38,8 +39,8 @@ from .version import __version__
 # The draw API (autodup.engine.draw) and the Python API (autodup.api), by name: the module each comes from.
 _DRAW = ("ENGINES", "Haystack", "KeyedSampler", "PlainSampler", "Sampler", "StreamSampler", "keyed_draw",
          "make_sampler", "race")
-_API = ("DEFAULT_OUT", "Report", "Results", "ab", "check_bot", "fit_value", "list_bots", "load_config", "odds",
-        "open_results", "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy")
+_API = ("DEFAULT_OUT", "Evaluation", "Report", "Results", "ab", "check_bot", "evaluate", "fit_value", "list_bots",
+        "load_config", "odds", "open_results", "play", "quality", "report", "run_tournament", "shuffles", "sweep", "toy")
 _ERRORS = ("AutodupError", "BotError", "ConfigError", "CorruptChunk", "PolicyError", "RunError", "TaskError",
            "UsageError", "ValueFileError", "WorkerFailure")
 

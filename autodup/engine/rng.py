@@ -112,7 +112,7 @@ __all__ = ["UINT64_LIMIT", "DOMAIN_SHIFT", "NEEDLE_DOMAIN", "GAME_DOMAIN", "KEYE
            "STREAM_TOY_FIRST_SHUFFLE", "STREAM_TOY_SECOND_SHUFFLE", "MAX_SHUFFLE_STEPS", "STREAM_LOOT_BAG",
            "STREAM_POLICY", "STREAM_SERVING_ORDER", "STREAM_MATCHMAKING", "STREAM_COMBAT", "STREAM_TIEBREAK",
            "Domain", "DOMAINS", "domain_of", "LABEL_BOARD", "LABEL_SEAT", "LABEL_EVENTS", "LABEL_TABLE",
-           "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
+           "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
            "EVENT_SECOND_KEY", "KEY_SLOTS_PER_ROLL", "KEY_ROLLS_PER_ROUND", "LOOT_KEY_BASE", "MAX_ROUNDS",
            "philox4x32_10", "random_bits_pair", "random_bits", "uniform_from_bits", "random_uniform",
            "exponential_from_bits", "random_exponential", "event_counter", "shop_key", "loot_key",
@@ -243,6 +243,8 @@ LABEL_REPLICATE = 7  # the shuffle lab: one repetition of an experiment
 # The boards a value is trained on (autodup luck fit): a branch of the seed tree of their own, so that no training
 # board is a board of any evaluation, whatever the two seeds (evaluation boards are children under LABEL_BOARD).
 LABEL_TRAINING_BOARD = 8
+# A Python agent's generator at a seat of a board (autodup.game.agents): a child of the seat's seed.
+LABEL_AGENT = 9
 
 # --------------------------------------------------------------------------
 # counter layouts of the game's streams

@@ -42,10 +42,11 @@ from numba import njit
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
 from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, LABEL_TRAINING_BOARD, derive_seed_kernel
 from ..errors import UsageError
+from .cursor import CURSOR_VIOLATIONS
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
 from .stats import LUCK, RESULT_COLUMNS, STAGE_BUCKETS
-from .table import LOG_STATE_NAMES, end_every_turn, play_table
+from .table import LOG_STATE_NAMES, end_every_turn, game_log, game_results, play_table
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
@@ -165,9 +166,8 @@ def table_seeds(tournament_seed, board, table, shared, seat_seeds, branch=LABEL_
 
 
 @njit(cache=True)
-def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, first_board, n_boards, n_tables, design,
-                       fixed, policies, params, param_counts, n_bots, check, progress, trace_draws, branch):
-    """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
+def new_board_arrays(rules, n_boards, n_tables, trace_draws):
+    """:class:`BoardResults`' arrays for ``n_boards`` boards of ``n_tables`` tables, before any is played."""
     players = rules.players
     results = np.zeros((n_boards, n_tables, players, len(RESULT_COLUMNS)), dtype=np.int64)
     bots = np.zeros((n_boards, n_tables, players), dtype=np.int64)
@@ -188,6 +188,88 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
     trace_key = np.zeros((n_boards, n_tables, players, trace_draws), dtype=np.int64)
     trace_outcome = np.full((n_boards, n_tables, players, trace_draws), -1, dtype=np.int16)
     trace_count = np.zeros((n_boards, n_tables, players), dtype=np.int64)
+    return (results, bots, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers,
+            bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count)
+
+
+@njit(cache=True)
+def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
+    """:class:`BoardResults`' arrays of finished games: ``games[i * n_tables + t]`` is table ``t`` of board ``i``.
+
+    Parameters
+    ----------
+    games : numba typed List of :class:`~autodup.game.table.Game`, every one over
+    bot_of_seat : int64 (n_boards * n_tables, players)
+    """
+    (results, bots, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
+     luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(
+        rules, n_boards, n_tables, trace_draws)
+    used = 0
+    used_rounds = 0
+    for i in range(n_boards):
+        for t in range(n_tables):
+            game = games[i * n_tables + t]
+            bots[i, t] = bot_of_seat[i * n_tables + t]
+            shop_values, state_values, used, used_rounds = store_table(
+                rules, i, t, n_tables, game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game_log(game),
+                results, violations, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
+                trace_count, final_champion, final_star, shop_offsets, shop_values, state_values, used, used_rounds)
+    return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
+            final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
+            trace_count)
+
+
+@njit(cache=True)
+def store_table(rules, i, t, n_tables, table_results, unsound, log, results, violations, offers, bought, luck,
+                stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,
+                shop_offsets, shop_values, state_values, used, used_rounds):
+    """Write one finished table's results and log into board ``i``, table ``t`` of :class:`BoardResults`' arrays.
+
+    The shops and states of its seats are appended after the ``used`` shop values and ``used_rounds`` state rows
+    already written; returns ``(shop_values, state_values, used, used_rounds)`` (the arrays grown if need be).
+    """
+    players = rules.players
+    results[i, t] = table_results
+    offers[i, t] = log.offers
+    bought[i, t] = log.bought
+    luck[i, t] = log.luck
+    stage_luck[i, t] = log.stage_luck
+    trace_weights[i, t] = log.trace_weights
+    trace_key[i, t] = log.trace_key
+    trace_outcome[i, t] = log.trace_outcome
+    trace_count[i, t] = log.trace_count
+    violations[i, t] = unsound
+    final_champion[i, t] = log.final_champion
+    final_star[i, t] = log.final_star
+    for s in range(players):
+        row = (i * n_tables + t) * players + s
+        alive = table_results[s, _ROUNDS_ALIVE]
+        if used + alive * rules.shop_size > shop_values.shape[0]:
+            grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
+            grown[:used] = shop_values[:used]
+            shop_values = grown
+        if used_rounds + alive > state_values.shape[0]:
+            grown_states = np.empty((2 * (used_rounds + alive), state_values.shape[1]), dtype=np.int32)
+            grown_states[:used_rounds] = state_values[:used_rounds]
+            state_values = grown_states
+        for r in range(alive):
+            for slot in range(rules.shop_size):
+                shop_values[used] = log.shops[r, s, slot]
+                used += 1
+            state_values[used_rounds] = log.states[r, s]
+            used_rounds += 1
+        shop_offsets[row + 1] = used
+    return shop_values, state_values, used, used_rounds
+
+
+@njit(cache=True)
+def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, first_board, n_boards, n_tables, design,
+                       fixed, policies, params, param_counts, n_bots, check, progress, trace_draws, branch):
+    """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""
+    players = rules.players
+    (results, bots, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
+     luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(
+        rules, n_boards, n_tables, trace_draws)
     used = 0
     used_rounds = 0
     seeds = np.zeros(players, dtype=np.uint64)
@@ -202,36 +284,10 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
             table_results, unsound, _, log = play_table(rules, dealer, order, seeds, event_seed, policies, params,
                                                         param_counts, bots[i, t], check, progress, trace_draws,
                                                         events)
-            results[i, t] = table_results
-            offers[i, t] = log.offers
-            bought[i, t] = log.bought
-            luck[i, t] = log.luck
-            stage_luck[i, t] = log.stage_luck
-            trace_weights[i, t] = log.trace_weights
-            trace_key[i, t] = log.trace_key
-            trace_outcome[i, t] = log.trace_outcome
-            trace_count[i, t] = log.trace_count
-            violations[i, t] = unsound
-            final_champion[i, t] = log.final_champion
-            final_star[i, t] = log.final_star
-            for s in range(players):
-                row = (i * n_tables + t) * players + s
-                alive = table_results[s, _ROUNDS_ALIVE]
-                if used + alive * rules.shop_size > shop_values.shape[0]:
-                    grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
-                    grown[:used] = shop_values[:used]
-                    shop_values = grown
-                if used_rounds + alive > state_values.shape[0]:
-                    grown_states = np.empty((2 * (used_rounds + alive), state_values.shape[1]), dtype=np.int32)
-                    grown_states[:used_rounds] = state_values[:used_rounds]
-                    state_values = grown_states
-                for r in range(alive):
-                    for slot in range(rules.shop_size):
-                        shop_values[used] = log.shops[r, s, slot]
-                        used += 1
-                    state_values[used_rounds] = log.states[r, s]
-                    used_rounds += 1
-                shop_offsets[row + 1] = used
+            shop_values, state_values, used, used_rounds = store_table(
+                rules, i, t, n_tables, table_results, unsound, log, results, violations, offers, bought, luck,
+                stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,
+                shop_offsets, shop_values, state_values, used, used_rounds)
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
             final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count)
 

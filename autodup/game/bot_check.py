@@ -118,6 +118,7 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
         then each label of :func:`rule_variants`.
     """
     from ..engine.dealers import exact_dealers
+    from .agents import play_boards_with_agents
     from .boards import play_boards
     from .rules import rules_of
     from .stats import MISBEHAVIOUR_COLUMNS, RESULT_COLUMNS
@@ -136,8 +137,13 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
             mixed = g % 2 == 1
             seat_bots = [opponent if mixed and s % 2 else bot for s in range(rules.players)]
             *lineup, bot_of_seat = seating(seat_bots)
-            played = play_boards(rules, dealers[g % len(dealers)], *lineup, seed=seed, first_board=g,
-                                 seating="fixed", bot_of_seat=bot_of_seat, check=True, progress=progress)
+            if bot.agent is not None:  # a Python agent: the same tables, played from outside
+                played = play_boards_with_agents(rules, dealers[g % len(dealers)], [bot, opponent][:len(set(
+                    bot_of_seat.tolist()))], seed=seed, first_board=g, seating="fixed", bot_of_seat=bot_of_seat,
+                    check=True, progress=progress)
+            else:
+                played = play_boards(rules, dealers[g % len(dealers)], *lineup, seed=seed, first_board=g,
+                                     seating="fixed", bot_of_seat=bot_of_seat, check=True, progress=progress)
             mine = np.array([b is bot for b in seat_bots])
             outcome.append((played.results[0, 0], int(played.violations[0, 0]), mine))
         return outcome

@@ -48,6 +48,9 @@ class Bot:
     path: Path
     parameters: dict = field(default_factory=dict)
     fingerprint: str = ""
+    # A Python agent (autodup.game.agents) played from outside the compiled table; its ``policy`` is a
+    # placeholder that is never called. ``path`` is then the agent's spec (``module:Class`` or ``file.py:Class``).
+    agent: object = field(default=None, repr=False, compare=False)
 
     def info(self) -> BotInfo:
         return BotInfo(self.name, self.path, dict(self.parameters), self.fingerprint)
@@ -63,7 +66,8 @@ class Bot:
             if number is None:
                 raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
             values[key] = number
-        return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint)
+        return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint,
+                   self.agent)
 
     def parameter_vector(self) -> np.ndarray:
         """float64 (MAX_PARAMETERS,): the values in declaration order, zero-padded."""
@@ -115,13 +119,18 @@ def constant_parameter_reads(decide) -> list:
 
 
 def load_bot(spec: str) -> Bot:
-    """Load a bot by name (a file in ``bots/``) or by path.
+    """Load a bot by name (a file in ``bots/``) or by path, or a Python agent by ``module:Class`` or ``file.py:Class``
+    (:mod:`autodup.game.agents`).
 
     Raises
     ------
     BotError
         One line: the file and what it lacks or gets wrong.
     """
+    from .agents import is_agent_spec, load_agent
+
+    if is_agent_spec(str(spec)):
+        return load_agent(str(spec))
     path = _bot_path(str(spec))
     if path in _LOADED:
         return _LOADED[path]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, typed
+from numba import njit, prange, typed
 
 from ..arguments import MAX_INDEX, integer
 from ..arguments import seed as check_seed
@@ -26,12 +26,14 @@ from ..errors import BotError, UsageError
 from .boards import check_order, table_seeds
 from .bot_loading import Bot, load_bot, seating
 from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
+from .observation import Observations, action_layout, new_observations, observe_seat
 from .progress import new_progress
 from .rules import EVENT_ADDRESSING, ORDERS, Rules, rules_of
 from .table import TableLog, advance, check_table_arguments, end_every_turn, game_log, game_results, new_game
-from .view import MAX_PARAMETERS, MAX_PLAYERS, VIEW_FIELDS
+from .view import MAX_PARAMETERS, MAX_PLAYERS
 
-__all__ = ["SeatView", "ResumableTables", "ResumableTable", "advance_tables", "call_policy"]
+__all__ = ["SeatView", "ResumableTables", "ResumableTable", "advance_tables", "restart_games", "call_policy",
+           "rules_from", "bots_from"]
 
 
 class SeatView(NamedTuple):
@@ -62,9 +64,10 @@ def call_policy(policy, me, shop, unit_champion, unit_star, pool, champion_cost,
                   memory)
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy_box, params, param_counts,
-                   bot_of_seat, outside, check, progress, games, has_decision, decisions, waiting, views):
+                   bot_of_seat, outside, check, progress, games, has_decision, decisions, waiting, over,
+                   observations, placements):
     """Play each of many tables on (:func:`~autodup.game.table.advance`) in one call.
 
     Parameters
@@ -81,23 +84,65 @@ def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy
         has none to resume with, or is over, is left as it is.
     decisions : int64 (tables,)
     waiting : int64 (tables,)
-        Written: the seat each table waits for, -1 once it is over.
-    views : int64 (tables, VIEW_FIELDS)
-        Written: the waiting seat's view (``me``), for each table that waits.
+        Read and written: the seat each table waits for, -1 before the first
+        step and once it is over.
+    over : bool (tables,)
+        Read and written: which games are over. With ``waiting`` it lets a
+        table that has nothing to do be passed by without taking it out of
+        ``games`` (taking one costs a reference count on each of its arrays).
+    observations : Observations
+        Written: row ``i`` is what table ``i``'s waiting seat sees, for each table that waits.
+    placements : int64 (tables, players)
+        Written for each table that moved: each seat's placement, 0 while it plays on.
     """
     policies = policy_box[0]
-    for i in range(len(games)):
-        game = games[i]
-        if has_decision[i] or (game.cursor[CURSOR_PHASE] != PHASE_OVER and game.cursor[CURSOR_WAITING] < 0):
-            advance(rules, dealer, order, events, seat_seeds[i], event_seeds[i], policies, params, param_counts,
-                    bot_of_seat[i], outside[i], check, progress, game, has_decision[i], decisions[i])
-        seat = game.cursor[CURSOR_WAITING]
-        waiting[i] = seat
-        if seat >= 0:
-            views[i, :] = game.desk.me[seat]
+    # Tables share nothing but the progress block (written by whichever plays: a watchdog's hint only), so
+    # they are played in parallel, on every thread numba is allowed (a tournament's workers allow one each).
+    for k in prange(len(games)):
+        _advance_one(rules, dealer, order, events, seat_seeds, event_seeds, policies, params, param_counts,
+                     bot_of_seat, outside, check, progress, games, has_decision, decisions, waiting, over,
+                     observations, placements, np.int64(k))
 
 
-def _rules_of(rules):
+@njit(cache=True)
+def _advance_one(rules, dealer, order, events, seat_seeds, event_seeds, policies, params, param_counts, bot_of_seat,
+                 outside, check, progress, games, has_decision, decisions, waiting, over, observations, placements, i):
+    """Table ``i``'s part of :func:`advance_tables` (a function of its own: the parallel loop only calls it)."""
+    if not has_decision[i] and (waiting[i] >= 0 or over[i]):
+        return
+    game = games[i]
+    if has_decision[i] or (game.cursor[CURSOR_PHASE] != PHASE_OVER and game.cursor[CURSOR_WAITING] < 0):
+        advance(rules, dealer, order, events, seat_seeds[i], event_seeds[i], policies, params, param_counts,
+                bot_of_seat[i], outside[i], check, progress, game, has_decision[i], decisions[i])
+    seat = game.cursor[CURSOR_WAITING]
+    waiting[i] = seat
+    over[i] = game.cursor[CURSOR_PHASE] == PHASE_OVER
+    for s in range(placements.shape[1]):
+        placements[i, s] = game.table.placement[s]
+    if seat >= 0:
+        observe_seat(game.desk, seat, observations, i)
+
+
+@njit(cache=True)
+def restart_games(rules, tournament_seed, table_of, shared, branch, trace_draws, n_params, games, seat_seeds,
+                  event_seeds, tables, boards):
+    """Put a new game of board ``boards[k]`` at entry ``tables[k]`` of ``games``, its seeds from the seed tree.
+
+    Parameters
+    ----------
+    table_of : int64 (entries,)
+        Which table of its board each entry is.
+    seat_seeds : uint64 (entries, players), event_seeds : uint64 (entries,)
+        Written for the restarted entries (:func:`~autodup.game.boards.table_seeds`).
+    tables, boards : int64 (k,)
+    """
+    for k in range(tables.shape[0]):
+        i = tables[k]
+        event_seeds[i] = table_seeds(tournament_seed, boards[k], table_of[i], shared, seat_seeds[i], branch)
+        games[i] = new_game(rules, trace_draws, n_params)
+
+
+def rules_from(rules):
     """Compiled rules from rules, a :class:`GameConfig`, a shipped configuration's name or a YAML file's path."""
     from .config import GameConfig, load_config  # here: compiled code never reaches the YAML reader
 
@@ -111,7 +156,7 @@ def _rules_of(rules):
                      f"{type(rules).__name__}", "rules")
 
 
-def _bots_of(seat_bots) -> list:
+def bots_from(seat_bots) -> list:
     """One Bot or None per seat, from Bots, bot names or paths, and None."""
     if isinstance(seat_bots, (str, bytes)) or not hasattr(seat_bots, "__len__"):
         raise UsageError("expected one entry per seat, a bot (a Bot, a name or a path) or None for a seat played "
@@ -170,16 +215,23 @@ class ResumableTables:
     ----------
     waiting : int64 (tables,)
         The seat each table waits for, -1 once its game is over.
+    observations : Observations
+        Row ``i`` is what table ``i``'s waiting seat sees: its view, shop, units, the pool and the mask of
+        its legal numbered actions (:mod:`autodup.game.observation`); rows of tables that are over are stale.
     views : int64 (tables, VIEW_FIELDS)
-        Each waiting seat's view ``me`` (rows of tables that are over are stale).
+        ``observations.me``: each waiting seat's view.
+    placements : int64 (tables, players)
+        Each seat's placement (1 is first), 0 while it plays on.
+    layout : ActionLayout
+        The numbered actions (:func:`~autodup.game.observation.action_layout`).
     """
 
     def __init__(self, rules, seat_bots, seed: int = 0, boards=(0,), table: int = 0, dealer: str = "haystack",
                  order: str = "events", events: str = "seat", check: bool = False, branch: int | None = None):
         from .boards import BRANCHES
 
-        rules = _rules_of(rules)
-        seat_bots = _bots_of(seat_bots)
+        rules = rules_from(rules)
+        seat_bots = bots_from(seat_bots)
         if len(seat_bots) != rules.players:
             raise UsageError(f"a table of this configuration seats {rules.players} players, got {len(seat_bots)} "
                              "seats", "seat_bots")
@@ -209,30 +261,90 @@ class ResumableTables:
             param_counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
             bot_of_seat = np.zeros(rules.players, dtype=np.int64)
         n = len(boards)
+        self.seat_bots = tuple(seat_bots)
+        self._seat(rules, (policies, params, param_counts), np.tile(bot_of_seat, (n, 1)), np.tile(outside, (n, 1)),
+                   seed, np.array(boards, dtype=np.int64), np.full(n, table, dtype=np.int64), record, order, events,
+                   check, BRANCHES["evaluation"] if branch is None else branch, 0)
+
+    @classmethod
+    def seated(cls, rules, lineup, bot_of_seat, outside, seed: int, boards, tables, dealer: str = "haystack",
+               order: str = "events", events: str = "seat", branch: int | None = None,
+               trace_draws: int = 0, check: bool = False) -> "ResumableTables":
+        """Tables each seated its own way: what a tournament with agents at some seats plays.
+
+        Arguments are checked by the caller (:func:`autodup.game.agents.play_boards_with_agents`).
+
+        Parameters
+        ----------
+        lineup : (policies, params, param_counts)
+            As :func:`~autodup.game.bot_loading.policy_tuple` gives them.
+        bot_of_seat : int64 (tables, players)
+            The entry of ``lineup`` at each seat (any valid entry at a seat from outside).
+        outside : bool (tables, players)
+            The seats played from outside.
+        boards, tables : int64 (tables,)
+            The board and the table of its board each entry plays.
+        trace_draws : int
+            Keep each seat's first draws with their inputs (as :func:`~autodup.game.boards.play_boards`).
+        check : bool
+            Verify the tables' invariants after every step.
+        """
+        from .boards import BRANCHES
+
+        twin = object.__new__(cls)
+        twin.seat_bots = ()
+        twin._seat(rules, lineup, np.asarray(bot_of_seat, dtype=np.int64), np.asarray(outside, dtype=np.bool_),
+                   seed, np.asarray(boards, dtype=np.int64), np.asarray(tables, dtype=np.int64), dealer_named(dealer),
+                   order, events, check, BRANCHES["evaluation"] if branch is None else branch, trace_draws)
+        return twin
+
+    def _seat(self, rules, lineup, bot_of_seat, outside, seed, boards, tables, record, order, events, check, branch,
+              trace_draws):
+        """Seeds from the seed tree, the games before their first decision, and the arrays a step writes."""
+        policies, params, param_counts = lineup
+        n = boards.shape[0]
         seat_seeds = np.zeros((n, rules.players), dtype=np.uint64)
         event_seeds = np.zeros(n, dtype=np.uint64)
-        label = BRANCHES["evaluation"] if branch is None else branch
-        for i, board in enumerate(boards):
-            event_seeds[i] = table_seeds(np.uint64(seed), board, table, record.shares_seeds, seat_seeds[i], label)
+        self._seeding = (record.shares_seeds, branch, trace_draws)
+        self.boards, self.tables = boards, tables
+        self.seed = seed
+        self.table = int(tables[0])
+        for i in range(n):
+            event_seeds[i] = table_seeds(np.uint64(seed), boards[i], tables[i], record.shares_seeds, seat_seeds[i],
+                                         branch)
         progress = new_progress()
         check_table_arguments(rules, record.code, ORDERS[order], EVENT_ADDRESSING[events], seat_seeds[0], policies,
-                              params, param_counts, bot_of_seat, progress)
+                              params, param_counts, bot_of_seat[0], progress)
         self.rules = rules
-        self.seat_bots = tuple(seat_bots)
-        self.outside = outside
+        self.outside = outside[0]
         self._setup = (rules, record.code, ORDERS[order], EVENT_ADDRESSING[events], seat_seeds, event_seeds,
-                       typed.List([policies]), params, param_counts, np.tile(bot_of_seat, (n, 1)),
-                       np.tile(outside, (n, 1)), bool(check), progress)
-        self.games = typed.List([new_game(rules, 0, params.shape[1]) for _ in range(n)])
+                       typed.List([policies]), params, param_counts, bot_of_seat, outside, bool(check), progress)
+        self.layout = action_layout(rules)
+        self.games = typed.List([new_game(rules, trace_draws, params.shape[1]) for _ in range(n)])
         self.waiting = np.full(n, -1, dtype=np.int64)
-        self.views = np.zeros((n, VIEW_FIELDS), dtype=np.int64)
-        self._step(np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.int64))
+        self._over = np.zeros(n, dtype=np.bool_)
+        self.observations = new_observations(rules, n)
+        self.placements = np.zeros((n, rules.players), dtype=np.int64)
+        self.step(np.zeros(n, dtype=np.bool_), np.zeros(n, dtype=np.int64))
+
+    @property
+    def views(self) -> np.ndarray:
+        return self.observations.me
 
     def __len__(self) -> int:
         return len(self.games)
 
-    def _step(self, has_decision, decisions):
-        advance_tables(*self._setup, self.games, has_decision, decisions, self.waiting, self.views)
+    @property
+    def seat_seeds(self) -> np.ndarray:
+        """uint64 (tables, players): each table's seat seeds (from the seed tree)."""
+        return self._setup[4]
+
+    def step(self, has_decision, decisions) -> None:
+        """Resume each table marked in ``has_decision`` (bool (tables,)) with ``decisions`` (int64 (tables,), encoded
+        answers), and play every table on to its next decision from outside: :meth:`act` without its checks, for
+        callers that build both arrays themselves (the environments, :mod:`autodup.game.agents`)."""
+        advance_tables(*self._setup, self.games, has_decision, decisions, self.waiting, self._over,
+                       self.observations, self.placements)
 
     def act(self, decisions, tables=None) -> np.ndarray:
         """Apply each waiting seat's decision and play every table on; returns :attr:`waiting`.
@@ -258,7 +370,7 @@ class ResumableTables:
             if chosen.dtype != np.bool_ or chosen.shape != (len(self),):
                 raise UsageError(f"expected one bool per table ({len(self)}), got {str(tables)[:60]}", "tables")
             acting &= chosen
-        self._step(acting, decisions)
+        self.step(acting, decisions)
         return self.waiting
 
     def view(self, i: int = 0) -> SeatView:
@@ -274,7 +386,26 @@ class ResumableTables:
 
     def finished(self) -> np.ndarray:
         """bool (tables,): which games have ended."""
-        return np.array([game.cursor[CURSOR_PHASE] == PHASE_OVER for game in self.games])
+        return self._over.copy()
+
+    def restart(self, i: int, board: int) -> int:
+        """Start table ``i`` over on board ``board`` (same seed, table and seats); returns its waiting seat."""
+        i = self._index(i)
+        self.restart_tables(np.array([i]), np.array([integer("board", board, 0, MAX_INDEX)]))
+        return int(self.waiting[i])
+
+    def restart_tables(self, tables, boards) -> None:
+        """Start each of ``tables`` (int64 (k,), distinct indices) over on the matching board of ``boards``.
+
+        One call plays every restarted table to its first decision (the vector environment's reset of the
+        tables whose games ended). Indices and boards are the caller's to check (:meth:`restart` does).
+        """
+        rules, seat_seeds, event_seeds, params = self._setup[0], self._setup[4], self._setup[5], self._setup[7]
+        restart_games(rules, np.uint64(self.seed), self.tables, self._seeding[0], self._seeding[1], self._seeding[2],
+                      params.shape[1], self.games, seat_seeds, event_seeds, tables, boards)
+        self.boards[tables] = boards
+        self.waiting[tables], self._over[tables], self.placements[tables] = -1, False, 0
+        self.step(np.zeros(len(self), dtype=np.bool_), np.zeros(len(self), dtype=np.int64))
 
     def cursor(self, field: int) -> np.ndarray:
         """int64 (tables,): one field of each table's cursor (``CURSOR_ROUND``...)."""
@@ -285,8 +416,11 @@ class ResumableTables:
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.games = typed.List([_copy(game) for game in self.games])
-        twin.waiting, twin.views = self.waiting.copy(), self.views.copy()
-        twin._setup = self._setup[:-1] + (new_progress(),)
+        twin.waiting, twin._over, twin.boards = self.waiting.copy(), self._over.copy(), self.boards.copy()
+        twin.placements = self.placements.copy()
+        twin.observations = Observations(*(array.copy() for array in self.observations))
+        twin._setup = tuple(item.copy() if isinstance(item, np.ndarray) else item for item in self._setup[:-1]) + (
+            new_progress(),)
         return twin
 
     def results(self, i: int = 0) -> np.ndarray:
@@ -349,7 +483,7 @@ class ResumableTable(ResumableTables):
             raise UsageError(f"a decision is a 64-bit integer answer (autodup.bots.encode_decision), got "
                              f"{decision!r}", "decision")
         self._decision[0] = decision
-        self._step(self._acting, self._decision)
+        self.step(self._acting, self._decision)
         return int(self.waiting[0])
 
     def view(self) -> SeatView:

@@ -56,8 +56,14 @@ def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board:
     check_lineup(bots, config.players)
     with bot_errors_collected() as errors:
         # The tables before it are played too (at most a few games), so that the control's seeds are the run's.
-        played = play_boards(rules_of(config), dealer, *policy_tuple(bots), seed=seed, first_board=board,
-                             tables=table + 1, seating="latin", n_bots=len(bots), order=order, progress=progress)
+        if any(bot.agent is not None for bot in bots):
+            from ..game.agents import play_boards_with_agents
+
+            played = play_boards_with_agents(rules_of(config), dealer, bots, seed=seed, first_board=board,
+                                             tables=table + 1, seating="latin", order=order, progress=progress)
+        else:
+            played = play_boards(rules_of(config), dealer, *policy_tuple(bots), seed=seed, first_board=board,
+                                 tables=table + 1, seating="latin", n_bots=len(bots), order=order, progress=progress)
     results = played.results[0, table]
     names = [bots[index].name for index in played.bots[0, table]]
     rows = [{"seat": s, "bot": names[s], **{c: int(results[s, i]) for i, c in enumerate(RESULT_COLUMNS)}}

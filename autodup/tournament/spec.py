@@ -262,10 +262,20 @@ def play_chunk(spec: RunSpec, chunk: int, progress: np.ndarray) -> dict:
     ``progress`` (int64 (PROGRESS_FIELDS,)) is where the tables write where they are.
     """
     _, rules, bots, lineup, weights = _prepared(spec, progress)
-    played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=chunk * CHUNK_BOARDS,
-                         boards=boards_in_chunk(spec.boards, chunk), tables=spec.tables, seating=spec.design,
-                         n_bots=len(bots), events=spec.events, progress=progress, branch=spec.branch)
+    played = _play(rules, spec, bots, lineup, first_board=chunk * CHUNK_BOARDS,
+                   boards=boards_in_chunk(spec.boards, chunk), progress=progress)
     return chunk_rows(spec, chunk, played, rules.shop_size, weights)
+
+
+def _play(rules, spec: RunSpec, bots, lineup, **options):
+    """The run's boards: in compiled code, or with Python agents asked from outside when the lineup has any
+    (:mod:`autodup.game.agents`); the same seeds, seating and arrays either way."""
+    common = dict(seed=spec.seed, tables=spec.tables, seating=spec.design, events=spec.events, branch=spec.branch)
+    if any(bot.agent is not None for bot in bots):
+        from ..game.agents import play_boards_with_agents
+
+        return play_boards_with_agents(rules, spec.dealer, bots, **common, **options)
+    return play_boards(rules, dealer_named(spec.dealer), *lineup, n_bots=len(bots), **common, **options)
 
 
 def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -> dict:
@@ -277,9 +287,8 @@ def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -
     are those of the run (same seeds and seating), so the games are its games.
     """
     _, rules, bots, lineup, _ = _prepared(spec, progress)
-    played = play_boards(rules, dealer_named(spec.dealer), *lineup, seed=spec.seed, first_board=0,
-                         boards=min(boards, spec.boards), tables=spec.tables, seating=spec.design, n_bots=len(bots),
-                         events=spec.events, progress=progress, trace_draws=draws, branch=spec.branch)
+    played = _play(rules, spec, bots, lineup, first_board=0, boards=min(boards, spec.boards), progress=progress,
+                   trace_draws=draws)
     return {name: getattr(played, name) for name in TRACE_FIELDS}
 
 

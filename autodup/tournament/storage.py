@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import CorruptChunk, RunError, UsageError, first_line
 from ..files import replacing, write_bytes_atomically, write_json_atomically
+from ..game.agents import is_agent_spec
 from ..game.boards import DEFAULT_DESIGN
 from ..game.rules import DEFAULT_EVENTS
 from .spec import (
@@ -298,13 +299,23 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
     folder.mkdir(exist_ok=True)
     for name, (path, _) in zip(spec.bot_names, spec.bots):
         if not (folder / f"{name}.py").is_file():
-            write_bytes_atomically(folder / f"{name}.py", Path(path).read_bytes())
+            write_bytes_atomically(folder / f"{name}.py", bot_source(path).read_bytes())
+
+
+def bot_source(path: str) -> Path:
+    """The Python file a recorded bot comes from: the bot file, or the file of an agent's class."""
+    from ..game.agents import agent_source_file
+
+    return agent_source_file(path) if is_agent_spec(path) else Path(path)
 
 
 def recorded_bot_files(out, identity: dict) -> list:
     """Each recorded bot's file: its recorded path while it exists, else the folder's copy (if it has one)."""
     files = []
     for name, path, _, _ in identity["bots"]:
+        if is_agent_spec(path):  # an agent is imported by its spec: a copy of its file is kept to read, not to load
+            files.append(path)
+            continue
         copy = Path(out) / BOT_SNAPSHOTS / f"{name}.py"
         files.append(path if Path(path).is_file() or not copy.is_file() else str(copy))
     return files

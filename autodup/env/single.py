@@ -1,0 +1,137 @@
+"""A Gymnasium environment: one learning seat at an autodup table, scripted bots at the others."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+
+from ..arguments import integer
+from ..errors import UsageError
+from ..game.bot_loading import bot_names
+from ..game.resumable import ResumableTables, bots_from, rules_from
+from .spaces import BoardCounter, action_space, check_reward, observation_row, observation_space, reward_of
+
+__all__ = ["AutodupEnv", "DEFAULT_OPPONENTS", "opponent_seats", "check_action"]
+
+DEFAULT_OPPONENTS = "roster"  # the shipped bots other than random, one per seat
+
+
+def opponent_seats(opponents, players: int, seat: int) -> list:
+    """The bot at each seat (``None`` at ``seat``), from one bot, ``players - 1`` bots, or ``"roster"``.
+
+    ``"roster"`` seats the shipped bots other than ``random`` (there are 7: one per other seat of set4).
+    """
+    if isinstance(opponents, str) and opponents == "roster":
+        opponents = [name for name in bot_names() if name != "random"]
+        opponents = (opponents * players)[:players - 1]
+    elif isinstance(opponents, str) or not hasattr(opponents, "__len__"):
+        opponents = [opponents] * (players - 1)
+    opponents = list(opponents)
+    if len(opponents) != players - 1:
+        raise UsageError(f"expected one bot or {players - 1} (one per other seat), got {len(opponents)}",
+                         "opponents")
+    return opponents[:seat] + [None] + opponents[seat:]
+
+
+def check_action(action, actions: int) -> int:
+    """A numbered action as an int, or a one-line ``UsageError``."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not (
+            0 <= action < actions):
+        raise UsageError(f"{action!r} is not a numbered action (allowed: an integer from 0 to {actions - 1}; "
+                         "autodup.game.observation)", "action")
+    return int(action)
+
+
+class AutodupEnv(gymnasium.Env):
+    """One learning seat at an autodup table, scripted bots at the others (registered as ``autodup/Set4-v0``).
+
+    A step is one decision of the learning seat: a numbered action (:mod:`autodup.game.observation`; the
+    observation's ``action_mask`` says which are legal; an illegal one is refused and the seat decides
+    again). Between its decisions the table plays on in compiled code, the bots included. The episode ends
+    (``terminated``) when the seat's placement is known; the reward is given then (see
+    :mod:`autodup.env.spaces`), 0 before. Episodes are never truncated: a game has at most
+    ``max_rounds`` rounds and a seat at most 64 actions a round.
+
+    Parameters
+    ----------
+    config : str, Path, GameConfig or Rules
+        The configuration: a shipped name (``"set4"``) or a YAML file's path.
+    opponents : str or sequence of str
+        The bots at the other seats: one name (at every other seat), one per other seat, or ``"roster"``
+        (the shipped bots other than ``random``).
+    seat : int
+        The learning seat.
+    seed : int
+        The tournament seed of the first games; ``reset(seed=s)`` changes it (see :class:`BoardCounter`).
+    reward : str
+        ``"placement"`` or ``"top4"`` (:mod:`autodup.env.spaces`).
+    dealer : str
+        The draw engine (``haystack`` by default), as for ``autodup play``.
+
+    Notes
+    -----
+    ``reset(seed=s)`` plays board 0 of tournament seed ``s``, each later ``reset()`` the next board, and
+    ``reset(options={"board": k})`` board ``k``: the game ``autodup play`` deals for that seed and board. Two
+    agents evaluated on the same seeds and boards meet the same shops, which is the point of duplicate play.
+    ``info`` holds ``board``, ``seed`` and, at the end, ``placement``.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, config="set4", opponents=DEFAULT_OPPONENTS, seat: int = 0, seed: int = 0,
+                 reward: str = "placement", dealer: str = "haystack"):
+        self.rules = rules_from(config)
+        players = int(self.rules.players)
+        self.seat = integer("seat", seat, 0, players - 1)
+        self.reward_kind = check_reward(reward)
+        self.seat_bots = bots_from(opponent_seats(opponents, players, self.seat))
+        self.dealer = dealer
+        self.boards = BoardCounter(seed)
+        self.observation_space = observation_space(self.rules)
+        self.action_space = action_space(self.rules)
+        self._tables = None
+        self._answer = np.zeros(1, dtype=np.int64)
+        self._acting = np.ones(1, dtype=np.bool_)
+
+    @property
+    def layout(self):
+        """The numbered actions (:class:`~autodup.game.observation.ActionLayout`)."""
+        return self._ensure_tables().layout
+
+    def _ensure_tables(self, seed=None, board=0) -> ResumableTables:
+        """The table, made for ``seed`` and ``board`` when there is none or its seed differs."""
+        if self._tables is None or (seed is not None and seed != self._tables.seed):
+            self._tables = ResumableTables(self.rules, self.seat_bots, seed=self.boards.seed if seed is None else seed,
+                                           boards=(board,), dealer=self.dealer)
+            self._answers = self._tables.layout.answers
+            self._fresh = True
+        return self._tables
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        seed, board = self.boards.next(seed, options)
+        tables = self._ensure_tables(seed, board)
+        if not self._fresh:
+            tables.restart(0, board)
+        self._fresh = False
+        return observation_row(tables.observations, 0), {"seed": seed, "board": board}
+
+    def step(self, action):
+        tables = self._tables
+        if tables is None:
+            raise UsageError("call reset() before step()", "step")
+        if tables.waiting[0] < 0:
+            raise UsageError("the episode is over: call reset()", "step")
+        self._answer[0] = self._answers[check_action(action, self._answers.shape[0])]
+        tables.step(self._acting, self._answer)
+        info = {"seed": tables.seed, "board": int(tables.boards[0])}
+        placement = int(tables.placements[0, self.seat])
+        if placement:
+            info["placement"] = placement
+            reward = float(reward_of(self.reward_kind, placement, self.rules.players))
+            return observation_row(tables.observations, 0), reward, True, False, info
+        return observation_row(tables.observations, 0), 0.0, False, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """bool (A,): the legal numbered actions now (the observation's ``action_mask``; sb3-contrib's name)."""
+        return self._ensure_tables().observations.action_mask[0].astype(bool)

@@ -1,0 +1,93 @@
+"""A Gymnasium vector environment: many tables, one learning seat each, stepped in one compiled call."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..arguments import integer
+from ..errors import UsageError
+from ..game.observation import OBSERVATION_KEYS
+from ..game.resumable import ResumableTables, bots_from, rules_from
+from .single import DEFAULT_OPPONENTS, opponent_seats
+from .spaces import BoardCounter, action_space, check_reward, observation_space, reward_of
+
+__all__ = ["AutodupVectorEnv"]
+
+MAX_TABLES = 100_000
+
+
+class AutodupVectorEnv(VectorEnv):
+    """``num_envs`` tables of :class:`~autodup.env.AutodupEnv`, stepped together (``autodup/Set4-v0``'s vector form).
+
+    ``step(actions)`` takes one numbered action per table (int64 (num_envs,)) and plays every table on to
+    its learning seat's next decision in one compiled call. A table whose episode ends is started over on
+    the next board at once (Gymnasium's ``SAME_STEP`` autoreset): that step returns its reward and
+    ``terminated``, and already the new game's first observation. ``reset(seed=s)`` starts table ``i`` on
+    board ``i`` of tournament seed ``s``; the boards after go, in order, to the tables that finish. ``infos``
+    holds ``board`` (int64 (num_envs,): each table's current board) and, for the tables that just finished,
+    ``placement`` (with its mask ``_placement``).
+
+    Parameters are those of :class:`~autodup.env.AutodupEnv`, with ``num_envs``.
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int = 128, config="set4", opponents=DEFAULT_OPPONENTS, seat: int = 0,
+                 seed: int = 0, reward: str = "placement", dealer: str = "haystack"):
+        self.num_envs = integer("num_envs", num_envs, 1, MAX_TABLES)
+        self.rules = rules_from(config)
+        players = int(self.rules.players)
+        self.seat = integer("seat", seat, 0, players - 1)
+        self.reward_kind = check_reward(reward)
+        self.seat_bots = bots_from(opponent_seats(opponents, players, self.seat))
+        self.dealer = dealer
+        self.boards = BoardCounter(seed)
+        self.single_observation_space = observation_space(self.rules)
+        self.single_action_space = action_space(self.rules)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._tables = None
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        seed, first = self.boards.next(seed, options, count=self.num_envs)
+        if self._tables is None or self._tables.seed != seed:
+            self._tables = ResumableTables(self.rules, self.seat_bots, seed=seed,
+                                           boards=range(first, first + self.num_envs), dealer=self.dealer)
+            self._answers = self._tables.layout.answers
+        else:
+            self._tables.restart_tables(np.arange(self.num_envs), np.arange(first, first + self.num_envs))
+        self._acting = np.ones(self.num_envs, dtype=np.bool_)
+        return self._observations(), {"board": self._tables.boards.copy()}
+
+    def _observations(self) -> dict:
+        return {key: array.copy() for key, array in zip(OBSERVATION_KEYS, self._tables.observations)}
+
+    def step(self, actions):
+        tables = self._tables
+        if tables is None:
+            raise UsageError("call reset() before step()", "step")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise UsageError(f"expected one integer numbered action per table ({self.num_envs},), got "
+                             f"{actions.dtype} {actions.shape}", "actions")
+        if actions.min() < 0 or actions.max() >= self._answers.shape[0]:
+            raise UsageError(f"a numbered action is out of range (allowed: 0 to {self._answers.shape[0] - 1})",
+                             "actions")
+        tables.step(self._acting, self._answers[actions])
+        placements = tables.placements[:, self.seat]
+        terminated = placements > 0
+        rewards = np.where(terminated, reward_of(self.reward_kind, placements, self.rules.players), 0.0)
+        infos = {"placement": placements.copy(), "_placement": terminated.copy()}
+        finished = np.flatnonzero(terminated)
+        if finished.size:
+            _, first = self.boards.next(count=finished.size)
+            tables.restart_tables(finished, np.arange(first, first + finished.size, dtype=np.int64))
+        infos["board"] = tables.boards.copy()
+        return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool (num_envs, A): each table's legal numbered actions now."""
+        return self._tables.observations.action_mask.astype(bool)

@@ -1,0 +1,158 @@
+"""autodup.env: the Gymnasium and PettingZoo environments pass their libraries' own checks, play the game the
+table plays (same boards, same seeds), give documented rewards, and refuse misuse in one line."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+import autodup.env as autodup_env  # noqa: E402
+from autodup.errors import UsageError  # noqa: E402
+from autodup.game.observation import action_layout  # noqa: E402
+from autodup.game.resumable import ResumableTable  # noqa: E402
+from autodup.game.view import VIEW_NAMES  # noqa: E402
+
+from .agents.first_slot import FirstSlot  # noqa: E402
+
+SEAT = VIEW_NAMES.index("seat")
+
+
+def random_legal(generator, mask) -> int:
+    return int(generator.choice(np.flatnonzero(mask)))
+
+
+def test_gymnasium_check_env_passes_on_set4_and_on_any_configuration():
+    from gymnasium.utils.env_checker import check_env
+
+    for made in (gymnasium.make("autodup/Set4-v0"), gymnasium.make("autodup/Autochess-v0", config="tiny")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # a warning of the checker is a failure here
+            check_env(made.unwrapped)
+
+
+def test_pettingzoo_api_tests_pass_for_aec_and_parallel():
+    from pettingzoo.test import api_test, parallel_api_test
+
+    api_test(autodup_env.env(), num_cycles=3000)
+    parallel_api_test(autodup_env.parallel_env(config="tiny"), num_cycles=3000)
+
+
+def test_a_reset_seed_names_a_board_of_the_seed_tree_and_the_game_is_the_tables():
+    """reset(seed=s) is board 0 of seed s, the next reset board 1, options board k: the table ResumableTable plays
+    with the same seats (an agent answering as a bot would gives the bot's game, tested in test_resumable)."""
+    env = autodup_env.AutodupEnv(opponents="greedy", seat=2)
+    generator = np.random.default_rng(7)
+    for reset, expected_board in (({"seed": 11}, 0), ({}, 1), ({"options": {"board": 5}}, 5)):
+        observation, info = env.reset(**reset)
+        assert info == {"seed": 11, "board": expected_board}
+        twin = ResumableTable("set4", ["greedy"] * 2 + [None] + ["greedy"] * 5, seed=11, board=expected_board)
+        done = False
+        while not done:
+            assert twin.seat == 2
+            for key, array in observation.items():
+                np.testing.assert_array_equal(array, getattr(twin.observations, key)[0], err_msg=key)
+            action = random_legal(generator, observation["action_mask"])
+            observation, reward, done, truncated, info = env.step(action)
+            twin.act(int(twin.layout.answers[action]))
+            assert not truncated
+        assert twin.over and info["placement"] == twin.results()[2, 0]
+        assert reward == (9 - 2 * info["placement"]) / 7
+
+
+def test_rewards_are_the_documented_functions_of_placement():
+    """placement: +1 first to -1 last, summing to 0 over a table; top4: 1 for the top half, summing to 4."""
+    for reward, total in (("placement", 0.0), ("top4", 4.0)):
+        env = autodup_env.raw_env(config="tiny", seed=3, reward=reward)
+        env.reset()
+        generator = np.random.default_rng(1)
+        got = {}
+        for agent in env.agent_iter():
+            observation, cumulative, terminated, truncated, info = env.last()
+            if terminated:
+                got[agent] = (cumulative, info["placement"])
+                env.step(None)
+            else:
+                env.step(random_legal(generator, observation["action_mask"]))
+        assert sorted(placement for _, placement in got.values()) == list(range(1, 9))
+        for value, placement in got.values():
+            expected = (9 - 2 * placement) / 7 if reward == "placement" else float(placement <= 4)
+            assert value == pytest.approx(expected, abs=1e-12)
+        assert sum(value for value, _ in got.values()) == pytest.approx(total, abs=1e-9)
+
+
+def test_the_vector_env_steps_each_table_as_the_single_env_does_and_resets_to_the_next_boards():
+    """Table i of the vector env plays board i, then the next boards in turn, exactly as AutodupEnv does."""
+    tables = 3
+    vector = autodup_env.AutodupVectorEnv(tables, config="tiny", opponents="econ", seed=4)
+    observations, info = vector.reset(seed=4)
+    np.testing.assert_array_equal(info["board"], [0, 1, 2])
+    agent = FirstSlot()
+    singles = [autodup_env.AutodupEnv(config="tiny", opponents="econ") for _ in range(tables)]
+    single_observations = [single.reset(seed=4, options={"board": i})[0] for i, single in enumerate(singles)]
+    finished, next_board = 0, tables
+    while finished < 5:
+        actions = np.array([agent.act({k: v[i] for k, v in observations.items()}, observations["action_mask"][i])
+                            for i in range(tables)])
+        for i in range(tables):
+            np.testing.assert_array_equal(observations["me"][i], single_observations[i]["me"])
+        observations, rewards, terminated, truncated, info = vector.step(actions)
+        assert not truncated.any()
+        for i in range(tables):
+            single_observations[i], reward, done, _, single_info = singles[i].step(int(actions[i]))
+            assert done == terminated[i] and reward == rewards[i]
+            if done:  # the finished tables take the next boards, in the order of the tables
+                assert info["placement"][i] == single_info["placement"] and info["_placement"][i]
+                assert info["board"][i] == next_board
+                single_observations[i] = singles[i].reset(options={"board": next_board})[0]
+                finished, next_board = finished + 1, next_board + 1
+
+
+def test_gymnasium_make_vec_gives_the_vector_env():
+    vector = gymnasium.make_vec("autodup/Set4-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    observations, _ = vector.reset(seed=0)
+    assert observations["action_mask"].shape == (4, len(action_layout(vector.unwrapped.rules).names))
+    observations, *_ = vector.step(np.zeros(4, dtype=np.int64))
+    assert observations["me"].shape[0] == 4
+
+
+def test_misuse_is_refused_in_one_line():
+    env = autodup_env.AutodupEnv(config="tiny")
+    with pytest.raises(UsageError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    for action in (-1, 10_000, 1.5, True, "end"):
+        with pytest.raises(UsageError, match="numbered action"):
+            env.step(action)
+    with pytest.raises(UsageError, match="reward"):
+        autodup_env.AutodupEnv(reward="gold")
+    with pytest.raises(UsageError, match="opponents"):
+        autodup_env.AutodupEnv(opponents=["greedy", "econ"])
+    with pytest.raises(UsageError, match="seat 1: unknown bot"):
+        autodup_env.AutodupEnv(opponents="no_such_bot")
+    with pytest.raises(UsageError, match="num_envs"):
+        autodup_env.AutodupVectorEnv(0)
+    vector = autodup_env.AutodupVectorEnv(2, config="tiny")
+    vector.reset()
+    with pytest.raises(UsageError, match="one integer numbered action per table"):
+        vector.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(UsageError, match="out of range"):
+        vector.step(np.array([0, 999]))
+    parallel = autodup_env.parallel_env(config="tiny")
+    parallel.reset()
+    with pytest.raises(UsageError, match="must decide"):
+        parallel.step({})
+
+
+def test_without_the_extra_the_import_says_how_to_install_it():
+    code = ("import sys; sys.modules['gymnasium'] = None\n"
+            "try:\n    import autodup.env\nexcept ImportError as error:\n    print(error)\n")
+    said = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert 'pip install "autodup[env]"' in said
+    assert "autodup.env" not in subprocess.run(
+        [sys.executable, "-c", "import autodup, autodup.game.resumable, sys; print(sorted(sys.modules))"],
+        capture_output=True, text=True, check=True).stdout
