@@ -112,14 +112,15 @@ def agent_bot(agent):
                Path(f"<{kind.__module__}.{kind.__qualname__}>"), {}, fingerprint, AgentSeat(agent, name))
 
 
-def _estimate(by_board: np.ndarray, single_variance: float) -> Estimate:
+def _estimate(by_board: np.ndarray, single_variance: float, low: float, high: float) -> Estimate:
+    """The mean over boards with Student's t interval (kept within ``[low, high]``, the outcome's range)."""
     from ..analysis.statistics import t_half_width
 
     variance_of_mean = by_board.var(ddof=1) / by_board.shape[0]
     half = float(t_half_width(variance_of_mean, by_board.shape[0] - 1))
     mean = float(by_board.mean())
     games = single_variance / variance_of_mean if variance_of_mean > 0 else float("inf")
-    return Estimate(mean, mean - half, mean + half, float(games))
+    return Estimate(mean, max(mean - half, low), min(mean + half, high), float(games))
 
 
 def _cross_fitted(outcome: np.ndarray, control: np.ndarray) -> np.ndarray:
@@ -215,9 +216,10 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
     corrected_mean = corrected_top4 = None
     if "corrected_placement" in columns:
         corrected = columns["corrected_placement"].astype(np.float64)
-        corrected_mean = _estimate(by_board(corrected), raw_variance)
-        corrected_top4 = _estimate(_cross_fitted(by_board(top4), by_board(placement - corrected)), top4_variance)
+        corrected_mean = _estimate(by_board(corrected), raw_variance, 1, loaded.players)
+        corrected_top4 = _estimate(_cross_fitted(by_board(top4), by_board(placement - corrected)), top4_variance, 0, 1)
     return Evaluation(bots[0].name, opponents, loaded.name, boards, seed, int(placement.shape[0]),
-                      _estimate(by_board(placement), raw_variance), _estimate(by_board(top4), top4_variance),
+                      _estimate(by_board(placement), raw_variance, 1, loaded.players),
+                      _estimate(by_board(top4), top4_variance, 0, 1),
                       corrected_mean, corrected_top4,
                       {key: int(columns[key].sum()) for key in MISBEHAVIOUR_COLUMNS})
