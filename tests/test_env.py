@@ -134,6 +134,8 @@ def test_misuse_is_refused_in_one_line():
         autodup_env.AutodupEnv(opponents=["greedy", "econ"])
     with pytest.raises(UsageError, match="seat 1: unknown bot"):
         autodup_env.AutodupEnv(opponents="no_such_bot")
+    with pytest.raises(UsageError, match="dealer: unknown dealer 'fair'"):
+        autodup_env.raw_env(dealer="fair")
     with pytest.raises(UsageError, match="num_envs"):
         autodup_env.AutodupVectorEnv(0)
     vector = autodup_env.AutodupVectorEnv(2, config="tiny")

@@ -20,7 +20,15 @@ from ..errors import UsageError
 from ..game.observation import OBSERVATION_KEYS
 from ..game.resumable import ResumableTables, rules_from
 from .single import check_action
-from .spaces import BoardCounter, action_space, check_reward, observation_row, observation_space, reward_of
+from .spaces import (
+    BoardCounter,
+    action_space,
+    check_dealer,
+    check_reward,
+    observation_row,
+    observation_space,
+    reward_of,
+)
 
 __all__ = ["env", "raw_env", "parallel_env", "AutodupAECEnv", "AutodupParallelEnv"]
 
@@ -32,7 +40,7 @@ class _Table:
         self.rules = rules_from(config)
         self.players = int(self.rules.players)
         self.reward_kind = check_reward(reward)
-        self.dealer = dealer
+        self.dealer = check_dealer(dealer)
         self.boards = BoardCounter(seed)
         self.names = [f"seat_{seat}" for seat in range(self.players)]
         self.tables = None
@@ -84,7 +92,24 @@ class _Table:
         return float(reward_of(self.reward_kind, placement, self.players))
 
 
-class AutodupAECEnv(AECEnv):
+class _SeatsAsAgents:
+    """The agents and spaces both PettingZoo environments share: one per seat, every seat's spaces alike."""
+
+    def __init__(self, config, seed, reward, dealer):
+        self._table = _Table(config, seed, reward, dealer)
+        self.possible_agents = list(self._table.names)
+        self.agents = []
+
+    @functools.lru_cache(maxsize=None)
+    def observation_space(self, agent):
+        return self._table.observation_space
+
+    @functools.lru_cache(maxsize=None)
+    def action_space(self, agent):
+        return self._table.action_space
+
+
+class AutodupAECEnv(_SeatsAsAgents, AECEnv):
     """Every seat of an autodup table an agent, one decision at a time (PettingZoo AEC).
 
     Parameters
@@ -103,18 +128,8 @@ class AutodupAECEnv(AECEnv):
     metadata = {"name": "autodup_v0", "render_modes": [], "is_parallelizable": False}
 
     def __init__(self, config="set4", seed: int = 0, reward: str = "placement", dealer: str = "haystack"):
-        super().__init__()
-        self._table = _Table(config, seed, reward, dealer)
-        self.possible_agents = list(self._table.names)
-        self.agents = []
-
-    @functools.lru_cache(maxsize=None)
-    def observation_space(self, agent):
-        return self._table.observation_space
-
-    @functools.lru_cache(maxsize=None)
-    def action_space(self, agent):
-        return self._table.action_space
+        AECEnv.__init__(self)
+        _SeatsAsAgents.__init__(self, config, seed, reward, dealer)
 
     def reset(self, seed=None, options=None):
         seed, board = self._table.reset(seed, options)
@@ -152,7 +167,7 @@ class AutodupAECEnv(AECEnv):
         self._deads_step_first()
 
 
-class AutodupParallelEnv(ParallelEnv):
+class AutodupParallelEnv(_SeatsAsAgents, ParallelEnv):
     """Every seat of an autodup table an agent, all asked at each step (PettingZoo Parallel).
 
     Only the seat that must decide is heard: the others' observations allow only action 0 and their actions
@@ -162,17 +177,7 @@ class AutodupParallelEnv(ParallelEnv):
     metadata = {"name": "autodup_parallel_v0", "render_modes": []}
 
     def __init__(self, config="set4", seed: int = 0, reward: str = "placement", dealer: str = "haystack"):
-        self._table = _Table(config, seed, reward, dealer)
-        self.possible_agents = list(self._table.names)
-        self.agents = []
-
-    @functools.lru_cache(maxsize=None)
-    def observation_space(self, agent):
-        return self._table.observation_space
-
-    @functools.lru_cache(maxsize=None)
-    def action_space(self, agent):
-        return self._table.action_space
+        _SeatsAsAgents.__init__(self, config, seed, reward, dealer)
 
     def _observations(self) -> dict:
         return {agent: self._table.observe(self.possible_agents.index(agent)) for agent in self.agents}

@@ -9,9 +9,17 @@ from ..arguments import integer
 from ..errors import UsageError
 from ..game.bot_loading import bot_names
 from ..game.resumable import ResumableTables, bots_from, rules_from
-from .spaces import BoardCounter, action_space, check_reward, observation_row, observation_space, reward_of
+from .spaces import (
+    BoardCounter,
+    action_space,
+    check_dealer,
+    check_reward,
+    observation_row,
+    observation_space,
+    reward_of,
+)
 
-__all__ = ["AutodupEnv", "DEFAULT_OPPONENTS", "opponent_seats", "check_action"]
+__all__ = ["AutodupEnv", "DEFAULT_OPPONENTS", "opponent_seats", "check_action", "LearningSeat"]
 
 DEFAULT_OPPONENTS = "roster"  # the shipped bots other than random, one per seat
 
@@ -42,7 +50,20 @@ def check_action(action, actions: int) -> int:
     return int(action)
 
 
-class AutodupEnv(gymnasium.Env):
+class LearningSeat:
+    """What a one-learning-seat environment is made of, its arguments checked (:class:`AutodupEnv`'s parameters)."""
+
+    def __init__(self, config, opponents, seat, seed, reward, dealer):
+        self.rules = rules_from(config)
+        players = int(self.rules.players)
+        self.seat = integer("seat", seat, 0, players - 1)
+        self.reward_kind = check_reward(reward)
+        self.seat_bots = bots_from(opponent_seats(opponents, players, self.seat))
+        self.dealer = check_dealer(dealer)
+        self.boards = BoardCounter(seed)
+
+
+class AutodupEnv(LearningSeat, gymnasium.Env):
     """One learning seat at an autodup table, scripted bots at the others (registered as ``autodup/Set4-v0``).
 
     A step is one decision of the learning seat: a numbered action (:mod:`autodup.game.observation`; the
@@ -80,13 +101,7 @@ class AutodupEnv(gymnasium.Env):
 
     def __init__(self, config="set4", opponents=DEFAULT_OPPONENTS, seat: int = 0, seed: int = 0,
                  reward: str = "placement", dealer: str = "haystack"):
-        self.rules = rules_from(config)
-        players = int(self.rules.players)
-        self.seat = integer("seat", seat, 0, players - 1)
-        self.reward_kind = check_reward(reward)
-        self.seat_bots = bots_from(opponent_seats(opponents, players, self.seat))
-        self.dealer = dealer
-        self.boards = BoardCounter(seed)
+        super().__init__(config, opponents, seat, seed, reward, dealer)
         self.observation_space = observation_space(self.rules)
         self.action_space = action_space(self.rules)
         self._tables = None

@@ -36,7 +36,7 @@ from ..game.observation import OBSERVATION_KEYS, action_layout
 from ..game.view import VIEW_FIELDS
 
 __all__ = ["REWARDS", "observation_space", "action_space", "observation_row", "reward_of", "check_reward",
-           "BoardCounter"]
+           "check_dealer", "BoardCounter"]
 
 REWARDS = ("placement", "top4")
 
@@ -65,6 +65,16 @@ def action_space(rules, seed: int | None = None) -> spaces.Discrete:
 def observation_row(observations, row: int) -> dict:
     """Row ``row`` of :class:`~autodup.game.observation.Observations` as one observation (copies)."""
     return {key: array[row].copy() for key, array in zip(OBSERVATION_KEYS, observations)}
+
+
+def check_dealer(dealer: str) -> str:
+    """A dealer's name (:data:`autodup.engine.dealers.DEALERS`), or a one-line ``UsageError``."""
+    from ..engine.dealers import dealer_named
+
+    try:
+        return dealer_named(dealer, "dealer").name
+    except ValueError as error:
+        raise UsageError(str(error).removeprefix("dealer: "), "dealer") from None
 
 
 def check_reward(reward: str) -> str:

@@ -9,16 +9,16 @@ from gymnasium.vector.utils import batch_space
 from ..arguments import integer
 from ..errors import UsageError
 from ..game.observation import OBSERVATION_KEYS
-from ..game.resumable import ResumableTables, bots_from, rules_from
-from .single import DEFAULT_OPPONENTS, opponent_seats
-from .spaces import BoardCounter, action_space, check_reward, observation_space, reward_of
+from ..game.resumable import ResumableTables
+from .single import DEFAULT_OPPONENTS, LearningSeat
+from .spaces import action_space, observation_space, reward_of
 
 __all__ = ["AutodupVectorEnv"]
 
 MAX_TABLES = 100_000
 
 
-class AutodupVectorEnv(VectorEnv):
+class AutodupVectorEnv(LearningSeat, VectorEnv):
     """``num_envs`` tables of :class:`~autodup.env.AutodupEnv`, stepped together (``autodup/Set4-v0``'s vector form).
 
     ``step(actions)`` takes one numbered action per table (int64 (num_envs,)) and plays every table on to
@@ -37,13 +37,7 @@ class AutodupVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 128, config="set4", opponents=DEFAULT_OPPONENTS, seat: int = 0,
                  seed: int = 0, reward: str = "placement", dealer: str = "haystack"):
         self.num_envs = integer("num_envs", num_envs, 1, MAX_TABLES)
-        self.rules = rules_from(config)
-        players = int(self.rules.players)
-        self.seat = integer("seat", seat, 0, players - 1)
-        self.reward_kind = check_reward(reward)
-        self.seat_bots = bots_from(opponent_seats(opponents, players, self.seat))
-        self.dealer = dealer
-        self.boards = BoardCounter(seed)
+        super().__init__(config, opponents, seat, seed, reward, dealer)
         self.single_observation_space = observation_space(self.rules)
         self.single_action_space = action_space(self.rules)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
