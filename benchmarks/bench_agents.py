@@ -12,7 +12,7 @@ mask, the agent's own time included), on set4's evaluation boards. The cases:
   in one call (:class:`autodup.game.resumable.ResumableTables`, which the environments drive);
 - ``tournament``: boards of set4 at 8 tables each (the Latin square of ``autodup run``), the roster at every
   seat, played by the all-jitted table; then the same with ``random`` replaced by a trivial Python agent
-  (:class:`autodup.agents.EndTurnAgent`, asked in batches as ``autodup run`` asks it). Both on one core.
+  (:class:`autodup.agents.EndTurnAgent`, asked in batches as ``autodup run`` asks it). Both in one process.
 
 ``bytes_per_env`` is the memory one environment holds: every array of its game in progress, its observation
 buffers and its seeds.
@@ -120,8 +120,6 @@ def tournament(rules, boards):
 
 
 def measure(seconds: float, tables: int, boards: int) -> dict:
-    import numba
-
     rules = rules_of(load_config("set4"))
     generator = np.random.default_rng(2026)  # the agents' choices only: the games' draws come from the seed tree
     # Warm up: load every compiled function before any clock starts.
@@ -132,10 +130,7 @@ def measure(seconds: float, tables: int, boards: int) -> dict:
     single_rate, single_games, size = single_env(seconds, generator)
     vector_rate, vector_games = vector_env(seconds, tables, generator)
     batch_rate, batch_games = every_seat_batch(rules, seconds, tables, generator)
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)  # a tournament's worker plays on one core
     jitted, agent = tournament(rules, boards)
-    numba.set_num_threads(threads)
     return {
         "steps_per_s": {"single_env": single_rate, f"vector_env_{tables}": vector_rate,
                         f"every_seat_batch_{tables}": batch_rate},
@@ -144,7 +139,7 @@ def measure(seconds: float, tables: int, boards: int) -> dict:
         "bytes_per_env": size,
         "tournament_games_per_s": {"all_jitted": jitted, "one_python_agent": agent, "ratio": agent / jitted},
         "seconds": seconds, "tables": tables, "boards": boards,
-        "machine": {"cpus": os.cpu_count(), "numba_threads": threads, "python": platform.python_version()},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
     }
 
 

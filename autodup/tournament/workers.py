@@ -40,7 +40,6 @@ happened at, and returned with the task's result.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import multiprocessing
 import multiprocessing.connection
@@ -268,22 +267,6 @@ def _received(duplicate) -> int:
     return duplicate.detach()
 
 
-@contextlib.contextmanager
-def _one_thread_each():
-    """Start a worker with one numba thread: a run already has a worker per core, and tables played in parallel
-    inside each (:func:`autodup.game.resumable.advance_tables`) would only contend for them. A spawned process
-    reads its environment once, when it starts."""
-    before = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["NUMBA_NUM_THREADS"]
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = before
-
-
 class _Worker:
     def __init__(self, context):
         self.progress_buffer = context.RawArray("q", PROGRESS_FIELDS)
@@ -298,8 +281,7 @@ class _Worker:
                                        args=(child_end, self.progress_buffer, os.getpid(),
                                              _HandedDown(self.log.fileno())),
                                        daemon=True)
-        with _one_thread_each():
-            self.process.start()
+        self.process.start()
         child_end.close()
         self.tasks: list = []  # keys in flight, oldest first
         self.games_seen = -1
