@@ -40,6 +40,7 @@ from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
 from autodup.game.resumable import ResumableTables
 from autodup.game.rules import rules_of
+from autodup.tournament.spec import CHUNK_BOARDS
 
 
 def random_actions(masks, generator) -> np.ndarray:
@@ -67,7 +68,7 @@ def single_env(seconds, generator):
         if terminated:
             games += 1
             observation, _ = env.reset()
-    tables = env._ensure_tables()
+    tables = env.tables
     size = (nbytes(tables.games[0]) + nbytes(tuple(tables.observations)) + tables.placements.nbytes
             + tables.seat_seeds.nbytes)
     return steps / (time.perf_counter() - start), games, size
@@ -112,9 +113,9 @@ def tournament(rules, boards):
                 n_bots=tables)
     jitted = boards * tables / (time.perf_counter() - start)
     start = time.perf_counter()
-    for first in range(0, boards, 25):  # chunks of 25 boards, as autodup run plays them
+    for first in range(0, boards, CHUNK_BOARDS):  # chunk by chunk, as autodup run plays them
         play_boards_with_agents(rules, "haystack", with_agent, seed=2026, first_board=first,
-                                boards=min(25, boards - first), tables=tables, seating="latin")
+                                boards=min(CHUNK_BOARDS, boards - first), tables=tables, seating="latin")
     agent = boards * tables / (time.perf_counter() - start)
     return jitted, agent
 

@@ -76,20 +76,15 @@ class Evaluation:
         return "\n".join(lines)
 
 
-class _InMemory:
-    """An agent given as an object: a Bot whose path names it (it cannot be imported again, so it plays here)."""
-
-
 def agent_bot(agent):
     """A :class:`~autodup.game.bot_loading.Bot` for ``agent``: a bot or agent spec (a name, a path,
-    ``module:Class``, ``file.py:Class``), a loaded Bot, or an object with ``act`` (used as it is)."""
+    ``module:Class``, ``file.py:Class``), a loaded Bot, or an object with ``act`` (used as it is: named by its
+    class, fingerprinted by its class's source)."""
     import hashlib
     import inspect
 
-    from ..errors import BotError
-    from ..game.agents import AgentSeat
+    from ..game.agents import agent_as_bot
     from ..game.bot_loading import Bot, load_bot
-    from ..game.table import end_every_turn
 
     if isinstance(agent, Bot):
         return agent
@@ -99,17 +94,12 @@ def agent_bot(agent):
         raise UsageError(f"expected an agent (an object with act(observation, action_mask)), a bot or a spec, got "
                          f"{type(agent).__name__}", "agent")
     kind = type(agent)
-    name = getattr(agent, "NAME", None) or kind.__name__
-    if not isinstance(name, str) or not name.isidentifier():
-        raise BotError(f"agent: NAME must be a name made of letters, digits and _ (got {name!r})")
     try:
         source = inspect.getsource(kind)
     except (OSError, TypeError):
         source = kind.__qualname__
-    fingerprint = hashlib.sha256(source.encode()).hexdigest()
-    doc = (inspect.getdoc(kind) or "").strip()
-    return Bot(name, doc.splitlines()[0] if doc else "a Python agent", {}, end_every_turn,
-               Path(f"<{kind.__module__}.{kind.__qualname__}>"), {}, fingerprint, AgentSeat(agent, name))
+    return agent_as_bot(agent, agent, Path(f"<{kind.__module__}.{kind.__qualname__}>"),
+                        hashlib.sha256(source.encode()).hexdigest(), "agent")
 
 
 def _estimate(by_board: np.ndarray, single_variance: float, low: float, high: float) -> Estimate:
@@ -168,7 +158,6 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
         Raw and luck-corrected estimates with 95% intervals, and for each the number of independent games the
         same interval would have needed.
     """
-    from ..analysis.statistics import t_half_width  # noqa: F401 (scipy: fail before playing)
     from ..game.agents import play_boards_with_agents
     from ..game.bot_loading import bot_errors_collected, load_bot
     from ..game.rules import rules_of

@@ -17,18 +17,10 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS
-from ..game.resumable import ResumableTables, rules_from
+from ..game.observation import OBSERVATION_KEYS, observation_row
+from ..game.resumable import rules_from
 from .single import check_action
-from .spaces import (
-    BoardCounter,
-    action_space,
-    check_dealer,
-    check_reward,
-    observation_row,
-    observation_space,
-    reward_of,
-)
+from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
 
 __all__ = ["env", "raw_env", "parallel_env", "AutodupAECEnv", "AutodupParallelEnv"]
 
@@ -51,11 +43,7 @@ class _Table:
 
     def reset(self, seed, options) -> tuple[int, int]:
         seed, board = self.boards.next(seed, options)
-        if self.tables is None or self.tables.seed != seed:
-            self.tables = ResumableTables(self.rules, [None] * self.players, seed=seed, boards=(board,),
-                                          dealer=self.dealer)
-        else:
-            self.tables.restart(0, board)
+        self.tables = tables_for(self.tables, self.rules, [None] * self.players, seed, board, 1, self.dealer)
         self.wait_mask = np.zeros(len(self.tables.layout.names), dtype=np.int8)
         self.wait_mask[0] = 1
         self._desk_cache = None

@@ -8,16 +8,9 @@ import numpy as np
 from ..arguments import integer
 from ..errors import UsageError
 from ..game.bot_loading import bot_names
-from ..game.resumable import ResumableTables, bots_from, rules_from
-from .spaces import (
-    BoardCounter,
-    action_space,
-    check_dealer,
-    check_reward,
-    observation_row,
-    observation_space,
-    reward_of,
-)
+from ..game.observation import action_layout, observation_row
+from ..game.resumable import bots_from, rules_from
+from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
 
 __all__ = ["AutodupEnv", "DEFAULT_OPPONENTS", "opponent_seats", "check_action", "LearningSeat"]
 
@@ -104,35 +97,20 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
         super().__init__(config, opponents, seat, seed, reward, dealer)
         self.observation_space = observation_space(self.rules)
         self.action_space = action_space(self.rules)
-        self._tables = None
+        self.layout = action_layout(self.rules)  # the numbered actions (ActionLayout)
+        self._answers = self.layout.answers
+        self.tables = None  # the ResumableTables played, once reset
         self._answer = np.zeros(1, dtype=np.int64)
         self._acting = np.ones(1, dtype=np.bool_)
-
-    @property
-    def layout(self):
-        """The numbered actions (:class:`~autodup.game.observation.ActionLayout`)."""
-        return self._ensure_tables().layout
-
-    def _ensure_tables(self, seed=None, board=0) -> ResumableTables:
-        """The table, made for ``seed`` and ``board`` when there is none or its seed differs."""
-        if self._tables is None or (seed is not None and seed != self._tables.seed):
-            self._tables = ResumableTables(self.rules, self.seat_bots, seed=self.boards.seed if seed is None else seed,
-                                           boards=(board,), dealer=self.dealer)
-            self._answers = self._tables.layout.answers
-            self._fresh = True
-        return self._tables
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         seed, board = self.boards.next(seed, options)
-        tables = self._ensure_tables(seed, board)
-        if not self._fresh:
-            tables.restart(0, board)
-        self._fresh = False
-        return observation_row(tables.observations, 0), {"seed": seed, "board": board}
+        self.tables = tables_for(self.tables, self.rules, self.seat_bots, seed, board, 1, self.dealer)
+        return observation_row(self.tables.observations, 0), {"seed": seed, "board": board}
 
     def step(self, action):
-        tables = self._tables
+        tables = self.tables
         if tables is None:
             raise UsageError("call reset() before step()", "step")
         if tables.waiting[0] < 0:
@@ -149,4 +127,7 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """bool (A,): the legal numbered actions now (the observation's ``action_mask``; sb3-contrib's name)."""
-        return self._ensure_tables().observations.action_mask[0].astype(bool)
+        if self.tables is None:  # before the first reset: the table the next reset plays
+            self.tables = tables_for(None, self.rules, self.seat_bots, self.boards.seed, self.boards.next_board, 1,
+                                     self.dealer)
+        return self.tables.observations.action_mask[0].astype(bool)

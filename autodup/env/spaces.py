@@ -32,10 +32,11 @@ from gymnasium import spaces
 from ..arguments import MAX_INDEX, integer
 from ..arguments import seed as check_seed
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS, action_layout
+from ..game.observation import action_layout
+from ..game.resumable import ResumableTables
 from ..game.view import VIEW_FIELDS
 
-__all__ = ["REWARDS", "observation_space", "action_space", "observation_row", "reward_of", "check_reward",
+__all__ = ["REWARDS", "observation_space", "action_space", "tables_for", "reward_of", "check_reward",
            "check_dealer", "BoardCounter"]
 
 REWARDS = ("placement", "top4")
@@ -62,9 +63,14 @@ def action_space(rules, seed: int | None = None) -> spaces.Discrete:
     return spaces.Discrete(len(action_layout(rules).names), seed=seed)
 
 
-def observation_row(observations, row: int) -> dict:
-    """Row ``row`` of :class:`~autodup.game.observation.Observations` as one observation (copies)."""
-    return {key: array[row].copy() for key, array in zip(OBSERVATION_KEYS, observations)}
+def tables_for(tables, rules, seat_bots, seed: int, first_board: int, count: int, dealer: str):
+    """``count`` tables on boards ``first_board, ...`` of ``seed``: ``tables`` started over in place when it plays
+    that seed (no allocation, no seeding of the bots again), else new :class:`ResumableTables`."""
+    boards = np.arange(first_board, first_board + count, dtype=np.int64)
+    if tables is not None and tables.seed == seed:
+        tables.restart_tables(np.arange(count, dtype=np.int64), boards)
+        return tables
+    return ResumableTables(rules, seat_bots, seed=seed, boards=boards, dealer=dealer)
 
 
 def check_dealer(dealer: str) -> str:

@@ -9,9 +9,8 @@ from gymnasium.vector.utils import batch_space
 from ..arguments import integer
 from ..errors import UsageError
 from ..game.observation import OBSERVATION_KEYS
-from ..game.resumable import ResumableTables
 from .single import DEFAULT_OPPONENTS, LearningSeat
-from .spaces import action_space, observation_space, reward_of
+from .spaces import action_space, observation_space, reward_of, tables_for
 
 __all__ = ["AutodupVectorEnv"]
 
@@ -47,12 +46,8 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         seed, first = self.boards.next(seed, options, count=self.num_envs)
-        if self._tables is None or self._tables.seed != seed:
-            self._tables = ResumableTables(self.rules, self.seat_bots, seed=seed,
-                                           boards=range(first, first + self.num_envs), dealer=self.dealer)
-            self._answers = self._tables.layout.answers
-        else:
-            self._tables.restart_tables(np.arange(self.num_envs), np.arange(first, first + self.num_envs))
+        self._tables = tables_for(self._tables, self.rules, self.seat_bots, seed, first, self.num_envs, self.dealer)
+        self._answers = self._tables.layout.answers
         self._acting = np.ones(self.num_envs, dtype=np.bool_)
         return self._observations(), {"board": self._tables.boards.copy()}
 

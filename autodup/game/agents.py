@@ -42,17 +42,18 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..compile_cache import bot_module_name, modules_digest
+from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
 from ..errors import BotError, first_line
-from .boards import SEATINGS, BoardResults, check_order, collect_games, seat_bot
+from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, seat_bot
 from .bot_loading import Bot, policy_tuple
-from .observation import OBSERVATION_KEYS
+from .observation import OBSERVATION_KEYS, observation_row
 from .progress import PROGRESS_BOARD, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_SEAT, PROGRESS_TABLE, new_progress
 from .resumable import ResumableTables
 from .table import end_every_turn
 
-__all__ = ["AGENT_SPEC", "is_agent_spec", "load_agent", "agent_source_file", "AgentSeat", "agent_generator",
-           "play_boards_with_agents"]
+__all__ = ["AGENT_SPEC", "is_agent_spec", "load_agent", "agent_source_file", "AgentSeat", "agent_as_bot",
+           "agent_generator", "play_boards_with_agents"]
 
 AGENT_SPEC = re.compile(r"^(?P<source>[A-Za-z_][\w.]*|.+\.py):(?P<name>[A-Za-z_]\w*)$")
 _NOT_AN_ANSWER = 1  # sent for an action that is not a numbered action: the table counts a bad answer
@@ -67,9 +68,10 @@ def is_agent_spec(spec: str) -> bool:
 class AgentSeat:
     """A loaded agent and how it is called."""
 
-    def __init__(self, agent, name: str):
+    def __init__(self, agent, name: str, source_file: str | None = None):
         self.agent = agent
         self.name = name
+        self.source_file = source_file  # the file its class is defined in, when it has one
         self.takes_generator = _takes_third(agent.act)
         batch = getattr(agent, "act_batch", None)
         self.batch = batch if callable(batch) else None
@@ -92,7 +94,7 @@ class AgentSeat:
                 chosen = np.empty(rows.shape[0], dtype=np.int64)
                 gens = generators(rows) if self.takes_generator else None
                 for k, row in enumerate(rows.tolist()):
-                    observation = {key: array[row].copy() for key, array in zip(OBSERVATION_KEYS, observations)}
+                    observation = observation_row(observations, row)
                     arguments = (observation, observation["action_mask"]) + ((gens[k],) if gens else ())
                     action = self.agent.act(*arguments)
                     ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
@@ -181,20 +183,27 @@ def load_agent(spec: str) -> Bot:
         agent = made() if isinstance(made, type) else made
     except Exception as error:
         raise BotError(f"{spec}: {attribute}() failed: {type(error).__name__}: {first_line(error)}") from None
+    fingerprint = hashlib.sha256(file.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
+    bot = agent_as_bot(agent, made, Path(canonical), fingerprint, spec, str(file))
+    _LOADED[canonical] = bot
+    return bot
+
+
+def agent_as_bot(agent, made, path: Path, fingerprint: str, where: str, source_file: str | None = None) -> Bot:
+    """A :class:`Bot` whose seats ``agent`` plays from outside (``made``: the class it was made from, or itself).
+
+    Its name is the agent's ``NAME``, else its class's; ``where`` starts the one-line :class:`BotError` that
+    refuses an object without ``act`` or with an unusable name.
+    """
     if not callable(getattr(agent, "act", None)):
-        raise BotError(f"{spec}: an agent needs a method act(observation, action_mask[, generator]) returning a "
+        raise BotError(f"{where}: an agent needs a method act(observation, action_mask[, generator]) returning a "
                        "numbered action (see autodup.game.agents)")
     name = getattr(agent, "NAME", None) or (made.__name__ if isinstance(made, type) else type(agent).__name__)
     if not isinstance(name, str) or not name.isidentifier():
-        raise BotError(f"{spec}: NAME must be a name made of letters, digits and _ (got {name!r})")
-    doc = inspect.getdoc(made) or ""
-    description = doc.strip().splitlines()[0] if doc.strip() else f"the Python agent {canonical}"
-    fingerprint = hashlib.sha256(file.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
-    seat = AgentSeat(agent, name)
-    seat.source_file = str(file)
-    bot = Bot(name, description, {}, end_every_turn, Path(canonical), {}, fingerprint, seat)
-    _LOADED[canonical] = bot
-    return bot
+        raise BotError(f"{where}: NAME must be a name made of letters, digits and _ (got {name!r})")
+    doc = (inspect.getdoc(made) or "").strip()
+    description = doc.splitlines()[0] if doc else f"the Python agent {path}"
+    return Bot(name, description, {}, end_every_turn, path, {}, fingerprint, AgentSeat(agent, name, source_file))
 
 
 def agent_generator(seat_seed) -> np.random.Generator:
@@ -216,56 +225,48 @@ def play_boards_with_agents(rules, dealer, bots, *, seed: int, boards: int = 1, 
     ``act_batch``). The results are those :func:`play_boards` would give if the agents were bots that answer alike:
     same seeds, same seating, same arrays.
     """
-    from .boards import BRANCHES
-
-    dealer_name = dealer if isinstance(dealer, str) else dealer.name
-    record = SEATINGS[seating]
+    dealer = dealer if isinstance(dealer, Dealer) else dealer_named(dealer)
+    check_order(dealer, order)
+    design = SEATINGS[seating].code
     n_bots = len(bots)
-    lineup = policy_tuple(bots)
     n = boards * tables
     board_of = np.repeat(first_board + np.arange(boards, dtype=np.int64), tables)
     table_of = np.tile(np.arange(tables, dtype=np.int64), boards)
     fixed = np.zeros(rules.players, dtype=np.int64) if bot_of_seat is None else np.asarray(bot_of_seat, np.int64)
-    bot_of_seat = np.array([[seat_bot(record.code, board_of[e], table_of[e], s, n_bots, fixed)
+    bot_of_seat = np.array([[seat_bot(design, board_of[e], table_of[e], s, n_bots, fixed)
                              for s in range(rules.players)] for e in range(n)], dtype=np.int64).reshape(
         n, rules.players)
     agents = [bot.agent for bot in bots]
     outside = np.array([agent is not None for agent in agents])[bot_of_seat]
-    from ..engine.dealers import dealer_named
-
-    check_order(dealer_named(dealer_name), order)
-    games = ResumableTables.seated(rules, lineup, bot_of_seat, outside, seed, board_of, table_of, dealer_name, order,
-                                   events, BRANCHES[branch], trace_draws, check)
-    seat_seeds = games.seat_seeds
-    progress = new_progress() if progress is None else progress
+    games = ResumableTables.seated(rules, policy_tuple(bots), bot_of_seat, outside, seed, board_of, table_of,
+                                   dealer.name, order, events, BRANCHES[branch], trace_draws, check)
+    waiting = games.waiting  # the tables write it in place at every step
     generators: dict = {}
+
+    def generators_of(rows):
+        """The generator of each row's waiting seat: made at the seat's first decision, kept for its game."""
+        for row in rows.tolist():
+            key = (row, int(waiting[row]))
+            if key not in generators:
+                generators[key] = agent_generator(games.seat_seeds[key])
+        return [generators[(row, int(waiting[row]))] for row in rows.tolist()]
+
+    progress = new_progress() if progress is None else progress
     actions = len(games.layout.names)
     answers = np.append(games.layout.answers, [0, _NOT_AN_ANSWER])  # [-1]: a bad answer, [-2]: an error
     decisions = np.zeros(n, dtype=np.int64)
     progress[PROGRESS_IN_GAME] = 1
     while True:
-        waiting = games.waiting
         active = np.flatnonzero(waiting >= 0)
         if active.size == 0:
             break
         progress[PROGRESS_GAMES] += 1  # a watchdog's deadline restarts at each step
-        seats = waiting[active]
-        deciding = bot_of_seat[active, seats]
+        deciding = bot_of_seat[active, waiting[active]]
         for index in np.unique(deciding).tolist():
             rows = active[deciding == index]
             # Where an agent that hangs or raises is reported: the first of the tables it is asked for.
             progress[PROGRESS_BOARD], progress[PROGRESS_TABLE] = board_of[rows[0]], table_of[rows[0]]
             progress[PROGRESS_SEAT] = waiting[rows[0]]
-
-            def generators_of(chosen, waiting=waiting):
-                found = []
-                for row in chosen.tolist():
-                    key = (int(board_of[row]), int(table_of[row]), int(waiting[row]))
-                    if key not in generators:
-                        generators[key] = agent_generator(seat_seeds[row, waiting[row]])
-                    found.append(generators[key])
-                return found
-
             decisions[rows] = answers[agents[index].decide(games.observations, rows, actions, generators_of)]
         progress[PROGRESS_SEAT] = -1
         games.step(waiting >= 0, decisions)

@@ -48,7 +48,7 @@ from .view import (
 )
 
 __all__ = ["ActionLayout", "action_layout", "Observations", "new_observations", "OBSERVATION_KEYS",
-           "fill_action_mask", "observe_seat"]
+           "observation_row", "fill_action_mask", "observe_seat"]
 
 
 class ActionLayout(NamedTuple):
@@ -132,6 +132,11 @@ def new_observations(rules, tables: int) -> Observations:
                         np.zeros((tables, layout.capacity), dtype=np.int64),
                         np.zeros((tables, rules.champion_tier.shape[0])),
                         np.zeros((tables, len(layout.names)), dtype=np.int8))
+
+
+def observation_row(observations: Observations, row: int) -> dict:
+    """Row ``row`` of ``observations`` as one agent's observation: a dict of copies, keyed as the fields."""
+    return {key: array[row].copy() for key, array in zip(OBSERVATION_KEYS, observations)}
 
 
 @game_inline

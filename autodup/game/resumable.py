@@ -308,7 +308,6 @@ class ResumableTables:
         self._seeding = (record.shares_seeds, branch, trace_draws)
         self.boards, self.tables = boards, tables
         self.seed = seed
-        self.table = int(tables[0])
         for i in range(n):
             event_seeds[i] = table_seeds(np.uint64(seed), boards[i], tables[i], record.shares_seeds, seat_seeds[i],
                                          branch)
@@ -426,7 +425,7 @@ class ResumableTables:
     def results(self, i: int = 0) -> np.ndarray:
         """int64 (players, len(RESULT_COLUMNS)): table ``i``'s final states and stats (its game must be over)."""
         i = self._index(i)
-        if self.games[i].cursor[CURSOR_PHASE] != PHASE_OVER:
+        if not self._over[i]:
             raise UsageError(f"table {i}: the game is not over: its results are not known yet", "results")
         return game_results(self.rules, self.games[i])
 
@@ -457,7 +456,7 @@ class ResumableTable(ResumableTables):
 
     @property
     def over(self) -> bool:
-        return int(self.games[0].cursor[CURSOR_PHASE]) == PHASE_OVER
+        return bool(self._over[0])
 
     @property
     def round(self) -> int:
