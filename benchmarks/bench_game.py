@@ -6,7 +6,13 @@ driver that ``autodup run`` uses. Repeats are interleaved across dealers and
 each figure is the median; ``ratio_to_control`` is the cost of a game
 relative to the ``independent`` control (the plain sampler), from the same
 run. ``roster_games_per_s`` is the haystack with every bot of ``bots/`` at one
-table, seats rotating.
+table, seats rotating, and ``roster_share`` its games/s over greedy's.
+
+A game's cost in draws, machine-independent: ``draws_per_game`` is the time of
+one haystack game with greedy at every seat over the time of one plain
+hierarchical draw (``bench_draws.py``'s loop: a set4-sized pool, level-7 odds),
+the draws timed in the same repeats as the games. Targets (issue 31): at most
+6,000 draws a game, and the roster at most 10% below greedy alone.
 
 Usage: ``python benchmarks/bench_game.py [CONFIG] [--games N] [--repeats R] [--json]``
 """
@@ -20,8 +26,10 @@ import platform
 import time
 
 import numpy as np
+from bench_draws import HELD_UNITS, LEVEL7_ODDS, _run_hierarchical, set4_pool
 
 from autodup.engine.dealers import CONTROL, DEALERS
+from autodup.engine.kernels import ENGINE_PLAIN
 from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
@@ -40,16 +48,32 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
     cases["roster"] = (DEALERS["haystack"], roster, "rotating", len(roster_bots))
     for dealer, lineup, seating, n_bots in cases.values():  # compile, or load the cache, before timing
         play_boards(rules, dealer, *lineup, seed=1, seating=seating, n_bots=n_bots)
+    copies, tier_of, tier_start = set4_pool()
+    draws = 1_000_000
+
+    def plain_draws() -> None:
+        _run_hierarchical(ENGINE_PLAIN, draws, copies.copy(), tier_of, tier_start, LEVEL7_ODDS,
+                          np.full(HELD_UNITS, -1, dtype=np.int64))
+
+    plain_draws()  # compiled before timing
     samples = {name: [] for name in cases}
+    draw_seconds = []
     rounds = {}
     for _ in range(repeats):
+        start = time.perf_counter()
+        plain_draws()
+        draw_seconds.append((time.perf_counter() - start) / draws)
         for name, (dealer, lineup, seating, n_bots) in cases.items():
             start = time.perf_counter()
             played = play_boards(rules, dealer, *lineup, seed=2026, boards=games, seating=seating, n_bots=n_bots)
             samples[name].append(games / (time.perf_counter() - start))
             rounds[name] = float(played.results[..., RESULT_COLUMNS.index("rounds_alive")].max(axis=-1).mean())
     games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}
+    plain_draw_ns = float(np.median(draw_seconds)) * 1e9
     return {
+        "draws_per_game": 1e9 / games_per_s["haystack"] / plain_draw_ns,
+        "plain_hierarchical_draw_ns": plain_draw_ns,
+        "roster_share": float(np.median(samples["roster"])) / games_per_s["haystack"],
         "games_per_s": games_per_s,
         "ratio_to_control": {name: games_per_s[CONTROL] / value for name, value in games_per_s.items()},
         "roster_games_per_s": float(np.median(samples["roster"])),
@@ -79,7 +103,10 @@ def main() -> None:
         print(f"{name:<12} {value:9.1f} games/s   cost {result['ratio_to_control'][name]:.2f}x {CONTROL}   "
               f"{result['mean_rounds'][name]:.1f} rounds")
     print(f"{'roster':<12} {result['roster_games_per_s']:9.1f} games/s   haystack, the {len(result['roster'])} bots "
-          f"of bots/ rotating seats   {result['mean_rounds']['roster']:.1f} rounds")
+          f"of bots/ rotating seats   {result['mean_rounds']['roster']:.1f} rounds   "
+          f"{result['roster_share']:.0%} of greedy's")
+    print(f"a haystack game with greedy at every seat costs {result['draws_per_game']:,.0f} plain hierarchical draws "
+          f"({result['plain_hierarchical_draw_ns']:.1f} ns each, timed in the same repeats; target 6,000)")
 
 
 if __name__ == "__main__":

@@ -228,9 +228,11 @@ A, B, C = 2, 5, 6
 
 
 def fight_table(powers):
-    """A table whose seats all have board power ``powers[seat]`` (3 units each)."""
+    """A table whose seats all have board power ``powers[seat]`` (3 units each), as prepare_fights leaves it."""
     table = new_table(RULES)
     table.fight_power[:] = powers
+    table.fight_log_power[:] = np.log(powers + 1.0)
+    table.fight_strength[:] = table.fight_log_power / RULES.combat_scale
     table.fight_units[:] = 3
     table.fight_hp[:] = table.hp
     return table

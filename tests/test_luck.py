@@ -125,6 +125,26 @@ def test_matchmaking_terms_average_to_zero_over_the_pairing_law_exactly(seed):
         assert np.all(subtracted[seat, MATCHMAKING_TERMS] != 0.0)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definition_exactly(seed):
+    """prepare_fights computes a seat's standing and value after a loss once per distinct damage and copies it
+    to the other opponents that deal the same damage: bit for bit what the definitions give for each pair."""
+    table = fight_state(seed, alive=8)
+    reused = 0
+    for seat in range(8):
+        hp = table.fight_hp[seat]
+        damages = []
+        for other in range(8):
+            if other == seat:
+                continue
+            _, damage_if_lost, _ = game_combat._fight_odds(SET4, table, seat, other, 20)
+            reused += damage_if_lost in damages
+            damages.append(damage_if_lost)
+            assert table.standing_if_lost[seat, other] == game_combat._standing(SET4, table, seat, hp - damage_if_lost)
+            assert table.value_if_lost[seat, other] == game_combat._value(SET4, table, seat, hp - damage_if_lost)
+    assert reused > 0  # the shared path ran
+
+
 def test_value_is_expected_seats_outlasted():
     """The value is the sum over the other alive seats of a logistic in HP difference and board power; swapping
     one seat's term gives the value with that seat's HP replaced (the duel); a seat out of HP outlasts nobody."""

@@ -89,6 +89,27 @@ def test_game_benchmark_prints_its_figures_as_json():
     assert set(data["games_per_s"]) == set(DEALERS)
     assert data["ratio_to_control"][CONTROL] == 1.0 and all(v > 0 for v in data["games_per_s"].values())
     assert data["roster_games_per_s"] > 0 and "greedy" in data["roster"]
+    # A game's cost in plain hierarchical draws timed in the same run: games/s times ns per draw gives it back.
+    assert data["plain_hierarchical_draw_ns"] > 0 and data["roster_share"] > 0
+    assert data["draws_per_game"] == pytest.approx(
+        1e9 / data["games_per_s"]["haystack"] / data["plain_hierarchical_draw_ns"], rel=1e-9)
+
+
+def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
+    """Seconds to a verdict = the quality run's games needed / games per second, for each format; the default
+    (haystack, corrected) needs fewer games than independent tables on set4's closest pair."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_verdict.py"), "--boards", "600", "--speed-boards", "10",
+         "--repeats", "1", "--json"],
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for name in ("default", "independent"):
+        assert data["seconds_to_verdict"][name] == pytest.approx(
+            data["games_needed"][name] / data["games_per_second"][name], rel=1e-9)
+    assert data["games_needed"]["default"] < data["games_needed"]["independent"]
+    assert data["speedup"] == pytest.approx(
+        data["seconds_to_verdict"]["independent"] / data["seconds_to_verdict"]["default"], rel=1e-9)
 
 
 def test_tournament_benchmark_prints_its_figures_as_json():

@@ -230,6 +230,8 @@ def haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset):
         Index into ``weights`` of the earliest needle (-1 if none is positive)
         and its gap ``r / w`` (inf if none).
     """
+    # Rows taken once: indexing the 2-D array inside the loop costs a stride computation per needle.
+    residuals, nexts = needles[RESIDUAL], needles[NEXT]
     best = -1
     best_residual = np.inf
     best_weight = 1.0
@@ -238,10 +240,10 @@ def haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset):
         if w > 0.0:
             s = i + id_offset
             if needle_count[s] == 0:
-                needles[RESIDUAL, s] = random_exponential(seed, np.uint64(s), np.uint64(0))
-                needles[NEXT, s] = random_exponential(seed, np.uint64(s), np.uint64(1))
+                residuals[s] = random_exponential(seed, np.uint64(s), np.uint64(0))
+                nexts[s] = random_exponential(seed, np.uint64(s), np.uint64(1))
                 needle_count[s] = 1
-            residual = needles[RESIDUAL, s]
+            residual = residuals[s]
             if residual * best_weight < best_residual * w:
                 best = i
                 best_residual = residual
@@ -256,9 +258,10 @@ def haystack_advance(needles, weights, lo, hi, id_offset, gap):
     Needles of weight zero keep their residual. Rounding can leave the
     winner (or a needle tied with it) a hair below zero; it is clamped to 0.
     """
-    for i in range(lo, hi):
-        s = i + id_offset
-        needles[RESIDUAL, s] = max(needles[RESIDUAL, s] - gap * weights[i], 0.0)
+    residuals = needles[RESIDUAL, lo + id_offset:hi + id_offset]
+    race_weights = weights[lo:hi]
+    for i in range(hi - lo):
+        residuals[i] = max(residuals[i] - gap * race_weights[i], 0.0)
 
 
 @inline_kernel
@@ -269,10 +272,11 @@ def haystack_consume(seed, needles, needle_count, winner):
     race never waits for the generator; its successor is computed here, off
     the critical path.
     """
-    needles[RESIDUAL, winner] = needles[NEXT, winner]
+    residuals, nexts = needles[RESIDUAL], needles[NEXT]
+    residuals[winner] = nexts[winner]
     k = needle_count[winner] + 1
     needle_count[winner] = k
-    needles[NEXT, winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
+    nexts[winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
 
 
 @inline_kernel

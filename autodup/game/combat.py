@@ -43,7 +43,7 @@ def _damage(rules, round_index, power_winner, power_loser, units_winner):
 def _fight_odds(rules, table, a, b, round_index):
     """``(P(a beats b), HP a loses if it loses, HP b loses if it loses)`` on this round's boards (``fight_*``)."""
     power_a, power_b = table.fight_power[a], table.fight_power[b]
-    p_a = 1.0 / (1.0 + np.exp(-(np.log(power_a + 1.0) - np.log(power_b + 1.0)) / rules.combat_scale))
+    p_a = 1.0 / (1.0 + np.exp(-(table.fight_log_power[a] - table.fight_log_power[b]) / rules.combat_scale))
     return (p_a, _damage(rules, round_index, power_b, power_a, table.fight_units[b]),
             _damage(rules, round_index, power_a, power_b, table.fight_units[a]))
 
@@ -158,8 +158,7 @@ def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed
     p_a, damage_a, damage_b = _fight_odds(rules, table, a, b, round_index)
     if events == EVENTS_BY_SEAT:
         b_form = _form(event_seed, round_index, b if b_takes_damage else EVENT_GHOST_INDEX)
-        a_wins = (np.log(table.fight_power[a] + 1.0) / rules.combat_scale + _form(event_seed, round_index, a)
-                  > np.log(table.fight_power[b] + 1.0) / rules.combat_scale + b_form)
+        a_wins = (table.fight_strength[a] + _form(event_seed, round_index, a) > table.fight_strength[b] + b_form)
     else:
         a_wins = event_uniform(event_seed, STREAM_COMBAT_KEY, round_index, pair) < p_a
     _add_fight_luck(rules, table, a, a_wins, p_a, damage_a, b, damage_b if b_takes_damage else 0.0)
@@ -174,6 +173,16 @@ def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed
     if winner == a or b_takes_damage:
         table.gold[winner] += rules.pvp_win_gold
         table.streak[winner] = max(table.streak[winner], 0) + 1
+
+
+@game_inline
+def _same_damage(rules, table, round_index, seat, other, damage):
+    """An alive seat before ``other`` whose win would cost ``seat`` exactly ``damage`` HP too, or -1."""
+    for earlier in range(other):
+        if (earlier != seat and table.alive[earlier] and _damage(rules, round_index, table.fight_power[earlier],
+                                                                 table.fight_power[seat], table.fight_units[earlier]) == damage):
+            return earlier
+    return -1
 
 
 @game_kernel
@@ -192,7 +201,8 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         if table.alive[seat]:
             table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
                                                                           trait_counts)
-            table.fight_strength[seat] = np.log(table.fight_power[seat] + 1.0) / rules.combat_scale
+            table.fight_log_power[seat] = np.log(table.fight_power[seat] + 1.0)
+            table.fight_strength[seat] = table.fight_log_power[seat] / rules.combat_scale
             table.fight_hp[seat] = table.hp[seat]
             alive += 1
     if alive < 2:
@@ -209,8 +219,13 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
             if other == seat or not table.alive[other]:
                 continue
             p_win, damage_if_lost, _ = _fight_odds(rules, table, seat, other, round_index)
-            table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
-            table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost)
+            same = _same_damage(rules, table, round_index, seat, other, damage_if_lost)
+            if same >= 0:  # the states after a loss depend on the damage alone: computed once per damage
+                table.standing_if_lost[seat, other] = table.standing_if_lost[seat, same]
+                table.value_if_lost[seat, other] = table.value_if_lost[seat, same]
+            else:
+                table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
+                table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost)
             p_mean += p_win
             hp_mean += (1.0 - p_win) * damage_if_lost
             standing_mean += p_win * table.standing_now[seat] + (1.0 - p_win) * table.standing_if_lost[seat, other]
@@ -221,7 +236,7 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         table.luck[seat, LUCK_MATCHMAKING_VALUE] -= value_mean / (alive - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
     """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream).
 
@@ -246,16 +261,21 @@ def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch
     return alive_before - dying
 
 
-@njit(cache=True)
+@game_inline
+def _is_ranked(table, seat, only_dying):
+    return table.alive[seat] and (not only_dying or table.hp[seat] <= 0)
+
+
+@njit(cache=True, _nrt=False)
 def rank_seats(table, event_seed, round_index, only_dying, places_up_to):
     """Give places ``places_up_to, places_up_to - 1, ...`` to alive seats (only the dying ones if asked),
     worst HP first; ties broken by the event stream."""
     players = table.alive.shape[0]
-    keys = np.full(players, np.inf)
+    keys = table.event_keys  # free between a round's serving order and the next round's
     for seat in range(players):
-        if table.alive[seat] and (not only_dying or table.hp[seat] <= 0):
+        keys[seat] = np.inf
+        if _is_ranked(table, seat, only_dying):
             keys[seat] = table.hp[seat] + 0.5 * event_uniform(event_seed, STREAM_TIEBREAK_KEY, round_index, seat)
-    ranked = keys < np.inf
     place = places_up_to
     for _ in range(players):
         seat = np.argmin(keys)
@@ -266,10 +286,10 @@ def rank_seats(table, event_seed, round_index, only_dying, places_up_to):
         keys[seat] = np.inf
     # Seats with the same HP share their places uniformly: the term is the tie's mean place minus the place.
     for seat in range(players):
-        if ranked[seat]:
+        if _is_ranked(table, seat, only_dying):
             total, count = 0.0, 0
             for other in range(players):
-                if ranked[other] and table.hp[other] == table.hp[seat]:
+                if _is_ranked(table, other, only_dying) and table.hp[other] == table.hp[seat]:
                     total += table.placement[other]
                     count += 1
             table.luck[seat, LUCK_TIEBREAK] += total / count - table.placement[seat]

@@ -87,7 +87,7 @@ trace_weights, trace_key, trace_outcome, trace_count
 """
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _log_round(table, alive_count, round_index, shop_log, state_log):
     """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs (``max_rounds`` rows)."""
     for i in range(alive_count):
@@ -99,7 +99,7 @@ def _log_round(table, alive_count, round_index, shop_log, state_log):
         state_log[round_index, seat, LOG_HP] = table.hp[seat]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _close_stage(luck, mark, stage_luck, bucket):
     """Add what each seat's luck terms gained since ``mark`` to stage bucket ``bucket``; ``mark`` = the terms now."""
     for seat in range(luck.shape[0]):
@@ -108,7 +108,7 @@ def _close_stage(luck, mark, stage_luck, bucket):
             mark[seat, k] = luck[seat, k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stage_bucket(rules, round_index):
     """The stage bucket of a round: its stage, the last ones sharing ``STAGE_BUCKETS - 1``."""
     return min(rules.round_stage[round_index], STAGE_BUCKETS - 1)
@@ -172,7 +172,7 @@ def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, pa
         raise ValueError("play_table: the progress block is too small")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             outside, check, progress, game, has_decision, decision):
     """Play ``game`` on until a seat played from outside must decide, or the game ends.
@@ -193,7 +193,8 @@ def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, para
     int
         The seat that must decide, or -1 when the game is over.
     """
-    table, cursor = game.table, game.cursor
+    # Taken out of the game once: each attribute read in the loop would count references to every array.
+    table, cursor, desk = game.table, game.cursor, game.desk
     while True:
         phase = cursor[CURSOR_PHASE]
         round_index = cursor[CURSOR_ROUND]
@@ -220,7 +221,7 @@ def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, para
                 continue
             seat = table.order[position]
             bot = bot_of_seat[seat]
-            over = play_turn(rules, dealer, table, game.desk, seat, round_index, seat_seeds, cursor[CURSOR_ALIVE_COUNT],
+            over = play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, cursor[CURSOR_ALIVE_COUNT],
                              policies[bot], params[bot], param_counts[bot], check, progress, cursor, outside[seat],
                              has_decision, decision)
             has_decision = False
@@ -239,7 +240,7 @@ def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, para
             return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_game(rules, game, event_seed):
     """Rank the seats still alive, close the last stage bucket and record their final boards."""
     table, cursor = game.table, game.cursor
@@ -333,7 +334,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     return game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS], game_log(game)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
                trait_counts, final_champion, final_star):
     """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.

@@ -129,15 +129,19 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
 
 
 @game_inline
+def _copy_flat(source, target):
+    """Copy the C-contiguous ``source`` into ``target`` of the same size, as flat arrays (one loop, not nested)."""
+    flat_source, flat_target = source.reshape(source.size), target.reshape(target.size)
+    for i in range(flat_source.shape[0]):
+        flat_target[i] = flat_source[i]
+
+
+@game_inline
 def _lay_out_rules(rules, desk, seat, params):
     """Copy what a policy reads of the rules, and its parameters, into the seat's desk (once per turn)."""
-    for c in range(rules.champion_cost.shape[0]):
-        desk.champion_cost[seat, c] = rules.champion_cost[c]
-        for m in range(rules.champion_traits.shape[1]):
-            desk.champion_traits[seat, c, m] = rules.champion_traits[c, m]
-    for k in range(rules.trait_breakpoints.shape[0]):
-        for b in range(rules.trait_breakpoints.shape[1]):
-            desk.trait_breakpoints[seat, k, b] = rules.trait_breakpoints[k, b]
+    _copy_flat(rules.champion_cost, desk.champion_cost[seat])
+    _copy_flat(rules.champion_traits, desk.champion_traits[seat])
+    _copy_flat(rules.trait_breakpoints, desk.trait_breakpoints[seat])
     for p in range(desk.params.shape[1]):
         desk.params[seat, p] = params[p]
 

@@ -9,7 +9,7 @@ __all__ = ["remove_unit", "add_unit", "completes_a_combine", "seat_completes_a_c
            "record_final_board", "board_power"]
 
 
-@game_kernel
+@game_inline
 def remove_unit(table, seat, index):
     last = table.n_units[seat] - 1
     table.unit_champion[seat, index] = table.unit_champion[seat, last]
@@ -19,7 +19,7 @@ def remove_unit(table, seat, index):
     table.n_units[seat] = last
 
 
-@game_kernel
+@game_inline
 def add_unit(table, seat, champion):
     """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
     n = table.n_units[seat]
@@ -59,12 +59,12 @@ def completes_a_combine(unit_champion, unit_star, n_units, champion):
     return count >= 2
 
 
-@game_kernel
+@game_inline
 def seat_completes_a_combine(table, seat, champion):
     return completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], champion)
 
 
-@game_kernel
+@game_inline
 def level_up(rules, table, seat):
     while table.level[seat] < rules.max_level and table.xp[seat] >= rules.level_xp[table.level[seat] + 1]:
         table.xp[seat] -= rules.level_xp[table.level[seat] + 1]
@@ -108,7 +108,7 @@ def record_final_board(rules, table, seat, order_scratch, final_champion, final_
             final_star[seat, i] = 0
 
 
-@game_kernel
+@game_inline
 def board_power(rules, table, seat, order_scratch, trait_counts):
     """Combat power of the seat's board: the strongest units the level allows, times trait bonuses.
 

@@ -1,0 +1,175 @@
+"""Where a game's time goes: Linux ``perf`` samples of whole games, attributed to autodup's compiled functions.
+
+numba's compiled code has no symbols ``perf`` can read, so this script
+compiles the game afresh in its own process (an empty compiled-code cache:
+the compiled modules are then in memory), writes the address of every
+compiled function to ``/tmp/perf-<pid>.map`` (the file ``perf`` reads for
+code generated at run time), and samples itself with ``perf record`` while it
+plays haystack games on set4 with the greedy bot at every seat (the case of
+``bench_game.py``). Each function's share of the samples is printed, with
+its part of the game (a function inlined into another counts as that one:
+the draw's pieces inside ``engine_draw_hierarchical``, a shop's luck terms
+inside ``reroll_shop``, a decision's view and legality inside ``play_turn``).
+
+Needs ``perf`` (Linux; ``apt-get install linux-perf``) and about two minutes
+to compile. Not a timing: shares are what it gives, ``bench_game.py`` the speed.
+
+Usage: ``python benchmarks/profile_game.py [--seconds 20] [--bot greedy] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+# What each compiled function is part of, by the name numba mangles into its symbol.
+PARTS = (
+    ("engine_draw_hierarchical", "shop: the draw"), ("random_exponential", "shop: the draw"),
+    ("philox4x32_10", "random numbers (draws, decisions, events)"), ("reroll_shop", "shop: dealing and its luck terms"),
+    ("fill_shop", "shop: dealing and its luck terms"), ("play_turn", "turn: views, legality, actions"),
+    ("policy", "turn: the bot's own code"), ("prepare_fights", "combat and its luck terms"),
+    ("play_fight", "combat and its luck terms"), ("exp", "combat and its luck terms"),
+    ("_end_round", "combat and its luck terms"), ("eliminate", "combat and its luck terms"),
+    ("start_round", "round start: income, order"), ("advance", "the game loop"),
+    ("NRT_", "reference counting"), ("store_table", "storing results"), ("reshape", "turn: views, legality, actions"),
+    ("bag_item", "round start: income, order"),
+)
+
+
+def part_of(symbol: str) -> str:
+    for needle, part in PARTS:
+        if needle in symbol:
+            return part
+    return "other"
+
+
+def readable(symbol: str) -> str:
+    """``autodup.game.shop.reroll_shop`` from numba's mangled name (the symbol itself if it is not one)."""
+    if symbol.startswith("_ZN"):
+        words, rest = [], symbol[3:]
+        while rest and rest[0].isdigit():
+            digits = len(rest) - len(rest.lstrip("0123456789"))
+            length = int(rest[:digits])
+            words.append(rest[digits:digits + length])
+            rest = rest[digits + length:]
+        return ".".join(words) or symbol
+    return symbol
+
+
+def write_perf_map(policies: dict) -> int:
+    """Write ``/tmp/perf-<pid>.map`` for every function compiled in this process; returns how many.
+
+    ``policies`` maps a bot's name to its compiled callback (a numba ``cfunc``), whose code is named
+    ``policy:<name>`` (the bot's helpers are inlined into it).
+    """
+    from numba.core.registry import CPUDispatcher
+
+    entries, libraries = {}, set()
+
+    def add(library, name_of) -> None:
+        if id(library) in libraries or getattr(library, "_final_module", None) is None:
+            return
+        libraries.add(id(library))
+        for function in library._final_module.functions:
+            if function.is_declaration:
+                continue
+            try:
+                address = library.get_pointer_to_function(function.name)
+            except Exception:  # a function the engine did not keep
+                continue
+            if address:
+                entries.setdefault(address, name_of(function.name))
+
+    for name, policy in policies.items():
+        add(policy._library, lambda symbol, name=name: f"policy:{name}")
+    for obj in gc.get_objects():
+        if isinstance(obj, CPUDispatcher):
+            for compiled in obj.overloads.values():
+                add(compiled.library, lambda symbol: symbol)
+    addresses = sorted(entries)
+    with open(f"/tmp/perf-{os.getpid()}.map", "w") as out:
+        for i, address in enumerate(addresses):
+            # perf needs a size: up to the next function (the map has no other).
+            size = min(addresses[i + 1] - address if i + 1 < len(addresses) else 1 << 16, 1 << 20)
+            out.write(f"{address:x} {size:x} {entries[address]}\n")
+    return len(addresses)
+
+
+def profile(seconds: float, bot_name: str) -> dict:
+    from autodup.game.boards import play_boards
+    from autodup.game.bot_loading import load_bot, policy_tuple
+    from autodup.game.config import load_config
+    from autodup.game.rules import rules_of
+
+    rules = rules_of(load_config("set4"))
+    bot = load_bot(bot_name)
+    lineup = policy_tuple([bot])
+    play_boards(rules, "haystack", *lineup, seed=1, seating="latin", n_bots=1)  # compile
+    functions = write_perf_map({bot.name: bot.policy})
+    data = Path(tempfile.mkdtemp()) / "perf.data"
+    recorder = subprocess.Popen(["perf", "record", "-F", "1999", "-p", str(os.getpid()), "-o", str(data)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    start, games = time.perf_counter(), 0
+    while time.perf_counter() - start < seconds:
+        play_boards(rules, "haystack", *lineup, seed=2026 + games, boards=200, seating="latin", n_bots=1)
+        games += 200
+    elapsed = time.perf_counter() - start
+    recorder.send_signal(signal.SIGINT)
+    recorder.wait()
+    report = subprocess.run(["perf", "report", "-i", str(data), "--no-children", "--sort", "symbol", "--stdio",
+                             "--percent-limit", "0.05"], capture_output=True, text=True).stdout
+    shares = {}
+    for line in report.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[0].endswith("%") and fields[1] == "[.]":
+            shares[readable(fields[2])] = shares.get(readable(fields[2]), 0.0) + float(fields[0][:-1])
+    parts = defaultdict(float)
+    for name, share in shares.items():
+        parts[part_of(name)] += share
+    return {"games": games, "games_per_second": games / elapsed, "functions_mapped": functions,
+            "parts": dict(sorted(parts.items(), key=lambda item: -item[1])),
+            "functions": dict(sorted(shares.items(), key=lambda item: -item[1])[:25])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds of games sampled")
+    parser.add_argument("--bot", default="greedy", help="the bot at every seat")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if shutil.which("perf") is None:
+        raise SystemExit("profile_game: needs Linux perf on the PATH (Debian: apt-get install linux-perf)")
+    if not args.in_process:
+        # A fresh process on an empty cache, so that every function is compiled (and mapped) in it.
+        with tempfile.TemporaryDirectory() as cache:
+            command = [sys.executable, __file__, "--in-process", "--seconds", str(args.seconds), "--bot", args.bot]
+            result = subprocess.run(command + (["--json"] if args.json else []),
+                                    env={**os.environ, "AUTODUP_CACHE_DIR": cache})
+        raise SystemExit(result.returncode)
+    result = profile(args.seconds, args.bot)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"{result['games']:,} haystack games on set4, {args.bot} at every seat, {result['games_per_second']:.0f} "
+          f"games/s under the profiler; share of samples by part of the game:")
+    for part, share in result["parts"].items():
+        print(f"  {share:5.1f}%  {part}")
+    print("by compiled function:")
+    for name, share in result["functions"].items():
+        print(f"  {share:5.1f}%  {name}")
+
+
+if __name__ == "__main__":
+    main()
