@@ -13,7 +13,10 @@ within the same run. The loops here are compiled
 afresh on every run (no cache), so they always inline the current kernels.
 
 Also reported: a 10,000-outcome flat pool (a deckbuilder), for the engines'
-cost beyond TFT size.
+cost beyond TFT size, and the tree haystack (:mod:`autodup.engine.tree`: the
+same race kept in a tree of minima, told which weight changed) on the same
+workload at 58 and at 10,000 outcomes. ``tree_10k_over_58`` is the growth of
+its cost with the pool (target, issue 31: at most 5x).
 
 Usage: ``python benchmarks/bench_draws.py [--draws N] [--repeats R] [--json]``
 """
@@ -38,6 +41,7 @@ from autodup.engine.kernels import (
     engine_draw_hierarchical,
     engine_state,
 )
+from autodup.engine.tree import tree_draw, tree_set_weight, tree_state
 
 ENGINE_CODES = {"plain": ENGINE_PLAIN, "stream": ENGINE_STREAM, "haystack": ENGINE_HAYSTACK, "keyed": ENGINE_KEYED}
 CHAMPIONS_PER_TIER = np.array([13, 13, 13, 11, 8])
@@ -103,6 +107,25 @@ def _run_hierarchical(engine, n_draws, copies, tier_of, tier_start, odds, held):
     return checksum
 
 
+@njit
+def _run_tree(n_draws, copies, held):
+    """The flat workload on the tree haystack: it is told of the two weights each step changes."""
+    weights, alarms, parked, counts, minima, clock = tree_state(copies.shape[0])
+    for i in range(copies.shape[0]):
+        tree_set_weight(SEED, weights, alarms, parked, counts, minima, clock, i, copies[i])
+    checksum = 0
+    for d in range(n_draws):
+        j = tree_draw(SEED, weights, alarms, parked, counts, minima, clock)
+        checksum += j
+        tree_set_weight(SEED, weights, alarms, parked, counts, minima, clock, j, weights[j] - 1.0)
+        slot = d % held.shape[0]
+        back = held[slot]
+        if back >= 0:
+            tree_set_weight(SEED, weights, alarms, parked, counts, minima, clock, back, weights[back] + 1.0)
+        held[slot] = j
+    return checksum
+
+
 def _seconds(function) -> float:
     start = time.perf_counter()
     function()
@@ -122,6 +145,9 @@ def measure(draws: int, repeats: int, large_draws: int) -> dict:
     for name in ("plain", "haystack"):
         code = ENGINE_CODES[name]
         cases[f"{name}/flat10k"] = (large_draws, lambda code=code: _run_flat(code, large_draws, large.copy(), held()))
+    cases["tree/flat"] = (draws, lambda: _run_tree(draws, copies.copy(), held()))
+    cases["tree/flat10k"] = (large_draws * 10, lambda: _run_tree(large_draws * 10, large.copy(), held()))
+    _run_tree(10, copies.copy(), held())
     # Compile before timing; then interleave the repeats so that a slow spell of
     # the machine hits every engine alike.
     for code in ENGINE_CODES.values():
@@ -140,6 +166,8 @@ def measure(draws: int, repeats: int, large_draws: int) -> dict:
                            for key in order if not key.startswith("plain/")},
         "best_ns_per_draw": {key: best[key] for key in order},
         "large_pool_ns_per_draw": {key: median[key] for key in cases if key.endswith("10k")},
+        "tree_ns_per_draw": {"58": median["tree/flat"], "10000": median["tree/flat10k"]},
+        "tree_10k_over_58": median["tree/flat10k"] / median["tree/flat"],
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "python": platform.python_version()},
         "draws": draws,
@@ -168,6 +196,9 @@ def main() -> None:
         print(f"{name:<10} {flat:9.1f} {hier:9.1f} {rf:10.2f}x {rh:10.2f}x")
     for key, value in result["large_pool_ns_per_draw"].items():
         print(f"{key:<18} {value:9.1f} ns")
+    tree = result["tree_ns_per_draw"]
+    print(f"tree haystack, flat: {tree['58']:.1f} ns with 58 outcomes, {tree['10000']:.1f} ns with 10,000 "
+          f"({result['tree_10k_over_58']:.2f}x; target 5x)")
 
 
 if __name__ == "__main__":

@@ -74,7 +74,9 @@ def render(command: str) -> str:
         output = result.stdout + result.stderr
         for folder in sorted({scratch, os.path.realpath(scratch), str(ROOT)}, key=len, reverse=True):
             output = output.replace(folder, "...")
-    lines = [line for line in output.split("\n") if not line.startswith(COMPILE_NOTICE)]
+    # A cold start's compile bar redraws its line with carriage returns: what follows the last one is the line.
+    lines = [line.rsplit("\r", 1)[-1] for line in output.split("\n")]
+    lines = [line for line in lines if not line.startswith(COMPILE_NOTICE)]
     return "\n".join(lines).strip("\n") + "\n"
 
 

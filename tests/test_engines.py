@@ -12,6 +12,7 @@ import pytest
 
 from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
 from autodup.engine import rng
+from autodup.engine.tree import TreeHaystack
 
 from .stats_helpers import (
     P_FLOOR,
@@ -677,3 +678,90 @@ def test_failed_calls_change_nothing():
     with pytest.raises(ValueError, match="non-negative"):
         race(seats, [[1.0, 2.0], [-1.0]])
     assert seats[0].to_dict() == Haystack(1).to_dict()
+
+
+# --------------------------------------------------------------------------
+# the tree haystack (big pools): the same race, O(log n) a draw
+# --------------------------------------------------------------------------
+
+
+def tree_player(seed):
+    return TreeHaystack(seed, n=3).draw
+
+
+def frozen_tree_player(seed):
+    """A wrong tree: a weight change is recorded but the needle's alarm keeps the old weight's time."""
+    tree = TreeHaystack(seed, n=3)
+    weights = tree._state[0]
+
+    def draw(new_weights):
+        for i, weight in enumerate(new_weights):
+            if weights[i] == 0.0 or weight == 0.0:
+                tree.set_weight(i, weight)  # creating and parking are done right
+            else:
+                weights[i] = weight
+        return tree.draw()
+
+    return draw
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_tree_haystack_sequences_are_exact(scenario):
+    """Path-dependent sequences of three draws (weights parked, woken, raised and lowered by what was drawn):
+    the exact law by enumeration, and the plain sampler as the control."""
+    step_weights = SCENARIOS[scenario]
+    counts = play(tree_player, step_weights, 3, N_GAMES)
+    assert goodness_of_fit(counts, exact_sequence_probabilities(step_weights, 3)) > P_FLOOR
+    control = play(lambda seed: PlainSampler(rng.table_seed(seed, 1)).draw, step_weights, 3, N_GAMES)
+    assert same_distribution(counts, control) > P_FLOOR
+
+
+def test_a_tree_that_ignores_weight_changes_is_caught_by_the_same_checks():
+    counts = play(frozen_tree_player, adaptive_weights, 3, N_GAMES)
+    assert goodness_of_fit(counts, exact_sequence_probabilities(adaptive_weights, 3)) < P_FLOOR
+
+
+def test_tree_haystack_draws_a_big_pool_without_replacement_exactly():
+    """5,000 outcomes, half of them at weight 3 and half at 1, drawn without replacement past the clock's
+    rebases: each draw's outcome falls in the heavy half with the exact probability of the weights left
+    (a sum of Bernoulli(p_k) against its mean, 4.5 sigma), and every copy is dealt once."""
+    n = 5_000
+    weights = np.where(np.arange(n) % 2 == 0, 3.0, 1.0)
+    tree = TreeHaystack(11, weights)
+    heavy_left, light_left = 3.0 * (n // 2), 1.0 * (n // 2)
+    hits, expected, variance = 0, 0.0, 0.0
+    dealt = np.zeros(n)
+    for _ in range(int(weights.sum())):
+        p = heavy_left / (heavy_left + light_left)
+        i = tree.draw()
+        heavy = i % 2 == 0
+        hits += heavy
+        expected += p
+        variance += p * (1 - p)
+        dealt[i] += 1
+        tree.set_weight(i, tree.weight(i) - 1.0)
+        heavy_left, light_left = heavy_left - heavy, light_left - (not heavy)
+    assert tree.draw() == -1
+    assert np.array_equal(dealt, weights)
+    assert abs(hits - expected) < 4.5 * np.sqrt(variance)
+
+
+def test_tree_haystack_couples_like_the_haystack():
+    """The same seat seed and weights draw alike at every table; the first draw with weights p and q agrees
+    as often as the P-MinHash closed form says (the haystack's coupling)."""
+    p, q = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 4.0, 3.0])
+    assert [TreeHaystack(5, p).draw() for _ in range(3)] == [TreeHaystack(5, p).draw() for _ in range(3)]
+    n = 20_000
+    agree = sum(TreeHaystack(seed, p).draw() == TreeHaystack(seed, q).draw() for seed in range(n))
+    expected = agreement_probability(p, q)
+    assert abs(agree / n - expected) < 4.5 * np.sqrt(expected * (1 - expected) / n)
+
+
+def test_tree_haystack_refuses_bad_weights_and_outcomes():
+    tree = TreeHaystack(1, n=3)
+    for bad in (-1.0, np.inf, np.nan):
+        with pytest.raises(ValueError, match="non-negative and finite"):
+            tree.set_weight(0, bad)
+    with pytest.raises(ValueError, match="out of range"):
+        tree.set_weight(3, 1.0)
+    assert tree.draw() == -1

@@ -50,6 +50,7 @@ def test_draw_benchmark_prints_its_figures_as_json():
     assert set(data["ns_per_draw"]) == keys
     assert set(data["ratio_to_plain"]) == {k for k in keys if not k.startswith("plain/")}
     assert all(v > 0 for v in data["ns_per_draw"].values())
+    assert data["tree_10k_over_58"] == pytest.approx(data["tree_ns_per_draw"]["10000"] / data["tree_ns_per_draw"]["58"])
 
 
 def test_draw_engines_example_runs():

@@ -133,7 +133,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     from .values import choose_value
 
     model = choose_value(value, loaded, note, warn)
-    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
+    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
     runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
                                                                           events, value=model), ladder=ladder)
     out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
@@ -233,7 +233,7 @@ def _comparison_specs(configs: list, options: dict, command: str) -> list:
     check_output_folder(options["out"], command)
     value = choose_value(options["value"], configs[0], options["note"], options["warn"])
     infos = load_bots_and_table(configs[0], specs, parameter_overrides(options["bot_params"], options["bot_param_file"]),
-                                options["game_timeout"], options["note"])
+                                options["game_timeout"], options["note"], options["progress"])
     return [make_spec(config, infos, boards, options["dealer"], options["seed"], options["design"], options["events"],
                       value=value) for config in configs]
 

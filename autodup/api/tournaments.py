@@ -436,7 +436,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         # A resumed run is corrected by the value it started with (its snapshot), or by none.
         value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
     model = choose_value(value, loaded, note, warn)
-    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note)
+    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
     # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is corrected
     # by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for): still mean zero.
     spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],

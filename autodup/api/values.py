@@ -115,7 +115,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
         raise UsageError(f"{out} is a folder; give the value file's path", "out")
     if not out.parent.is_dir():  # said before the training run, not after
         raise UsageError(f"{out.parent}: no such folder (allowed: a file in an existing folder)", "out")
-    infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note)
+    infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note, progress)
     spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",
                      keep_stage_luck=True)
     if run_folder is None:  # the default folder of the run, named a training run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PROGRESS_GAMES", "PROGRESS_IN_GAME", "PROGRESS_SEAT", "PROGRESS_BOARD", "PROGRESS_TABLE",
-           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_FIELDS", "new_progress"]
+           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_COMPILING", "PROGRESS_FIELDS", "new_progress"]
 
 # A table writes where it is into a small int64 array (shared memory when it
 # runs in a worker process), so that a process watching it can enforce a
@@ -19,7 +19,9 @@ PROGRESS_TABLE = 4
 PROGRESS_LOADING = 5  # set while bots load: 1 + the index of the bot being loaded, 0 when none is
 PROGRESS_PROBE = 6    # set while a run probes a bot's determinism: 1 + the bot's index, 0 otherwise (the board
                       # loops own PROGRESS_TABLE, so the probe's tables are marked here)
-PROGRESS_FIELDS = 7
+PROGRESS_COMPILING = 7  # set while a worker compiles the round's end ahead of a run: 1, 0 otherwise (the loading
+                        # and playing fields say nothing then)
+PROGRESS_FIELDS = 8
 
 
 def new_progress() -> np.ndarray:

@@ -8,8 +8,12 @@ compiles beside them, once, so that a run's workers all load it from the cache.
 
 from __future__ import annotations
 
+import sys
+import time
+from pathlib import Path
+
 __all__ = ["bot_overrides", "load_bots_with_overrides", "play_in_worker", "check_bot_in_worker",
-           "bot_infos_in_worker", "compile_table_in_worker", "load_bots_and_table"]
+           "bot_infos_in_worker", "compile_table_in_worker", "CompileProgress", "load_bots_and_table"]
 
 
 def bot_overrides(parameter_file=None, parameter_options=()) -> tuple:
@@ -91,10 +95,15 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) ->
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
     if config_text is not None:
         from ..game.config import parse_config
+        from ..game.progress import PROGRESS_COMPILING
         from ..game.rules import rules_of
         from ..game.table import compile_round_end
 
-        compile_round_end(rules_of(parse_config(config_text)))
+        progress[PROGRESS_COMPILING] = 1
+        try:
+            compile_round_end(rules_of(parse_config(config_text)))
+        finally:
+            progress[PROGRESS_COMPILING] = 0
     return infos
 
 
@@ -108,12 +117,71 @@ def compile_table_in_worker(config_text: str, progress) -> bool:
     return True
 
 
-def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: float, note=None) -> list:
+COMPILE_BAR = "compiling the game for this machine"
+
+
+class CompileProgress:
+    """A bar of a cold start's steps: the table, each bot, the round's end; its label names what is compiling.
+
+    The two workers' progress blocks say where they are (:meth:`update`, called as the pool waits): the
+    bots' worker loads bot ``PROGRESS_LOADING - 1`` and then compiles the round's end
+    (``PROGRESS_COMPILING``) while the other compiles the table.
+    """
+
+    def __init__(self, specs: list, show: bool):
+        from tqdm.auto import tqdm
+
+        self.names = [_short_name(spec) for spec in specs]
+        self.bar = tqdm(total=len(specs) + 2, desc=COMPILE_BAR, unit="step", disable=not show, file=sys.stderr,
+                        dynamic_ncols=True, leave=False, bar_format="{desc} |{bar}| {n}/{total} steps, {elapsed}")
+        self.table_done = self.round_end_done = False
+        self.bots_loaded = 0
+        self.drawn = time.monotonic()
+
+    def update(self, busy: list) -> None:
+        from ..game.progress import PROGRESS_COMPILING, PROGRESS_LOADING
+
+        keys = {key for key, _ in busy}
+        self.table_done = self.table_done or "table" not in keys
+        if "bots" not in keys:
+            self.bots_loaded, self.round_end_done = len(self.names), True
+        working = []
+        for key, progress in busy:
+            if key != "bots":
+                working.append("the table")
+            elif progress[PROGRESS_COMPILING]:
+                self.bots_loaded = len(self.names)
+                working.append("the round's end")
+            elif progress[PROGRESS_LOADING]:
+                self.bots_loaded = max(self.bots_loaded, int(progress[PROGRESS_LOADING]) - 1)
+                working.append(f"bot {self.names[int(progress[PROGRESS_LOADING]) - 1]}")
+        done = self.table_done + self.bots_loaded + self.round_end_done
+        self.bar.set_description_str(f"{COMPILE_BAR}: {', '.join(working) or 'done'}", refresh=False)
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)
+        elif time.monotonic() - self.drawn >= 1.0:  # the clock moves on: once a second, not at every poll
+            self.bar.refresh()
+        else:
+            return
+        self.drawn = time.monotonic()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _short_name(spec: str) -> str:
+    """A bot spec as a bar names it: a file's stem, a shipped bot's name."""
+    return Path(spec.split(":")[0]).stem if spec.endswith(".py") or "/" in spec else spec
+
+
+def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: float, note=None,
+                        progress: bool = False) -> list:
     """The bots' :class:`~autodup.bots.BotInfo`, loaded in a watched process; the table compiles beside them if cold.
 
     Bots are user code: even loading them (importing, compiling) happens in a
     watched process. The table compiles beside them, once, so that the run's
-    workers all load it from the cache.
+    workers all load it from the cache. With ``progress``, a cold start shows a bar of its steps that names
+    what is compiling (:class:`CompileProgress`).
     """
     from ..game.boards import table_is_compiled
     from .workers import Pool
@@ -124,15 +192,20 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     note = note or (lambda line: None)
     cold = not table_is_compiled()
     tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
+    bar = None
     if cold:
         note("compiling the game for this machine (once per version of autodup; about a minute)...")
         tasks.append(("table", compile_table_in_worker, (config.text,)))
+        bar = CompileProgress(specs, progress)
     from ..errors import TaskError
 
     try:
         with Pool(len(tasks), game_timeout, describe=describe) as pool:
-            return {key: result for key, result, _ in pool.run(tasks)}["bots"]
+            return {key: result for key, result, _ in pool.run(tasks, bar.update if bar else None)}["bots"]
     except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
         raise error.as_raised() from None
+    finally:
+        if bar is not None:
+            bar.close()
 
 

@@ -396,8 +396,12 @@ class Pool:
         for worker in self._workers:
             worker.kill()
 
-    def run(self, tasks):
+    def run(self, tasks, on_wait=None):
         """Run ``tasks`` (an iterable of ``(key, function, args)``); yield ``(key, result, errors)`` as they finish.
+
+        ``on_wait(busy)``, if given, is called about every ``POLL_SECONDS`` while tasks run, with
+        ``(key, progress)`` of each task in flight (``progress``: its worker's block, read-only), to show
+        where the workers are.
 
         ``function(*args, progress=...)`` runs in a worker (it must be a
         module-level function; its arguments and result are pickled).
@@ -425,6 +429,8 @@ class Pool:
                 return
             ready = multiprocessing.connection.wait([w.connection for w in busy] +
                                                     [w.process.sentinel for w in busy], timeout=POLL_SECONDS)
+            if on_wait is not None:
+                on_wait([(w.tasks[0], w.progress) for w in busy if w.tasks])
             for worker in busy:
                 if worker.connection in ready or worker.connection.poll():
                     yield from self._receive(worker)
