@@ -69,14 +69,15 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
             samples[name].append(games / (time.perf_counter() - start))
             rounds[name] = float(played.results[..., RESULT_COLUMNS.index("rounds_alive")].max(axis=-1).mean())
     games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}
+    roster_games_per_s = float(np.median(samples["roster"]))
     plain_draw_ns = float(np.median(draw_seconds)) * 1e9
     return {
         "draws_per_game": 1e9 / games_per_s["haystack"] / plain_draw_ns,
         "plain_hierarchical_draw_ns": plain_draw_ns,
-        "roster_share": float(np.median(samples["roster"])) / games_per_s["haystack"],
+        "roster_share": roster_games_per_s / games_per_s["haystack"],
         "games_per_s": games_per_s,
         "ratio_to_control": {name: games_per_s[CONTROL] / value for name, value in games_per_s.items()},
-        "roster_games_per_s": float(np.median(samples["roster"])),
+        "roster_games_per_s": roster_games_per_s,
         "roster": [bot.name for bot in roster_bots],
         "mean_rounds": rounds,
         "config": config_path,
