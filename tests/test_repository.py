@@ -39,13 +39,16 @@ def test_quickstart_has_exactly_two_commands_and_ci_runs_the_test_one():
     assert commands[1] in (ROOT / ".ci" / "run").read_text()
 
 
-def test_draw_benchmark_prints_its_figures_as_json():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_draws.py"), "--draws", "2000", "--repeats", "1",
-         "--large-draws", "50", "--json"],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, env=ENVIRONMENT)
+def benchmark_json(script: str, *arguments: str, timeout: int = 900) -> dict:
+    """What ``benchmarks/<script> <arguments> --json`` prints, run from the repository's top; it must succeed."""
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *arguments, "--json"],
+                            capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=ENVIRONMENT)
     assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    return json.loads(result.stdout)
+
+
+def test_draw_benchmark_prints_its_figures_as_json():
+    data = benchmark_json("bench_draws.py", "--draws", "2000", "--repeats", "1", "--large-draws", "50", timeout=600)
     keys = {f"{e}/{k}" for e in ("plain", "stream", "haystack", "keyed") for k in ("flat", "hier")}
     assert set(data["ns_per_draw"]) == keys
     assert set(data["ratio_to_plain"]) == {k for k in keys if not k.startswith("plain/")}
@@ -81,12 +84,7 @@ def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path):
 
 
 def test_game_benchmark_prints_its_figures_as_json():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_game.py"), "configs/tiny.yaml", "--games", "3",
-         "--repeats", "1", "--json"],
-        capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = benchmark_json("bench_game.py", "configs/tiny.yaml", "--games", "3", "--repeats", "1")
     assert set(data["games_per_s"]) == set(DEALERS)
     assert data["ratio_to_control"][CONTROL] == 1.0 and all(v > 0 for v in data["games_per_s"].values())
     assert data["roster_games_per_s"] > 0 and "greedy" in data["roster"]
@@ -99,12 +97,7 @@ def test_game_benchmark_prints_its_figures_as_json():
 def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
     """Seconds to a verdict = the quality run's games needed / games per second, for each format; the default
     (haystack, corrected) needs fewer games than independent tables on set4's closest pair."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_verdict.py"), "--boards", "600", "--speed-boards", "10",
-         "--repeats", "1", "--json"],
-        capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = benchmark_json("bench_verdict.py", "--boards", "600", "--speed-boards", "10", "--repeats", "1")
     for name in ("default", "independent"):
         assert data["seconds_to_verdict"][name] == pytest.approx(
             data["games_needed"][name] / data["games_per_second"][name], rel=1e-9)
@@ -114,21 +107,13 @@ def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
 
 
 def test_tournament_benchmark_prints_its_figures_as_json():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_tournament.py"), "--boards", "30", "--workers-boards", "30",
-         "--json"], capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = benchmark_json("bench_tournament.py", "--boards", "30", "--workers-boards", "30")
     assert data["kernel_games_per_s"] > 0 and set(data["workers"]) == {"1", "2"}
     assert [run["boards"] for run in data["scaling"]] == [30] and data["scaling"][0]["peak_rss_mb"] > 0
 
 
 def test_strength_benchmark_prints_its_figures_as_json():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bot_strengths.py"), "--games", "16", "--json"],
-        capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = benchmark_json("bot_strengths.py", "--games", "16")
     assert [s["seed"] for s in data["seed_sets"]] == [101, 202]
     assert set(data["seed_sets"][0]["bots"]) >= {"greedy", "random", "econ"}
     assert -1.0 <= data["spearman"] <= 1.0
@@ -160,12 +145,8 @@ def test_the_errors_example_of_the_api_page_prints_what_it_says(capsys):
 
 @pytest.mark.slow  # ten runs of autodup's tournament, a few boards each
 def test_coverage_benchmark_prints_its_figures_as_json():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_quality_coverage.py"), "tiny", "--sizes", "30",
-         "--seeds", "1", "--truth-boards", "30", "--json"],
-        capture_output=True, text=True, timeout=1800, cwd=ROOT, env=ENVIRONMENT)
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
+    data = benchmark_json("bench_quality_coverage.py", "tiny", "--sizes", "30", "--seeds", "1", "--truth-boards", "30",
+                          timeout=1800)
     rows = {row["figure"]: row for row in data["rows"]}
     default = rows["shared seeds, events by who, luck adjustment (Latin square): variance reduction"]
     # The same boards as the truth (seed 0 here, not the truth's seed): given, and counted once.
