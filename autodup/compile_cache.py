@@ -49,9 +49,10 @@ from pathlib import Path
 
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 
-__all__ = ["is_cached", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "SELF_STAMPED", "package_sources",
-           "imported_modules", "compiled_modules", "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots",
-           "cache_folder", "bot_module_name", "user_modules", "modules_digest", "FingerprintCacheLocator", "install"]
+__all__ = ["is_cached", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "KEPT_CODE_FINGERPRINT_NOTES",
+           "SELF_STAMPED", "package_sources", "imported_modules", "compiled_modules", "code_fingerprint",
+           "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
+           "modules_digest", "FingerprintCacheLocator", "install"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -154,10 +155,6 @@ def _fingerprint(paths) -> str:
     return digest.hexdigest()[:16]
 
 
-CODE_FINGERPRINT = _fingerprint(compiled_modules())  # what compiled code depends on
-SOURCE_FINGERPRINT = _fingerprint(sorted(PACKAGE_DIR.rglob("*.py")))  # the whole package: what results depend on
-
-
 def cache_roots() -> list:
     """The folders the cache may live in, in order of preference."""
     roots = []
@@ -168,6 +165,49 @@ def cache_roots() -> list:
         roots.append(Path(base).expanduser() / "autodup")
     roots.append(Path(tempfile.gettempdir()) / f"autodup-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
     return roots
+
+
+KEPT_CODE_FINGERPRINT_NOTES = 64  # notes of the code fingerprint of a package's sources (see code_fingerprint)
+
+
+def code_fingerprint(source_fingerprint: str) -> str:
+    """The fingerprint of :func:`compiled_modules`, noted in the cache root by the whole package's fingerprint.
+
+    Finding the modules means parsing every module of the package (about half a second, in every process
+    autodup starts: a command's workers, each test's command), while hashing the sources takes
+    milliseconds. The modules are a function of the sources alone, so the answer is noted under the
+    sources' fingerprint (``<cache root>/code-fingerprints/<source fingerprint>``, written whole by a
+    rename) and read back. A note that cannot be read or is not a fingerprint is worked out again.
+    """
+    for root in cache_roots():
+        try:
+            noted = (root / "code-fingerprints" / source_fingerprint).read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(noted) == 16 and all(c in "0123456789abcdef" for c in noted):
+            return noted
+    fingerprint = _fingerprint(compiled_modules())
+    for root in cache_roots():
+        notes = root / "code-fingerprints"
+        try:
+            notes.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=notes, delete=False, encoding="ascii") as handle:
+                handle.write(fingerprint)
+            os.replace(handle.name, notes / source_fingerprint)
+        except OSError:
+            continue
+        try:  # an edited checkout leaves one note a version; keep the newest
+            kept = sorted(notes.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in kept[KEPT_CODE_FINGERPRINT_NOTES:]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass  # another process may be pruning too
+        break
+    return fingerprint
+
+
+SOURCE_FINGERPRINT = _fingerprint(sorted(PACKAGE_DIR.rglob("*.py")))  # the whole package: what results depend on
+CODE_FINGERPRINT = code_fingerprint(SOURCE_FINGERPRINT)  # what compiled code depends on
 
 
 def cache_folder() -> Path | None:

@@ -39,6 +39,11 @@ def run_in(package_root: Path, cache, code: str):
     return result.stdout.split()
 
 
+def version_folders(cache: Path) -> list:
+    """The compiled-code folders of a cache root, by code fingerprint (not its notes of fingerprints)."""
+    return sorted(p.name for p in cache.iterdir() if p.name != "code-fingerprints")
+
+
 def copy_package(target: Path) -> Path:
     shutil.copytree(ROOT / "autodup", target / "autodup", ignore=shutil.ignore_patterns("__pycache__"))
     return target
@@ -61,7 +66,7 @@ def test_editing_a_module_recompiles_the_kernels_of_other_modules_that_use_it(tm
     assert after[0] != before[0]            # a new fingerprint, so a new cache folder
     assert after[1:] == fresh[1:]           # the cached kernels run the edited code
     assert after[1:] != before[1:]          # which draws differently
-    assert sorted(p.name for p in cache.iterdir()) == sorted([before[0], after[0]])
+    assert version_folders(cache) == sorted([before[0], after[0]])
 
 
 def test_a_copied_package_with_the_same_code_shares_the_cache(tmp_path):
@@ -69,7 +74,34 @@ def test_a_copied_package_with_the_same_code_shares_the_cache(tmp_path):
     cache = tmp_path / "cache"
     first = run_in(one, cache, DRAWS)
     assert run_in(two, cache, DRAWS) == first
-    assert [p.name for p in cache.iterdir()] == [first[0]]
+    assert version_folders(cache) == [first[0]]
+
+
+FINGERPRINTS = "from autodup import compile_cache as c; print(c.CODE_FINGERPRINT, c.SOURCE_FINGERPRINT)"
+
+
+def test_the_code_fingerprint_is_noted_by_the_sources_and_a_bad_note_is_worked_out_again(tmp_path):
+    """Finding the modules compiled code depends on parses the whole package (half a second a process), so the
+    answer is noted under the sources' fingerprint; the note is what later processes use."""
+    package = copy_package(tmp_path / "copy")
+    cache = tmp_path / "cache"
+    code, source = run_in(package, cache, FINGERPRINTS)
+    direct = run_in(package, cache, "from autodup import compile_cache as c; "
+                                    "print(c._fingerprint(c.compiled_modules()))")
+    assert direct == [code]
+    note = cache / "code-fingerprints" / source
+    assert note.read_text() == code
+    note.write_text("0123456789abcdef")  # a well-formed note is believed: it is read, not worked out again
+    assert run_in(package, cache, FINGERPRINTS) == ["0123456789abcdef", source]
+    for damaged in ("not a fingerprint", "", "0123456789ABCDEF"):
+        note.write_text(damaged)
+        assert run_in(package, cache, FINGERPRINTS) == [code, source]
+        assert note.read_text() == code
+    rng_file = package / "autodup" / "engine" / "rng.py"  # an edit gives other sources, so a note of their own
+    rng_file.write_text(rng_file.read_text() + "\n# edited\n")
+    edited_code, edited_source = run_in(package, cache, FINGERPRINTS)
+    assert edited_source != source and edited_code != code
+    assert sorted(p.name for p in (cache / "code-fingerprints").iterdir()) == sorted([source, edited_source])
 
 
 def test_a_damaged_cache_of_the_package_is_compiled_again(tmp_path):

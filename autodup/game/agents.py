@@ -203,7 +203,7 @@ def agent_as_bot(agent, made, path: Path, fingerprint: str, where: str, source_f
         raise BotError(f"{where}: NAME must be a name made of letters, digits and _ (got {name!r})")
     doc = (inspect.getdoc(made) or "").strip()
     description = doc.splitlines()[0] if doc else f"the Python agent {path}"
-    return Bot(name, description, {}, end_every_turn, path, {}, fingerprint, AgentSeat(agent, name, source_file))
+    return Bot(name, description, {}, end_every_turn(), path, {}, fingerprint, AgentSeat(agent, name, source_file))
 
 
 def agent_generator(seat_seed) -> np.random.Generator:

@@ -391,6 +391,6 @@ def compile_table(rules) -> None:
     process while another compiles the bots and then the round's end
     (:func:`autodup.game.table.compile_round_end`), instead of in every worker.
     """
-    policies = (end_every_turn,) * MAX_PLAYERS
+    policies = (end_every_turn(),) * MAX_PLAYERS
     play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
                 np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1)

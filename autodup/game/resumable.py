@@ -256,7 +256,7 @@ class ResumableTables:
             policies, params, param_counts, bot_of_seat = seating([bot or bots[0] for bot in seat_bots])
             bot_of_seat = np.where(outside, 0, bot_of_seat)
         else:  # every seat from outside: a placeholder policy that is never called
-            policies = (end_every_turn,) * MAX_PLAYERS
+            policies = (end_every_turn(),) * MAX_PLAYERS
             params = np.zeros((MAX_PLAYERS, MAX_PARAMETERS))
             param_counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
             bot_of_seat = np.zeros(rules.players, dtype=np.int64)
