@@ -9,7 +9,8 @@ and runs, in a fresh process each:
   and the bots compile (side by side, in two processes), then the run;
 * ``warm``: the same command again into a new folder, everything cached.
 
-Target (issue 10): ``cold`` at most 60 s on 2 cores for 50 boards.
+Targets (issue 31): ``cold`` at most 30 s on 2 cores for 50 boards, ``warm`` at most 5 s (issue 10's
+first target was 60 s cold).
 
 Usage: ``python benchmarks/bench_first_run.py [--boards 50] [--json]``
 """
@@ -26,7 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-TARGET_SECONDS = 60.0
+TARGET_SECONDS = 30.0       # cold
+WARM_TARGET_SECONDS = 5.0
 
 
 def timed_run(boards: int, cache: Path, out: Path) -> tuple:
@@ -52,14 +54,16 @@ def main() -> None:
         warm, _ = timed_run(args.boards, cache, Path(folder) / "warm")
     figures = {"boards": args.boards, "cores": os.cpu_count(), "python": platform.python_version(),
                "cold_seconds": round(cold, 1), "warm_seconds": round(warm, 1), "said_compiling": said,
-               "target_seconds": TARGET_SECONDS, "within_target": cold <= TARGET_SECONDS}
+               "target_seconds": TARGET_SECONDS, "within_target": cold <= TARGET_SECONDS,
+               "warm_target_seconds": WARM_TARGET_SECONDS, "warm_within_target": warm <= WARM_TARGET_SECONDS}
     if args.json:
         print(json.dumps(figures))
         return
     print(f"autodup run --boards {args.boards}, default config and bots, {figures['cores']} cores")
     print(f"cold (nothing compiled)  {cold:6.1f} s   said it was compiling: {'yes' if said else 'NO'}")
     print(f"warm (all cached)        {warm:6.1f} s")
-    print(f"target: cold at most {TARGET_SECONDS:.0f} s: {'met' if cold <= TARGET_SECONDS else 'NOT met'}")
+    print(f"targets: cold at most {TARGET_SECONDS:.0f} s: {'met' if cold <= TARGET_SECONDS else 'NOT met'}; "
+          f"warm at most {WARM_TARGET_SECONDS:.0f} s: {'met' if warm <= WARM_TARGET_SECONDS else 'NOT met'}")
 
 
 if __name__ == "__main__":

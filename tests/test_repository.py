@@ -110,6 +110,7 @@ def test_tournament_benchmark_prints_its_figures_as_json():
     data = benchmark_json("bench_tournament.py", "--boards", "30", "--workers-boards", "30")
     assert data["kernel_games_per_s"] > 0 and set(data["workers"]) == {"1", "2"}
     assert [run["boards"] for run in data["scaling"]] == [30] and data["scaling"][0]["peak_rss_mb"] > 0
+    assert data["million_games_minutes"] == pytest.approx(1e6 / data["scaling"][0]["games_per_s"] / 60)
 
 
 def test_strength_benchmark_prints_its_figures_as_json():

@@ -82,7 +82,10 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_
                                            "autodup_checksums": json.dumps(checksums, sort_keys=True),
                                            "autodup_errors": json.dumps(first_errors or {}, sort_keys=True)})
     with replacing(final, sync=True) as temporary:  # on disk before it gets its final name
-        pq.write_table(table, temporary, compression="zstd")
+        # No column statistics: nothing filters chunks by them (every read takes whole columns, checked against
+        # their checksums), and computing them was over a third of writing a chunk, on the process that
+        # feeds the workers.
+        pq.write_table(table, temporary, compression="zstd", write_statistics=False)
 
 
 def read_chunk_table(path: Path, columns=None) -> tuple:
