@@ -55,6 +55,43 @@ def test_hierarchical_marginals_match_tier_odds_times_copies(name):
     assert goodness_of_fit(np.bincount(draws, minlength=exact.size), exact) > P_FLOOR
 
 
+@pytest.mark.parametrize("name", [name for name in ENGINE_NAMES if name != "replay"])
+def test_a_draw_watching_one_tier_deals_what_the_full_draw_deals_in_it(name):
+    """``engine_draw_watching_tier`` (the odds lab's fast path) against the full hierarchical draw, from the same
+    seed, over a long sequence in which copies leave and come back in every tier: in the watched tier the same
+    outcome, bit for bit; elsewhere -2 (a tier with copies) or -1 (an empty one), as the full draw's tier says."""
+    from autodup.engine import kernels
+
+    engine = ENGINES[name].engine
+    tier_start = np.array([0, 4, 9, 12, 14])
+    n = tier_start[-1]
+    tier_weights = np.array([0.4, 0.3, 0.2, 0.1])
+    rng = np.random.default_rng(3)
+    for watched in (1, 2):  # each with fresh states: a watching state must not serve another tier afterwards
+        copies = np.array([9, 9, 9, 9, 7, 7, 7, 7, 7, 3, 3, 2, 0, 0], dtype=float)  # the last tier empty
+        full_state, watched_state = kernels.engine_state(n + 4), kernels.engine_state(n + 4)
+        seen_watched = seen_other = 0
+        for step in range(3_000):
+            full_weights, watched_weights = copies.copy(), copies.copy()
+            watched_weights[tier_start[watched + 1]:] = 99.0  # the watched draw reads no other tier
+            watched_weights[:tier_start[watched]] = 99.0
+            totals = np.array([copies[tier_start[t]:tier_start[t + 1]].sum() for t in range(4)])
+            full = kernels.engine_draw_hierarchical(engine, U(21), *full_state, tier_weights, full_weights,
+                                                    tier_start)
+            seen = kernels.engine_draw_watching_tier(engine, U(21), *watched_state, tier_weights, totals,
+                                                     watched_weights, tier_start, watched)
+            if full >= 0 and tier_start[watched] <= full < tier_start[watched + 1]:
+                assert seen == full, (name, step)
+                seen_watched += 1
+            else:
+                assert seen == (-2 if full >= 0 else -1), (name, step, full, seen)
+                seen_other += full >= 0
+            # copies leave and come back in every tier, so every weight moves between draws
+            champion = rng.integers(0, tier_start[3])
+            copies[champion] = max(0.0, copies[champion] + rng.choice([-1.0, 1.0]))
+        assert seen_watched > 300 and seen_other > 300
+
+
 @pytest.mark.parametrize("name", ENGINE_NAMES)
 def test_hierarchical_tier_without_outcomes_returns_minus_one(name):
     sampler = make_sampler(name, 1)

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from autodup.engine.dealers import exact_dealers
+from autodup.errors import UsageError
 from autodup.game.config import load_config
 from autodup.labs.odds import RollQuestion, chain_odds, game_odds, held_by_other_shops, resolve
-from autodup.labs.odds_simulation import roll_odds, simulate_odds
+from autodup.labs.odds_simulation import roll_odds, simulate_odds, simulation_method
 from autodup.shipped import config_file, config_names
 from tests.stats_helpers import P_FLOOR, goodness_of_fit
 
@@ -214,6 +215,85 @@ def test_simulation_is_deterministic(monkeypatch):
     assert not np.array_equal(first, simulate_odds(s, 2_000, "haystack", seed=6))
     monkeypatch.setattr("autodup.labs.odds_simulation.CHUNK_TRIALS", 300)  # trials are addressed: chunks change nothing
     np.testing.assert_array_equal(first, simulate_odds(s, 2_000, "haystack", seed=5))
+
+
+# --- the watched draws: the game's shop's counts, trial by trial, faster ----------------------------------------------
+
+WATCHED_STATES = {
+    **{name: STATES[name] for name in ("garen-3-star", "jhin-contested", "yuumi-depleted")},
+    # 6 Yuumi and 10 other 3-costs left: the shops empty the tier often (the tier race loses it, then gets it back).
+    "yuumi-tier-runs-out": (SET4, RollQuestion(level=6, champion="Yuumi", copies_out=12, cost_out=206, rolls=4)),
+    "tiny-3-cost": STATES["tiny-3-cost"],
+}
+
+
+def found_by_trial(s, dealer, simulation, trials, seed):
+    """The copies found in each of trials ``0 .. trials - 1``, one call per trial."""
+    return [int(np.argmax(simulate_odds(s, 1, dealer, seed=seed, simulation=simulation, first_trial=t, threads=1)))
+            for t in range(trials)]
+
+
+@pytest.mark.parametrize("dealer", [d.name for d in exact_dealers()])
+def test_the_watched_draws_find_what_the_games_shop_finds_trial_by_trial(dealer):
+    """Dealing only the tier race and the champion's tier (the other tiers' outcomes undrawn, the engine's state
+    moved as far as the watched races can see) gives every trial the copies the table's shop gives it: holding on
+    and off, other shops held or none, a tier that runs out, and a second configuration."""
+    for name, (config, question) in WATCHED_STATES.items():
+        for holding, other_shops in ((True, None), (True, 0), (False, None)):
+            s = resolve(config, question, holding=holding, other_shops=other_shops)
+            if not s.game_exact:
+                continue
+            game = found_by_trial(s, dealer, "game", 40, seed=11)
+            assert found_by_trial(s, dealer, "watched", 40, seed=11) == game, (name, holding, other_shops)
+            assert len(set(game)) > 1, f"{name}: trials that all find the same count would prove little"
+            np.testing.assert_array_equal(simulate_odds(s, 1_500, dealer, seed=12, simulation="game", threads=1),
+                                          simulate_odds(s, 1_500, dealer, seed=12, simulation="watched", threads=1),
+                                          err_msg=f"{name}, holding {holding}, other shops {other_shops}")
+
+
+def test_the_watched_tier_running_out_is_exercised():
+    """The tier-runs-out state empties the champion's tier in many trials (else its test would not reach that rule):
+    by the exact law of what the other shops hold, they take all 16 units before the player rolls in over 3% of
+    trials, and the simulation keeps the game's law."""
+    s = resolve(*WATCHED_STATES["yuumi-tier-runs-out"])
+    assert s.game_exact and s.units_left == 16
+    held = held_by_other_shops(s.copies_left, s.units_left, s.other_shops * s.shop_size, s.others_hit_weight)
+    all_held = sum(held[a, s.units_left - a] for a in range(held.shape[0]) if 0 <= s.units_left - a < held.shape[1])
+    assert all_held > 0.03
+    game = game_odds(s)
+    counts = simulate_odds(s, 5_000, "haystack", seed=3)
+    assert goodness_of_fit(*merged_tail(counts, game, 5_000)) > P_FLOOR
+
+
+def test_which_simulation_runs_and_bad_choices():
+    jhin = resolve(SET4, STATES["jhin-contested"][1])
+    tiny_holding = resolve(TINY, STATES["tiny-3-cost"][1], holding=True)
+    assert not tiny_holding.game_exact  # its other tiers are smaller than the shops hold
+    assert simulation_method(jhin, "haystack") == "watched"
+    assert simulation_method(jhin, "replay") == "game"
+    assert simulation_method(tiny_holding, "haystack") == "game"
+    assert simulation_method(jhin, "haystack", "game") == "game"
+    with pytest.raises(UsageError, match="replay dealer"):
+        simulation_method(jhin, "replay", "watched")
+    with pytest.raises(UsageError, match="another tier can run out"):
+        simulation_method(tiny_holding, "haystack", "watched")
+    with pytest.raises(UsageError, match="allowed: auto, watched, game"):
+        simulation_method(jhin, "haystack", "fast")
+    assert roll_odds(SET4, STATES["jhin-contested"][1], trials=100)["simulation"] == "watched"
+    assert roll_odds(SET4, STATES["jhin-contested"][1], trials=0)["simulation"] is None
+
+
+def test_threads_and_chunks_change_no_count(monkeypatch):
+    s = resolve(SET4, STATES["jhin-contested"][1])
+    monkeypatch.setattr("autodup.labs.odds_simulation.CHUNK_TRIALS", 250)
+    seen = []
+    one = simulate_odds(s, 2_000, "haystack", seed=5, threads=1)
+    two = simulate_odds(s, 2_000, "haystack", seed=5, threads=2, advance=seen.append)
+    np.testing.assert_array_equal(one, two)
+    assert sorted(seen) == [250] * 8  # every chunk reported once
+    halves = simulate_odds(s, 700, "haystack", seed=5, threads=2) + simulate_odds(s, 1_300, "haystack", seed=5,
+                                                                                   first_trial=700, threads=2)
+    np.testing.assert_array_equal(one, halves)
 
 
 # --- the question ------------------------------------------------------------------------------------------------

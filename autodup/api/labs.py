@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..arguments import choice, integer, optional
+from ..arguments import choice, integer, optional, workers
 from ..arguments import seed as check_seed
 from ..errors import UsageError
 from .common import Report, config_warnings, warner
@@ -16,7 +16,8 @@ __all__ = ["odds", "shuffles", "toy"]
 def odds(config, level: int, champion: str, gold: int | None = None, rolls: int | None = None, copies_out: int = 0,
          cost_out: int = 0, owned: int = 0, buy_xp: bool = False, xp: int = 0, trials: int | None = None,
          dealer: str | None = None, seed: int = RUN_SEED, holding: bool | None = None,
-         other_shops: int | None = None, plot=None, progress: bool = False, warn=None) -> Report:
+         other_shops: int | None = None, simulation: str = "auto", threads: int | None = None, plot=None,
+         progress: bool = False, warn=None) -> Report:
     """The chances of finding k copies of a champion by rolling: the public calculators' chain, the game's
     exact law of its shop, and a simulation through the game's own shop.
 
@@ -42,6 +43,13 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         Whether shown units leave the pool until the shop changes (default: the configuration's rule).
     other_shops : int, optional
         Other seats holding a shop while the player rolls (default: every other seat).
+    simulation : {"auto", "watched", "game"}
+        ``"game"`` deals every slot through the table's shop; ``"watched"`` only the draws the question can
+        see (the champion's tier and the tier race), which gives the same counts trial by trial about three
+        times faster, and applies while no other tier can run out and the dealer is not ``replay``;
+        ``"auto"`` (default): watched where it applies.
+    threads : int, optional
+        Chunks of trials simulated side by side (default: one per core); the counts do not depend on it.
     plot : str or os.PathLike, optional
         A ``.png`` file for a bar chart of P(at least k) by the three methods.
     progress, warn
@@ -64,7 +72,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..labs.odds import DEFAULT_TRIALS, RollQuestion
     from ..labs.odds_report import check_plot_path, format_odds, write_odds_plot
-    from ..labs.odds_simulation import MAX_TRIALS, roll_odds
+    from ..labs.odds_simulation import MAX_TRIALS, SIMULATION_METHODS, roll_odds
 
     level = integer("level", level, 1)
     for name, value in (("copies_out", copies_out), ("cost_out", cost_out), ("owned", owned), ("xp", xp)):
@@ -74,6 +82,8 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     seed = check_seed("seed", seed)
     other_shops = optional(integer, "other_shops", other_shops, 0)
     dealer = choice("dealer", dealer or DEFAULT_DEALER, list(DEALERS))
+    simulation = choice("simulation", simulation, list(SIMULATION_METHODS))
+    threads = workers("threads", threads)
     if holding is not None and not isinstance(holding, bool):
         raise UsageError(f"{holding!r} is not True or False (allowed: True, False, or None for the configuration's "
                          "rule)", "holding")
@@ -88,7 +98,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,
               disable=None if progress else True) as bar:  # None: a bar where there is a terminal
         result = roll_odds(loaded, question, trials=trials, dealer=dealer, seed=seed, holding=holding,
-                           other_shops=other_shops, advance=bar.update)
+                           other_shops=other_shops, advance=bar.update, simulation=simulation, threads=threads)
     if plot:
         write_odds_plot(result, str(plot))
     return Report(result, None, format_odds(result) + (f"\nplot: {plot}" if plot else ""))

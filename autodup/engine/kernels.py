@@ -73,7 +73,8 @@ __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "
            "RESIDUAL", "NEXT", "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
            "WEIGHT_NEGATIVE", "scan_weights", "positive_total", "inverse_cdf_index", "sequence_draw",
            "haystack_update", "haystack_advance", "haystack_consume", "haystack_race", "haystack_fill_next",
-           "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "engine_draw_many"]
+           "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "engine_draw_watching_tier",
+           "engine_draw_many"]
 
 ENGINE_PLAIN = 0
 ENGINE_STREAM = 1
@@ -454,6 +455,66 @@ def engine_draw_hierarchical(engine, seed, counter, needles, needle_count,
     tier = sequence_draw(seed, stream, counter, tier_weights, 0, n_tiers)
     if tier < 0:
         return -1
+    return sequence_draw(seed, stream, counter, outcome_weights, tier_start[tier], tier_start[tier + 1])
+
+
+@inline_kernel
+def engine_draw_watching_tier(engine, seed, counter, needles, needle_count, tier_weights, tier_totals,
+                              outcome_weights, tier_start, watched):
+    """:func:`engine_draw_hierarchical` for a caller that only ever looks at one tier, ``watched``.
+
+    The tier race is run in full. When it picks ``watched`` the outcome race
+    is run too and its outcome returned, so a sequence of these draws gives the
+    same outcomes in the watched tier as the full draws, bit for bit. When it
+    picks another tier, the outcome is left undrawn and the engine's state is
+    moved only as far as later tier races or races in ``watched`` can see:
+    plain and stream consume the uniform the outcome race would have taken (if
+    the tier has copies, as :func:`sequence_draw` does); the haystack leaves
+    that tier's needles as they are, since no race outside the tier reads them;
+    keyed keeps no state. So a caller must never draw in the other tiers with
+    the same state afterwards. The replay engine is not served (its
+    substitutions depend on every tier's outcomes): use the full draw.
+
+    Parameters
+    ----------
+    tier_weights : float64 (T,)
+        As for :func:`engine_draw_hierarchical`.
+    tier_totals : float64 (T,)
+        Whether each tier other than ``watched`` has copies (> 0): only its sign is read.
+    outcome_weights : float64 (N,)
+        Only the entries of ``watched`` are read.
+    tier_start : int64 (T + 1,)
+    watched : int
+        The tier whose outcomes are drawn.
+
+    Returns
+    -------
+    int
+        An outcome of ``watched``; -2 when another tier was picked; -1 when no
+        tier has weight, or the picked tier has no copies.
+    """
+    n_tiers = tier_weights.shape[0]
+    n_outcomes = tier_start[n_tiers]
+    if engine == ENGINE_HAYSTACK:
+        tier = haystack_race(seed, needles, needle_count, tier_weights, 0, n_tiers, n_outcomes)
+        if tier != watched:
+            return tier if tier < 0 else (-2 if tier_totals[tier] > 0.0 else -1)
+        return haystack_race(seed, needles, needle_count, outcome_weights, tier_start[tier],
+                             tier_start[tier + 1], 0)
+    if engine == ENGINE_KEYED:
+        key = counter[0]
+        counter[0] += 1
+        tier = keyed_race(seed, key, tier_weights, 0, n_tiers, n_outcomes)
+        if tier != watched:
+            return tier if tier < 0 else (-2 if tier_totals[tier] > 0.0 else -1)
+        return keyed_race(seed, key, outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
+    stream = _STREAM_OF_ENGINE[engine]
+    tier = sequence_draw(seed, stream, counter, tier_weights, 0, n_tiers)
+    if tier != watched:
+        if tier < 0 or not tier_totals[tier] > 0.0:
+            return -1
+        counter[0] += 1  # the uniform the outcome race would have read
+        return -2
     return sequence_draw(seed, stream, counter, outcome_weights, tier_start[tier], tier_start[tier + 1])
 
 

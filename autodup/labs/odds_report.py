@@ -15,6 +15,10 @@ __all__ = ["format_odds", "odds_figure", "check_plot_path", "write_odds_plot"]
 # --------------------------------------------------------------------------
 
 
+# How the simulation dealt, in the table's note.
+_SIMULATIONS = {"watched": "the draws the question sees", "game": "every slot through the table's shop"}
+
+
 def _star_note(owned: int, k: int) -> str:
     total = owned + k
     return " (3-star)" if total == COPIES_FOR_TOP_STAR else " (2-star)" if total == 3 else ""
@@ -54,7 +58,8 @@ def format_odds(result: dict) -> str:
         lines.append(row)
     if sim:
         lines.append("columns: P(at least k) by the public calculators' chain, by the game's exact law, and simulated "
-                     f"({result['trials']:,} trials, dealer {result['dealer']}); then P(exactly k): chain / simulated")
+                     f"({result['trials']:,} trials, dealer {result['dealer']}, {_SIMULATIONS[result['simulation']]}); "
+                     "then P(exactly k): chain / simulated")
     else:
         lines.append("columns: P(at least k) by the public calculators' chain and by the game's exact law; then "
                      "P(exactly k) by the chain")

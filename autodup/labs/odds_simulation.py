@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import queue
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
 import numpy as np
 from numba import njit
 
 from ..analysis.statistics import wilson_interval
+from ..arguments import workers
 from ..engine.dealers import DEFAULT_DEALER, dealer_named
-from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel
+from ..engine.kernels import ENGINE_KEYED, ENGINE_REPLAY, engine_draw_watching_tier, positive_total
+from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel, shop_key
 from ..errors import UsageError
 from ..game.actions import ACTION_BUY, ACTION_REROLL
 from ..game.legality import apply_action
+from ..game.shop import tier_weights
 from ..game.state import new_table
 from .odds import (
     CHUNK_TRIALS,
@@ -23,14 +29,15 @@ from .odds import (
     resolve,
 )
 
-__all__ = ["simulate_rolls", "simulate_odds", "roll_odds"]
+__all__ = ["SIMULATION_METHODS", "simulate_rolls", "simulate_watched_rolls", "simulation_method", "simulate_odds",
+           "roll_odds"]
 
 # --------------------------------------------------------------------------
 
 
 # Without the Numba runtime, like the game's kernels: with it, every inlined call that takes the table
 # would count references to each of its arrays (measured: the simulation ran 1.4-1.6x slower).
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, champion, pool, level, roll_level,
                    other_shops, rolls, counts):
     """Play ``trials`` roll sequences on a real table; count the copies of ``champion`` each one bought.
@@ -92,10 +99,145 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
         counts[found] += 1
 
 
+@njit(cache=True, _nrt=False, nogil=True)
+def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops,
+                           rolls, counts, seat_seeds, counters, needles, needle_count, tier_totals, tier_odds, shop,
+                           working_pool):
+    """:func:`simulate_rolls` with only the draws the question can see: the same counts, trial by trial.
+
+    The copies bought depend on the tier race and on the races in the
+    champion's tier, never on which champion of another tier a slot shows:
+    while no other tier can run out (``RollSituation.game_exact``), a unit of
+    another tier held in a shop changes neither the tier race's weights nor
+    the champion's tier. So every slot is dealt by
+    :func:`autodup.engine.kernels.engine_draw_watching_tier`, from the same
+    seat seeds, keys, needles and counters as the game's shop, and only the
+    champion's tier of the pool is kept. The tier weights are the game's
+    (:func:`autodup.game.shop.tier_weights`) from tier totals in which the
+    other tiers keep their starting totals: only whether a total is positive
+    is read, and it cannot change. Not for the replay dealer, whose
+    substitutions read every tier.
+
+    Parameters
+    ----------
+    rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops, rolls, counts
+        As for :func:`simulate_rolls`.
+    seat_seeds : uint64 (players,)
+    counters : int64 (players, 2)
+    needles : float64 (players, 2, N + T)
+    needle_count : int64 (players, N + T)
+    tier_totals : float64 (T,)
+    tier_odds : float64 (2, 2, T)
+    shop : int64 (shop_size,)
+    working_pool : float64 (N,)
+        Working space, overwritten.
+    """
+    looked_for = counts.shape[0] - 1
+    n_tiers = tier_totals.shape[0]
+    n_outcomes = pool.shape[0]
+    watched = rules.champion_tier[champion]
+    lo, hi = rules.tier_start[watched], rules.tier_start[watched + 1]
+    holding = rules.units_leave_pool
+    shop_size = shop.shape[0]
+    # Without holding, shown units stay in the pool: the other seats' shops change nothing the player sees.
+    dealt_others = other_shops if holding else 0
+    for t in range(n_tiers):
+        tier_totals[t] = positive_total(pool, rules.tier_start[t], rules.tier_start[t + 1])
+    other_odds, roll_odds = tier_odds[0], tier_odds[1]
+    _fill_odds(rules, level, tier_totals, watched, other_odds)
+    _fill_odds(rules, roll_level, tier_totals, watched, roll_odds)
+    for trial in range(trials):
+        trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(first_trial + trial))
+        for c in range(lo, hi):
+            working_pool[c] = pool[c]
+        # Only the needles a watched draw can create: the tiers' and the watched tier's champions'.
+        for seat in range(dealt_others + 1):
+            seat_seeds[seat] = derive_seed_kernel(trial_seed, LABEL_SEAT, np.uint64(seat))
+            counters[seat, 0] = 0
+            counters[seat, 1] = 0
+            for c in range(lo, hi):
+                needle_count[seat, c] = 0
+            for t in range(n_tiers):
+                needle_count[seat, n_outcomes + t] = 0
+        for seat in range(1, dealt_others + 1):
+            tier_totals[watched] = positive_total(working_pool, lo, hi)
+            for slot in range(shop_size):
+                drawn = _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_count, other_odds,
+                                      tier_totals, working_pool, watched, shop_key(0, 0, slot))
+                if drawn >= 0:
+                    working_pool[drawn] -= 1.0
+                    tier_totals[watched] -= 1.0
+        found = 0
+        for slot in range(shop_size):
+            shop[slot] = -1
+        for roll in range(1, rolls + 1):
+            for slot in range(shop_size):  # the shop's units go back to the pool
+                if shop[slot] >= 0 and holding:
+                    working_pool[shop[slot]] += 1.0
+                shop[slot] = -1
+            tier_totals[watched] = positive_total(working_pool, lo, hi)
+            for slot in range(shop_size):
+                drawn = _watched_slot(rules, dealer, 0, seat_seeds, counters, needles, needle_count, roll_odds,
+                                      tier_totals, working_pool, watched, shop_key(0, roll, slot))
+                if drawn >= 0:
+                    shop[slot] = drawn
+                    if holding:
+                        working_pool[drawn] -= 1.0
+                        tier_totals[watched] -= 1.0
+            for slot in range(shop_size):
+                # As apply_action's purchase: held units are out already, shown ones leave the pool now.
+                if found < looked_for and shop[slot] == champion:
+                    if not holding:
+                        if working_pool[champion] < 1.0:
+                            continue
+                        working_pool[champion] -= 1.0
+                    shop[slot] = -1
+                    found += 1
+        counts[found] += 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
+                  working_pool, watched, key):
+    """One slot of ``seat``'s shop as :func:`autodup.game.shop.fill_shop` deals it, resolved in ``watched`` only.
+
+    ``tier_odds`` (float64 (2, T)) holds the game's tier weights at the seat's level with the watched tier
+    empty (row 0) and not (row 1): the other tiers' totals cannot change sign, so these are the only two.
+    """
+    if dealer == ENGINE_KEYED:
+        counters[seat, 0] = key
+    row = tier_odds[1] if tier_totals[watched] > 0.0 else tier_odds[0]
+    return engine_draw_watching_tier(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
+                                     row, tier_totals, working_pool, rules.tier_start, watched)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _fill_odds(rules, level, tier_totals, watched, out):
+    """``out[0]``, ``out[1]``: :func:`autodup.game.shop.tier_weights` at ``level`` with tier ``watched``'s total
+    0 and 1 (float64 (2, T)), the other tiers' totals as ``tier_totals`` holds them."""
+    kept = tier_totals[watched]
+    for row in range(2):
+        tier_totals[watched] = float(row)
+        tier_weights(rules, level, tier_totals, False, tier_totals, out[row])
+    tier_totals[watched] = kept
+
+
 def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer: str = DEFAULT_DEALER,
-                  seed: int = 0, advance=None) -> np.ndarray:
-    """Play the situation ``trials`` times through the game's shop (see :func:`simulate_rolls`);
+                  seed: int = 0, advance=None, simulation: str = "auto", first_trial: int = 0,
+                  threads: int | None = None) -> np.ndarray:
+    """Play the situation's trials ``first_trial .. first_trial + trials - 1`` through the game's shop;
     ``advance(n)``, if given, is told of every ``n`` trials played (a progress bar).
+
+    ``simulation`` is ``"game"`` (every slot dealt by the table's shop: :func:`simulate_rolls`), ``"watched"``
+    (only the draws the question can see: :func:`simulate_watched_rolls`, the same counts trial by trial,
+    about three times faster) or ``"auto"``: watched where it applies (``situation.game_exact`` and a dealer
+    other than replay), the game otherwise. Trials are addressed in the seed tree, so any split of them
+    into calls, chunks or threads gives the same counts.
+
+    Parameters
+    ----------
+    threads : int, optional
+        Chunks of trials played side by side (the kernels release the interpreter); default one per core.
 
     Returns
     -------
@@ -106,20 +248,86 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     config = s.config
     rules = s.rules
     code = dealer_named(dealer).code
+    method = simulation_method(s, dealer, simulation)
+    threads = workers("threads", threads)
     pool = config.champion_copies.astype(np.float64)
     pool[s.champion] -= s.question.copies_out + s.question.owned
     _take_other_units(config, pool, s.tier, s.champion, s.question.cost_out)
+
+    def play(first: int, chunk: int, space) -> np.ndarray:
+        table, seat_seeds, tier_totals, tier_odds, shop = space
+        counts = np.zeros(s.looked_for + 1, dtype=np.int64)
+        if method == "watched":
+            simulate_watched_rolls(rules, code, np.uint64(seed), first, chunk, s.champion, pool, s.question.level,
+                                   s.roll_level, s.other_shops, s.rolls, counts, seat_seeds, table.counters,
+                                   table.needles, table.needle_count, tier_totals, tier_odds, shop, table.pool)
+        else:
+            simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, chunk,
+                           s.champion, pool, s.question.level, s.roll_level, s.other_shops, s.rolls, counts)
+        return counts
+
+    def working_space():
+        return (new_table(rules), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
+                np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64))
+
+    # In chunks, so that Ctrl-C stops a long simulation between two, and so that threads share the work.
+    chunks = [(int(first_trial) + start, min(CHUNK_TRIALS, int(trials) - start))
+              for start in range(0, int(trials), CHUNK_TRIALS)]
     counts = np.zeros(s.looked_for + 1, dtype=np.int64)
-    table, seat_seeds = new_table(rules), np.zeros(rules.players, dtype=np.uint64)
-    # In chunks, so that Ctrl-C stops a long simulation between two (trials are addressed, so the chunking
-    # changes nothing).
-    for first in range(0, int(trials), CHUNK_TRIALS):
-        chunk = min(CHUNK_TRIALS, int(trials) - first)
-        simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, chunk,
-                       s.champion, pool, s.question.level, s.roll_level, s.other_shops, s.rolls, counts)
-        if advance is not None:
-            advance(chunk)
+    threads = max(1, min(threads, len(chunks)))
+    if threads == 1:
+        space = working_space()
+        for first, chunk in chunks:
+            counts += play(first, chunk, space)
+            if advance is not None:
+                advance(chunk)
+        return counts
+    spaces = queue.SimpleQueue()
+    for _ in range(threads):
+        spaces.put(working_space())
+
+    def play_chunk(first: int, chunk: int) -> np.ndarray:
+        space = spaces.get()
+        try:
+            return play(first, chunk, space)
+        finally:
+            spaces.put(space)
+
+    executor = ThreadPoolExecutor(max_workers=threads)
+    try:
+        futures = {executor.submit(play_chunk, first, chunk): chunk for first, chunk in chunks}
+        for future in as_completed(futures):
+            counts += future.result()  # integer sums: the order the chunks end in changes nothing
+            if advance is not None:
+                advance(futures[future])
+    finally:
+        # On Ctrl-C or an error, chunks not started are dropped; the running ones end within a chunk.
+        executor.shutdown(wait=True, cancel_futures=True)
     return counts
+
+
+SIMULATION_METHODS = ("auto", "watched", "game")
+
+
+def simulation_method(situation: RollSituation, dealer: str, method: str = "auto") -> str:
+    """The simulation :func:`simulate_odds` plays for ``method``: ``"watched"`` or ``"game"`` (see there).
+
+    Raises
+    ------
+    UsageError
+        ``method`` is unknown, or ``"watched"`` where it does not apply.
+    """
+    if method not in SIMULATION_METHODS:
+        raise UsageError(f"{method!r} is not a simulation (allowed: {', '.join(SIMULATION_METHODS)})",
+                         "simulation")
+    applies = situation.game_exact and dealer_named(dealer).code != ENGINE_REPLAY
+    if method == "watched" and not applies:
+        why = ("another tier can run out while the shops hold units" if not situation.game_exact
+               else "the replay dealer's substitutions read every tier")
+        raise UsageError(f"'watched' does not apply here: {why} (allowed: auto or game)", "simulation")
+    if method == "auto":
+        return "watched" if applies else "game"
+    return method
 
 
 def _take_other_units(config, pool: np.ndarray, tier: int, champion: int, count: int) -> None:
@@ -150,35 +358,39 @@ def _at_least(p_exactly) -> list:
 
 
 def roll_odds(config, question: RollQuestion, trials: int = DEFAULT_TRIALS, dealer: str = DEFAULT_DEALER,
-              seed: int = 0, holding: bool | None = None, other_shops: int | None = None, advance=None) -> dict:
+              seed: int = 0, holding: bool | None = None, other_shops: int | None = None, advance=None,
+              simulation: str = "auto", threads: int | None = None) -> dict:
     """Answer ``question`` three ways: the chain, the game's exact law and the simulation (``trials`` > 0;
-    ``advance`` as for :func:`simulate_odds`).
+    ``advance``, ``simulation`` and ``threads`` as for :func:`simulate_odds`).
 
     Returns
     -------
     dict
         ``{"exact": {"p_exactly", "p_at_least"}, "game": {...} or None,
-        "simulated": {"p_exactly", "p_at_least", "ci"} or None, "trials", "situation": {...},
-        "largest_difference": {...}}``; lists are indexed by the copies found ``k``.
+        "simulated": {"p_exactly", "p_at_least", "ci"} or None, "trials", "dealer", "seed", "simulation"
+        (``"watched"``, ``"game"`` or None), "situation": {...}, "largest_difference": {...}}``; lists are
+        indexed by the copies found ``k``.
     """
     if not 0 <= trials <= MAX_TRIALS:
         raise UsageError(f"{trials} is out of range (allowed: 0 to {MAX_TRIALS:,}; 0 skips the "
                          "simulation)", "trials")
     dealer_named(dealer)
     s = resolve(config, question, holding, other_shops)
+    method = simulation_method(s, dealer, simulation)
     chain = chain_odds(s)
     result = {"exact": {"p_exactly": [float(x) for x in chain], "p_at_least": _at_least(chain)}}
     game = game_odds(s)
     result["game"] = None if game is None else {"p_exactly": [float(x) for x in game], "p_at_least": _at_least(game)}
     result["simulated"] = None
     if trials:
-        counts = simulate_odds(s, trials, dealer, seed, advance)
+        counts = simulate_odds(s, trials, dealer, seed, advance, method, threads=threads)
         at_least = np.cumsum(counts[::-1])[::-1]
         result["simulated"] = {
             "p_exactly": [float(x) for x in counts / trials], "p_at_least": [float(x) for x in at_least / trials],
             "ci": [list(wilson_interval(c, trials)) for c in at_least], "counts": [int(x) for x in counts]}
     result["trials"] = int(trials)
     result["dealer"] = dealer
+    result["simulation"] = method if trials else None
     result["seed"] = int(seed)
     result["situation"] = _describe_situation(s)
     result["largest_difference"] = _largest_difference(result)
