@@ -38,6 +38,7 @@ defined: :mod:`autodup.engine.rng`, which every jitted module imports, imports i
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
 import shutil
@@ -49,10 +50,15 @@ from pathlib import Path
 
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; commands compile side by side
+    fcntl = None
+
 __all__ = ["is_cached", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "KEPT_CODE_FINGERPRINT_NOTES",
            "SELF_STAMPED", "package_sources", "imported_modules", "compiled_modules", "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
-           "modules_digest", "FingerprintCacheLocator", "install"]
+           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -186,24 +192,29 @@ def code_fingerprint(source_fingerprint: str) -> str:
             continue
         if len(noted) == 16 and all(c in "0123456789abcdef" for c in noted):
             return noted
+    # Imported here: a module imported at the top would enter the fingerprint of compiled code.
+    from .files import write_bytes_atomically
+
     fingerprint = _fingerprint(compiled_modules())
     for root in cache_roots():
         notes = root / "code-fingerprints"
         try:
             notes.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=notes, delete=False, encoding="ascii") as handle:
-                handle.write(fingerprint)
-            os.replace(handle.name, notes / source_fingerprint)
+            write_bytes_atomically(notes / source_fingerprint, fingerprint.encode("ascii"))
         except OSError:
             continue
         try:  # an edited checkout leaves one note a version; keep the newest
-            kept = sorted(notes.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in kept[KEPT_CODE_FINGERPRINT_NOTES:]:
+            for old in _past_the_newest(notes.iterdir(), KEPT_CODE_FINGERPRINT_NOTES):
                 old.unlink(missing_ok=True)
         except OSError:
             pass  # another process may be pruning too
         break
     return fingerprint
+
+
+def _past_the_newest(paths, kept: int) -> list:
+    """``paths`` other than the ``kept`` most recently modified ones (the ones to forget)."""
+    return sorted(paths, key=lambda p: p.stat().st_mtime, reverse=True)[kept:]
 
 
 SOURCE_FINGERPRINT = _fingerprint(sorted(PACKAGE_DIR.rglob("*.py")))  # the whole package: what results depend on
@@ -229,8 +240,7 @@ def _forget_old_versions(root: Path) -> None:
     try:
         os.utime(root / CODE_FINGERPRINT)  # marks this version as used now
         folders = [p for p in root.iterdir() if p.is_dir() and len(p.name) == len(CODE_FINGERPRINT)]
-        folders.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in folders[KEPT_FINGERPRINTS:]:
+        for old in _past_the_newest(folders, KEPT_FINGERPRINTS):
             shutil.rmtree(old, ignore_errors=True)
     except OSError:
         pass  # another process may be pruning too; a folder left over is harmless
@@ -243,6 +253,38 @@ def _folder() -> Path | None:
     if not _FOLDER:
         _FOLDER.append(cache_folder())
     return _FOLDER[0]
+
+
+@contextlib.contextmanager
+def compile_lock(waiting=None):
+    """Hold this version's compile lock: while one process compiles the game into the cache, another waits.
+
+    Two autodup commands started together on a cold cache (two runs, a test suite's workers) would
+    otherwise both compile the whole game, each at half the machine's speed. The lock is an advisory
+    ``flock`` on a file of this version's cache folder, so the system releases it when its holder ends,
+    however it ends. ``waiting()``, if given, is called once when the lock is held by another process,
+    before waiting for it. Without a cache folder or ``flock`` (Windows) nothing is locked.
+    """
+    folder = _folder()
+    if folder is None or fcntl is None:
+        yield
+        return
+    try:
+        handle = open(folder / ".compiling.lock", "a+b")
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def is_cached(function) -> bool:

@@ -263,3 +263,51 @@ def test_an_edited_rule_in_game_reaches_both_run_and_play(tmp_path):
     game_file.write_text(edited)
     after = gold_won_by_the_winner()
     assert after[0] != before[0] and after[1] != before[1]
+
+
+HOLD_THE_LOCK = """
+import sys
+from autodup.compile_cache import compile_lock
+with compile_lock():
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+TAKE_THE_LOCK = """
+from autodup.compile_cache import compile_lock
+with compile_lock(lambda: print("waiting", flush=True)):
+    print("taken", flush=True)
+"""
+
+
+@pytest.mark.skipif(compile_cache.fcntl is None, reason="no advisory locks on this system")
+def test_one_process_compiles_at_a_time_and_a_killed_holder_frees_the_lock(tmp_path):
+    """A second process waits for the compile lock (and says so) until its holder ends; a holder killed with
+    SIGKILL frees it; a cold ``autodup run`` started while another process compiles waits instead of compiling
+    the game a second time."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
+
+    def start(code, **pipes):
+        return subprocess.Popen([sys.executable, "-c", code], text=True, env=environment, cwd=ROOT, **pipes)
+
+    holder = start(HOLD_THE_LOCK, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert holder.stdout.readline() == "held\n"
+    waiter = start(TAKE_THE_LOCK, stdout=subprocess.PIPE)
+    assert waiter.stdout.readline() == "waiting\n"
+    run = subprocess.Popen([sys.executable, "-m", "autodup", "run", "--boards", "2", "--quiet", "--out",
+                            str(tmp_path / "run")], text=True, env=environment, cwd=ROOT, stderr=subprocess.PIPE)
+    assert "waiting for another autodup process that is compiling the game" in run.stderr.readline()
+    try:
+        assert waiter.poll() is None and run.poll() is None  # both still wait
+    finally:
+        run.kill()  # once the lock is free it would compile the game: not this test's business
+        run.wait()
+    holder.stdin.write("\n")
+    holder.stdin.close()
+    assert holder.wait(timeout=60) == 0
+    assert waiter.stdout.read() == "taken\n" and waiter.wait(timeout=60) == 0
+    killed = start(HOLD_THE_LOCK, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert killed.stdout.readline() == "held\n"
+    killed.kill()
+    killed.wait()
+    after = start(TAKE_THE_LOCK, stdout=subprocess.PIPE)
+    assert after.stdout.read() == "taken\n" and after.wait(timeout=60) == 0  # no wait: the system freed it

@@ -51,7 +51,8 @@ from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
            "Seating", "SEATINGS", "BoardResults", "TRACE_FIELDS", "seat_bot", "scored_seat", "scored_rows",
-           "BRANCHES", "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled", "compile_table"]
+           "BRANCHES", "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled", "compile_storage",
+           "compile_table"]
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED, SEATING_PAIRED = 0, 1, 2, 3
 RUN_DESIGNS = ("latin", "paired")  # the seatings a tournament run may use (every bot at as many tables as bots)
@@ -204,8 +205,9 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
     (results, bots, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
      luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(
         rules, n_boards, n_tables, trace_draws)
-    used = 0
-    used_rounds = 0
+    # Typed int64, not as the literal 0: every caller of store_table then shares one compiled version.
+    used = np.int64(0)
+    used_rounds = np.int64(0)
     for i in range(n_boards):
         for t in range(n_tables):
             game = games[i * n_tables + t]
@@ -270,8 +272,9 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
     (results, bots, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
      luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(
         rules, n_boards, n_tables, trace_draws)
-    used = 0
-    used_rounds = 0
+    # Typed int64, not as the literal 0: the version of store_table compile_storage caches is this one.
+    used = np.int64(0)
+    used_rounds = np.int64(0)
     seeds = np.zeros(players, dtype=np.uint64)
     for i in range(n_boards):
         board = first_board + i
@@ -383,13 +386,34 @@ def table_is_compiled() -> bool:
     return is_cached(play_boards_kernel)
 
 
+def compile_storage(rules) -> None:
+    """Compile what a run calls after its tables into the cache: :func:`store_table` and the value's corrections.
+
+    A cold start types the table in one process, level by level, and :func:`store_table` comes last, after
+    :func:`play_table`; the process compiling the bots is idle by then, so it compiles these first, with the
+    argument types the board driver and the run's workers pass, and the table's process loads them.
+    """
+    from .table import new_game
+    from .value import VALUE_FEATURES, corrections_of_boards
+
+    game = new_game(rules, 0, MAX_PARAMETERS)
+    (results, _, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
+     luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(rules, 1, 1, 0)
+    store_table(rules, 0, 0, 1, game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game_log(game), results,
+                violations, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count,
+                final_champion, final_star, shop_offsets, shop_values, state_values, 0, 0)
+    corrections_of_boards(stage_luck, np.zeros(stage_luck.shape[:3], dtype=np.int64),
+                          np.zeros((1, len(VALUE_FEATURES))))
+
+
 def compile_table(rules) -> None:
     """Compile the table (and save it in the cache) by playing one board with a policy that always ends its turn.
 
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
-    process while another compiles the bots and then the round's end
-    (:func:`autodup.game.table.compile_round_end`), instead of in every worker.
+    process while another compiles the bots, then the round's end
+    (:func:`autodup.game.table.compile_round_end`) and the storage (:func:`compile_storage`), instead of in
+    every worker.
     """
     policies = (end_every_turn(),) * MAX_PLAYERS
     play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),

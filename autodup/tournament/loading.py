@@ -89,11 +89,13 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
 def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
     """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
 
-    With ``config_text`` (a cold start), then compile the round's end, beside the worker compiling the
-    table, which finds it in the cache (:func:`autodup.game.table.compile_round_end`).
+    With ``config_text`` (a cold start), then compile the round's end and the storage, beside the worker
+    compiling the table, which finds them in the cache (:func:`autodup.game.table.compile_round_end`,
+    :func:`autodup.game.boards.compile_storage`).
     """
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
     if config_text is not None:
+        from ..game.boards import compile_storage
         from ..game.config import parse_config
         from ..game.progress import PROGRESS_COMPILING
         from ..game.rules import rules_of
@@ -101,7 +103,9 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) ->
 
         progress[PROGRESS_COMPILING] = 1
         try:
-            compile_round_end(rules_of(parse_config(config_text)))
+            rules = rules_of(parse_config(config_text))
+            compile_round_end(rules)
+            compile_storage(rules)  # the table's process reaches it last: done here by then, it loads it
         finally:
             progress[PROGRESS_COMPILING] = 0
     return infos
@@ -181,8 +185,12 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     Bots are user code: even loading them (importing, compiling) happens in a
     watched process. The table compiles beside them, once, so that the run's
     workers all load it from the cache. With ``progress``, a cold start shows a bar of its steps that names
-    what is compiling (:class:`CompileProgress`).
+    what is compiling (:class:`CompileProgress`). A cold start holds the cache's compile lock
+    (:func:`autodup.compile_cache.compile_lock`): a command started beside one that compiles waits for it,
+    then loads the table from the cache instead of compiling it a second time.
     """
+    from ..compile_cache import compile_lock
+    from ..errors import TaskError
     from ..game.boards import table_is_compiled
     from .workers import Pool
 
@@ -190,22 +198,27 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
 
     note = note or (lambda line: None)
-    cold = not table_is_compiled()
-    tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
-    bar = None
-    if cold:
-        note("compiling the game for this machine (once per version of autodup; about a minute)...")
-        tasks.append(("table", compile_table_in_worker, (config.text,)))
-        bar = CompileProgress(specs, progress)
-    from ..errors import TaskError
 
-    try:
-        with Pool(len(tasks), game_timeout, describe=describe) as pool:
-            return {key: result for key, result, _ in pool.run(tasks, bar.update if bar else None)}["bots"]
-    except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
-        raise error.as_raised() from None
-    finally:
-        if bar is not None:
-            bar.close()
+    def load(cold: bool) -> list:
+        tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
+        bar = None
+        if cold:
+            note("compiling the game for this machine (once per version of autodup; about a minute)...")
+            tasks.append(("table", compile_table_in_worker, (config.text,)))
+            bar = CompileProgress(specs, progress)
+        try:
+            with Pool(len(tasks), game_timeout, describe=describe) as pool:
+                return {key: result for key, result, _ in pool.run(tasks, bar.update if bar else None)}["bots"]
+        except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
+            raise error.as_raised() from None
+        finally:
+            if bar is not None:
+                bar.close()
+
+    if table_is_compiled():
+        return load(False)
+    # Cold: one process compiles at a time; one that waited finds the table compiled by the other.
+    with compile_lock(lambda: note("waiting for another autodup process that is compiling the game...")):
+        return load(not table_is_compiled())
 
 
