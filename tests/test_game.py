@@ -7,12 +7,21 @@ import pytest
 
 from autodup.engine.dealers import DEALERS
 from autodup.engine.rng import board_seed, event_seed, seat_seed
-from autodup.game.bot_loading import load_bot, seating
+from autodup.game.boards import play_boards
+from autodup.game.bot_loading import load_bot, policy_tuple, seating
 from autodup.game.config import load_config, parse_config
 from autodup.game.progress import new_progress
+from autodup.game.rounds import start_round
 from autodup.game.rules import ORDER_EVENTS, ORDER_RACE, rules_of
 from autodup.game.stats import RESULT_COLUMNS
-from autodup.game.table import first_slot_counts, loot_items, play_table
+from autodup.game.table import (
+    _end_round,
+    advance,
+    first_slot_counts,
+    loot_items,
+    new_game,
+    play_table,
+)
 
 from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
 
@@ -169,7 +178,7 @@ def test_loot_is_a_shuffle_bag_per_seat():
 
 
 def test_the_soundness_check_catches_a_corrupted_table():
-    from autodup.game.state import table_is_sound, conservation_holds, new_table
+    from autodup.game.state import conservation_holds, new_table, table_is_sound
     from autodup.game.units import add_unit
 
     table = new_table(TINY)
@@ -243,3 +252,15 @@ def test_play_table_refuses_arrays_of_the_wrong_length():
     with pytest.raises(ValueError, match="progress block"):
         play_table(TINY, 0, 0, seeds, np.uint64(1), policies, params, param_counts, eight, False,
                    np.zeros(2, dtype=np.int64))
+
+
+
+def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
+    """``play_table`` called without its defaults (as ``play`` here does) typed them as literals, and every function
+    they reach was compiled a second time: the whole game, two minutes. Now the board driver and a Python caller
+    run the same compiled game: each of these functions has one version in the cache."""
+    play_boards(TINY, "haystack", *policy_tuple([GREEDY]), seed=0, tables=1, seating="latin", n_bots=1)
+    play(TINY, "haystack", 0)
+    for function in (advance, _end_round, new_game, start_round):
+        versions = [str(key[0]) for key in function._cache._cache_file._load_index()]  # numba's index of the cache
+        assert len(versions) == 1, (function.__name__, versions)

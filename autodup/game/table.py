@@ -322,14 +322,18 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     log : TableLog
         Each seat's shop, level, gold and HP by round, its final board, its offers and its trace.
     """
-    check_table_arguments(rules, dealer, order, events, seat_seeds, policies, params, param_counts, bot_of_seat,
+    # A default left out is typed as a literal, and every function it reaches would be compiled again for it
+    # (the whole game: two minutes). As int64, every caller shares the board driver's compiled game.
+    traced = np.int64(trace_draws)
+    addressing = np.int64(events)
+    check_table_arguments(rules, dealer, order, addressing, seat_seeds, policies, params, param_counts, bot_of_seat,
                           progress)
     progress[PROGRESS_GAMES] += 1
     progress[PROGRESS_IN_GAME] = 1
-    game = new_game(rules, trace_draws, params.shape[1])
+    game = new_game(rules, traced, params.shape[1])
     # No decision to resume with, typed as a Python caller's are (not as literals), so that the resumable table
     # (autodup.game.resumable) runs this very compiled advance.
-    advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
+    advance(rules, dealer, order, addressing, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             np.zeros(rules.players, dtype=np.bool_), check, progress, game, np.bool_(False), np.int64(0))
     progress[PROGRESS_IN_GAME] = 0
     return game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS], game_log(game)
