@@ -73,8 +73,8 @@ __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "
            "RESIDUAL", "NEXT", "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
            "WEIGHT_NEGATIVE", "scan_weights", "positive_total", "inverse_cdf_index", "sequence_draw",
            "haystack_update", "haystack_advance", "haystack_consume", "haystack_race", "haystack_fill_next",
-           "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "engine_draw_watching_tier",
-           "engine_draw_many"]
+           "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "tier_then_outcome",
+           "engine_draw_watching_tier", "engine_draw_many"]
 
 ENGINE_PLAIN = 0
 ENGINE_STREAM = 1
@@ -436,26 +436,46 @@ def engine_draw_hierarchical(engine, seed, counter, needles, needle_count,
     """
     if engine == ENGINE_REPLAY:
         return replay_draw(seed, counter, tier_weights, outcome_weights, tier_start)
+    # Every tier resolved: the totals are not read (the tier weights stand in for them).
+    return tier_then_outcome(engine, seed, counter, needles, needle_count, tier_weights, outcome_weights, tier_start,
+                             -1, tier_weights)
+
+
+@inline_kernel
+def tier_then_outcome(engine, seed, counter, needles, needle_count, tier_weights, outcome_weights, tier_start,
+                      watched, tier_totals):
+    """The tier race, then the outcome race in the chosen tier: every tier (``watched`` < 0) or one.
+
+    The one hierarchical draw of the plain, stream, haystack and keyed
+    engines, behind :func:`engine_draw_hierarchical` (every tier) and
+    :func:`engine_draw_watching_tier` (``watched`` only; see there for what
+    happens in the other tiers and ``tier_totals``). Returns the outcome, -1
+    or, when another tier than ``watched`` is picked and has copies, -2.
+    """
     n_tiers = tier_weights.shape[0]
     n_outcomes = tier_start[n_tiers]
+    key = counter[0] if engine == ENGINE_KEYED else 0
     if engine == ENGINE_HAYSTACK:
         tier = haystack_race(seed, needles, needle_count, tier_weights, 0, n_tiers, n_outcomes)
-        if tier < 0:
-            return -1
-        return haystack_race(seed, needles, needle_count, outcome_weights, tier_start[tier],
-                             tier_start[tier + 1], 0)
-    if engine == ENGINE_KEYED:
-        key = counter[0]
-        counter[0] += 1
+    elif engine == ENGINE_KEYED:
+        counter[0] += 1  # the same key serves both races
         tier = keyed_race(seed, key, tier_weights, 0, n_tiers, n_outcomes)
-        if tier < 0:
-            return -1
-        return keyed_race(seed, key, outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
-    stream = _STREAM_OF_ENGINE[engine]
-    tier = sequence_draw(seed, stream, counter, tier_weights, 0, n_tiers)
+    else:
+        tier = sequence_draw(seed, _STREAM_OF_ENGINE[engine], counter, tier_weights, 0, n_tiers)
     if tier < 0:
         return -1
-    return sequence_draw(seed, stream, counter, outcome_weights, tier_start[tier], tier_start[tier + 1])
+    lo, hi = tier_start[tier], tier_start[tier + 1]
+    if watched >= 0 and tier != watched:
+        if not tier_totals[tier] > 0.0:
+            return -1
+        if engine != ENGINE_HAYSTACK and engine != ENGINE_KEYED:
+            counter[0] += 1  # the uniform the outcome race would have read (it reads one: the tier has copies)
+        return -2
+    if engine == ENGINE_HAYSTACK:
+        return haystack_race(seed, needles, needle_count, outcome_weights, lo, hi, 0)
+    if engine == ENGINE_KEYED:
+        return keyed_race(seed, key, outcome_weights, lo, hi, 0)
+    return sequence_draw(seed, _STREAM_OF_ENGINE[engine], counter, outcome_weights, lo, hi)
 
 
 @inline_kernel
@@ -493,29 +513,8 @@ def engine_draw_watching_tier(engine, seed, counter, needles, needle_count, tier
         An outcome of ``watched``; -2 when another tier was picked; -1 when no
         tier has weight, or the picked tier has no copies.
     """
-    n_tiers = tier_weights.shape[0]
-    n_outcomes = tier_start[n_tiers]
-    if engine == ENGINE_HAYSTACK:
-        tier = haystack_race(seed, needles, needle_count, tier_weights, 0, n_tiers, n_outcomes)
-        if tier != watched:
-            return tier if tier < 0 else (-2 if tier_totals[tier] > 0.0 else -1)
-        return haystack_race(seed, needles, needle_count, outcome_weights, tier_start[tier],
-                             tier_start[tier + 1], 0)
-    if engine == ENGINE_KEYED:
-        key = counter[0]
-        counter[0] += 1
-        tier = keyed_race(seed, key, tier_weights, 0, n_tiers, n_outcomes)
-        if tier != watched:
-            return tier if tier < 0 else (-2 if tier_totals[tier] > 0.0 else -1)
-        return keyed_race(seed, key, outcome_weights, tier_start[tier], tier_start[tier + 1], 0)
-    stream = _STREAM_OF_ENGINE[engine]
-    tier = sequence_draw(seed, stream, counter, tier_weights, 0, n_tiers)
-    if tier != watched:
-        if tier < 0 or not tier_totals[tier] > 0.0:
-            return -1
-        counter[0] += 1  # the uniform the outcome race would have read
-        return -2
-    return sequence_draw(seed, stream, counter, outcome_weights, tier_start[tier], tier_start[tier + 1])
+    return tier_then_outcome(engine, seed, counter, needles, needle_count, tier_weights, outcome_weights, tier_start,
+                             watched, tier_totals)
 
 
 @kernel
