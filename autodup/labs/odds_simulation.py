@@ -275,13 +275,6 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
               for start in range(0, int(trials), CHUNK_TRIALS)]
     counts = np.zeros(s.looked_for + 1, dtype=np.int64)
     threads = max(1, min(threads, len(chunks)))
-    if threads == 1:
-        space = working_space()
-        for first, chunk in chunks:
-            counts += play(first, chunk, space)
-            if advance is not None:
-                advance(chunk)
-        return counts
     spaces = queue.SimpleQueue()
     for _ in range(threads):
         spaces.put(working_space())
