@@ -169,7 +169,7 @@ def start_round(rules, dealer, order, events, table, round_index, seat_seeds, ev
         for i in range(alive_count):
             seat = table.order[i]
             if not table.locked[seat]:
-                reroll_shop(rules, dealer, table, seat, round_index, 0, seat_seeds, False)
+                reroll_shop(rules, dealer, table, seat, round_index, np.int64(0), seat_seeds, False)
     for i in range(alive_count):
         table.locked[table.order[i]] = False
     return alive_count

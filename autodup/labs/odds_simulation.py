@@ -71,6 +71,8 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
     """
     looked_for = counts.shape[0] - 1
     cost = rules.tier_cost[rules.champion_tier[champion]]
+    # Typed, not literal, 0s: the game's shop is then the version the table compiled, not one of its own.
+    player, first_round, free_refresh = np.int64(0), np.int64(0), np.int64(0)
     for trial in range(trials):
         trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(first_trial + trial))
         for seat in range(rules.players):
@@ -85,16 +87,16 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
         for seat in range(1, other_shops + 1):
             table.level[seat] = level
             table.gold[seat] = rules.reroll_price
-            apply_action(rules, dealer, table, seat, 0, 0, seat_seeds, ACTION_REROLL, 0)
+            apply_action(rules, dealer, table, seat, first_round, free_refresh, seat_seeds, ACTION_REROLL, 0)
         table.level[0] = roll_level
         found = 0
         for roll in range(1, rolls + 1):
             table.gold[0] = rules.reroll_price
-            apply_action(rules, dealer, table, 0, 0, roll, seat_seeds, ACTION_REROLL, 0)
+            apply_action(rules, dealer, table, player, first_round, roll, seat_seeds, ACTION_REROLL, 0)
             for slot in range(rules.shop_size):
                 if found < looked_for and table.shops[0, slot] == champion:
                     table.gold[0] = cost
-                    if apply_action(rules, dealer, table, 0, 0, roll, seat_seeds, ACTION_BUY, slot):
+                    if apply_action(rules, dealer, table, player, first_round, roll, seat_seeds, ACTION_BUY, slot):
                         found += 1
         counts[found] += 1
 
