@@ -107,10 +107,17 @@ def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
 
 
 def test_tournament_benchmark_prints_its_figures_as_json():
-    data = benchmark_json("bench_tournament.py", "--boards", "30", "--workers-boards", "30")
+    """A million games = the start once + a million games at the marginal rate, from the line through the runs."""
+    data = benchmark_json("bench_tournament.py", "--boards", "10,30", "--workers-boards", "30")
     assert data["kernel_games_per_s"] > 0 and set(data["workers"]) == {"1", "2"}
-    assert [run["boards"] for run in data["scaling"]] == [30] and data["scaling"][0]["peak_rss_mb"] > 0
-    assert data["million_games_minutes"] == pytest.approx(1e6 / data["scaling"][0]["games_per_s"] / 60)
+    assert [run["boards"] for run in data["scaling"]] == [10, 30] and data["scaling"][0]["peak_rss_mb"] > 0
+    for run in data["scaling"]:  # two runs: the line goes through both
+        games = run["games_per_s"] * run["seconds"]
+        assert data["start_seconds"] + games / data["marginal_games_per_s"] == pytest.approx(run["seconds"])
+    assert data["million_games_minutes"] == pytest.approx(
+        (data["start_seconds"] + 1e6 / data["marginal_games_per_s"]) / 60)
+    assert data["million_games_minutes_at_largest_run_speed"] == pytest.approx(
+        1e6 / data["scaling"][1]["games_per_s"] / 60)
 
 
 def test_strength_benchmark_prints_its_figures_as_json():
