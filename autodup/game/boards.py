@@ -211,7 +211,7 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
     for i in range(n_boards):
         for t in range(n_tables):
             game = games[i * n_tables + t]
-            bots[i, t] = bot_of_seat[i * n_tables + t]
+            _copy_into(bots[i, t], bot_of_seat[i * n_tables + t])
             shop_values, state_values, used, used_rounds = store_table(
                 rules, i, t, n_tables, game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game_log(game),
                 results, violations, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
@@ -219,6 +219,19 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
             final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
             trace_count)
+
+
+@njit(cache=True, inline="always")
+def _copy_into(target, source):
+    """Copy ``source`` into ``target`` (C-contiguous, of the same size), element by element.
+
+    An array assigned to a slice (``target[...] = source``) makes numba compile the message of its shape error
+    (f-strings, ``str``, ``join``): 4.6 s of a cold compile, for a copy that cannot fail here.
+    """
+    if target.size != source.size:
+        raise ValueError("a finished table's array does not fit its place in the board arrays")
+    for k in range(source.size):
+        target.flat[k] = source.flat[k]
 
 
 @njit(cache=True)
@@ -231,34 +244,38 @@ def store_table(rules, i, t, n_tables, table_results, unsound, log, results, vio
     already written; returns ``(shop_values, state_values, used, used_rounds)`` (the arrays grown if need be).
     """
     players = rules.players
-    results[i, t] = table_results
-    offers[i, t] = log.offers
-    bought[i, t] = log.bought
-    luck[i, t] = log.luck
-    stage_luck[i, t] = log.stage_luck
-    trace_weights[i, t] = log.trace_weights
-    trace_key[i, t] = log.trace_key
-    trace_outcome[i, t] = log.trace_outcome
-    trace_count[i, t] = log.trace_count
+    _copy_into(results[i, t], table_results)
+    _copy_into(offers[i, t], log.offers)
+    _copy_into(bought[i, t], log.bought)
+    _copy_into(luck[i, t], log.luck)
+    _copy_into(stage_luck[i, t], log.stage_luck)
+    _copy_into(trace_weights[i, t], log.trace_weights)
+    _copy_into(trace_key[i, t], log.trace_key)
+    _copy_into(trace_outcome[i, t], log.trace_outcome)
+    _copy_into(trace_count[i, t], log.trace_count)
     violations[i, t] = unsound
-    final_champion[i, t] = log.final_champion
-    final_star[i, t] = log.final_star
+    _copy_into(final_champion[i, t], log.final_champion)
+    _copy_into(final_star[i, t], log.final_star)
     for s in range(players):
         row = (i * n_tables + t) * players + s
         alive = table_results[s, _ROUNDS_ALIVE]
         if used + alive * rules.shop_size > shop_values.shape[0]:
             grown = np.empty(2 * (used + alive * rules.shop_size), dtype=np.int16)
-            grown[:used] = shop_values[:used]
+            for k in range(used):
+                grown[k] = shop_values[k]
             shop_values = grown
         if used_rounds + alive > state_values.shape[0]:
             grown_states = np.empty((2 * (used_rounds + alive), state_values.shape[1]), dtype=np.int32)
-            grown_states[:used_rounds] = state_values[:used_rounds]
+            for k in range(used_rounds):
+                for column in range(state_values.shape[1]):
+                    grown_states[k, column] = state_values[k, column]
             state_values = grown_states
         for r in range(alive):
             for slot in range(rules.shop_size):
                 shop_values[used] = log.shops[r, s, slot]
                 used += 1
-            state_values[used_rounds] = log.states[r, s]
+            for column in range(state_values.shape[1]):
+                state_values[used_rounds, column] = log.states[r, s, column]
             used_rounds += 1
         shop_offsets[row + 1] = used
     return shop_values, state_values, used, used_rounds
