@@ -11,7 +11,10 @@ Every figure comes from one run of this script:
   fitted (least squares) to the scaling runs: a run pays its start (imports, loading the compiled game,
   the workers' start, the summary) once, so the largest run's own speed, which carries it
   (``million_games_minutes_at_largest_run_speed``), overstates a million games' time;
-* ``two_workers_vs_twice_the_kernel``: what two workers keep of twice the kernel's speed, at the marginal rate.
+* ``two_workers_vs_twice_the_kernel``: what two workers keep of twice the kernel's speed, at the marginal rate;
+* ``projection_reliable``: whether play is at least 80% of the largest run (the start the rest) and the fitted
+  rate is positive; runs of a few dozen boards are mostly their start and noise, and the line through them
+  means nothing (the projection is then printed as not made).
 
 Usage: ``python benchmarks/bench_tournament.py [--boards 100,1000,10000] [--workers-boards N] [--json]``
 """
@@ -84,6 +87,7 @@ def measure(board_counts: list, workers_boards: int) -> dict:
     seconds = np.array([run["seconds"] for run in scaling])
     seconds_per_game, start = np.polyfit(games, seconds, 1) if len(scaling) > 1 else (seconds[0] / games[0], 0.0)
     marginal = 1.0 / seconds_per_game
+    reliable = bool(seconds_per_game > 0 and start <= 0.2 * largest["seconds"])
     return {
         "kernel_games_per_s": kernel,
         "workers": {"1": one, "2": two},
@@ -97,6 +101,7 @@ def measure(board_counts: list, workers_boards: int) -> dict:
         "million_games_minutes": (start + 1e6 / marginal) / 60,
         "million_games_minutes_at_largest_run_speed": 1e6 / largest["games_per_s"] / 60,
         "two_workers_vs_twice_the_kernel": marginal / (2 * kernel),
+        "projection_reliable": reliable,
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "python": platform.python_version()},
     }
@@ -122,6 +127,11 @@ def main() -> None:
     for run in result["scaling"]:
         print(f"{run['boards']:>6} boards, 2 workers  {run['games_per_s']:8.0f} games/s  {run['seconds']:7.1f} s  "
               f"peak {run['peak_rss_mb']:.0f} MB")
+    largest = max(result["scaling"], key=lambda run: run["boards"])
+    if not result["projection_reliable"]:
+        print(f"a million games: not projected: the largest run ({largest['seconds']:.1f} s) is mostly its start "
+              f"(fitted {result['start_seconds']:.1f} s); give --boards up to a few thousand")
+        return
     print(f"2 workers: start {result['start_seconds']:.1f} s, then {result['marginal_games_per_s']:.0f} games/s "
           f"(a line through the {len(result['scaling'])} runs)")
     print(f"a million games: {result['million_games_minutes']:.1f} min (target 10; "

@@ -118,6 +118,8 @@ def test_tournament_benchmark_prints_its_figures_as_json():
         (data["start_seconds"] + 1e6 / data["marginal_games_per_s"]) / 60)
     assert data["million_games_minutes_at_largest_run_speed"] == pytest.approx(
         1e6 / data["scaling"][1]["games_per_s"] / 60)
+    # Runs of 10 and 30 boards are mostly their start (about 3 s): no projection is claimed from them.
+    assert data["projection_reliable"] is False
 
 
 def test_strength_benchmark_prints_its_figures_as_json():
