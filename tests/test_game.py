@@ -257,7 +257,6 @@ def test_play_table_refuses_arrays_of_the_wrong_length():
                    np.zeros(2, dtype=np.int64))
 
 
-
 def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     """``play_table`` called without its defaults (as ``play`` here does) typed them as literals, and every function
     they reach was compiled a second time: the whole game, two minutes. Now the board driver and a Python caller
@@ -276,5 +275,5 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
         assert len(versions) == 1, (function.__name__, versions)
     shops = [key[0] for key in reroll_shop._cache._cache_file._load_index()]
     assert sorted(str(version[-1]) for version in shops) == ["Literal[bool](False)", "Literal[bool](True)"], shops
-    assert all(str(version[3]) == str(version[4]) == str(version[5]) == "int64" for version in shops), shops  # seat,
-    # round and roll
+    # Seat, round and roll are typed, not literal.
+    assert all(str(version[3]) == str(version[4]) == str(version[5]) == "int64" for version in shops), shops

@@ -45,6 +45,7 @@ from ..errors import UsageError
 from .cursor import CURSOR_VIOLATIONS
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
+from .state import copy_flat
 from .stats import LUCK, RESULT_COLUMNS, STAGE_BUCKETS
 from .table import LOG_STATE_NAMES, end_every_turn, game_log, game_results, play_table
 from .view import MAX_PARAMETERS, MAX_PLAYERS
@@ -211,7 +212,7 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
     for i in range(n_boards):
         for t in range(n_tables):
             game = games[i * n_tables + t]
-            _copy_into(bots[i, t], bot_of_seat[i * n_tables + t])
+            copy_flat(bot_of_seat[i * n_tables + t], bots[i, t])
             shop_values, state_values, used, used_rounds = store_table(
                 rules, i, t, n_tables, game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game_log(game),
                 results, violations, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
@@ -219,19 +220,6 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
             final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
             trace_count)
-
-
-@njit(cache=True, inline="always")
-def _copy_into(target, source):
-    """Copy ``source`` into ``target`` (C-contiguous, of the same size), element by element.
-
-    An array assigned to a slice (``target[...] = source``) makes numba compile the message of its shape error
-    (f-strings, ``str``, ``join``): 4.6 s of a cold compile, for a copy that cannot fail here.
-    """
-    if target.size != source.size:
-        raise ValueError("a finished table's array does not fit its place in the board arrays")
-    for k in range(source.size):
-        target.flat[k] = source.flat[k]
 
 
 @njit(cache=True)
@@ -244,18 +232,18 @@ def store_table(rules, i, t, n_tables, table_results, unsound, log, results, vio
     already written; returns ``(shop_values, state_values, used, used_rounds)`` (the arrays grown if need be).
     """
     players = rules.players
-    _copy_into(results[i, t], table_results)
-    _copy_into(offers[i, t], log.offers)
-    _copy_into(bought[i, t], log.bought)
-    _copy_into(luck[i, t], log.luck)
-    _copy_into(stage_luck[i, t], log.stage_luck)
-    _copy_into(trace_weights[i, t], log.trace_weights)
-    _copy_into(trace_key[i, t], log.trace_key)
-    _copy_into(trace_outcome[i, t], log.trace_outcome)
-    _copy_into(trace_count[i, t], log.trace_count)
+    copy_flat(table_results, results[i, t])
+    copy_flat(log.offers, offers[i, t])
+    copy_flat(log.bought, bought[i, t])
+    copy_flat(log.luck, luck[i, t])
+    copy_flat(log.stage_luck, stage_luck[i, t])
+    copy_flat(log.trace_weights, trace_weights[i, t])
+    copy_flat(log.trace_key, trace_key[i, t])
+    copy_flat(log.trace_outcome, trace_outcome[i, t])
+    copy_flat(log.trace_count, trace_count[i, t])
     violations[i, t] = unsound
-    _copy_into(final_champion[i, t], log.final_champion)
-    _copy_into(final_star[i, t], log.final_star)
+    copy_flat(log.final_champion, final_champion[i, t])
+    copy_flat(log.final_star, final_star[i, t])
     for s in range(players):
         row = (i * n_tables + t) * players + s
         alive = table_results[s, _ROUNDS_ALIVE]

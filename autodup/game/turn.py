@@ -10,7 +10,7 @@ from .cursor import CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .progress import PROGRESS_SEAT
 from .rules import STREAM_POLICY_KEY, game_inline, game_kernel
-from .state import capacity_of, table_is_sound
+from .state import capacity_of, copy_flat, table_is_sound
 from .stats import (
     LUCK_POLICY_RANDOM,
     LUCK_POLICY_RANDOM_SECOND,
@@ -129,19 +129,11 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
 
 
 @game_inline
-def _copy_flat(source, target):
-    """Copy the C-contiguous ``source`` into ``target`` of the same size, as flat arrays (one loop, not nested)."""
-    flat_source, flat_target = source.reshape(source.size), target.reshape(target.size)
-    for i in range(flat_source.shape[0]):
-        flat_target[i] = flat_source[i]
-
-
-@game_inline
 def _lay_out_rules(rules, desk, seat, params):
     """Copy what a policy reads of the rules, and its parameters, into the seat's desk (once per turn)."""
-    _copy_flat(rules.champion_cost, desk.champion_cost[seat])
-    _copy_flat(rules.champion_traits, desk.champion_traits[seat])
-    _copy_flat(rules.trait_breakpoints, desk.trait_breakpoints[seat])
+    copy_flat(rules.champion_cost, desk.champion_cost[seat])
+    copy_flat(rules.champion_traits, desk.champion_traits[seat])
+    copy_flat(rules.trait_breakpoints, desk.trait_breakpoints[seat])
     for p in range(desk.params.shape[1]):
         desk.params[seat, p] = params[p]
 
