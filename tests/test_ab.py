@@ -274,18 +274,18 @@ def test_ab_table_names_the_change_and_the_effects(tmp_path):
 
 
 def test_until_ci_stops_when_every_interval_is_narrow_enough_and_ignores_the_workers(tmp_path):
-    args = ["ab", "configs/tiny.yaml", "--set", "tiers.2.copies=5", "--until-ci", "0.12", "--boards", "1000",
+    args = ["ab", "configs/tiny.yaml", "--set", "tiers.2.copies=5", "--until-ci", "0.1", "--boards", "1000",
             "--quiet", "--json"]
     one = run(*args, "--workers", "1", "--out", str(tmp_path / "one"))
     assert one.returncode == 0, one.stderr
     data = json.loads(one.stdout)
     assert data["boards"] % 25 == 0 and 100 < data["boards"] < 1000
     widths = [(e["ci"][1] - e["ci"][0]) / 2 for e in data["bots"].values()]
-    assert max(widths) <= 0.12
+    assert max(widths) <= 0.1
     two = run(*args, "--workers", "2", "--out", str(tmp_path / "two"))
     assert json.loads(two.stdout)["bots"] == data["bots"]
     # A wider target, in the same folder, stops earlier on the boards already played.
-    wider = run(*[a if a != "0.12" else "0.3" for a in args], "--workers", "2", "--out", str(tmp_path / "one"))
+    wider = run(*[a if a != "0.1" else "0.3" for a in args], "--workers", "2", "--out", str(tmp_path / "one"))
     assert wider.returncode == 0, wider.stderr
     assert json.loads(wider.stdout)["boards"] < data["boards"]
 

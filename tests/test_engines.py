@@ -13,6 +13,7 @@ import pytest
 from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
 from autodup.engine import rng
 from autodup.engine.tree import TreeHaystack
+from autodup.engine.ziggurat import random_exponential
 
 from .stats_helpers import (
     P_FLOOR,
@@ -166,12 +167,12 @@ def naive_haystack_player(seed):
         for i, w in enumerate(weights):
             if w > 0:
                 if i not in positions:
-                    positions[i] = rng.random_exponential(U(seed), U(i), U(0))
+                    positions[i] = random_exponential(U(seed), U(i), U(0))
                     occurrences[i] = 0
                 if positions[i] / w < best_value:
                     best, best_value = i, positions[i] / w
         occurrences[best] += 1
-        positions[best] = rng.random_exponential(U(seed), U(best), U(occurrences[best]))
+        positions[best] = random_exponential(U(seed), U(best), U(occurrences[best]))
         return best
 
     return draw
@@ -228,14 +229,14 @@ def test_residuals_equal_the_articles_normalized_positions():
                 return -1
             for i in live:
                 if i not in positions:
-                    positions[i] = rng.random_exponential(U(seed), U(i), U(0))
+                    positions[i] = random_exponential(U(seed), U(i), U(0))
                     occurrences[i] = 0
             projected = {i: positions[i] / weights[i] for i in live}
             winner = min(live, key=lambda i: (projected[i], i))
             for i in live:
                 positions[i] = (projected[i] - projected[winner]) * weights[i]
             occurrences[winner] += 1
-            positions[winner] = rng.random_exponential(U(seed), U(winner), U(occurrences[winner]))
+            positions[winner] = random_exponential(U(seed), U(winner), U(occurrences[winner]))
             return winner
 
         return draw

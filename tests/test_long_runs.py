@@ -18,7 +18,7 @@ from autodup.engine.kernels import (
     engine_draw_hierarchical,
     engine_state,
 )
-from autodup.engine.rng import random_exponential
+from autodup.engine.ziggurat import random_exponential
 
 from .stats_helpers import P_FLOOR, agreement_probability, goodness_of_fit
 

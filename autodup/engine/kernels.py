@@ -64,10 +64,10 @@ from .rng import (
     SEQUENCE_STREAM,
     exponential_from_bits,
     random_bits_pair,
-    random_exponential,
     random_uniform,
     uniform_from_bits,
 )
+from .ziggurat import random_exponential
 
 __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "ENGINE_REPLAY", "ENGINE_COUNT",
            "RESIDUAL", "NEXT", "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",

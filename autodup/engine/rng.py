@@ -21,7 +21,12 @@ unsigned 64-bit integer::
     uniform = (bits >> 11) * 2**-53                # 53 bits, in [0, 1)
     exponential = -log1p(-uniform)                 # Exp(1), in [0, 36.74]
 
-The exponential is computed as ``-log(v)`` with ``v = 1 - uniform``, which is
+The haystack's Exp(1) values come from the ziggurat of
+:mod:`autodup.engine.ziggurat`, on the same blocks; the exponential above, by
+inversion, serves the keyed race (whose pruning relies on ``-log1p(-u) >= u``)
+and the ziggurat's tail.
+
+The inversion is computed as ``-log(v)`` with ``v = 1 - uniform``, which is
 exact in binary64 (``uniform`` is a multiple of 2**-53), by fdlibm's ``log``
 algorithm (Sun Microsystems, 1993: argument reduction to ``[sqrt(2)/2,
 sqrt(2)]`` and a degree-14 odd polynomial), in plain IEEE-754 arithmetic. It is
@@ -46,7 +51,9 @@ needle 5's k-th value was the loot bag's k-th uniform.)
 =====================  =============  ==========================================  ======================
 streams                seed           purpose                                     counter
 =====================  =============  ==========================================  ======================
-``0 .. 2**32-1``       seat           haystack needles, stream = outcome id       occurrence
+``0 .. 2**60-1``       seat           haystack needles, stream = outcome id       occurrence
+                                      ``+ 2**32 * attempt`` (the ziggurat's
+                                      rare retries, :mod:`~autodup.engine.ziggurat`)
 ``GAME_DOMAIN + 1..2`` seat           loot bag, a policy's random values          see each constant
 ``GAME_DOMAIN + 3..6`` table events   serving order, matchmaking, combat,         :func:`event_counter`
                                       tie-breaks
@@ -115,7 +122,7 @@ __all__ = ["UINT64_LIMIT", "DOMAIN_SHIFT", "NEEDLE_DOMAIN", "GAME_DOMAIN", "KEYE
            "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
            "EVENT_SECOND_KEY", "KEY_SLOTS_PER_ROLL", "KEY_ROLLS_PER_ROUND", "LOOT_KEY_BASE", "MAX_ROUNDS",
            "philox4x32_10", "random_bits_pair", "random_bits", "uniform_from_bits", "random_uniform",
-           "exponential_from_bits", "random_exponential", "event_counter", "shop_key", "loot_key",
+           "exponential_from_bits", "event_counter", "shop_key", "loot_key",
            "check_game_layout", "derive_seed_kernel", "check_seed", "derive_seed", "board_seed", "seat_seed",
            "event_seed", "table_seed", "uniforms"]
 
@@ -206,8 +213,8 @@ class Domain:
 
 
 DOMAINS = (
-    Domain("needles", NEEDLE_DOMAIN, MAX_OUTCOMES, "seat", "occurrence",
-           "haystack needles; stream = outcome id (champions, then tiers)"),
+    Domain("needles", NEEDLE_DOMAIN, 1 << DOMAIN_SHIFT, "seat", "occurrence",
+           "haystack needles; stream = outcome id (champions, then tiers) + 2**32 * the ziggurat's attempt"),
     Domain("seat game streams", STREAM_LOOT_BAG, 2, "seat", "per stream", "loot bag, a policy's random values"),
     Domain("table events", STREAM_SERVING_ORDER, 4, "table events", "event_counter(round, index)",
            "serving order, matchmaking, combat, tie-breaks"),
@@ -353,12 +360,6 @@ def exponential_from_bits(bits):
     half_f_squared = 0.5 * f * f
     log_v = k * _LN2_HI - ((half_f_squared - (s * (half_f_squared + t2 + t1) + k * _LN2_LO)) - f)
     return -log_v
-
-
-@njit(cache=True, _nrt=False)
-def random_exponential(seed, stream, counter):
-    """An Exp(1) value ``-log1p(-u)`` at address ``(seed, stream, counter)``."""
-    return exponential_from_bits(random_bits(seed, stream, counter))
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -34,7 +34,8 @@ import numpy as np
 from numba import njit
 
 from .kernels import kernel
-from .rng import check_seed, random_exponential
+from .rng import check_seed
+from .ziggurat import random_exponential
 
 __all__ = ["TreeHaystack", "tree_state", "tree_set_weight", "tree_draw", "REBASE_DRAWS"]
 

@@ -35,7 +35,9 @@ CHUNK_BOARDS = 25
 # 7: bought (copies of each champion the seat bought from its shop over its game).
 # 8: shop_pairs and shop_traits luck terms; a value's corrections per row (corrected_placement, correction_*);
 #    training runs (boards of the training branch) keep each row's luck terms stage by stage (stage_luck).
-FORMAT_VERSION = 8
+# 9: the haystack's Exp(1) values by the ziggurat (autodup.engine.ziggurat) instead of inversion: every haystack
+#    game's rows change, their law does not.
+FORMAT_VERSION = 9
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0
