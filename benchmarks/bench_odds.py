@@ -38,7 +38,9 @@ SIMULATIONS = ("watched", "game")
 TARGET_SECONDS = 1.0  # issue 31: 100,000 sequences of 50 gold on one core
 
 
-@njit(cache=True)
+# Not cached: numba's own cache checks only this file, and this loop inlines the engine's kernels, so a cached
+# copy would go on timing an engine that has since changed (autodup's cache covers the package's functions only).
+@njit
 def _bare_draws(engine, seed, tier_weights, pool, tier_start, n):
     counter, needles, needle_count = engine_state(pool.shape[0] + tier_weights.shape[0])
     total = 0
