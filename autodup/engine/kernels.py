@@ -42,9 +42,7 @@ Haystack state
 ``NEXT`` (the Exp(1) value of the next occurrence, computed one ahead so that
 a race never waits on the generator); ``needle_count`` int64 (n,), the
 occurrence index of ``NEXT`` (0: never created). Invariant:
-``NEXT[s] == Exp(seed, s, needle_count[s])`` for created needles, or
-``NOT_YET`` for a needle that has not won yet (its second value is computed
-at its first win; the values, and so the draws, are the same either way).
+``NEXT[s] == Exp(seed, s, needle_count[s])`` for created needles.
 
 Outcomes are split into race groups: a flat draw uses one group; a
 hierarchical draw over ``T`` tiers races the tier needles (ids
@@ -72,7 +70,7 @@ from .rng import (
 from .ziggurat import random_exponential
 
 __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "ENGINE_REPLAY", "ENGINE_COUNT",
-           "RESIDUAL", "NEXT", "NOT_YET", "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
+           "RESIDUAL", "NEXT", "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
            "WEIGHT_NEGATIVE", "scan_weights", "positive_total", "inverse_cdf_index", "sequence_draw",
            "haystack_update", "haystack_advance", "haystack_consume", "haystack_race", "haystack_fill_next",
            "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "tier_then_outcome",
@@ -88,7 +86,6 @@ ENGINE_COUNT = 5
 # Rows of the haystack's needles array.
 RESIDUAL = 0
 NEXT = 1
-NOT_YET = -1.0  # a NEXT not computed yet (Exp(1) values are >= 0)
 
 # The draw kernels allocate nothing. Compiling them without the Numba runtime
 # drops the atomic reference counting of array arguments at every call between
@@ -245,7 +242,7 @@ def haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset):
             s = i + id_offset
             if needle_count[s] == 0:
                 residuals[s] = random_exponential(seed, np.uint64(s), np.uint64(0))
-                nexts[s] = NOT_YET  # most needles of a shop never win: their second value waits for a win
+                nexts[s] = random_exponential(seed, np.uint64(s), np.uint64(1))
                 needle_count[s] = 1
             residual = residuals[s]
             if residual * best_weight < best_residual * w:
@@ -274,17 +271,11 @@ def haystack_consume(seed, needles, needle_count, winner):
 
     The winner's next value was computed one occurrence ahead, so the next
     race never waits for the generator; its successor is computed here, off
-    the critical path. A needle's first win computes its second value here
-    (:data:`NOT_YET` until then): in a shop, most needles are created and
-    never win, and creating them at one value instead of two halves their cost.
+    the critical path.
     """
     residuals, nexts = needles[RESIDUAL], needles[NEXT]
-    k = needle_count[winner]
-    following = nexts[winner]
-    if following < 0.0:
-        following = random_exponential(seed, np.uint64(winner), np.uint64(k))
-    residuals[winner] = following
-    k += 1
+    residuals[winner] = nexts[winner]
+    k = needle_count[winner] + 1
     needle_count[winner] = k
     nexts[winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
 
