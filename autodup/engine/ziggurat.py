@@ -53,6 +53,7 @@ so no value depends on the C library: a mixed cluster stays bit-identical.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal, localcontext
 
 import numpy as np
@@ -126,7 +127,7 @@ _P4 = -1.65339022054652515390e-06
 _P5 = 4.13813679705723846039e-08
 _MAX_EXP_ARGUMENT = 700.0
 # 2**-k for the reduction's k (exact powers of two; exp(-700) needs k up to 1010).
-_POWERS_OF_HALF = np.array([0.5**k for k in range(1011)])
+_POWERS_OF_HALF = np.array([math.ldexp(1.0, -k) for k in range(1011)])
 
 
 @njit(cache=True, _nrt=False)
