@@ -125,7 +125,6 @@ _P2 = -2.77777777770155933842e-03
 _P3 = 6.61375632143793436117e-05
 _P4 = -1.65339022054652515390e-06
 _P5 = 4.13813679705723846039e-08
-_MAX_EXP_ARGUMENT = 700.0
 # 2**-k for the reduction's k (exact powers of two; exp(-700) needs k up to 1010).
 _POWERS_OF_HALF = np.array([math.ldexp(1.0, -k) for k in range(1011)])
 
