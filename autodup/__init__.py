@@ -23,7 +23,7 @@ Layers, each a subpackage that imports only those above it in this list::
 One home per concept: a dealer is a kernel plus a record in :data:`autodup.engine.dealers.DEALERS`; every
 command plays boards through :func:`autodup.game.boards.play_boards`; the seat's view is declared once
 (:data:`autodup.game.view.VIEW`), as are a table's state (:data:`autodup.game.state.GAME_STATE`,
-``DEALER_STATE``, ``SCRATCH``) and what it counts (:data:`autodup.game.stats.STATS`, from which the
+``DEALER_STATE``, ``UNIT_TERMS``, ``SCRATCH``) and what it counts (:data:`autodup.game.stats.STATS`, from which the
 result columns derive).
 
 Everything here is imported on first use, so that ``import autodup`` and the command line's ``--help`` load

@@ -195,8 +195,64 @@ def test_the_soundness_check_catches_a_corrupted_table():
     for champion in range(TINY.bench_size + 2):  # distinct champions: no combines; more than level 1 may hold
         champion = champion % 9
         table.pool[champion] -= 1.0
-        add_unit(table, 1, champion)
+        add_unit(TINY, table, 1, champion)
     assert conservation_holds(TINY, table) and not table_is_sound(TINY, table)
+
+
+def _unit_terms_by_definition(rules, table, seat):
+    """The unit terms of a seat computed from its units alone, in numpy (the definitions the shop's terms use)."""
+    n = rules.champion_copies.shape[0]
+    units = table.unit_champion[seat, :table.n_units[seat]]
+    stars = table.unit_star[seat, :table.n_units[seat]]
+    held = np.bincount(units, minlength=n)
+    one_star = np.bincount(units[stars == 1], minlength=n)
+    owned = (held > 0).astype(float)
+    traits = rules.champion_traits
+    seat_traits = np.array([sum(owned[c] * np.sum(traits[c] == k) for c in range(n))
+                            for k in range(rules.trait_breakpoints.shape[0])])
+    fit = np.array([sum(seat_traits[t] - owned[c] for t in traits[c] if t >= 0) for c in range(n)])
+    return held, one_star, owned, (one_star >= 2).astype(float), seat_traits, fit
+
+
+@pytest.mark.parametrize("rules", [SET4, TINY], ids=["set4", "tiny"])
+def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
+    """The shop's unit terms, kept up to date by add_unit and remove_unit through buys, combines into 2- and
+    3-stars and sales, equal their definitions after every step; the soundness check sees a wrong one."""
+    from autodup.game.state import new_table, table_is_sound, unit_terms_hold
+    from autodup.game.units import add_unit, remove_unit
+
+    rng = np.random.default_rng(5)
+    n = rules.champion_copies.shape[0]
+    table = new_table(rules)
+    table.level[:] = rules.max_level  # the largest board: units fit, so only the terms can make the table unsound
+    few = np.argsort(-rules.champion_copies)[:2]  # the most plentiful champions: pairs, 2-stars and 3-stars happen
+    stars_seen = set()
+    for step in range(400):
+        seat = int(rng.integers(3))
+        champion = int(rng.choice(few)) if rng.random() < 0.7 else int(rng.integers(n))
+        if table.n_units[seat] > 0 and (rng.random() < 0.2 or table.n_units[seat] >= table.unit_champion.shape[1] - 1
+                                        or table.pool[champion] < 1.0):
+            u = int(rng.integers(table.n_units[seat]))  # sold: its copies go back to the pool
+            table.pool[table.unit_champion[seat, u]] += 3 ** (table.unit_star[seat, u] - 1)
+            remove_unit(rules, table, seat, u)
+        elif table.pool[champion] >= 1.0:
+            table.pool[champion] -= 1.0
+            add_unit(rules, table, seat, champion)
+        stars_seen.update(table.unit_star[seat, :table.n_units[seat]].tolist())
+        expected = _unit_terms_by_definition(rules, table, seat)
+        for name, value in zip(("held", "held_one_star", "owned", "owned_pairs", "seat_traits", "trait_fit"),
+                               expected):
+            np.testing.assert_array_equal(getattr(table, name)[seat], value, err_msg=f"{name} at step {step}")
+        assert table_is_sound(rules, table)
+    assert stars_seen == ({1, 2, 3} if rules.champion_copies.max() >= 9 else {1, 2})
+    owner = int(np.argmax(table.n_units))
+    champion = int(table.unit_champion[owner, 0])
+    table.trait_fit[owner, champion] += 1.0
+    assert not unit_terms_hold(rules, table) and not table_is_sound(rules, table)
+    table.trait_fit[owner, champion] -= 1.0
+    assert unit_terms_hold(rules, table)
+    table.unit_champion[owner, 0] = (champion + 1) % n  # a unit changed behind the terms' back
+    assert not unit_terms_hold(rules, table)
 
 
 def test_the_board_never_exceeds_the_level():
@@ -207,7 +263,7 @@ def test_the_board_never_exceeds_the_level():
     scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(TINY.trait_breakpoints.shape[0], dtype=np.int64)
     for champion in range(5):
-        add_unit(table, 0, champion)
+        add_unit(TINY, table, 0, champion)
     for level in range(1, TINY.max_level + 1):
         table.level[0] = level
         _, on_board = board_power(TINY, table, 0, scratch, traits)

@@ -556,7 +556,7 @@ HAYSTACK = 2  # the dealer code (selling deals nothing, so any dealer does)
 def _give(table, seat, champion, n):
     for _ in range(n):
         table.pool[champion] -= 1.0
-        add_unit(table, seat, champion)
+        add_unit(RULES, table, seat, champion)
 
 
 @pytest.mark.parametrize("star", [1, 2, 3])

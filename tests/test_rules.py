@@ -32,7 +32,7 @@ def act(table, seat, action, argument=0, round_index=5):
 def give(table, seat, champion, n=1):
     for _ in range(n):
         table.pool[champion] -= 1.0
-        add_unit(table, seat, champion)
+        add_unit(RULES, table, seat, champion)
 
 
 def test_income_interest_and_streak_gold_at_round_start():

@@ -88,7 +88,7 @@ def random_state(rules, rng):
     for _ in range(target):
         champion = int(rng.choice(few)) if rng.random() < 0.7 else int(rng.integers(n))
         if table.n_units[0] < capacity:
-            add_unit(table, 0, champion)
+            add_unit(rules, table, 0, champion)
     for slot in range(rules.shop_size):
         if rng.random() < 0.8:
             table.shops[0, slot] = int(rng.choice(few)) if rng.random() < 0.6 else int(rng.integers(n))
@@ -179,10 +179,10 @@ def test_a_full_bench_still_buys_the_third_copy_unless_the_pool_is_dry():
         rules = rules_of(config)
         table = new_table(rules)
         capacity = rules.bench_size + rules.level_board_size[1]
-        add_unit(table, 0, 0)
-        add_unit(table, 0, 0)
+        add_unit(rules, table, 0, 0)
+        add_unit(rules, table, 0, 0)
         for champion in range(1, capacity - 1):
-            add_unit(table, 0, champion)
+            add_unit(rules, table, 0, champion)
         assert table.n_units[0] == capacity
         table.gold[0] = 10
         table.shops[0, :] = [0, 5, -1]  # the pair's third copy, a stranger, an empty slot

@@ -175,16 +175,6 @@ def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed
         table.streak[winner] = max(table.streak[winner], 0) + 1
 
 
-@game_inline
-def _same_damage(rules, table, round_index, seat, other, damage):
-    """An alive seat before ``other`` whose win would cost ``seat`` exactly ``damage`` HP too, or -1."""
-    for earlier in range(other):
-        if (earlier != seat and table.alive[earlier] and _damage(rules, round_index, table.fight_power[earlier],
-                                                                 table.fight_power[seat], table.fight_units[earlier]) == damage):
-            return earlier
-    return -1
-
-
 @game_kernel
 def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
     """Before the round's fights: each alive seat's board power and HP, and the matchmaking terms' expectations.
@@ -208,6 +198,7 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
     if alive < 2:
         return
     # The state values the fights' terms weigh outcomes by are kept for them (_add_fight_luck).
+    damages = table.loss_damage
     for seat in range(players):
         if not table.alive[seat]:
             continue
@@ -215,15 +206,23 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         table.standing_now[seat] = _standing(rules, table, seat, hp)
         table.value_now[seat] = _value(rules, table, seat, hp)
         p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
+        distinct = 0
         for other in range(players):
             if other == seat or not table.alive[other]:
                 continue
             p_win, damage_if_lost, _ = _fight_odds(rules, table, seat, other, round_index)
-            same = _same_damage(rules, table, round_index, seat, other, damage_if_lost)
-            if same >= 0:  # the states after a loss depend on the damage alone: computed once per damage
+            # The states after a loss depend on the damage alone: computed once per distinct damage.
+            same = -1
+            for k in range(distinct):
+                if damages[k] == damage_if_lost:
+                    same = table.loss_opponent[k]
+                    break
+            if same >= 0:
                 table.standing_if_lost[seat, other] = table.standing_if_lost[seat, same]
                 table.value_if_lost[seat, other] = table.value_if_lost[seat, same]
             else:
+                damages[distinct], table.loss_opponent[distinct] = damage_if_lost, other
+                distinct += 1
                 table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
                 table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost)
             p_mean += p_win
@@ -257,7 +256,7 @@ def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch
             while table.n_units[seat] > 0:
                 u = table.n_units[seat] - 1
                 table.pool[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
-                remove_unit(table, seat, u)
+                remove_unit(rules, table, seat, u)
     return alive_before - dying
 
 

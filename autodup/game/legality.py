@@ -74,7 +74,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.stats[seat, STAT_UNITS_BOUGHT] += 1
         table.bought[seat, champion] += 1
         table.shops[seat, argument] = -1
-        add_unit(table, seat, champion)
+        add_unit(rules, table, seat, champion)
         return True
     if action == ACTION_SELL:
         # A unit sells for its cost times the copies it holds (1, 3 or 9).
@@ -84,7 +84,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         copies = copies_of_star(table.unit_star[seat, argument])
         table.gold[seat] += rules.tier_cost[rules.champion_tier[champion]] * copies
         table.pool[champion] += copies
-        remove_unit(table, seat, argument)
+        remove_unit(rules, table, seat, argument)
         return True
     if action == ACTION_REROLL:
         if not legal_reroll(rules, table, seat):

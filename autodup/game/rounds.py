@@ -229,4 +229,4 @@ def deal_loot(rules, dealer, table, seat, round_index, seat_seeds):
             table.gold[seat] += rules.tier_cost[tier]
             continue
         table.pool[champion] -= 1.0
-        add_unit(table, seat, champion)
+        add_unit(rules, table, seat, champion)

@@ -23,7 +23,7 @@ from .view import VIEW_MASK_BITS
 __all__ = ["game_kernel", "game_inline", "ORDER_EVENTS", "ORDER_RACE", "ORDERS", "EVENTS_BY_POSITION",
            "EVENTS_BY_SEAT", "EVENT_ADDRESSING", "DEFAULT_EVENTS", "STREAM_SERVING_ORDER_KEY",
            "STREAM_MATCHMAKING_KEY", "STREAM_COMBAT_KEY", "STREAM_TIEBREAK_KEY", "STREAM_LOOT_BAG_KEY",
-           "STREAM_POLICY_KEY", "Rules", "stage_positions", "rules_of"]
+           "STREAM_POLICY_KEY", "Rules", "stage_positions", "trait_members", "rules_of"]
 
 # Helpers that allocate nothing run without the Numba runtime: the rules and
 # the table travel as named tuples of arrays, and refcounting all of them on
@@ -64,10 +64,10 @@ Rules = namedtuple("Rules", [
     "tier_cost", "tier_start", "champion_tier", "champion_copies", "champion_traits", "trait_breakpoints",
     "trait_bonus", "level_xp", "level_board_size", "level_odds", "round_pve", "round_damage", "round_income",
     "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power", "champion_cost",
-    "round_stage", "n_stages", "round_in_stage", "stage_rounds",
+    "round_stage", "n_stages", "round_in_stage", "stage_rounds", "trait_champions",
 ])
 # Rules fields computed here rather than read from the configuration.
-_DERIVED_RULES = ("round_in_stage", "stage_rounds")
+_DERIVED_RULES = ("round_in_stage", "stage_rounds", "trait_champions")
 
 
 def stage_positions(round_stage):
@@ -97,6 +97,30 @@ def stage_positions(round_stage):
     return round_in_stage, stage_rounds
 
 
+def trait_members(champion_traits, n_traits):
+    """The champions with each trait, from each champion's traits.
+
+    Parameters
+    ----------
+    champion_traits : int64 (N, M)
+        Each champion's traits, -1 after its last.
+    n_traits : int
+
+    Returns
+    -------
+    int64 (n_traits, L)
+        Row ``k``: the champions with trait ``k`` in increasing order (one entry per occurrence of ``k`` in a
+        champion's row), -1 after the last; ``L`` is the largest count.
+    """
+    champion_traits = np.asarray(champion_traits)
+    members = [[c for c in range(champion_traits.shape[0]) for m in range(champion_traits.shape[1])
+                if champion_traits[c, m] == k] for k in range(n_traits)]
+    out = np.full((n_traits, max((len(row) for row in members), default=0)), -1, dtype=np.int64)
+    for k, row in enumerate(members):
+        out[k, :len(row)] = row
+    return out
+
+
 def rules_of(config) -> Rules:
     """The jitted game's view of a :class:`~autodup.game.config.GameConfig`.
 
@@ -117,4 +141,5 @@ def rules_of(config) -> Rules:
                           f"{config.shop_size} slots (allowed: at most {VIEW_MASK_BITS})")
     round_in_stage, stage_rounds = stage_positions(config.round_stage)
     return Rules(**{name: getattr(config, name) for name in Rules._fields if name not in _DERIVED_RULES},
-                 round_in_stage=round_in_stage, stage_rounds=stage_rounds)
+                 round_in_stage=round_in_stage, stage_rounds=stage_rounds,
+                 trait_champions=trait_members(config.champion_traits, config.trait_breakpoints.shape[0]))

@@ -96,50 +96,31 @@ def put_in_shop(rules, table, seat, slot, champion):
 
 @game_inline
 def prepare_slot_luck(rules, table, seat, champion_weights):
-    """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): what each champion would be worth to
-    the seat (``table.owned``, ``owned_pairs``, ``trait_fit``) and their weights' sums per tier (``tier_hits``,
-    ``tier_pairs``, ``tier_fit``; kept up to date as copies leave, see :func:`take_slot_luck`)."""
-    table.owned[:] = 0.0
-    table.owned_pairs[:] = 0.0
-    table.seat_traits[:] = 0.0
-    for u in range(table.n_units[seat]):
-        champion = table.unit_champion[seat, u]
-        if table.unit_star[seat, u] == 1:
-            table.owned_pairs[champion] += 1.0  # 1-star units of it, for now
-        if table.owned[champion] == 0.0:
-            table.owned[champion] = 1.0
-            for m in range(rules.champion_traits.shape[1]):
-                trait = rules.champion_traits[champion, m]
-                if trait >= 0:
-                    table.seat_traits[trait] += 1.0
-    for c in range(table.owned.shape[0]):
-        table.owned_pairs[c] = 1.0 if table.owned_pairs[c] >= 2.0 else 0.0
-        fit = 0.0
-        for m in range(rules.champion_traits.shape[1]):
-            trait = rules.champion_traits[c, m]
-            if trait >= 0:
-                fit += table.seat_traits[trait] - table.owned[c]
-        table.trait_fit[c] = fit
+    """Before dealing ``seat`` slots from ``champion_weights`` (float64 (N,)): the sums per tier of the weights of
+    what the seat owns, of its pairs and of each champion's trait fit (``tier_hits``, ``tier_pairs``,
+    ``tier_fit``; kept up to date as copies leave, see :func:`take_slot_luck`), from the seat's unit terms
+    (:data:`autodup.game.state.UNIT_TERMS`)."""
+    owned, owned_pairs, trait_fit = table.owned[seat], table.owned_pairs[seat], table.trait_fit[seat]
     for t in range(table.tier_hits.shape[0]):
         hits, pairs, fit = 0.0, 0.0, 0.0
         for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
             weight = champion_weights[c]
             if weight > 0.0:
-                hits += weight * table.owned[c]
-                pairs += weight * table.owned_pairs[c]
-                fit += weight * table.trait_fit[c]
+                hits += weight * owned[c]
+                pairs += weight * owned_pairs[c]
+                fit += weight * trait_fit[c]
         table.tier_hits[t] = hits
         table.tier_pairs[t] = pairs
         table.tier_fit[t] = fit
 
 
 @game_inline
-def take_slot_luck(rules, table, champion):
+def take_slot_luck(rules, table, seat, champion):
     """One copy of ``champion`` left the weights the slot terms' expectations are over: its tier's sums lose it."""
     tier = rules.champion_tier[champion]
-    table.tier_hits[tier] -= table.owned[champion]
-    table.tier_pairs[tier] -= table.owned_pairs[champion]
-    table.tier_fit[tier] -= table.trait_fit[champion]
+    table.tier_hits[tier] -= table.owned[seat, champion]
+    table.tier_pairs[tier] -= table.owned_pairs[seat, champion]
+    table.tier_fit[tier] -= table.trait_fit[seat, champion]
 
 
 @game_inline
@@ -160,10 +141,10 @@ def add_slot_luck(rules, table, seat, champion, champion_totals):
             expected_cost += w * rules.tier_cost[t]
     hits, cost, pairs, fit = 0.0, 0.0, 0.0, 0.0
     if champion >= 0:
-        hits = table.owned[champion]
+        hits = table.owned[seat, champion]
         cost = rules.tier_cost[rules.champion_tier[champion]]
-        pairs = table.owned_pairs[champion]
-        fit = table.trait_fit[champion]
+        pairs = table.owned_pairs[seat, champion]
+        fit = table.trait_fit[seat, champion]
     table.luck[seat, LUCK_SHOP_HITS] += hits - expected_hits
     table.luck[seat, LUCK_SHOP_COST] += cost - expected_cost
     table.luck[seat, LUCK_SHOP_PAIRS] += pairs - expected_pairs
@@ -247,7 +228,7 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
         trace_draw(table, seat, key, champion_weights, champion)
         add_slot_luck(rules, table, seat, champion, champion_totals)
         if put_in_shop(rules, table, seat, slot, champion):
-            take_slot_luck(rules, table, champion)
+            take_slot_luck(rules, table, seat, champion)
             if constrained:
                 scratch_pool[champion] -= 1.0
                 table.qualifying_totals[rules.champion_tier[champion]] -= 1.0

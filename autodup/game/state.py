@@ -12,8 +12,8 @@ from .shop import copies_of_star
 from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
 
-__all__ = ["GAME_STATE", "DEALER_STATE", "SCRATCH", "TRACE", "Table", "Desk", "new_table", "new_desk", "copy_flat",
-           "capacity_of", "conservation_holds", "table_is_sound"]
+__all__ = ["GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk", "new_table", "new_desk", "copy_flat",
+           "capacity_of", "conservation_holds", "unit_terms_hold", "table_is_sound"]
 
 
 # A table's arrays, declared in three groups. N champions, T tiers; ``capacity`` is the largest bench
@@ -49,6 +49,19 @@ DEALER_STATE = (
     ("needles", "float64 (players, 2, N + T): the haystack's residuals and next values, by needle"),
     ("needle_count", "int64 (players, N + T): values each needle has consumed"),
 )
+# What each seat's units say of every champion, for the shop's luck terms (autodup.game.shop.add_slot_luck):
+# kept up to date as units come and go (autodup.game.units), since recomputing them for every shop was a
+# tenth of a game. Whole numbers, so the updates are exact; unit_terms_hold checks them.
+UNIT_TERMS = (
+    ("held", "int64 (players, N): units of each champion the seat holds, of any star"),
+    ("held_one_star", "int64 (players, N): its 1-star units"),
+    ("owned", "float64 (players, N): 1 for each champion the seat holds a unit of (the shop-hit term)"),
+    ("owned_pairs", "float64 (players, N): 1 for each champion of which the seat holds two 1-star units "
+                    "(shop_pairs)"),
+    ("seat_traits", "float64 (players, K): per trait, the distinct champions with it that the seat owns"),
+    ("trait_fit", "float64 (players, N): the other champions the seat owns sharing a trait with each one, counted "
+                  "once per trait shared (shop_traits)"),
+)
 # Scratch: working space rebuilt by each use, kept here so that nothing is allocated while a game plays.
 SCRATCH = (
     ("tier_totals", "float64 (T,): copies left per tier"),
@@ -61,13 +74,9 @@ SCRATCH = (
     ("event_keys", "float64 (players,): each seat's key when events are addressed by seat, or when seats are ranked"),
     ("fight_power", "float64 (players,): each alive seat's board power in this round's fights"),
     ("fight_units", "int64 (players,): the units on that board"),
-    ("owned", "float64 (N,): 1 for each champion the seat being dealt to owns (the shop-hit term)"),
     ("tier_hits", "float64 (T,): per tier, the weight of the champions it owns (the shop-hit term)"),
-    ("owned_pairs", "float64 (N,): 1 for each champion of which the seat holds two 1-star units (shop_pairs)"),
-    ("trait_fit", "float64 (N,): the other champions the seat owns sharing a trait with each one (shop_traits)"),
     ("tier_pairs", "float64 (T,): per tier, the weight of the champions in owned_pairs"),
     ("tier_fit", "float64 (T,): per tier, the weighted sum of trait_fit"),
-    ("seat_traits", "float64 (K,): per trait, the distinct champions with it that the seat owns"),
     ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
     ("fight_log_power", "float64 (players,): log(board power + 1), each alive seat's this round"),
     ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
@@ -75,6 +84,8 @@ SCRATCH = (
     ("value_now", "float64 (players,): each alive seat's value at fight_hp (see _value)"),
     ("standing_if_lost", "float64 (players, players): [s, o]: s's standing if it loses to o"),
     ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
+    ("loss_damage", "int64 (players,): the distinct damages a seat may take this round (prepare_fights)"),
+    ("loss_opponent", "int64 (players,): for each, the first opponent that deals it"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.analysis.coupling; see trace_draw).
@@ -84,7 +95,7 @@ TRACE = (
     ("trace_outcome", "int16 (players, K): the champion it dealt, -1 for none"),
     ("trace_count", "int64 (players,): draws traced"),
 )
-Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + SCRATCH + TRACE])
+Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNIT_TERMS + SCRATCH + TRACE])
 
 # What a seat's policy is handed: copies, refreshed before each decision (the
 # game state) or each turn (rules and parameters), so that a bot writing into
@@ -119,13 +130,17 @@ def new_table(rules, trace_draws=0):
         # dealer state
         np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
         np.zeros((players, n + n_tiers), dtype=np.int64),
+        # unit terms (no units yet)
+        np.zeros((players, n), dtype=np.int64), np.zeros((players, n), dtype=np.int64), np.zeros((players, n)),
+        np.zeros((players, n)), np.zeros((players, rules.trait_breakpoints.shape[0])), np.zeros((players, n)),
         # scratch
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n), np.zeros(n_tiers),
-        np.zeros(n), np.zeros(n), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(rules.trait_breakpoints.shape[0]),
+        np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n_tiers),
+        np.zeros(n_tiers), np.zeros(n_tiers),
         np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players),
-        np.zeros((players, players)), np.zeros((players, players)),
+        np.zeros((players, players)), np.zeros((players, players)), np.zeros(players, dtype=np.int64),
+        np.zeros(players, dtype=np.int64),
         # trace
         np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
         np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
@@ -187,8 +202,42 @@ def conservation_holds(rules, table):
 
 
 @game_kernel
+def unit_terms_hold(rules, table):
+    """Every seat's :data:`UNIT_TERMS` equal what its units give, computed afresh (the definitions)."""
+    for seat in range(table.held.shape[0]):
+        for c in range(table.held.shape[1]):
+            held, one_star = 0, 0
+            for u in range(table.n_units[seat]):
+                if table.unit_champion[seat, u] == c:
+                    held += 1
+                    one_star += 1 if table.unit_star[seat, u] == 1 else 0
+            if (table.held[seat, c] != held or table.held_one_star[seat, c] != one_star
+                    or table.owned[seat, c] != (1.0 if held > 0 else 0.0)
+                    or table.owned_pairs[seat, c] != (1.0 if one_star >= 2 else 0.0)):
+                return False
+        for k in range(table.seat_traits.shape[1]):
+            count = 0.0
+            for c in range(table.held.shape[1]):
+                for m in range(rules.champion_traits.shape[1]):
+                    if rules.champion_traits[c, m] == k and table.held[seat, c] > 0:
+                        count += 1.0
+            if table.seat_traits[seat, k] != count:
+                return False
+        for c in range(table.held.shape[1]):
+            fit = 0.0
+            for m in range(rules.champion_traits.shape[1]):
+                trait = rules.champion_traits[c, m]
+                if trait >= 0:
+                    fit += table.seat_traits[seat, trait] - table.owned[seat, c]
+            if table.trait_fit[seat, c] != fit:
+                return False
+    return True
+
+
+@game_kernel
 def table_is_sound(rules, table):
-    if not conservation_holds(rules, table):
+    """Copies are conserved, gold is not negative, units fit, and the unit terms are up to date."""
+    if not conservation_holds(rules, table) or not unit_terms_hold(rules, table):
         return False
     for seat in range(table.gold.shape[0]):
         if table.gold[seat] < 0 or table.n_units[seat] > capacity_of(rules, table, seat):

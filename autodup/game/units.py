@@ -5,12 +5,41 @@ from __future__ import annotations
 from .rules import game_inline, game_kernel
 from .shop import unit_power
 
-__all__ = ["remove_unit", "add_unit", "completes_a_combine", "seat_completes_a_combine", "level_up",
+__all__ = ["count_unit", "remove_unit", "add_unit", "completes_a_combine", "seat_completes_a_combine", "level_up",
            "record_final_board", "board_power"]
 
 
 @game_inline
-def remove_unit(table, seat, index):
+def count_unit(rules, table, seat, champion, star, change):
+    """Keep the seat's unit terms (:data:`autodup.game.state.UNIT_TERMS`) up to date as a unit of ``champion``
+    and ``star`` comes (``change`` 1) or goes (-1)."""
+    table.held[seat, champion] += change
+    if star == 1:
+        table.held_one_star[seat, champion] += change
+        table.owned_pairs[seat, champion] = 1.0 if table.held_one_star[seat, champion] >= 2 else 0.0
+    owns = table.held[seat, champion] > 0
+    if owns == (table.owned[seat, champion] > 0.0):
+        return
+    # The champion is owned now, or no longer: each of its traits counts one champion more (or fewer), so every
+    # champion with that trait fits one better (or worse), and the champion's own terms no longer count itself.
+    step = 1.0 if owns else -1.0
+    table.owned[seat, champion] = 1.0 if owns else 0.0
+    for m in range(rules.champion_traits.shape[1]):
+        trait = rules.champion_traits[champion, m]
+        if trait < 0:
+            continue
+        table.seat_traits[seat, trait] += step
+        for j in range(rules.trait_champions.shape[1]):
+            other = rules.trait_champions[trait, j]
+            if other < 0:
+                break
+            table.trait_fit[seat, other] += step
+        table.trait_fit[seat, champion] -= step
+
+
+@game_inline
+def remove_unit(rules, table, seat, index):
+    count_unit(rules, table, seat, table.unit_champion[seat, index], table.unit_star[seat, index], -1)
     last = table.n_units[seat] - 1
     table.unit_champion[seat, index] = table.unit_champion[seat, last]
     table.unit_star[seat, index] = table.unit_star[seat, last]
@@ -20,12 +49,18 @@ def remove_unit(table, seat, index):
 
 
 @game_inline
-def add_unit(table, seat, champion):
-    """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
+def _put_unit(rules, table, seat, champion, star):
     n = table.n_units[seat]
     table.unit_champion[seat, n] = champion
-    table.unit_star[seat, n] = 1
+    table.unit_star[seat, n] = star
     table.n_units[seat] = n + 1
+    count_unit(rules, table, seat, champion, star, 1)
+
+
+@game_inline
+def add_unit(rules, table, seat, champion):
+    """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
+    _put_unit(rules, table, seat, champion, 1)
     for star in (1, 2):
         found = 0
         for u in range(table.n_units[seat]):
@@ -37,13 +72,10 @@ def add_unit(table, seat, champion):
         u = table.n_units[seat] - 1
         while removed < 3:
             if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
-                remove_unit(table, seat, u)
+                remove_unit(rules, table, seat, u)
                 removed += 1
             u -= 1
-        n = table.n_units[seat]
-        table.unit_champion[seat, n] = champion
-        table.unit_star[seat, n] = star + 1
-        table.n_units[seat] = n + 1
+        _put_unit(rules, table, seat, champion, star + 1)
 
 
 @game_inline

@@ -18,6 +18,7 @@ from ..game.actions import ACTION_BUY, ACTION_REROLL
 from ..game.legality import apply_action
 from ..game.shop import tier_weights
 from ..game.state import new_table
+from ..game.units import remove_unit
 from .odds import (
     CHUNK_TRIALS,
     DEFAULT_TRIALS,
@@ -83,7 +84,8 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
         table.counters[:, :] = 0
         table.needles[:, :, :] = 0.0
         table.needle_count[:, :] = 0
-        table.n_units[0] = 0
+        while table.n_units[0] > 0:  # the player's units go, and with them its unit terms
+            remove_unit(rules, table, player, table.n_units[0] - 1)
         for seat in range(1, other_shops + 1):
             table.level[seat] = level
             table.gold[seat] = rules.reroll_price
