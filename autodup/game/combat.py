@@ -49,6 +49,22 @@ def _fight_odds(rules, table, a, b, round_index):
 
 
 @game_inline
+def _standing_term(table, difference, scale):
+    """logistic(``difference`` / ``scale``), from the table's memo (``standing_terms``) for a whole difference
+    within its range: a game asks for the same few hundred HP differences thousands of times."""
+    terms = table.standing_terms
+    half = (terms.shape[0] - 1) // 2
+    if -half <= difference <= half and int(difference) == difference:
+        index = int(difference) + half
+        term = terms[index]
+        if term != term:  # not computed yet (NaN)
+            term = 1.0 / (1.0 + np.exp(-difference / scale))
+            terms[index] = term
+        return term
+    return 1.0 / (1.0 + np.exp(-difference / scale))
+
+
+@game_inline
 def _standing(rules, table, seat, hp):
     """The seat's standing with ``hp``: a state value fixed in advance, sum over the other alive seats of
     P(it outlasts them), taken as a logistic in the HP difference at the start of the round's fights
@@ -59,7 +75,7 @@ def _standing(rules, table, seat, hp):
     total = 0.0
     for other in range(table.alive.shape[0]):
         if other != seat and table.alive[other]:
-            total += 1.0 / (1.0 + np.exp(-(hp - table.fight_hp[other]) / scale))
+            total += _standing_term(table, hp - table.fight_hp[other], scale)
     return total
 
 
@@ -108,7 +124,7 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, da
     # The duel's value: the value with the opponent's HP after the fight (unchanged when the seat loses), its
     # one term against the opponent swapped.
     opponent_hp = table.fight_hp[opponent]
-    duel_won = (value_won - _outlasts(rules, table, seat, hp, opponent, opponent_hp)
+    duel_won = (value_won - table.outlasts_now[seat, opponent]
                 + _outlasts(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent))
     duel_lost = value_lost
     # The gold a win pays now, and the streak gold the next income pays after a win or a loss.
@@ -140,11 +156,11 @@ def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a
         if seat == a or (seat == b and b_takes_damage) or not table.alive[seat]:
             continue
         hp = table.fight_hp[seat]
-        a_won = _outlasts(rules, table, seat, hp, a, hp_a)
+        a_won = table.outlasts_now[seat, a]
         b_won = _outlasts(rules, table, seat, hp, a, hp_a - damage_a)
         if seat != b:  # b's own board fights elsewhere as a ghost: its HP is not at stake here
             a_won += _outlasts(rules, table, seat, hp, b, hp_b_beaten)
-            b_won += _outlasts(rules, table, seat, hp, b, hp_b)
+            b_won += table.outlasts_now[seat, b]
         table.luck[seat, LUCK_COIN_ONLOOKER] += luck * (a_won - b_won)
 
 
@@ -204,7 +220,14 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
             continue
         hp = table.fight_hp[seat]
         table.standing_now[seat] = _standing(rules, table, seat, hp)
-        table.value_now[seat] = _value(rules, table, seat, hp)
+        # _value at the fights' HPs, its terms kept: the fights' luck terms read them again (_add_fight_luck).
+        value = 0.0
+        for other in range(players):
+            if other != seat and table.alive[other]:
+                term = _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
+                table.outlasts_now[seat, other] = term
+                value += term
+        table.value_now[seat] = value
         p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
         distinct = 0
         for other in range(players):

@@ -82,10 +82,13 @@ SCRATCH = (
     ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
     ("standing_now", "float64 (players,): each alive seat's standing at fight_hp (see _standing)"),
     ("value_now", "float64 (players,): each alive seat's value at fight_hp (see _value)"),
+    ("outlasts_now", "float64 (players, players): [s, o]: its term for o, P(s outlasts o) at fight_hp (_outlasts)"),
     ("standing_if_lost", "float64 (players, players): [s, o]: s's standing if it loses to o"),
     ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
     ("loss_damage", "int64 (players,): the distinct damages a seat may take this round (prepare_fights)"),
     ("loss_opponent", "int64 (players,): for each, the first opponent that deals it"),
+    ("standing_terms", "float64 (2 H + 1,): the standing's logistic term of each HP difference -H..H (H the "
+                       "starting HP, none above STANDING_MEMO_HP), NaN until first used"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.analysis.coupling; see trace_draw).
@@ -95,6 +98,8 @@ TRACE = (
     ("trace_outcome", "int16 (players, K): the champion it dealt, -1 for none"),
     ("trace_count", "int64 (players,): draws traced"),
 )
+# The largest starting HP whose standing terms are memoized (a table of 2 H + 1 values).
+STANDING_MEMO_HP = 2_000
 Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNIT_TERMS + SCRATCH + TRACE])
 
 # What a seat's policy is handed: copies, refreshed before each decision (the
@@ -115,6 +120,7 @@ def new_table(rules, trace_draws=0):
     # combine is allowed with a full bench, and holds one extra unit until it combines.
     capacity = rules.bench_size + rules.level_board_size.max() + 1
     pool = rules.champion_copies.astype(np.float64)
+    standing_memo = 2 * rules.starting_hp + 1 if rules.starting_hp <= STANDING_MEMO_HP else 0
     return Table(
         # game state
         pool, pool.copy(), np.full((players, rules.shop_size), -1, dtype=np.int64), np.zeros(players, dtype=np.bool_),
@@ -139,8 +145,10 @@ def new_table(rules, trace_draws=0):
         np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n_tiers),
         np.zeros(n_tiers), np.zeros(n_tiers),
         np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players),
-        np.zeros((players, players)), np.zeros((players, players)), np.zeros(players, dtype=np.int64),
+        np.zeros((players, players)), np.zeros((players, players)), np.zeros((players, players)),
         np.zeros(players, dtype=np.int64),
+        np.zeros(players, dtype=np.int64),
+        np.full(standing_memo, np.nan),
         # trace
         np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
         np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
