@@ -10,7 +10,7 @@ from numba import njit
 __all__ = ["coupling_kernel", "coupling_from_trace"]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _champion_distribution(weights, n_tiers, champion_tier, out):
     """The law of one hierarchical draw over the champions and "nothing" (``out[N]``, float64 (N + 1,)).
 
@@ -39,7 +39,7 @@ def _champion_distribution(weights, n_tiers, champion_tier, out):
         out[n] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _j_p(p, q):
     """P-MinHash agreement ``sum_i 1 / sum_j max(p_j / p_i, q_j / q_i)`` over outcomes both can draw."""
     total = 0.0
@@ -53,7 +53,7 @@ def _j_p(p, q):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champion_tier, n_tiers, out):
     """For every table pair at every (board, seat): the first traced draw whose inputs differ.
 

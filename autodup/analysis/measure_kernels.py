@@ -29,7 +29,7 @@ CORRECTED = "corrected"  # placements corrected by a value fitted on training bo
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def same_seat_pairs(n_boards, n_tables, seats):
     """Every pair of rows at the same board and seat of two tables: int64 (pairs, 2), rows (board, table, seat) ordered."""
     per_board = n_tables * (n_tables - 1) // 2 * seats
@@ -45,7 +45,7 @@ def same_seat_pairs(n_boards, n_tables, seats):
     return pairs
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def shop_agreement_by_round(shop_offsets, shop_values, bot, n_boards, n_tables, seats, shop_size, sums):
     """Add the chunk's table pairs to ``sums`` (float64 (R, 2, 4): round, same/different bot, PAIRS..MULTISET).
 
@@ -64,7 +64,7 @@ def shop_agreement_by_round(shop_offsets, shop_values, bot, n_boards, n_tables, 
         _compare_shops(pairs[i, 0], pairs[i, 1], shop_offsets, shop_values, bot, shop_size, copies, sums)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _compare_shops(ra, rb, shop_offsets, shop_values, bot, shop_size, copies, sums):
     """Add rows ``ra`` and ``rb``'s round shops, round by round, to ``sums`` (float64 (R, 2, 4))."""
     kind = SAME if bot[ra] == bot[rb] else DIFFERENT
@@ -101,7 +101,7 @@ def _compare_shops(ra, rb, shop_offsets, shop_values, bot, shop_size, copies, su
         sums[r, kind, MULTISET] += overlap / shop_size
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def offer_overlap(offers, bot, n_boards, n_tables, seats, sums):
     """Add each table pair's offer overlap at each seat to ``sums`` (float64 (2, 2): same/different bot, count/sum).
 
@@ -125,7 +125,7 @@ def offer_overlap(offers, bot, n_boards, n_tables, seats, sums):
         sums[kind, 1] += common / most
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def slot_tiers_by_level(shop_offsets, shop_values, level_offsets, levels, board_of_row, shop_size, champion_tier,
                         counts):
     """Count each round's shop slots by the seat's level then and the champion's tier: ``counts[board, level, tier]``."""
@@ -141,7 +141,7 @@ def slot_tiers_by_level(shop_offsets, shop_values, level_offsets, levels, board_
                     counts[b, level, champion_tier[champion]] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def round0_slot_counts(shop_offsets, shop_values, seats, shop_size, counts):
     """Count round 0's champions by seat and slot: ``counts[seat, slot, champion]`` (rows ordered, seat last)."""
     for row in range(shop_offsets.shape[0] - 1):
@@ -153,7 +153,7 @@ def round0_slot_counts(shop_offsets, shop_values, seats, shop_size, counts):
                 counts[row % seats, k, champion] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def poisson_weights(tournament_seed, first_board, n_boards, replicates):
     """Each board's Poisson(1) weight in each bootstrap replicate: int32 (n_boards, replicates).
 
@@ -178,7 +178,7 @@ def poisson_weights(tournament_seed, first_board, n_boards, replicates):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def board_seed_kernel(tournament_seed, board):
     """The grandparent seed of ``board`` (:func:`autodup.engine.rng.board_seed`), inside jitted code."""
     return derive_seed_kernel(np.uint64(tournament_seed), np.uint64(LABEL_BOARD), np.uint64(board))

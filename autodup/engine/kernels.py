@@ -90,10 +90,10 @@ NEXT = 1
 # The draw kernels allocate nothing. Compiling them without the Numba runtime
 # drops the atomic reference counting of array arguments at every call between
 # kernels, which otherwise costs more than the draw itself (numba issue #2350).
-kernel = njit(cache=True, _nrt=False)
+kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 # The pieces of a draw are inlined into their caller at compile time: passing
 # array structs by value to an out-of-line call costs more than a small race.
-inline_kernel = njit(cache=True, _nrt=False, inline="always")
+inline_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 
 _KEYED_DOMAIN = np.uint64(KEYED_DOMAIN)
 # Computed exponentials are >= u * (1 - 2**-52); this margin keeps pruning exact.
@@ -101,7 +101,7 @@ _PRUNE_MARGIN = 1.0 - 2.0**-40
 _STREAM_OF_ENGINE = (np.uint64(PLAIN_STREAM), np.uint64(SEQUENCE_STREAM))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def engine_state(n_needles):
     """Fresh state for any engine.
 

@@ -266,13 +266,13 @@ LOOT_KEY_BASE = 1 << 40     # loot draws are keyed above every shop key
 MAX_ROUNDS = LOOT_KEY_BASE // (KEY_ROLLS_PER_ROUND * KEY_SLOTS_PER_ROLL)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def _multiply_high_low(multiplier, value):
     product = multiplier * value
     return product >> _SHIFT32, product & _MASK32
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Philox4x32 with 10 rounds, on 32-bit words held in uint64.
 
@@ -297,7 +297,7 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
     return c0, c1, c2, c3
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def random_bits_pair(seed, stream, counter):
     """Both 64-bit halves of the Philox block at ``(seed, stream, counter)``.
 
@@ -314,25 +314,25 @@ def random_bits_pair(seed, stream, counter):
     return x0 | (x1 << _SHIFT32), x2 | (x3 << _SHIFT32)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def random_bits(seed, stream, counter):
     """64 random bits at address ``(seed, stream, counter)`` (all uint64): ``x0 | (x1 << 32)``."""
     return random_bits_pair(seed, stream, counter)[0]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def uniform_from_bits(bits):
     """The 53-bit uniform ``(bits >> 11) * 2**-53`` in [0, 1)."""
     return np.float64(bits >> _SHIFT11) * _TWO_POW_MINUS_53
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def random_uniform(seed, stream, counter):
     """A 53-bit uniform in [0, 1) at address ``(seed, stream, counter)``."""
     return uniform_from_bits(random_bits(seed, stream, counter))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def exponential_from_bits(bits):
     """``-log1p(-u)`` for the 53-bit uniform ``u = (bits >> 11) * 2**-53``, in pure arithmetic.
 
@@ -362,19 +362,19 @@ def exponential_from_bits(bits):
     return -log_v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def event_counter(round_index, index):
     """Counter of draw ``index`` (< ``EVENT_ROUND_STRIDE``) of round ``round_index`` in an event stream (uint64)."""
     return np.uint64(round_index) * np.uint64(EVENT_ROUND_STRIDE) + np.uint64(index)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def shop_key(round_index, roll, slot):
     """Keyed draw key of a shop slot: the ``roll``-th shop of a seat's round (0: the free refresh)."""
     return (round_index * KEY_ROLLS_PER_ROUND + roll) * KEY_SLOTS_PER_ROLL + slot
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def loot_key(position):
     """Keyed draw key of the unit a seat's loot bag hands out at bag ``position``."""
     return LOOT_KEY_BASE + position
@@ -408,7 +408,7 @@ def check_game_layout(max_rounds: int, players: int, shop_size: int, shops_per_r
             raise ValueError(f"{name} {value} is beyond the random-number layout ({why}; allowed: 1 to {limit})")
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def derive_seed_kernel(parent, label, index):
     """Child seed ``(parent, DERIVE_DOMAIN + label, index)`` as uint64."""
     return random_bits(parent, np.uint64(DERIVE_DOMAIN) + np.uint64(label), index)
@@ -484,7 +484,7 @@ def uniforms(seed: int, stream: int, start: int, count: int) -> np.ndarray:
     return _uniform_block(np.uint64(seed), np.uint64(stream), np.uint64(start), int(count))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _uniform_block(seed, stream, start, count):
     out = np.empty(count, dtype=np.float64)
     for n in range(count):

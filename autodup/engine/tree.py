@@ -45,7 +45,7 @@ REBASE_DRAWS = 4
 _CLOCK, _DRAWS = 0, 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def tree_state(n):
     """Fresh state for ``n`` outcomes, every weight 0.
 

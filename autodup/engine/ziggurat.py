@@ -129,7 +129,7 @@ _P5 = 4.13813679705723846039e-08
 _POWERS_OF_HALF = np.array([math.ldexp(1.0, -k) for k in range(1011)])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def exp_minus(x):
     """``exp(-x)`` for ``0 <= x <= 700``, in plain IEEE-754 arithmetic (fdlibm's algorithm, error below 1 ulp).
 
@@ -149,7 +149,7 @@ def exp_minus(x):
     return y * _POWERS_OF_HALF[-k]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def ziggurat_attempt(low, high):
     """One attempt of the ziggurat on the 128 bits ``low, high`` (uint64).
 
@@ -166,7 +166,7 @@ def ziggurat_attempt(low, high):
     return _ziggurat_edge(layer, x, high)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _ziggurat_edge(layer, x, high):
     # Out of line: 2.2% of attempts get here, and inlining it would double the size of every race that draws.
     if layer == 0:
@@ -177,7 +177,7 @@ def _ziggurat_edge(layer, x, high):
     return -1.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def random_exponential(seed, stream, counter):
     """The Exp(1) value at address ``(seed, stream, counter)``; ``stream`` below ``2**32``.
 

@@ -29,7 +29,7 @@ _ARGUMENT_OFFSET = 1 << 31
 _ARGUMENT_MASK = (1 << 32) - 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def encode_decision(action, argument):
     """A policy's answer: ``action`` (one of ``ACTION_*``) with its argument (slot, unit or trait).
 
@@ -38,13 +38,13 @@ def encode_decision(action, argument):
     return ANSWER_TAG | (((argument + _ARGUMENT_OFFSET) & _ARGUMENT_MASK) << 4) | (action & (ACTION_CODES - 1))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def is_answer(decision):
     """Whether ``decision`` was made by :func:`encode_decision` (bits 36-63 hold exactly the tag)."""
     return (decision >> 36) == (ANSWER_TAG >> 36)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def decode_decision(decision):
     """``(action, argument)`` of an answer (see :func:`is_answer`)."""
     return decision & (ACTION_CODES - 1), ((decision >> 4) & _ARGUMENT_MASK) - _ARGUMENT_OFFSET

@@ -61,7 +61,7 @@ def finite_number(value):
 # Inlined and without the Numba runtime: calling a plain @njit function with
 # array arguments costs two atomic reference-count operations per array, which
 # made a decision ten times slower than its work (measured: 350 ns against 25).
-helper = njit(cache=True, _nrt=False, inline="always")
+helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 
 
 

@@ -122,7 +122,7 @@ trace_count : int64 (boards, tables, players)
 """
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def seat_bot(design, board, table, seat, n_bots, fixed):
     """The bot at ``seat`` of ``table`` of ``board`` under seating ``design`` (``fixed``: int64 (players,))."""
     if design == SEATING_LATIN:
@@ -155,7 +155,7 @@ def scored_rows(design: str, board: np.ndarray, seat: np.ndarray, players: int) 
 BRANCHES = {"evaluation": LABEL_BOARD, "training": LABEL_TRAINING_BOARD}
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def table_seeds(tournament_seed, board, table, shared, seat_seeds, branch=LABEL_BOARD):
     """Fill ``seat_seeds`` (uint64 (players,)) for a table of a board; returns its event seed (see the seed tree).
 
@@ -167,7 +167,7 @@ def table_seeds(tournament_seed, board, table, shared, seat_seeds, branch=LABEL_
     return derive_seed_kernel(root, np.uint64(LABEL_EVENTS), np.uint64(0))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_board_arrays(rules, n_boards, n_tables, trace_draws):
     """:class:`BoardResults`' arrays for ``n_boards`` boards of ``n_tables`` tables, before any is played."""
     players = rules.players
@@ -194,7 +194,7 @@ def new_board_arrays(rules, n_boards, n_tables, trace_draws):
             bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
     """:class:`BoardResults`' arrays of finished games: ``games[i * n_tables + t]`` is table ``t`` of board ``i``.
 
@@ -222,7 +222,7 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, trace_draws):
             trace_count)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_table(rules, i, t, n_tables, table_results, unsound, log, results, violations, offers, bought, luck,
                 stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,
                 shop_offsets, shop_values, state_values, used, used_rounds):
@@ -269,7 +269,7 @@ def store_table(rules, i, t, n_tables, table_results, unsound, log, results, vio
     return shop_values, state_values, used, used_rounds
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, first_board, n_boards, n_tables, design,
                        fixed, policies, params, param_counts, n_bots, check, progress, trace_draws, branch):
     """Play boards ``first_board ..`` at ``n_tables`` tables each (see :func:`play_boards`); returns its arrays."""

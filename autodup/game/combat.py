@@ -258,7 +258,7 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         table.luck[seat, LUCK_MATCHMAKING_VALUE] -= value_mean / (alive - 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
     """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream).
 
@@ -288,7 +288,7 @@ def _is_ranked(table, seat, only_dying):
     return table.alive[seat] and (not only_dying or table.hp[seat] <= 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def rank_seats(table, event_seed, round_index, only_dying, places_up_to):
     """Give places ``places_up_to, places_up_to - 1, ...`` to alive seats (only the dying ones if asked),
     worst HP first; ties broken by the event stream."""

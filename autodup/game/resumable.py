@@ -56,7 +56,7 @@ class SeatView(NamedTuple):
     memory: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def call_policy(policy, me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
                 params, memory):
     """A compiled policy's answer to a view (:class:`SeatView`'s fields): a bot asked from Python."""
@@ -64,7 +64,7 @@ def call_policy(policy, me, shop, unit_champion, unit_star, pool, champion_cost,
                   memory)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy_box, params, param_counts,
                    bot_of_seat, outside, check, progress, games, has_decision, decisions, waiting, over,
                    observations, placements):
@@ -104,7 +104,7 @@ def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy
                      observations, placements, np.int64(k))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _advance_one(rules, dealer, order, events, seat_seeds, event_seeds, policies, params, param_counts, bot_of_seat,
                  outside, check, progress, games, has_decision, decisions, waiting, over, observations, placements, i):
     """Table ``i``'s part of :func:`advance_tables`."""
@@ -123,7 +123,7 @@ def _advance_one(rules, dealer, order, events, seat_seeds, event_seeds, policies
         observe_seat(game.desk, seat, observations, i)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def restart_games(rules, tournament_seed, table_of, shared, branch, trace_draws, n_params, games, seat_seeds,
                   event_seeds, tables, boards):
     """Put a new game of board ``boards[k]`` at entry ``tables[k]`` of ``games``, its seeds from the seed tree.

@@ -110,7 +110,7 @@ Desk = namedtuple("Desk", [
     "params", "memory",
 ])
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_table(rules, trace_draws=0):
     """Fresh state for one table (arrays sized by the rules); each seat's first ``trace_draws`` draws are traced."""
     players = rules.players
@@ -156,7 +156,7 @@ def new_table(rules, trace_draws=0):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_desk(rules, table, n_params):
     """Fresh policy workspaces for a table (see :data:`Desk`); ``memory`` starts at zero."""
     players = rules.players

@@ -88,7 +88,7 @@ trace_weights, trace_key, trace_outcome, trace_count
 """
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _log_round(table, alive_count, round_index, shop_log, state_log):
     """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs (``max_rounds`` rows)."""
     for i in range(alive_count):
@@ -100,7 +100,7 @@ def _log_round(table, alive_count, round_index, shop_log, state_log):
         state_log[round_index, seat, LOG_HP] = table.hp[seat]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _close_stage(luck, mark, stage_luck, bucket):
     """Add what each seat's luck terms gained since ``mark`` to stage bucket ``bucket``; ``mark`` = the terms now."""
     for seat in range(luck.shape[0]):
@@ -109,7 +109,7 @@ def _close_stage(luck, mark, stage_luck, bucket):
             mark[seat, k] = luck[seat, k]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def stage_bucket(rules, round_index):
     """The stage bucket of a round: its stage, the last ones sharing ``STAGE_BUCKETS - 1``."""
     return min(rules.round_stage[round_index], STAGE_BUCKETS - 1)
@@ -133,7 +133,7 @@ trait_counts : int64 (traits,)
 """
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_game(rules, trace_draws, n_params):
     """A game before its first round (see :class:`Game`); policies get ``n_params`` parameter slots."""
     table = new_table(rules, trace_draws)
@@ -153,7 +153,7 @@ def new_game(rules, trace_draws, n_params):
                 np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, params, param_counts, bot_of_seat,
                           progress):
     """Raise ``ValueError`` unless the arguments of :func:`play_table` (and :func:`advance`) fit the rules."""
@@ -173,7 +173,7 @@ def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, pa
         raise ValueError("play_table: the progress block is too small")
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             outside, check, progress, game, has_decision, decision):
     """Play ``game`` on until a seat played from outside must decide, or the game ends.
@@ -241,7 +241,7 @@ def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, para
             return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _end_game(rules, game, event_seed):
     """Rank the seats still alive, close the last stage bucket and record their final boards."""
     table, cursor = game.table, game.cursor
@@ -254,7 +254,7 @@ def _end_game(rules, game, event_seed):
     cursor[CURSOR_WAITING] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def game_results(rules, game):
     """int64 (players, len(RESULT_COLUMNS)): each seat's final state, then its stats (a game that is over)."""
     table = game.table
@@ -269,7 +269,7 @@ def game_results(rules, game):
     return results
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def game_log(game):
     """The game's :class:`TableLog` (its arrays, not copies; rows so far for a game in progress)."""
     table = game.table
@@ -278,7 +278,7 @@ def game_log(game):
                     table.trace_count)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
                progress, trace_draws=0, events=EVENTS_BY_SEAT):
     """Play one table to the end.
@@ -339,7 +339,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     return game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS], game_log(game)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
                trait_counts, final_champion, final_star):
     """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.
@@ -407,7 +407,7 @@ def compile_round_end(rules) -> None:
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_trait):
     """Deal ``n_shops`` shops from ``pool`` (float64 (N,)), each to a fresh seat seeded
     ``base_seed + i``; count the champion in each shop's first slot.
@@ -433,7 +433,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def loot_items(rules, seat_seed, n):
     """The first ``n`` loot bag items (indices into the bag) one seat receives."""
     out = np.zeros(n, dtype=np.int64)

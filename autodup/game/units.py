@@ -9,6 +9,28 @@ __all__ = ["count_unit", "remove_unit", "add_unit", "completes_a_combine", "seat
            "record_final_board", "board_power"]
 
 
+# Out of line, on the seat's rows alone: it is rare (a champion's first unit or its last), and inlined it would be
+# compiled again into each of count_unit's many inlined callers (measured: 19 s more of a cold compile).
+@game_kernel
+def _ownership_changed(champion_traits, trait_champions, owned, seat_traits, trait_fit, champion, owns):
+    """The seat owns ``champion`` now (``owns``), or no longer: each of its traits counts one champion more (or
+    fewer), so every champion with that trait fits one better (or worse), and the champion's own terms no longer
+    count itself. ``owned``, ``seat_traits`` and ``trait_fit`` are the seat's rows of the unit terms."""
+    step = 1.0 if owns else -1.0
+    owned[champion] = 1.0 if owns else 0.0
+    for m in range(champion_traits.shape[1]):
+        trait = champion_traits[champion, m]
+        if trait < 0:
+            continue
+        seat_traits[trait] += step
+        for j in range(trait_champions.shape[1]):
+            other = trait_champions[trait, j]
+            if other < 0:
+                break
+            trait_fit[other] += step
+        trait_fit[champion] -= step
+
+
 @game_inline
 def count_unit(rules, table, seat, champion, star, change):
     """Keep the seat's unit terms (:data:`autodup.game.state.UNIT_TERMS`) up to date as a unit of ``champion``
@@ -18,23 +40,9 @@ def count_unit(rules, table, seat, champion, star, change):
         table.held_one_star[seat, champion] += change
         table.owned_pairs[seat, champion] = 1.0 if table.held_one_star[seat, champion] >= 2 else 0.0
     owns = table.held[seat, champion] > 0
-    if owns == (table.owned[seat, champion] > 0.0):
-        return
-    # The champion is owned now, or no longer: each of its traits counts one champion more (or fewer), so every
-    # champion with that trait fits one better (or worse), and the champion's own terms no longer count itself.
-    step = 1.0 if owns else -1.0
-    table.owned[seat, champion] = 1.0 if owns else 0.0
-    for m in range(rules.champion_traits.shape[1]):
-        trait = rules.champion_traits[champion, m]
-        if trait < 0:
-            continue
-        table.seat_traits[seat, trait] += step
-        for j in range(rules.trait_champions.shape[1]):
-            other = rules.trait_champions[trait, j]
-            if other < 0:
-                break
-            table.trait_fit[seat, other] += step
-        table.trait_fit[seat, champion] -= step
+    if owns != (table.owned[seat, champion] > 0.0):
+        _ownership_changed(rules.champion_traits, rules.trait_champions, table.owned[seat], table.seat_traits[seat],
+                           table.trait_fit[seat], champion, owns)
 
 
 @game_inline

@@ -62,7 +62,7 @@ KIND_OF_FEATURE = np.array([_KIND_OF_TERM[name] for _ in range(2) for name in LU
                            dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def value_features(stage_luck, out):
     """Each seat's value features (:data:`VALUE_FEATURES`) at one table.
 
@@ -86,7 +86,7 @@ def value_features(stage_luck, out):
                 out[seat, half + k * buckets + b] = total / max(players - 1, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def seat_corrections(stage_luck, bots, weights, kind_of_feature, out):
     """The corrections of the seats of many tables, kind by kind.
 

@@ -285,7 +285,7 @@ def chain_odds(situation: RollSituation) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def held_by_other_shops(copies_left, units_left, slots, weight):
     """The law of what ``slots`` shop slots dealt one after the other, each holding its unit, take from a tier.
 
@@ -330,7 +330,7 @@ def held_by_other_shops(copies_left, units_left, slots, weight):
     return law
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def roll_chain(copies_left, units_left, rolls, shop_size, weight, looked_for, holding):
     """The game's law of the copies bought after ``rolls`` shops: P(exactly k), k = 0 .. ``looked_for``.
 

@@ -38,7 +38,7 @@ __all__ = ["SIMULATION_METHODS", "simulate_rolls", "simulate_watched_rolls", "si
 
 # Without the Numba runtime, like the game's kernels: with it, every inlined call that takes the table
 # would count references to each of its arrays (measured: the simulation ran 1.4-1.6x slower).
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, champion, pool, level, roll_level,
                    other_shops, rolls, counts):
     """Play ``trials`` roll sequences on a real table; count the copies of ``champion`` each one bought.
@@ -103,7 +103,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
         counts[found] += 1
 
 
-@njit(cache=True, _nrt=False, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops,
                            rolls, counts, seat_seeds, counters, needles, needle_count, tier_totals, tier_odds, shop,
                            working_pool):
@@ -200,7 +200,7 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
         counts[found] += 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
                   working_pool, watched, key):
     """One slot of ``seat``'s shop as :func:`autodup.game.shop.fill_shop` deals it, resolved in ``watched`` only.
@@ -215,7 +215,7 @@ def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_cou
                                      row, tier_totals, working_pool, rules.tier_start, watched)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def _fill_odds(rules, level, tier_totals, watched, out):
     """``out[0]``, ``out[1]``: :func:`autodup.game.shop.tier_weights` at ``level`` with tier ``watched``'s total
     0 and 1 (float64 (2, T)), the other tiers' totals as ``tier_totals`` holds them."""

@@ -179,7 +179,7 @@ def uniform_by_construction(letters: str) -> bool:
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def below_from_bits(bits, n):
     """``bits % n`` when ``bits`` (uint64) is not among the lowest ``2**64 mod n`` values, else -1 (rejected).
 
@@ -192,7 +192,7 @@ def below_from_bits(bits, n):
     return np.int64(bits % modulus)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def exact_below(seed, stream, counter, n):
     """A uniform integer in ``[0, n)``, exactly (:func:`below_from_bits` of the value at ``counter``, then the
     next ones while rejected; unlike ``autodup.bots.random_below``, which scales a double).
@@ -210,7 +210,7 @@ def exact_below(seed, stream, counter, n):
             return value, counter
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def fair_bits(seed, stream, bits):
     """Fair bits ``0 .. n-1`` (``bits``: int64, shape (n,), filled): bit ``i`` is bit ``i % 64`` of the value at
     counter ``i // 64``. Returns how many are 1."""
@@ -224,7 +224,7 @@ def fair_bits(seed, stream, bits):
     return ones
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ideal_shuffle(deck, seed, stream):
     """Fisher-Yates in place: position ``i`` (from the bottom up) takes a uniform card of ``deck[:i + 1]``."""
     counter = 0
@@ -233,7 +233,7 @@ def ideal_shuffle(deck, seed, stream):
         deck[i], deck[j] = deck[j], deck[i]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def random_key_shuffle(deck, seed, stream, scratch):
     """Cards sorted by a 53-bit key each (counter: the card's position), ties in their order (stable sort)."""
     n = deck.size
@@ -246,7 +246,7 @@ def random_key_shuffle(deck, seed, stream, scratch):
         deck[i] = scratch[order[i]]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def riffle_shuffle(deck, seed, stream, scratch):
     """GSR riffle: position ``i`` takes the next card of the top packet when its fair bit is 0.
 
@@ -267,7 +267,7 @@ def riffle_shuffle(deck, seed, stream, scratch):
             bottom += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def sleeve_riffle_shuffle(deck, seed, stream, scratch):
     """The 2020 article's riffle with sleeves, step for step (its ``quasi_riffle_shuffle``).
 
@@ -323,7 +323,7 @@ def sleeve_riffle_shuffle(deck, seed, stream, scratch):
         out += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def hindu_shuffle(deck, seed, stream, scratch):
     """Packets of 7 to 12 cards (uniform; the last is what is left) from the top, stacked: the first goes last."""
     n = deck.size
@@ -339,7 +339,7 @@ def hindu_shuffle(deck, seed, stream, scratch):
         start = stop
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def cut_shuffle(deck, seed, stream, scratch):
     """A uniform rotation: ``r`` uniform in ``[0, n)`` and the card at ``i`` moves to ``(i + r) % n``."""
     n = deck.size
@@ -349,7 +349,7 @@ def cut_shuffle(deck, seed, stream, scratch):
         deck[(i + rotation) % n] = scratch[i]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def shuffle_bag_shuffle(deck, seed, stream, scratch):
     """Every card drawn from a ShuffleBag holding the deck: ``next()`` swaps a uniform item of the first
     ``cursor + 1`` with the one at the cursor and returns it; the last draw takes the item left at 0."""
@@ -370,7 +370,7 @@ def shuffle_bag_shuffle(deck, seed, stream, scratch):
         deck[k] = item
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def naive_swap_shuffle(deck, seed, stream):
     """For every position ``i``, swap its card with the card at a uniform position of the whole deck."""
     n = deck.size
@@ -380,7 +380,7 @@ def naive_swap_shuffle(deck, seed, stream):
         deck[i], deck[j] = deck[j], deck[i]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def shuffle_deck(deck, codes, seed, scratch):
     """Apply the steps ``codes`` (int64) to ``deck`` (int64, card at each position) in place; step ``s`` reads
     stream ``SHUFFLE_DOMAIN + s`` under ``seed``. ``scratch`` is int64 work space of at least ``2 * deck.size``."""
@@ -405,7 +405,7 @@ def shuffle_deck(deck, codes, seed, scratch):
             naive_swap_shuffle(deck, seed, stream)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def deal_into(deck, codes, replicate_seed, index, scratch):
     """Deal ``index`` of a replicate into ``deck`` (int64, shape (n,)): the deck in order, then the steps
     ``codes`` from the deal's seed ``derive_seed(replicate_seed, LABEL_TRIAL, index)``."""
@@ -414,7 +414,7 @@ def deal_into(deck, codes, replicate_seed, index, scratch):
     shuffle_deck(deck, codes, derive_seed_kernel(replicate_seed, LABEL_TRIAL, np.uint64(index)), scratch)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def deal_decks(codes, n, replicate_seed, first, count):
     """Decks ``first .. first + count - 1`` of a replicate: int64, shape (count, n), the card at each position
     (0 on top) after the steps ``codes``, each deck from its own address (so any slice is the same)."""
@@ -429,7 +429,7 @@ def deal_decks(codes, n, replicate_seed, first, count):
 # --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def count_successions(deck):
     """Positions ``i`` whose card is followed by the next card of the original order (``deck[i] + 1``)."""
     count = 0
@@ -439,7 +439,7 @@ def count_successions(deck):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def count_rising_sequences(position):
     """Rising sequences: 1 + the cards ``c`` found below card ``c + 1`` (``position``: each card's position)."""
     count = 1
@@ -449,7 +449,7 @@ def count_rising_sequences(position):
     return count
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deals, duplicate_low, duplicate_high,
                 markers, marked_deals, matrices, duplicates, successions, rising, neighbours, marked):
     """Runs ``first_run .. first_run + runs - 1`` of ``shuffles`` deals each (deals below ``deals``), one per

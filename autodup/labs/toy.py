@@ -69,7 +69,7 @@ _X, _BLANK = 0, 1
 _FIRST_SHUFFLE, _SECOND_SHUFFLE = np.uint64(STREAM_TOY_FIRST_SHUFFLE), np.uint64(STREAM_TOY_SECOND_SHUFFLE)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _x_position(seed, stream, n_cards):
     """Position of the X (card 0) after a Fisher-Yates shuffle of ``n_cards`` cards."""
     position = 0  # the X starts on top
@@ -82,12 +82,12 @@ def _x_position(seed, stream, n_cards):
     return position
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _bob_row(x_position):
     return min(x_position, 3)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _replay_alice(x_position, x_position_second, amended):
     """Alice under the replay system; ``amended`` returns a replaced X by a second shuffle."""
     if x_position == 0:
@@ -99,7 +99,7 @@ def _replay_alice(x_position, x_position_second, amended):
     return 1 if x_position == 2 else 2
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _race_player(engine_keyed, seed, removes, needles, needle_count, weights):
     """Play the toy with one of the exponential races over outcomes {X, blank} weighted by counts.
 
@@ -125,13 +125,13 @@ def _race_player(engine_keyed, seed, removes, needles, needle_count, weights):
     return 3
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _alice_column(x_draw):
     # Alice removes the X after a blank first draw, so it can only come 1st or 3rd.
     return 0 if x_draw == 0 else (1 if x_draw == 2 else 2)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def toy_outcomes(seed, first_trial, trials):
     """Joint outcome of every system in trials ``first_trial .. first_trial + trials - 1``.
 
