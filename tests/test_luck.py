@@ -148,18 +148,18 @@ def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definiti
 def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outside_it():
     """_standing_term serves whole HP differences within the starting HP from the table's memo, filled on first
     use: every one equals the logistic computed afresh (glibc's exp, as the compiled game's), before and after it
-    is memoized; a fractional difference, one beyond the memo and a table without a memo compute it."""
+    is memoized (0 marks a term not computed yet: none is 0); a fractional difference, one beyond the memo and a table without a memo compute it."""
     import math
 
     table = game_state.new_table(SET4)
     hp = SET4.starting_hp
     scale = game_stats.STANDING_SCALE * hp
-    assert table.standing_terms.shape == (2 * hp + 1,) and np.isnan(table.standing_terms).all()
+    assert table.standing_terms.shape == (2 * hp + 1,) and not table.standing_terms.any()
     for difference in [float(d) for d in range(-hp - 3, hp + 4)] + [0.5, -17.25]:
         expected = 1.0 / (1.0 + math.exp(-difference / scale))
         assert game_combat._standing_term(table, difference, scale) == expected  # computed (and memoized)
         assert game_combat._standing_term(table, difference, scale) == expected  # read back
-    assert not np.isnan(table.standing_terms).any()  # every whole difference within +-H was memoized
+    assert table.standing_terms.all()  # every whole difference within +-H was memoized
     np.testing.assert_array_equal(table.standing_terms,
                                   [1.0 / (1.0 + math.exp(-float(d) / scale)) for d in range(-hp, hp + 1)])
     no_memo = table._replace(standing_terms=np.zeros(0))

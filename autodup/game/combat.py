@@ -57,7 +57,7 @@ def _standing_term(table, difference, scale):
     if -half <= difference <= half and int(difference) == difference:
         index = int(difference) + half
         term = terms[index]
-        if term != term:  # not computed yet (NaN)
+        if term == 0.0:  # not computed yet: a logistic term within the memo (|difference / scale| <= 8) is never 0
             term = 1.0 / (1.0 + np.exp(-difference / scale))
             terms[index] = term
         return term

@@ -88,7 +88,7 @@ SCRATCH = (
     ("loss_damage", "int64 (players,): the distinct damages a seat may take this round (prepare_fights)"),
     ("loss_opponent", "int64 (players,): for each, the first opponent that deals it"),
     ("standing_terms", "float64 (2 H + 1,): the standing's logistic term of each HP difference -H..H (H the "
-                       "starting HP, none above STANDING_MEMO_HP), NaN until first used"),
+                       "starting HP, none above STANDING_MEMO_HP), 0 until first used"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.analysis.coupling; see trace_draw).
@@ -148,7 +148,7 @@ def new_table(rules, trace_draws=0):
         np.zeros((players, players)), np.zeros((players, players)), np.zeros((players, players)),
         np.zeros(players, dtype=np.int64),
         np.zeros(players, dtype=np.int64),
-        np.full(standing_memo, np.nan),
+        np.zeros(standing_memo),
         # trace
         np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
         np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
