@@ -42,7 +42,7 @@ PARTS = (
     ("_end_round", "combat and its luck terms"), ("eliminate", "combat and its luck terms"),
     ("start_round", "round start: income, order"), ("advance", "the game loop"),
     ("NRT_", "reference counting"), ("store_table", "storing results"), ("reshape", "turn: views, legality, actions"),
-    ("bag_item", "round start: income, order"),
+    ("bag_item", "round start: income, order"), ("_ownership_changed", "turn: views, legality, actions"),
 )
 
 
