@@ -218,8 +218,9 @@ def _unit_terms_by_definition(rules, table, seat):
 def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     """The shop's unit terms, kept up to date by add_unit and remove_unit through buys, combines into 2- and
     3-stars and sales, equal their definitions after every step; the soundness check sees a wrong one."""
+    from autodup.game.shop import copies_of_star
     from autodup.game.state import new_table, table_is_sound, unit_terms_hold
-    from autodup.game.units import add_unit, remove_unit
+    from autodup.game.units import add_unit, completes_a_combine, remove_unit, seat_completes_a_combine
 
     rng = np.random.default_rng(5)
     n = rules.champion_copies.shape[0]
@@ -233,7 +234,7 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
         if table.n_units[seat] > 0 and (rng.random() < 0.2 or table.n_units[seat] >= table.unit_champion.shape[1] - 1
                                         or table.pool[champion] < 1.0):
             u = int(rng.integers(table.n_units[seat]))  # sold: its copies go back to the pool
-            table.pool[table.unit_champion[seat, u]] += 3 ** (table.unit_star[seat, u] - 1)
+            table.pool[table.unit_champion[seat, u]] += copies_of_star(int(table.unit_star[seat, u]))
             remove_unit(rules, table, seat, u)
         elif table.pool[champion] >= 1.0:
             table.pool[champion] -= 1.0
@@ -244,6 +245,10 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
                                expected):
             np.testing.assert_array_equal(getattr(table, name)[seat], value, err_msg=f"{name} at step {step}")
         assert table_is_sound(rules, table)
+        # A full bench's purchase reads the pair from the terms; bots count their units: the same answer.
+        assert [seat_completes_a_combine(table, seat, c) for c in range(n)] == \
+            [completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], c)
+             for c in range(n)]
     assert stars_seen == ({1, 2, 3} if rules.champion_copies.max() >= 9 else {1, 2})
     owner = int(np.argmax(table.n_units))
     champion = int(table.unit_champion[owner, 0])

@@ -94,14 +94,18 @@ def _outlasts(rules, table, seat, seat_hp, other, other_hp):
 
 
 @game_inline
-def _value(rules, table, seat, hp):
+def _value(rules, table, seat, hp, terms, keep):
     """The seat's value with ``hp``: a state value fixed in advance, its expected number of alive seats outlasted
     (:func:`_outlasts`), so players - value estimates its placement. Unlike the standing, it weighs board power:
-    a stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights."""
+    a stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights.
+    With ``keep``, each term against another seat is written into ``terms`` (float64 (players,))."""
     total = 0.0
     for other in range(table.alive.shape[0]):
         if other != seat and table.alive[other]:
-            total += _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
+            term = _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
+            if keep:
+                terms[other] = term
+            total += term
     return total
 
 
@@ -220,14 +224,8 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
             continue
         hp = table.fight_hp[seat]
         table.standing_now[seat] = _standing(rules, table, seat, hp)
-        # _value at the fights' HPs, its terms kept: the fights' luck terms read them again (_add_fight_luck).
-        value = 0.0
-        for other in range(players):
-            if other != seat and table.alive[other]:
-                term = _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
-                table.outlasts_now[seat, other] = term
-                value += term
-        table.value_now[seat] = value
+        # Its terms are kept: the fights' luck terms read them again (_add_fight_luck, _add_onlooker_luck).
+        table.value_now[seat] = _value(rules, table, seat, hp, table.outlasts_now[seat], True)
         p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
         distinct = 0
         for other in range(players):
@@ -247,7 +245,8 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
                 damages[distinct], table.loss_opponent[distinct] = damage_if_lost, other
                 distinct += 1
                 table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
-                table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost)
+                table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost,
+                                                          table.outlasts_now[seat], False)
             p_mean += p_win
             hp_mean += (1.0 - p_win) * damage_if_lost
             standing_mean += p_win * table.standing_now[seat] + (1.0 - p_win) * table.standing_if_lost[seat, other]

@@ -34,7 +34,7 @@ def _ownership_changed(champion_traits, trait_champions, owned, seat_traits, tra
 @game_inline
 def count_unit(rules, table, seat, champion, star, change):
     """Keep the seat's unit terms (:data:`autodup.game.state.UNIT_TERMS`) up to date as a unit of ``champion``
-    and ``star`` comes (``change`` 1) or goes (-1)."""
+    and ``star`` comes (``change`` 1) or goes (-1; -3 for the three units a combine replaces)."""
     table.held[seat, champion] += change
     if star == 1:
         table.held_one_star[seat, champion] += change
@@ -46,8 +46,8 @@ def count_unit(rules, table, seat, champion, star, change):
 
 
 @game_inline
-def remove_unit(rules, table, seat, index):
-    count_unit(rules, table, seat, table.unit_champion[seat, index], table.unit_star[seat, index], -1)
+def _take_out(table, seat, index):
+    """Take unit ``index`` off the seat's arrays: the last unit fills its place (the terms are not touched)."""
     last = table.n_units[seat] - 1
     table.unit_champion[seat, index] = table.unit_champion[seat, last]
     table.unit_star[seat, index] = table.unit_star[seat, last]
@@ -57,33 +57,48 @@ def remove_unit(rules, table, seat, index):
 
 
 @game_inline
-def _put_unit(rules, table, seat, champion, star):
+def _place(table, seat, champion, star):
+    """Put a unit at the end of the seat's arrays (the terms are not touched)."""
     n = table.n_units[seat]
     table.unit_champion[seat, n] = champion
     table.unit_star[seat, n] = star
     table.n_units[seat] = n + 1
-    count_unit(rules, table, seat, champion, star, 1)
+
+
+@game_inline
+def remove_unit(rules, table, seat, index):
+    count_unit(rules, table, seat, table.unit_champion[seat, index], table.unit_star[seat, index], -1)
+    _take_out(table, seat, index)
 
 
 @game_inline
 def add_unit(rules, table, seat, champion):
     """Add a 1-star unit, then combine three of a kind into the next star, repeatedly."""
-    _put_unit(rules, table, seat, champion, 1)
+    _place(table, seat, champion, 1)
+    count_unit(rules, table, seat, champion, 1, 1)
     for star in (1, 2):
-        found = 0
-        for u in range(table.n_units[seat]):
-            if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
-                found += 1
+        if star == 1:
+            found = int(table.held_one_star[seat, champion])
+        else:
+            found = 0
+            for u in range(table.n_units[seat]):
+                if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
+                    found += 1
         if found < 3:
             return
+        # The terms count the new unit before the three it replaces leave: the seat owns the champion
+        # throughout, so its traits' terms are not taken down and put back (the unit arrays change in the
+        # same order as before, so every result is as it was).
+        count_unit(rules, table, seat, champion, star + 1, 1)
+        count_unit(rules, table, seat, champion, star, -3)
         removed = 0
         u = table.n_units[seat] - 1
         while removed < 3:
             if table.unit_champion[seat, u] == champion and table.unit_star[seat, u] == star:
-                remove_unit(rules, table, seat, u)
+                _take_out(table, seat, u)
                 removed += 1
             u -= 1
-        _put_unit(rules, table, seat, champion, star + 1)
+        _place(table, seat, champion, star + 1)
 
 
 @game_inline
@@ -101,7 +116,8 @@ def completes_a_combine(unit_champion, unit_star, n_units, champion):
 
 @game_inline
 def seat_completes_a_combine(table, seat, champion):
-    return completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], champion)
+    """:func:`completes_a_combine` for a seat of the table, read from its unit terms (1-stars held)."""
+    return table.held_one_star[seat, champion] >= 2.0
 
 
 @game_inline
