@@ -48,7 +48,7 @@ from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHM
 from .shop import fill_shop, mark_trait
 from .state import new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
-from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turn
+from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turns
 from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
@@ -216,19 +216,13 @@ def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, para
             cursor[CURSOR_POSITION], cursor[CURSOR_STEP], cursor[CURSOR_ROLL] = 0, 0, 1
             cursor[CURSOR_PHASE] = PHASE_TURNS
         elif phase == PHASE_TURNS:
-            position = cursor[CURSOR_POSITION]
-            if position >= cursor[CURSOR_ALIVE_COUNT]:
-                cursor[CURSOR_PHASE] = PHASE_ROUND_END
-                continue
-            seat = table.order[position]
-            bot = bot_of_seat[seat]
-            over = play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, cursor[CURSOR_ALIVE_COUNT],
-                             policies[bot], params[bot], param_counts[bot], check, progress, cursor, outside[seat],
-                             has_decision, decision)
+            waiting = play_turns(rules, dealer, table, desk, round_index, seat_seeds, cursor[CURSOR_ALIVE_COUNT],
+                                 policies, params, param_counts, bot_of_seat, check, progress, cursor, outside,
+                                 has_decision, decision)
             has_decision = False
-            if not over:
-                return seat
-            cursor[CURSOR_POSITION], cursor[CURSOR_STEP], cursor[CURSOR_ROLL] = position + 1, 0, 1
+            if waiting >= 0:
+                return waiting
+            cursor[CURSOR_PHASE] = PHASE_ROUND_END
         elif phase == PHASE_ROUND_END:
             cursor[CURSOR_ALIVE] = _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed,
                                               cursor[CURSOR_ALIVE], cursor[CURSOR_ALIVE_COUNT], game.order_scratch,

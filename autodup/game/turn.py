@@ -6,7 +6,7 @@ import numpy as np
 
 from ..engine.rng import random_bits_pair
 from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
-from .cursor import CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
+from .cursor import CURSOR_POSITION, CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .progress import PROGRESS_SEAT
 from .rules import STREAM_POLICY_KEY, game_inline, game_kernel
@@ -57,7 +57,7 @@ from .view import (
     VIEW_XP_TO_LEVEL,
 )
 
-__all__ = ["play_turn", "LOG_LEVEL", "LOG_GOLD", "LOG_HP"]
+__all__ = ["play_turns", "play_turn", "LOG_LEVEL", "LOG_GOLD", "LOG_HP"]
 
 _UNIFORM_MEAN = 0.5 - 2.0**-54  # the mean of a policy's uniform k * 2**-53, k uniform below 2**53
 
@@ -139,6 +139,32 @@ def _lay_out_rules(rules, desk, seat, params):
 
 
 @game_kernel
+def play_turns(rules, dealer, table, desk, round_index, seat_seeds, alive_count, policies, params, param_counts,
+               bot_of_seat, check, progress, cursor, outside, has_decision, decision):
+    """Play the round's turns, seat by seat in ``table.order``, from the cursor's position until every turn is over
+    (returns -1) or a seat played from outside must decide (returns that seat; see :func:`play_turn`).
+
+    ``policies``, ``params``, ``param_counts`` and ``bot_of_seat`` are :func:`autodup.game.table.play_table`'s;
+    ``outside`` (bool (players,)) marks the seats played from outside; ``has_decision`` and ``decision`` resume
+    the waiting seat. One call plays the round: an out-of-line call passes the rules and the table field by
+    field (hundreds of words), so the turns are inlined here rather than called one by one.
+    """
+    position = cursor[CURSOR_POSITION]
+    while position < alive_count:
+        seat = table.order[position]
+        bot = bot_of_seat[seat]
+        over = play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policies[bot],
+                         params[bot], param_counts[bot], check, progress, cursor, outside[seat], has_decision,
+                         decision)
+        has_decision = False
+        if not over:
+            return seat
+        position += 1
+        cursor[CURSOR_POSITION], cursor[CURSOR_STEP], cursor[CURSOR_ROLL] = position, 0, 1
+    return -1
+
+
+@game_inline
 def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
               check, progress, cursor, outside, has_decision, decision):
     """Play ``seat``'s turn from where ``cursor`` says (its step and roll) until it ends or must wait.
