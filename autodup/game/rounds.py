@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.kernels import ENGINE_HAYSTACK, haystack_advance, haystack_consume, haystack_race, haystack_update
+from ..engine.kernels import (
+    ENGINE_HAYSTACK,
+    haystack_advance,
+    haystack_consume,
+    haystack_race,
+    haystack_update,
+)
 from ..engine.rng import EVENT_GHOST_INDEX, EVENT_SECOND_KEY, loot_key, random_uniform
 from .rules import (
     EVENTS_BY_SEAT,
@@ -16,6 +22,7 @@ from .rules import (
     game_kernel,
 )
 from .shop import (
+    FREE_REFRESH,
     add_slot_luck,
     clear_shop,
     deal_one,
@@ -166,10 +173,7 @@ def start_round(rules, dealer, order, events, table, round_index, seat_seeds, ev
             if not table.locked[table.order[i]]:
                 table.stats[table.order[i], STAT_SHOPS_SEEN] += 1
     else:
-        for i in range(alive_count):
-            seat = table.order[i]
-            if not table.locked[seat]:
-                reroll_shop(rules, dealer, table, seat, round_index, np.int64(0), seat_seeds, False)
+        reroll_shop(rules, dealer, table, np.int64(FREE_REFRESH), round_index, np.int64(0), seat_seeds, False)
     for i in range(alive_count):
         table.locked[table.order[i]] = False
     return alive_count

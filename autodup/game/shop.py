@@ -9,7 +9,7 @@ from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, LUCK_SHOP_PAIRS, LUCK_SHOP_TR
 
 __all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "tier_weights", "deal_one",
            "put_in_shop", "prepare_slot_luck", "take_slot_luck", "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
-           "fill_shop", "reroll_shop"]
+           "fill_shop", "reroll_shop", "FREE_REFRESH"]
 
 
 @game_kernel
@@ -234,11 +234,34 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
                 table.qualifying_totals[rules.champion_tier[champion]] -= 1.0
 
 
+# reroll_shop's seat for the round's free refresh: every alive seat whose shop is not locked, in serving order.
+FREE_REFRESH = -1
+
+
 @game_kernel
 def reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
-    clear_shop(rules, table.shops, seat, table.pool)
-    fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained)
-    table.stats[seat, STAT_SHOPS_SEEN] += 1
+    """Deal ``seat`` a fresh shop, its shown units back in the pool first (a reroll, a loaded roll).
+
+    With ``seat`` = ``FREE_REFRESH``, deal the round's free refresh instead: to every alive seat whose shop is
+    not locked, in serving order (``table.order``, as :func:`autodup.game.rounds.shuffle_alive` left it). One
+    call serves the whole refresh: each out-of-line call passes the rules and the table field by field
+    (hundreds of words), and the shop's code stays compiled once (one call of :func:`fill_shop`).
+    """
+    count = 1
+    if seat == FREE_REFRESH:
+        count = 0
+        for other in range(table.alive.shape[0]):
+            if table.alive[other]:
+                count += 1
+    for i in range(count):
+        dealt = seat
+        if seat == FREE_REFRESH:
+            dealt = table.order[i]
+            if table.locked[dealt]:
+                continue
+        clear_shop(rules, table.shops, dealt, table.pool)
+        fill_shop(rules, dealer, table, dealt, round_index, roll, seat_seeds, constrained)
+        table.stats[dealt, STAT_SHOPS_SEEN] += 1
 
 
 # The legality of each action, one predicate per action: apply_action refuses what they refuse, and
