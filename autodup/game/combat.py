@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.rng import EVENT_GHOST_INDEX
-from .rounds import streak_gold_of
+from .rounds import ghost_of, streak_gold_of
 from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_kernel
 from .shop import clear_shop, copies_of_star, event_uniform
 from .stats import (
@@ -27,7 +27,7 @@ from .stats import (
 )
 from .units import board_power, record_final_board, remove_unit
 
-__all__ = ["play_fight", "prepare_fights", "eliminate", "rank_seats"]
+__all__ = ["play_fights", "play_fight", "prepare_fights", "eliminate", "rank_seats"]
 
 
 @game_inline
@@ -169,6 +169,24 @@ def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a
 
 
 @game_kernel
+def play_fights(rules, table, k, round_index, event_seed, events):
+    """The round's fights: the ``k`` alive seats of ``table.order`` (as :func:`autodup.game.rounds.shuffle_alive`
+    paired them) fight two by two, and the odd seat out fights the board of another as a ghost
+    (:func:`autodup.game.rounds.ghost_of`, drawn after the other fights). One call plays them all: an
+    out-of-line call per fight passed the rules and the table field by field (hundreds of words).
+    """
+    for pair in range((k + 1) // 2):
+        a = table.order[2 * pair]
+        if 2 * pair + 1 < k:
+            b, b_takes_damage = table.order[2 * pair + 1], True
+        elif k > 1:
+            b, b_takes_damage = ghost_of(table, event_seed, round_index, k, events), False
+        else:
+            break
+        play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, events)
+
+
+@game_inline
 def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed, events):
     """``a`` fights ``b`` (a ghost of b's board unless ``b_takes_damage``) on the boards of ``table.fight_*``.
 

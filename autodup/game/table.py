@@ -23,7 +23,7 @@ from numba import cfunc, njit
 
 from ..engine.kernels import ENGINE_COUNT
 from .actions import ACTION_END, encode_decision
-from .combat import eliminate, play_fight, prepare_fights, rank_seats
+from .combat import eliminate, play_fights, prepare_fights, rank_seats
 from .cursor import (
     CURSOR,
     CURSOR_ALIVE,
@@ -43,7 +43,7 @@ from .cursor import (
     PHASE_TURNS,
 )
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
-from .rounds import bag_item, deal_loot, ghost_of, shuffle_alive, start_round
+from .rounds import bag_item, deal_loot, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY
 from .shop import fill_shop, mark_trait
 from .state import new_desk, new_table, table_is_sound
@@ -347,12 +347,7 @@ def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed
         return alive
     prepare_fights(rules, table, round_index, order_scratch, trait_counts)
     k = shuffle_alive(table, event_seed, STREAM_MATCHMAKING_KEY, round_index, events)
-    for pair in range(k // 2):
-        play_fight(rules, table, table.order[2 * pair], table.order[2 * pair + 1], True, round_index, pair, event_seed,
-               events)
-    if k % 2 == 1 and k > 1:
-        play_fight(rules, table, table.order[k - 1], ghost_of(table, event_seed, round_index, k, events), False,
-               round_index, k // 2, event_seed, events)
+    play_fights(rules, table, k, round_index, event_seed, events)
     return eliminate(rules, table, round_index, event_seed, alive, order_scratch, final_champion, final_star)
 
 
