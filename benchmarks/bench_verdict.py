@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 
 
-
 def games_needed(boards: int, seed: int, workers: int | None) -> dict:
     """The closest pair's games to a verdict under each format, from ``autodup.quality``."""
     import autodup

@@ -16,10 +16,16 @@ import pytest
 from scipy import stats
 
 from autodup.engine.rng import board_seed, event_seed
-from autodup.game.combat import play_fight, _fight_odds
+from autodup.game.combat import _fight_odds, play_fight
 from autodup.game.config import load_config
 from autodup.game.rounds import ghost_of, shuffle_alive
-from autodup.game.rules import STREAM_MATCHMAKING_KEY, STREAM_SERVING_ORDER_KEY, EVENTS_BY_POSITION, EVENTS_BY_SEAT, rules_of
+from autodup.game.rules import (
+    EVENTS_BY_POSITION,
+    EVENTS_BY_SEAT,
+    STREAM_MATCHMAKING_KEY,
+    STREAM_SERVING_ORDER_KEY,
+    rules_of,
+)
 from autodup.game.state import new_table
 
 from .stats_helpers import P_FLOOR, goodness_of_fit

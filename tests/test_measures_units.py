@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from autodup.engine import rng as adrng
 from autodup.analysis.coupling import _champion_distribution, _j_p, coupling_from_trace
 from autodup.analysis.measure_kernels import (
     DIFFERENT,
@@ -32,6 +31,7 @@ from autodup.analysis.measure_kernels import (
     slot_tiers_by_level,
 )
 from autodup.analysis.statistics import WALD_BOARDS_PER_DIMENSION, RatioObservable, holm, two_sample_test
+from autodup.engine import rng as adrng
 
 # --------------------------------------------------------------------------
 # holm

@@ -103,7 +103,6 @@ def exact_race_law(config, levels, waiting, pool, shops_before):
     odds = config.level_odds.astype(float)
     tier_of = config.champion_tier
     n_tiers = config.tier_cost.shape[0]
-    shop_size = shops_before.shape[1]
     champions = [int(c) for c in np.flatnonzero(pool > 0)]
 
     def state_after(history):

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 import autodup.bots as bots
-from autodup.game import view as game_view
 from autodup.engine.dealers import DEALERS
+from autodup.game import view as game_view
 from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOADED_ROLL, ACTION_REROLL, ACTION_SELL
 from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action

@@ -36,8 +36,10 @@ __all__ = ["game_kernel", "game_inline", "ORDER_EVENTS", "ORDER_RACE", "ORDERS",
 game_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 # Out-of-line calls pass the two named tuples field by field on the stack
 # (hundreds of words); small helpers called per slot or per action are
-# inlined into their caller instead. Inlining everything makes the game
-# 3x slower (measured): the turn loop and the round start stay separate.
+# inlined into their caller instead, and what runs once per seat runs in one
+# call per round (the turns, the free refresh, the fights: a loop around one
+# inlined copy). Inlining everything makes the game 3x slower (measured): the
+# round start, the turns and the round's end stay separate.
 game_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 
 # The dealer is an engine code (ENGINE_*); autodup.engine.dealers.DEALERS holds one record per dealer.
