@@ -125,6 +125,11 @@ def test_matchmaking_terms_average_to_zero_over_the_pairing_law_exactly(seed):
         assert np.all(subtracted[seat, MATCHMAKING_TERMS] != 0.0)
 
 
+def _value(table, seat, hp):
+    """The seat's value with ``hp`` (combat._value, its terms not kept)."""
+    return game_combat._value(SET4, table, seat, hp, np.zeros(table.alive.shape[0]), False)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definition_exactly(seed):
     """prepare_fights computes a seat's standing and value after a loss once per distinct damage and copies it
@@ -141,7 +146,7 @@ def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definiti
             reused += damage_if_lost in damages
             damages.append(damage_if_lost)
             assert table.standing_if_lost[seat, other] == game_combat._standing(SET4, table, seat, hp - damage_if_lost)
-            assert table.value_if_lost[seat, other] == game_combat._value(SET4, table, seat, hp - damage_if_lost)
+            assert table.value_if_lost[seat, other] == _value(table, seat, hp - damage_if_lost)
     assert reused > 0  # the shared path ran
 
 
@@ -188,15 +193,24 @@ def test_value_is_expected_seats_outlasted():
 
     for seat in range(7):
         hp = table.fight_hp[seat]
-        assert game_combat._value(SET4, table, seat, hp) == pytest.approx(by_hand(seat, hp), rel=1e-12)
+        assert _value(table, seat, hp) == pytest.approx(by_hand(seat, hp), rel=1e-12)
+        # Kept terms (what the fights' luck terms read again): one per other alive seat, summing to the value.
+        terms = np.full(8, np.nan)
+        value = game_combat._value(SET4, table, seat, hp, terms, True)
+        assert value == _value(table, seat, hp)
+        for other in range(8):
+            if other == seat or not table.alive[other]:
+                assert np.isnan(terms[other])
+            else:
+                assert terms[other] == game_combat._outlasts(SET4, table, seat, hp, other, table.fight_hp[other])
         # The duel's value (_add_fight_luck): the value with the opponent's term swapped for its HP after.
         opponent = 3 if seat != 3 else 5
-        duel = (game_combat._value(SET4, table, seat, hp - 5)
+        duel = (_value(table, seat, hp - 5)
                 - game_combat._outlasts(SET4, table, seat, hp - 5, opponent, table.fight_hp[opponent])
                 + game_combat._outlasts(SET4, table, seat, hp - 5, opponent, 0.0))
         assert duel == pytest.approx(by_hand(seat, hp - 5, opponent, 0.0), rel=1e-12)
-        assert game_combat._value(SET4, table, seat, 0.0) == 0.0
-    assert 0.0 < game_combat._value(SET4, table, 0, table.fight_hp[0]) < 6.0
+        assert _value(table, seat, 0.0) == 0.0
+    assert 0.0 < _value(table, 0, table.fight_hp[0]) < 6.0
 
 
 def test_a_term_that_is_not_zero_mean_is_caught():
