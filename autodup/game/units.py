@@ -78,7 +78,7 @@ def add_unit(rules, table, seat, champion):
     count_unit(rules, table, seat, champion, 1, 1)
     for star in (1, 2):
         if star == 1:
-            found = int(table.held_one_star[seat, champion])
+            found = table.held_one_star[seat, champion]
         else:
             found = 0
             for u in range(table.n_units[seat]):
@@ -117,7 +117,7 @@ def completes_a_combine(unit_champion, unit_star, n_units, champion):
 @game_inline
 def seat_completes_a_combine(table, seat, champion):
     """:func:`completes_a_combine` for a seat of the table, read from its unit terms (1-stars held)."""
-    return table.held_one_star[seat, champion] >= 2.0
+    return table.held_one_star[seat, champion] >= 2
 
 
 @game_inline
