@@ -12,6 +12,12 @@ Every figure comes from one run of this script:
   the workers' start, the summary) once, so the largest run's own speed, which carries it
   (``million_games_minutes_at_largest_run_speed``), overstates a million games' time;
 * ``two_workers_vs_twice_the_kernel``: what two workers keep of twice the kernel's speed, at the marginal rate;
+* ``command_cpu_share``: the command's own process's share of the largest run's CPU time (the workers' the rest);
+  it stores the chunks the workers send, and a run has as many workers as cores;
+* ``storing_a_chunk``: a chunk's 25 boards x 8 tables, in this process: ``encode_ms`` (Parquet and the checksums,
+  in the worker that played it) and ``write_ms`` (the bytes on disk and renamed: what the command's process does),
+  and ``games_per_s_one_process_can_store`` from the write alone (what bounds the workers, Ray's included, one
+  command can feed).
 * ``projection_reliable``: whether play is at least 80% of the largest run (the start the rest) and the fitted
   rate is positive; runs of a few dozen boards are mostly their start and noise, and the line through them
   means nothing (the projection is then printed as not made).
@@ -37,7 +43,8 @@ from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
 from autodup.game.rules import rules_of
-from autodup.tournament.spec import CHUNK_BOARDS
+from autodup.tournament.spec import CHUNK_BOARDS, make_spec, play_chunk
+from autodup.tournament.storage import encode_chunk, write_encoded_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "set4.yaml"
@@ -56,6 +63,29 @@ def kernel_games_per_s(boards: int) -> float:
     return boards * len(bots) / (time.perf_counter() - start)
 
 
+def storing_a_chunk(repeats: int = 20) -> dict:
+    """The best of ``repeats`` timings of encoding chunk 0 of the default run and of writing its bytes."""
+    from autodup.game.progress import new_progress
+
+    spec = make_spec(CONFIG, [load_bot(name) for name in bot_names()], boards=CHUNK_BOARDS, dealer="haystack",
+                     seed=0)
+    columns = play_chunk(spec, 0, new_progress())
+    identity = spec.identity_hash()
+    encode = write = float("inf")
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "chunks").mkdir()
+        for _ in range(repeats):
+            start = time.perf_counter()
+            data = encode_chunk(0, columns, identity)
+            middle = time.perf_counter()
+            write_encoded_chunk(Path(folder), 0, data)
+            end = time.perf_counter()
+            encode, write = min(encode, middle - start), min(write, end - middle)
+    games = CHUNK_BOARDS * len(spec.bot_names)
+    return {"games": games, "kilobytes": len(data) / 1000, "encode_ms": encode * 1e3, "write_ms": write * 1e3,
+            "games_per_s_one_process_can_store": games / write}
+
+
 def timed_run(boards: int, workers: int) -> dict:
     """``autodup run`` in a fresh process; wall time, games per second and the peak RSS of its processes."""
     with tempfile.TemporaryDirectory() as folder:
@@ -63,18 +93,21 @@ def timed_run(boards: int, workers: int) -> dict:
                   f"code = main(['run', {str(CONFIG)!r}, '--boards', '{boards}', '--workers', '{workers}', "
                   f"'--out', {folder + '/run'!r}, '--quiet', '--json']); "
                   "elapsed = time.perf_counter() - start; "
-                  "own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
-                  "children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss; "
-                  "print('BENCH', elapsed, own, children, file=sys.stderr); sys.exit(code)")
+                  "own = resource.getrusage(resource.RUSAGE_SELF); "
+                  "children = resource.getrusage(resource.RUSAGE_CHILDREN); "
+                  "print('BENCH', elapsed, own.ru_maxrss, children.ru_maxrss, own.ru_utime + own.ru_stime, "
+                  "children.ru_utime + children.ru_stime, file=sys.stderr); sys.exit(code)")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
         if result.returncode != 0:
             raise SystemExit(f"autodup run failed: {result.stderr.strip().splitlines()[-1]}")
         line = [x for x in result.stderr.splitlines() if x.startswith("BENCH")][-1].split()
         elapsed, own_kb, children_kb = float(line[1]), int(line[2]), int(line[3])
+        own_cpu, children_cpu = float(line[4]), float(line[5])
         tables = len(json.loads(result.stdout)["summary"])
+    # The workers are the command's children: their CPU time is the children's, the command's own is its own.
     return {"boards": boards, "workers": workers, "seconds": elapsed, "games_per_s": boards * tables / elapsed,
-            "peak_rss_mb": max(own_kb, children_kb) / 1024}
+            "peak_rss_mb": max(own_kb, children_kb) / 1024, "command_cpu_s": own_cpu, "workers_cpu_s": children_cpu}
 
 
 def measure(board_counts: list, workers_boards: int) -> dict:
@@ -102,6 +135,8 @@ def measure(board_counts: list, workers_boards: int) -> dict:
         "million_games_minutes_at_largest_run_speed": 1e6 / largest["games_per_s"] / 60,
         "two_workers_vs_twice_the_kernel": marginal / (2 * kernel),
         "projection_reliable": reliable,
+        "command_cpu_share": largest["command_cpu_s"] / (largest["command_cpu_s"] + largest["workers_cpu_s"]),
+        "storing_a_chunk": storing_a_chunk(),
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "python": platform.python_version()},
     }
@@ -124,10 +159,16 @@ def main() -> None:
               f"({run['seconds']:.1f} s, peak {run['peak_rss_mb']:.0f} MB)")
     print(f"end to end / kernel  {result['end_to_end_vs_kernel']:.2f}   2 workers / 1: "
           f"{result['speedup_2_workers']:.2f}x")
+    store = result["storing_a_chunk"]
+    print(f"a chunk ({store['games']} games, {store['kilobytes']:.0f} KB): encoded in its worker in "
+          f"{store['encode_ms']:.1f} ms, written by the command in {store['write_ms']:.1f} ms: one command can store "
+          f"{store['games_per_s_one_process_can_store']:,.0f} games/s")
     for run in result["scaling"]:
         print(f"{run['boards']:>6} boards, 2 workers  {run['games_per_s']:8.0f} games/s  {run['seconds']:7.1f} s  "
               f"peak {run['peak_rss_mb']:.0f} MB")
     largest = max(result["scaling"], key=lambda run: run["boards"])
+    print(f"the command's own process: {result['command_cpu_share']:.1%} of the largest run's CPU time "
+          f"({largest['command_cpu_s']:.1f} s; its workers {largest['workers_cpu_s']:.1f} s)")
     if not result["projection_reliable"]:
         print(f"a million games: not projected: the largest run ({largest['seconds']:.1f} s) is mostly its start "
               f"(fitted {result['start_seconds']:.1f} s); give --boards up to a few thousand")

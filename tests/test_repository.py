@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autodup.engine.dealers import CONTROL, DEALERS
+from autodup.tournament.spec import CHUNK_BOARDS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses use this checkout's package, whatever else is installed.
@@ -120,6 +121,13 @@ def test_tournament_benchmark_prints_its_figures_as_json():
         1e6 / data["scaling"][1]["games_per_s"] / 60)
     # Runs of 10 and 30 boards are mostly their start (about 3 s): no projection is claimed from them.
     assert data["projection_reliable"] is False
+    largest = data["scaling"][1]
+    assert data["command_cpu_share"] == pytest.approx(
+        largest["command_cpu_s"] / (largest["command_cpu_s"] + largest["workers_cpu_s"]))
+    assert 0 < data["command_cpu_share"] < 1 and largest["workers_cpu_s"] > 0
+    store = data["storing_a_chunk"]
+    assert store["games"] == CHUNK_BOARDS * 8 and store["encode_ms"] > 0 and store["kilobytes"] > 0
+    assert store["games_per_s_one_process_can_store"] == pytest.approx(store["games"] / store["write_ms"] * 1e3)
 
 
 def test_strength_benchmark_prints_its_figures_as_json():

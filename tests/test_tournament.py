@@ -58,6 +58,56 @@ def test_workers_do_not_change_a_single_byte(tmp_path):
     assert manifest["identity"]["seed"] == 3 and manifest["bots"] == FOUR and "package_version" in manifest
 
 
+def test_a_chunk_is_stored_as_its_worker_encoded_it_the_bytes_this_process_would_write(tmp_path):
+    """Workers encode their chunks and the command's process writes the bytes it receives: each file is byte for
+    byte the one encoded here from the same chunk's rows, and a bot's first error travels in it."""
+    from autodup.game.progress import new_progress
+    from autodup.tournament.spec import play_chunk
+    from autodup.tournament.storage import read_chunk_table, write_chunk
+
+    crash = ROOT / "tests" / "bots" / "crash.py"
+    spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot(name) for name in ("greedy", "econ", str(crash))],
+                     CHUNK_BOARDS + 5, "haystack", 3)
+    out, summary = play_and_summarize(spec, tmp_path / "run", workers=2, quiet=True)
+    stored = chunk_bytes(out)
+    assert len(stored) == 2
+    (tmp_path / "here" / "chunks").mkdir(parents=True)
+    for chunk, name in enumerate(stored):
+        _, metadata = read_chunk_table(out / "chunks" / name, ["board"])
+        errors = json.loads(metadata["autodup_errors"])
+        assert set(errors) == {"crash"} and errors["crash"].startswith("IndexError"), errors
+        write_chunk(tmp_path / "here", chunk, play_chunk(spec, chunk, new_progress()), spec.identity_hash(), errors)
+    assert chunk_bytes(tmp_path / "here") == stored
+    assert {row["bot"]: row["first_error"] for row in summary}["crash"].startswith("IndexError")
+
+
+def test_the_summary_takes_chunks_in_their_order_whatever_order_the_threads_finish_in():
+    """Chunks are read on several threads; their sums must be made in chunk order (float addition does not
+    commute bit for bit), the first failure in that order is the one raised, and at most CHUNKS_AHEAD are read
+    ahead (memory stays flat)."""
+    import threading
+
+    from autodup.analysis import summary
+
+    started, lock = [], threading.Lock()
+
+    def slow_first(item):  # the earlier the item, the later it finishes
+        with lock:
+            started.append(item)
+        time.sleep(0.002 * (summary.CHUNKS_AHEAD - item % summary.CHUNKS_AHEAD))
+        if item in (13, 17):
+            raise ValueError(item)
+        return item
+
+    taken = []
+    for item in summary._in_order(slow_first, range(12), threads=4):
+        taken.append(item)
+        assert max(started) <= item + summary.CHUNKS_AHEAD
+    assert taken == list(range(12))
+    with pytest.raises(ValueError, match="^13$"):
+        list(summary._in_order(slow_first, range(30), threads=4))
+
+
 def test_the_ray_backend_writes_the_same_bytes(tmp_path):
     """Against a local Ray instance started here (Ray is in the test extra, so CI runs this)."""
     import ray

@@ -3,14 +3,16 @@ luck-adjusted."""
 
 from __future__ import annotations
 
+import collections
 import json
+import os
 
 import numpy as np
 
 from ..errors import print_warning
 from ..game.boards import DEFAULT_DESIGN, scored_rows
 from ..game.stats import MISBEHAVIOUR_COLUMNS
-from ..tournament.storage import chunk_files, read_chunk, read_chunk_table, read_determinism, read_manifest
+from ..tournament.storage import chunk_arrays, chunk_files, read_chunk_table, read_determinism, read_manifest
 from .statistics import normal_half_width
 
 __all__ = ["RUN_AGAIN", "board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
@@ -105,27 +107,62 @@ def summarize(columns: dict, design: str = DEFAULT_DESIGN) -> list:
     return summarize_totals([board_totals(columns, design)])
 
 
-def fit_luck(out, bot_names, design: str):
-    """The cross-fitted slopes (:class:`autodup.analysis.luck.CrossFit`) of a run folder's scored rows, chunk by chunk."""
-    from .luck import CrossFit, luck_features, luck_matrix
+def fit_luck(out, bot_names, design: str, files=None):
+    """The cross-fitted slopes (:class:`autodup.analysis.luck.CrossFit`) of a run folder's scored rows, chunk by
+    chunk (``files``: its :func:`~autodup.tournament.storage.chunk_files`, if already listed)."""
+    from .luck import CrossFit
 
     fit = CrossFit(len(bot_names))
     index = {name: i for i, name in enumerate(bot_names)}
-    for path in chunk_files(out):
-        table, _ = read_chunk_table(path, ["board", "table", "seat", "bot", "placement", "luck"])
-        board, seat = table.column("board").to_numpy(), table.column("seat").to_numpy()
-        bot = np.array([index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
-        luck = luck_features(luck_matrix(table, len(board)), board, table.column("table").to_numpy())
-        scored = scored_rows(design, board, seat, int(seat.max()) + 1)
-        fit.add(bot[scored], board[scored], table.column("placement").to_numpy()[scored].astype(np.float64),
-                luck[scored])
+    for rows in _in_order(lambda path: _scored_luck_rows(path, index, design), files or chunk_files(out)):
+        fit.add(*rows)
     return fit
+
+
+def _scored_luck_rows(path, index: dict, design: str) -> tuple:
+    """A chunk's scored rows as :meth:`autodup.analysis.luck.CrossFit.add` takes them: bot, board, placement,
+    luck features."""
+    from .luck import luck_features, luck_matrix
+
+    table, _ = read_chunk_table(path, ["board", "table", "seat", "bot", "placement", "luck"])
+    board, seat = table.column("board").to_numpy(), table.column("seat").to_numpy()
+    bot = np.array([index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
+    luck = luck_features(luck_matrix(table, len(board)), board, table.column("table").to_numpy())
+    scored = scored_rows(design, board, seat, int(seat.max()) + 1)
+    return bot[scored], board[scored], table.column("placement").to_numpy()[scored].astype(np.float64), luck[scored]
+
+
+# A summary reads every chunk twice (the luck slopes are fitted on all of them first), most of it in Parquet's
+# decoding, the checksums and numpy, which let other threads run: so chunks are read and reduced on a few
+# threads, taken in chunk order (the sums, and so every figure, are the same bits as one by one), at most this
+# many chunks ahead of the one being added (memory stays flat in the boards).
+CHUNKS_AHEAD = 8
+
+
+def _in_order(function, items, threads: int | None = None):
+    """``function(item)`` for each of ``items``, yielded in their order, computed on ``threads`` threads (the
+    cores, at most 4) at most :data:`CHUNKS_AHEAD` items ahead; the first exception, in that order, is raised."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads = threads or min(4, os.cpu_count() or 1)
+    pending: collections.deque = collections.deque()
+    with ThreadPoolExecutor(threads, thread_name_prefix="autodup-summary") as pool:
+        try:
+            for item in items:
+                pending.append(pool.submit(function, item))
+                if len(pending) >= CHUNKS_AHEAD:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:  # raised, or the caller stopped: what is queued is not read
+            for future in pending:
+                future.cancel()
 
 
 def summarize_run(out) -> list:
     """The summary of a run folder, read chunk by chunk (memory does not grow with the number of boards).
 
-    Every chunk is checked as it is read (:func:`read_chunk`). The adjusted
+    Every chunk is checked as it is read (:func:`read_chunk_table`). The adjusted
     score is cross-fitted (:mod:`autodup.analysis.luck`): a first pass fits the
     slopes, a second adjusts. Each bot's row also gets ``first_error`` (its
     first policy error, or None) and ``deterministic`` (from the probe at the
@@ -138,24 +175,18 @@ def summarize_run(out) -> list:
     over its roster (a bot it does not know, or whose code changed since).
     """
     from ..game.bot_check import explain_silent_errors
-    from .luck import adjusted_placements, luck_features, luck_matrix
 
     identity = read_manifest(out)["identity"]
     design = identity["design"]
     bot_names = [name for name, *_ in identity["bots"]]
-    slopes, fitted = fit_luck(out, bot_names, design).slopes_and_fitted()
+    files = chunk_files(out)
+    slopes, fitted = fit_luck(out, bot_names, design, files).slopes_and_fitted()
     index = {name: i for i, name in enumerate(bot_names)}
-    corrected = ["corrected_placement"] if identity.get("value_sha256") else []
+    corrected = bool(identity.get("value_sha256"))
     parts, first_errors = [], {}
-    for path in chunk_files(out):
-        columns, metadata = read_chunk(path, ["board", "table", "seat", "bot", "placement", *corrected,
-                                              *MISBEHAVIOUR_COLUMNS])
-        table, _ = read_chunk_table(path, ["luck"])
-        bot = np.array([index[name] for name in columns["bot"]], dtype=np.int64)
-        luck = luck_features(luck_matrix(table, len(bot)), columns["board"], columns["table"])
-        adjusted = adjusted_placements(slopes, bot, columns["board"], columns["placement"].astype(np.float64), luck)
-        parts.append(board_totals(columns, design, adjusted, columns.get("corrected_placement")))
-        for bot_name, message in json.loads(metadata.get("autodup_errors", "{}")).items():
+    for totals, errors in _in_order(lambda path: _chunk_totals(path, index, slopes, design, corrected), files):
+        parts.append(totals)
+        for bot_name, message in errors.items():
             first_errors.setdefault(bot_name, message)
     determinism = read_determinism(out) or {}
     rows = summarize_totals(parts)
@@ -168,6 +199,22 @@ def summarize_run(out) -> list:
         row["deterministic"] = determinism.get(row["bot"])
         row["luck_fitted"] = bool(fitted[index[row["bot"]]])
     return rows
+
+
+def _chunk_totals(path, index: dict, slopes: np.ndarray, design: str, corrected: bool) -> tuple:
+    """A chunk's :func:`board_totals`, its placements adjusted by ``slopes``, and its bots' first errors; the chunk
+    read once."""
+    from .luck import adjusted_placements, luck_features, luck_matrix
+
+    names = ["board", "table", "seat", "bot", "placement", *(["corrected_placement"] if corrected else []),
+             *MISBEHAVIOUR_COLUMNS]
+    table, metadata = read_chunk_table(path, [*names, "luck"])
+    columns = chunk_arrays(path, table.select(names))
+    bot = np.array([index[name] for name in columns["bot"]], dtype=np.int64)
+    luck = luck_features(luck_matrix(table, len(bot)), columns["board"], columns["table"])
+    adjusted = adjusted_placements(slopes, bot, columns["board"], columns["placement"].astype(np.float64), luck)
+    totals = board_totals(columns, design, adjusted, columns.get("corrected_placement"))
+    return totals, json.loads(metadata.get("autodup_errors", "{}"))
 
 
 def _pooled_bots(out) -> list:

@@ -22,8 +22,8 @@ from .spec import (
     play_chunk,
     probe_determinism,
 )
-from .storage import LOCK_NAME, Plan, locked, prepare_output, read_determinism, write_chunk
-from .workers import DEFAULT_GAME_TIMEOUT
+from .storage import LOCK_NAME, Plan, encode_chunk, locked, prepare_output, read_determinism, write_encoded_chunk
+from .workers import DEFAULT_GAME_TIMEOUT, errors_recorded
 
 __all__ = ["play_run", "run_watched"]
 
@@ -123,9 +123,9 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     tasks_count = total - len(done) + (0 if probed else 1)
     if tasks_count == 0:
         return 0
-    tasks = [] if probed else [("probe", probe_determinism, (spec,))]
-    tasks = itertools.chain(tasks, ((c, play_chunk, (spec, c)) for c in wanted))
     identity_hash = spec.identity_hash()
+    tasks = [] if probed else [("probe", probe_determinism, (spec,))]
+    tasks = itertools.chain(tasks, ((c, play_and_encode_chunk, (spec, c, identity_hash)) for c in wanted))
     done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
     bar = contextlib.nullcontext(progress) if progress is not None else \
         tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True)
@@ -133,11 +133,11 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
         try:
             finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
                         else _with_processes(spec, tasks, min(workers, tasks_count), game_timeout))
-            for key, result, errors in finished:
+            for key, result, _ in finished:
                 if key == "probe":
                     write_json_atomically(out / DETERMINISM_FILE, result)
                     continue
-                write_chunk(out, key, result, identity_hash, _first_errors(spec, errors))
+                write_encoded_chunk(out, key, result)
                 progress.update(boards_in_chunk(spec.boards, key))
         except (WorkerFailure, TaskError) as error:
             kept = len(list((out / "chunks").glob("chunk-*.parquet")))
@@ -145,6 +145,13 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
                      else "; no chunk was finished")
             raise RunError(f"{error}{after}; see `autodup check-bot`") from None
     return tasks_count
+
+
+def play_and_encode_chunk(spec: RunSpec, chunk: int, identity_hash: str, progress) -> bytes:
+    """A worker's task: play chunk ``chunk`` (:func:`autodup.tournament.spec.play_chunk`) and return its file's
+    bytes (:func:`autodup.tournament.storage.encode_chunk`), with each bot's first policy error in the chunk."""
+    columns = play_chunk(spec, chunk, progress)
+    return encode_chunk(chunk, columns, identity_hash, _first_errors(spec, errors_recorded()))
 
 
 def _first_errors(spec: RunSpec, errors: list) -> dict:

@@ -27,10 +27,10 @@ from .spec import (
     identity_hash,
 )
 
-__all__ = ["chunk_path", "write_chunk", "read_chunk_table", "read_chunk", "read_results", "chunk_index",
-           "boards_done", "chunk_files", "Plan", "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS",
-           "recorded_bot_files", "spec_of_folder", "read_manifest", "load_players", "LOCK_NAME", "locked",
-           "read_determinism"]
+__all__ = ["chunk_path", "encode_chunk", "write_encoded_chunk", "write_chunk", "read_chunk_table", "read_chunk",
+           "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "Plan", "prepare_output",
+           "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "recorded_bot_files", "spec_of_folder", "read_manifest", "load_players",
+           "LOCK_NAME", "locked", "read_determinism"]
 
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
 
@@ -60,16 +60,31 @@ def _column_digest(column) -> str:
     return digest.hexdigest()
 
 
-def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_errors: dict | None = None) -> None:
-    """Write one chunk atomically: a temporary file, then a rename (a half-written chunk never looks done).
+def encode_chunk(chunk: int, columns: dict, identity_hash: str, first_errors: dict | None = None) -> bytes:
+    """A chunk's Parquet file, as bytes: where the chunk was played (a worker), not in the process that stores it.
+
+    Parameters
+    ----------
+    chunk : int
+        The chunk's index in its run.
+    columns : dict
+        Its rows (:func:`autodup.tournament.spec.chunk_rows`): numpy arrays, list columns as ``(offsets, values)``.
+    identity_hash : str
+        The run's (:func:`autodup.tournament.spec.identity_hash`).
+    first_errors : dict, optional
+        ``{bot: message}``: each bot's first policy error in the chunk.
 
     The schema's metadata holds the run's identity hash, the chunk index, a
     checksum of every column's values and each bot's first error message.
+    Encoding and the checksums are most of storing a chunk (about 20 ms of a
+    chunk's 200 games); done in the worker that played it, they spread over
+    the workers, and the command's process, which only writes the bytes
+    (:func:`write_encoded_chunk`), no longer bounds how many workers a run
+    can feed.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    final = chunk_path(out, chunk)
     arrays = {}
     for name, values in columns.items():
         if isinstance(values, tuple):  # a list column: (offsets, values)
@@ -81,11 +96,23 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_
     table = table.replace_schema_metadata({"autodup_run": identity_hash, "autodup_chunk": str(chunk),
                                            "autodup_checksums": json.dumps(checksums, sort_keys=True),
                                            "autodup_errors": json.dumps(first_errors or {}, sort_keys=True)})
-    with replacing(final, sync=True) as temporary:  # on disk before it gets its final name
-        # No column statistics: nothing filters chunks by them (every read takes whole columns, checked against
-        # their checksums), and computing them was over a third of writing a chunk, on the process that
-        # feeds the workers.
-        pq.write_table(table, temporary, compression="zstd", write_statistics=False)
+    sink = pa.BufferOutputStream()
+    # No column statistics: nothing filters chunks by them (every read takes whole columns, checked against
+    # their checksums), and computing them was over a third of encoding a chunk.
+    pq.write_table(table, sink, compression="zstd", write_statistics=False)
+    return sink.getvalue().to_pybytes()
+
+
+def write_encoded_chunk(out: Path, chunk: int, data: bytes) -> None:
+    """Store chunk ``chunk`` (its file's bytes, :func:`encode_chunk`) atomically: a temporary file, on disk, then
+    a rename (a half-written chunk never looks done)."""
+    with replacing(chunk_path(out, chunk), sync=True) as temporary:  # on disk before it gets its final name
+        temporary.write_bytes(data)
+
+
+def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_errors: dict | None = None) -> None:
+    """Encode a chunk (:func:`encode_chunk`) and store it (:func:`write_encoded_chunk`), in this process."""
+    write_encoded_chunk(out, chunk, encode_chunk(chunk, columns, identity_hash, first_errors))
 
 
 def read_chunk_table(path: Path, columns=None) -> tuple:
@@ -134,10 +161,16 @@ def read_chunk(path: Path, columns=None) -> tuple:
         The file cannot be read, a checksum differs or an invariant fails.
     """
     table, metadata = read_chunk_table(path, columns)
+    return chunk_arrays(path, table), metadata
+
+
+def chunk_arrays(path: Path, table) -> dict:
+    """The columns of a chunk's table (read by :func:`read_chunk_table`) as numpy arrays, placements checked
+    (see :func:`read_chunk`); for a reader that also keeps a list column as Arrow."""
     values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
     if {"board", "table", "placement"} <= values.keys() and not _placements_are_whole(values):
         raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)")
-    return values, metadata
+    return values
 
 
 def _placements_are_whole(columns: dict) -> bool:

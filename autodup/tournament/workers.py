@@ -66,7 +66,7 @@ from ..game.progress import (
 )
 
 __all__ = ["DEFAULT_GAME_TIMEOUT", "POLL_SECONDS", "TASKS_PER_WORKER", "ERRORS_KEPT", "table_of", "describe_where",
-           "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT"]
+           "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT", "errors_recorded"]
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
@@ -133,6 +133,16 @@ class _ErrorRecorder:
     def take(self) -> list:
         records, self.records, self.count = self.records, [], 0
         return records
+
+
+def errors_recorded() -> list:
+    """The policy errors recorded so far by the task this worker runs: ``(board, table, seat, message)`` records
+    (at most ``ERRORS_KEPT``), which :meth:`Pool.run` also hands back with its result. Empty outside a worker.
+
+    For a task that finishes its result where it ran (a chunk's file carries each bot's first error).
+    """
+    hook = sys.unraisablehook
+    return list(hook.records) if isinstance(hook, _ErrorRecorder) else []
 
 
 def _worker_main(connection, progress_buffer, parent_pid: int, log: int) -> None:
