@@ -60,12 +60,15 @@ def test_workers_do_not_change_a_single_byte(tmp_path):
 
 def test_a_chunk_is_stored_as_its_worker_encoded_it_the_bytes_this_process_would_write(tmp_path):
     """Workers encode their chunks and the command's process writes the bytes it receives: each file is byte for
-    byte the one encoded here from the same chunk's rows, and a bot's first error travels in it."""
+    byte the one encoded here from the same chunk's rows, with the errors its bot made in that chunk, recorded
+    here as a worker records them."""
     from autodup.game.progress import new_progress
+    from autodup.tournament.run import _first_errors
     from autodup.tournament.spec import play_chunk
     from autodup.tournament.storage import read_chunk_table, write_chunk
+    from autodup.tournament.workers import _ErrorRecorder
 
-    crash = ROOT / "tests" / "bots" / "crash.py"
+    crash = ROOT / "tests" / "bots" / "crash.py"  # errs from round 5 of every game
     spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot(name) for name in ("greedy", "econ", str(crash))],
                      CHUNK_BOARDS + 5, "haystack", 3)
     out, summary = play_and_summarize(spec, tmp_path / "run", workers=2, quiet=True)
@@ -73,39 +76,75 @@ def test_a_chunk_is_stored_as_its_worker_encoded_it_the_bytes_this_process_would
     assert len(stored) == 2
     (tmp_path / "here" / "chunks").mkdir(parents=True)
     for chunk, name in enumerate(stored):
-        _, metadata = read_chunk_table(out / "chunks" / name, ["board"])
-        errors = json.loads(metadata["autodup_errors"])
+        progress = new_progress()
+        recorder, hook = _ErrorRecorder(progress), sys.unraisablehook
+        sys.unraisablehook = recorder
+        try:
+            columns = play_chunk(spec, chunk, progress)
+        finally:
+            sys.unraisablehook = hook
+        errors = _first_errors(spec, recorder.records)
         assert set(errors) == {"crash"} and errors["crash"].startswith("IndexError"), errors
-        write_chunk(tmp_path / "here", chunk, play_chunk(spec, chunk, new_progress()), spec.identity_hash(), errors)
+        assert f"(board {chunk * CHUNK_BOARDS}, " in errors["crash"]  # this chunk's first board, not another's
+        _, metadata = read_chunk_table(out / "chunks" / name, ["board"])
+        assert json.loads(metadata["autodup_errors"]) == errors
+        write_chunk(tmp_path / "here", chunk, columns, spec.identity_hash(), errors)
+        if chunk == 0:
+            first = errors
     assert chunk_bytes(tmp_path / "here") == stored
-    assert {row["bot"]: row["first_error"] for row in summary}["crash"].startswith("IndexError")
+    assert {row["bot"]: row["first_error"] for row in summary}["crash"] == first["crash"]  # the run's first
+
+
+def test_a_worker_with_another_pyarrow_refuses_to_encode_chunks():
+    """On Ray a node may have another pyarrow than the command's: its chunk files would not be the same bytes."""
+    from autodup.errors import RunError
+    from autodup.game.progress import new_progress
+    from autodup.tournament.run import play_and_encode_chunk
+
+    spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot(name) for name in FOUR], CHUNK_BOARDS, "haystack", 3)
+    with pytest.raises(RunError, match="a worker has pyarrow .* where this command has 0.0.1"):
+        play_and_encode_chunk(spec, 0, spec.identity_hash(), "0.0.1", new_progress())
+    import pyarrow
+
+    assert play_and_encode_chunk(spec, 0, spec.identity_hash(), pyarrow.__version__, new_progress())[:4] == b"PAR1"
 
 
 def test_the_summary_takes_chunks_in_their_order_whatever_order_the_threads_finish_in():
     """Chunks are read on several threads; their sums must be made in chunk order (float addition does not
-    commute bit for bit), the first failure in that order is the one raised, and at most CHUNKS_AHEAD are read
-    ahead (memory stays flat)."""
+    commute bit for bit), at most CHUNKS_AHEAD are read ahead (memory stays flat), and the first failure in chunk
+    order is the one raised, even when a later chunk fails first."""
     import threading
 
     from autodup.analysis import summary
 
-    started, lock = [], threading.Lock()
+    ahead, pulled, taken = summary.CHUNKS_AHEAD, [], []
 
-    def slow_first(item):  # the earlier the item, the later it finishes
-        with lock:
-            started.append(item)
-        time.sleep(0.002 * (summary.CHUNKS_AHEAD - item % summary.CHUNKS_AHEAD))
-        if item in (13, 17):
+    def items(count):
+        for item in range(count):
+            pulled.append(item)
+            yield item
+
+    def earliest_last(item):  # within each window of CHUNKS_AHEAD, the earlier the item, the later it finishes
+        time.sleep(0.002 * (ahead - item % ahead))
+        return item
+
+    for item in summary._in_order(earliest_last, items(5 * ahead), threads=4):
+        taken.append(item)
+        assert len(pulled) < len(taken) + ahead
+    assert taken == list(range(5 * ahead))
+    later_failed = threading.Event()
+
+    def failing(item):
+        if item == 5:
+            later_failed.set()
+            raise ValueError(item)
+        if item == 3:
+            assert later_failed.wait(10)
             raise ValueError(item)
         return item
 
-    taken = []
-    for item in summary._in_order(slow_first, range(12), threads=4):
-        taken.append(item)
-        assert max(started) <= item + summary.CHUNKS_AHEAD
-    assert taken == list(range(12))
-    with pytest.raises(ValueError, match="^13$"):
-        list(summary._in_order(slow_first, range(30), threads=4))
+    with pytest.raises(ValueError, match="^3$"):
+        list(summary._in_order(failing, range(10), threads=4))
 
 
 def test_the_ray_backend_writes_the_same_bytes(tmp_path):

@@ -180,7 +180,7 @@ def trace_runs(folders: dict, out: Path, boards: int, draws: int, game_timeout: 
                 if str(stored["run"]) == run_id and int(stored["boards"]) == boards and int(stored["draws"]) == draws:
                     traces[dealer] = {name: stored[name] for name in TRACE_FIELDS}
                     continue
-        arrays, _ = run_watched(trace_boards, (spec, boards, draws), game_timeout, describe=spec.describe)
+        arrays = run_watched(trace_boards, (spec, boards, draws), game_timeout, describe=spec.describe)
         folder_of_traces.mkdir(parents=True, exist_ok=True)
         with replacing(path, suffix=".npz") as temporary:  # numpy adds .npz to a name without it
             np.savez_compressed(temporary, run=np.array(run_id), boards=np.array(boards), draws=np.array(draws),

@@ -114,7 +114,8 @@ def fit_luck(out, bot_names, design: str, files=None):
 
     fit = CrossFit(len(bot_names))
     index = {name: i for i, name in enumerate(bot_names)}
-    for rows in _in_order(lambda path: _scored_luck_rows(path, index, design), files or chunk_files(out)):
+    files = chunk_files(out) if files is None else files
+    for rows in _in_order(lambda path: _scored_luck_rows(path, index, design), files):
         fit.add(*rows)
     return fit
 
@@ -132,9 +133,9 @@ def _scored_luck_rows(path, index: dict, design: str) -> tuple:
     return bot[scored], board[scored], table.column("placement").to_numpy()[scored].astype(np.float64), luck[scored]
 
 
-# A summary reads every chunk twice (the luck slopes are fitted on all of them first), most of it in Parquet's
-# decoding, the checksums and numpy, which let other threads run: so chunks are read and reduced on a few
-# threads, taken in chunk order (the sums, and so every figure, are the same bits as one by one), at most this
+# A summary reads every chunk twice (the luck slopes are fitted on all of them first). Much of that is in
+# Parquet's decoding, hashing and numpy, which let other threads run (the bots' names, read as Python strings,
+# do not): so chunks are read and reduced on a few threads, taken in chunk order (the sums, and so every figure, are the same bits as one by one), at most this
 # many chunks ahead of the one being added (memory stays flat in the boards).
 CHUNKS_AHEAD = 8
 

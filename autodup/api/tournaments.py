@@ -157,7 +157,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
     with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
-        played, _ = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file), seed,
+        played = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file), seed,
                                                   board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
     if errors:
@@ -218,7 +218,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     overrides = parameter_overrides(bot_params, bot_param_file)
     try:
         with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
-            report, _ = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
+            report = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
                                                            variant_games))
     except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
         return {"bot": str(bot), "clean": False, "failure": str(failure), "kind": failure.kind}

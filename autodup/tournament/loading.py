@@ -208,7 +208,7 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
             bar = CompileProgress(specs, progress)
         try:
             with Pool(len(tasks), game_timeout, describe=describe) as pool:
-                return {key: result for key, result, _ in pool.run(tasks, bar.update if bar else None)}["bots"]
+                return {key: result for key, result in pool.run(tasks, bar.update if bar else None)}["bots"]
         except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
             raise error.as_raised() from None
         finally:

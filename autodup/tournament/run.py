@@ -25,7 +25,7 @@ from .spec import (
 from .storage import LOCK_NAME, Plan, encode_chunk, locked, prepare_output, read_determinism, write_encoded_chunk
 from .workers import DEFAULT_GAME_TIMEOUT, errors_recorded
 
-__all__ = ["play_run", "run_watched"]
+__all__ = ["play_run", "run_watched", "play_and_encode_chunk"]
 
 
 def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
@@ -124,8 +124,10 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     if tasks_count == 0:
         return 0
     identity_hash = spec.identity_hash()
+    # Local workers run this interpreter, so they encode as this process would; Ray's nodes may not.
+    encoder = _pyarrow_version() if backend == "ray" else None
     tasks = [] if probed else [("probe", probe_determinism, (spec,))]
-    tasks = itertools.chain(tasks, ((c, play_and_encode_chunk, (spec, c, identity_hash)) for c in wanted))
+    tasks = itertools.chain(tasks, ((c, play_and_encode_chunk, (spec, c, identity_hash, encoder)) for c in wanted))
     done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
     bar = contextlib.nullcontext(progress) if progress is not None else \
         tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True)
@@ -133,7 +135,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
         try:
             finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
                         else _with_processes(spec, tasks, min(workers, tasks_count), game_timeout))
-            for key, result, _ in finished:
+            for key, result in finished:
                 if key == "probe":
                     write_json_atomically(out / DETERMINISM_FILE, result)
                     continue
@@ -143,15 +145,39 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
             kept = len(list((out / "chunks").glob("chunk-*.parquet")))
             after = (f"; the {kept} finished chunks are kept ({again})" if kept
                      else "; no chunk was finished")
-            raise RunError(f"{error}{after}; see `autodup check-bot`") from None
+            bots = "" if isinstance(error, TaskError) and error.kind == "RunError" else "; see `autodup check-bot`"
+            raise RunError(f"{error}{after}{bots}") from None
     return tasks_count
 
 
-def play_and_encode_chunk(spec: RunSpec, chunk: int, identity_hash: str, progress) -> bytes:
+def play_and_encode_chunk(spec: RunSpec, chunk: int, identity_hash: str, encoder: str | None, progress) -> bytes:
     """A worker's task: play chunk ``chunk`` (:func:`autodup.tournament.spec.play_chunk`) and return its file's
-    bytes (:func:`autodup.tournament.storage.encode_chunk`), with each bot's first policy error in the chunk."""
+    bytes (:func:`autodup.tournament.storage.encode_chunk`), with each bot's first policy error in the chunk.
+
+    ``encoder``, when given, is the command's pyarrow version: a worker with another one refuses before
+    playing, since its Parquet files (their footers, perhaps their encodings) would not be byte for byte
+    those of the command's machine.
+
+    Raises
+    ------
+    RunError
+        This worker's pyarrow is not ``encoder``.
+    """
+    if encoder is not None:
+        import pyarrow
+
+        if pyarrow.__version__ != encoder:
+            raise RunError(f"a worker has pyarrow {pyarrow.__version__} where this command has {encoder}: the "
+                           "chunk files it wrote would differ from this machine's; install the same pyarrow on "
+                           "every node", "backend")
     columns = play_chunk(spec, chunk, progress)
     return encode_chunk(chunk, columns, identity_hash, _first_errors(spec, errors_recorded()))
+
+
+def _pyarrow_version() -> str:
+    from importlib.metadata import version
+
+    return version("pyarrow")
 
 
 def _first_errors(spec: RunSpec, errors: list) -> dict:
@@ -218,7 +244,7 @@ _RAY_LOCAL_POOL: list = []
 
 
 def run_watched(function, args: tuple, game_timeout: float, describe=None):
-    """Run a task in a watched worker process of this process (kept for the next call); returns ``(result, errors)``.
+    """Run a task in a watched worker process of this process (kept for the next call); returns its result.
 
     Ray workers call this, so that a bot that hangs or crashes is caught
     there as it is in a local run.
@@ -303,13 +329,13 @@ def _with_ray(spec: RunSpec, tasks, workers: int, ray_address, game_timeout: flo
                 for reference in ready:
                     key = pending.pop(reference)
                     try:
-                        result, errors = ray.get(reference)
+                        result = ray.get(reference)
                     except ray.exceptions.RayError as error:  # a task's own failure travels as its cause
                         cause = getattr(error, "cause", None)
                         if isinstance(cause, (WorkerFailure, TaskError)):
                             raise type(cause)(*cause.__reduce__()[1]) from None
                         raise RunError(f"Ray: {first_line(cause if cause is not None else error)}") from None
-                    yield key, result, errors
+                    yield key, result
     finally:
         for reference in pending:
             ray.cancel(reference, force=True)

@@ -120,26 +120,23 @@ class _ErrorRecorder:
     def __init__(self, progress: np.ndarray):
         self.progress = progress
         self.records: list = []
-        self.count = 0
 
     def __call__(self, unraisable) -> None:
-        self.count += 1
         if len(self.records) < ERRORS_KEPT:
             error = unraisable.exc_value
             message = f"{type(error).__name__}: {first_line(error)}" if error is not None else "error"
             self.records.append((int(self.progress[PROGRESS_BOARD]), table_of(self.progress),
                                  int(self.progress[PROGRESS_SEAT]), message))
 
-    def take(self) -> list:
-        records, self.records, self.count = self.records, [], 0
-        return records
+    def clear(self) -> None:
+        self.records = []
 
 
 def errors_recorded() -> list:
     """The policy errors recorded so far by the task this worker runs: ``(board, table, seat, message)`` records
-    (at most ``ERRORS_KEPT``), which :meth:`Pool.run` also hands back with its result. Empty outside a worker.
+    (at most ``ERRORS_KEPT``; the table counts them all). Empty outside a worker.
 
-    For a task that finishes its result where it ran (a chunk's file carries each bot's first error).
+    A task reads them before it returns: a chunk's file carries each bot's first error.
     """
     hook = sys.unraisablehook
     return list(hook.records) if isinstance(hook, _ErrorRecorder) else []
@@ -175,9 +172,9 @@ def _worker_main(connection, progress_buffer, parent_pid: int, log: int) -> None
         if message is None:
             return
         key, function, args = message
+        recorder.clear()  # a task's errors are its own, even after a task that raised
         try:
-            result = function(*args, progress=progress)
-            reply = ("done", key, result, recorder.take())
+            reply = ("done", key, function(*args, progress=progress))
         except BaseException as error:  # reported to the parent in one line; the worker goes on
             progress[PROGRESS_IN_GAME] = progress[PROGRESS_LOADING] = 0
             argument = getattr(error, "argument", None)  # a UsageError keeps its argument's name apart
@@ -407,17 +404,16 @@ class Pool:
             worker.kill()
 
     def run(self, tasks, on_wait=None):
-        """Run ``tasks`` (an iterable of ``(key, function, args)``); yield ``(key, result, errors)`` as they finish.
+        """Run ``tasks`` (an iterable of ``(key, function, args)``); yield ``(key, result)`` as they finish.
 
         ``on_wait(busy)``, if given, is called about every ``POLL_SECONDS`` while tasks run, with
         ``(key, progress)`` of each task in flight (``progress``: its worker's block, read-only), to show
         where the workers are.
 
         ``function(*args, progress=...)`` runs in a worker (it must be a
-        module-level function; its arguments and result are pickled).
-        ``errors`` lists ``(board, table, seat, message)`` of policy errors
-        recorded during the task (at most ``ERRORS_KEPT``). Tasks are read
-        lazily, a few per worker ahead.
+        module-level function; its arguments and result are pickled); it
+        can read the policy errors recorded while it runs with
+        :func:`errors_recorded`. Tasks are read lazily, a few per worker ahead.
 
         Raises
         ------
@@ -453,9 +449,9 @@ class Pool:
                     self._fail_hang(worker)
 
     def run_one(self, function, args: tuple):
-        """Run one task and return ``(result, errors)`` (see :meth:`run`)."""
-        for _, result, errors in self.run([(0, function, args)]):
-            return result, errors
+        """Run one task and return its result (see :meth:`run`)."""
+        for _, result in self.run([(0, function, args)]):
+            return result
         raise RuntimeError("a task ended without a result")  # unreachable: run yields once per task
 
     def _hand_out(self, pending) -> bool:
@@ -483,7 +479,7 @@ class Pool:
         worker.tasks.remove(key)
         if kind == "error":
             raise TaskError(reply[2], reply[3], reply[4])
-        yield key, reply[2], reply[3]
+        yield key, reply[2]
 
     def _fail_hang(self, worker):
         where = worker.where()
