@@ -15,9 +15,9 @@ Every figure comes from one run of this script:
 * ``command_cpu_share``: the command's own process's share of the largest run's CPU time (the workers' the rest);
   it stores the chunks the workers send, and a run has as many workers as cores;
 * ``storing_a_chunk``: a chunk's 25 boards x 8 tables, in this process: ``encode_ms`` (Parquet and the checksums,
-  in the worker that played it) and ``write_ms`` (the bytes on disk and renamed: what the command's process does),
-  and ``games_per_s_one_process_can_store`` from the write alone (what bounds the workers, Ray's included, one
-  command can feed).
+  in the worker that played it when a run has as many workers as cores, Ray's included) and ``write_ms`` (the
+  bytes on disk and renamed: what the command's process does then), and ``games_per_s_one_process_can_store``
+  from the write alone: an upper bound on what one command can feed (it also receives each chunk).
 * ``projection_reliable``: whether play is at least 80% of the largest run (the start the rest) and the fitted
   rate is positive; runs of a few dozen boards are mostly their start and noise, and the line through them
   means nothing (the projection is then printed as not made).
@@ -160,9 +160,9 @@ def main() -> None:
     print(f"end to end / kernel  {result['end_to_end_vs_kernel']:.2f}   2 workers / 1: "
           f"{result['speedup_2_workers']:.2f}x")
     store = result["storing_a_chunk"]
-    print(f"a chunk ({store['games']} games, {store['kilobytes']:.0f} KB): encoded in its worker in "
-          f"{store['encode_ms']:.1f} ms, written by the command in {store['write_ms']:.1f} ms: one command can store "
-          f"{store['games_per_s_one_process_can_store']:,.0f} games/s")
+    print(f"a chunk ({store['games']} games, {store['kilobytes']:.0f} KB): encoded in {store['encode_ms']:.1f} ms "
+          f"(by its worker when there are as many as cores), written in {store['write_ms']:.1f} ms: writing alone, "
+          f"one command could store {store['games_per_s_one_process_can_store']:,.0f} games/s at most")
     for run in result["scaling"]:
         print(f"{run['boards']:>6} boards, 2 workers  {run['games_per_s']:8.0f} games/s  {run['seconds']:7.1f} s  "
               f"peak {run['peak_rss_mb']:.0f} MB")

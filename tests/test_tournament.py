@@ -58,10 +58,12 @@ def test_workers_do_not_change_a_single_byte(tmp_path):
     assert manifest["identity"]["seed"] == 3 and manifest["bots"] == FOUR and "package_version" in manifest
 
 
-def test_a_chunk_is_stored_as_its_worker_encoded_it_the_bytes_this_process_would_write(tmp_path):
-    """Workers encode their chunks and the command's process writes the bytes it receives: each file is byte for
-    byte the one encoded here from the same chunk's rows, with the errors its bot made in that chunk, recorded
-    here as a worker records them."""
+@pytest.mark.parametrize("cores", [1, 64])
+def test_a_chunk_is_the_same_bytes_whether_its_worker_or_the_command_encodes_it(tmp_path, monkeypatch, cores):
+    """With as many workers as cores (2 on 1 core) each worker encodes its chunks and the command writes the
+    bytes; with fewer (2 on 64 cores) the command encodes them on its spare core. Either way each file is byte
+    for byte the one encoded here from the same chunk's rows, with the errors its bot made in that chunk,
+    recorded here as a worker records them."""
     from autodup.game.progress import new_progress
     from autodup.tournament.run import _first_errors
     from autodup.tournament.spec import play_chunk
@@ -71,7 +73,9 @@ def test_a_chunk_is_stored_as_its_worker_encoded_it_the_bytes_this_process_would
     crash = ROOT / "tests" / "bots" / "crash.py"  # errs from round 5 of every game
     spec = make_spec(ROOT / "configs" / "tiny.yaml", [load_bot(name) for name in ("greedy", "econ", str(crash))],
                      CHUNK_BOARDS + 5, "haystack", 3)
-    out, summary = play_and_summarize(spec, tmp_path / "run", workers=2, quiet=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "cpu_count", lambda: cores)  # where the run loop encodes: see autodup.tournament.run
+        out, summary = play_and_summarize(spec, tmp_path / "run", workers=2, quiet=True)
     stored = chunk_bytes(out)
     assert len(stored) == 2
     (tmp_path / "here" / "chunks").mkdir(parents=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ from .spec import (
 from .storage import LOCK_NAME, Plan, encode_chunk, locked, prepare_output, read_determinism, write_encoded_chunk
 from .workers import DEFAULT_GAME_TIMEOUT, errors_recorded
 
-__all__ = ["play_run", "run_watched", "play_and_encode_chunk"]
+__all__ = ["play_run", "run_watched", "play_and_encode_chunk", "play_chunk_and_errors"]
 
 
 def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", ray_address=None,
@@ -124,10 +125,17 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     if tasks_count == 0:
         return 0
     identity_hash = spec.identity_hash()
-    # Local workers run this interpreter, so they encode as this process would; Ray's nodes may not.
-    encoder = _pyarrow_version() if backend == "ray" else None
     tasks = [] if probed else [("probe", probe_determinism, (spec,))]
-    tasks = itertools.chain(tasks, ((c, play_and_encode_chunk, (spec, c, identity_hash, encoder)) for c in wanted))
+    # Encoding is most of storing a chunk. Where the workers leave this process a core of its own (fewer local
+    # workers than cores), it encodes there, beside them; otherwise each worker encodes what it plays, so that
+    # this process, which only writes bytes, can feed many more (a Ray cluster). The files are the same bytes
+    # either way: local workers run this interpreter, and a Ray node with another pyarrow refuses to play.
+    if backend != "ray" and workers < (os.cpu_count() or 1):
+        tasks = itertools.chain(tasks, ((c, play_chunk_and_errors, (spec, c)) for c in wanted))
+    else:
+        encoder = _pyarrow_version() if backend == "ray" else None
+        tasks = itertools.chain(tasks, ((c, play_and_encode_chunk, (spec, c, identity_hash, encoder))
+                                        for c in wanted))
     done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
     bar = contextlib.nullcontext(progress) if progress is not None else \
         tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True)
@@ -139,6 +147,8 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
                 if key == "probe":
                     write_json_atomically(out / DETERMINISM_FILE, result)
                     continue
+                if not isinstance(result, bytes):  # rows and first errors, encoded here
+                    result = encode_chunk(key, result[0], identity_hash, result[1])
                 write_encoded_chunk(out, key, result)
                 progress.update(boards_in_chunk(spec.boards, key))
         except (WorkerFailure, TaskError) as error:
@@ -170,8 +180,15 @@ def play_and_encode_chunk(spec: RunSpec, chunk: int, identity_hash: str, encoder
             raise RunError(f"a worker has pyarrow {pyarrow.__version__} where this command has {encoder}: the "
                            "chunk files it wrote would differ from this machine's; install the same pyarrow on "
                            "every node", "backend")
-    columns = play_chunk(spec, chunk, progress)
-    return encode_chunk(chunk, columns, identity_hash, _first_errors(spec, errors_recorded()))
+    columns, first_errors = play_chunk_and_errors(spec, chunk, progress)
+    return encode_chunk(chunk, columns, identity_hash, first_errors)
+
+
+def play_chunk_and_errors(spec: RunSpec, chunk: int, progress) -> tuple:
+    """A worker's task: chunk ``chunk``'s rows (:func:`autodup.tournament.spec.play_chunk`) and ``{bot: message}``,
+    each bot's first policy error in it, for this process to encode (:func:`play_and_encode_chunk` encodes
+    them where they were played)."""
+    return play_chunk(spec, chunk, progress), _first_errors(spec, errors_recorded())
 
 
 def _pyarrow_version() -> str:
