@@ -155,8 +155,9 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
             kept = len(list((out / "chunks").glob("chunk-*.parquet")))
             after = (f"; the {kept} finished chunks are kept ({again})" if kept
                      else "; no chunk was finished")
-            bots = "" if isinstance(error, TaskError) and error.kind == "RunError" else "; see `autodup check-bot`"
-            raise RunError(f"{error}{after}{bots}") from None
+            # A worker's own RunError (a Ray node's pyarrow) is not a bot's doing.
+            hint = "" if isinstance(error, TaskError) and error.kind == "RunError" else "; see `autodup check-bot`"
+            raise RunError(f"{error}{after}{hint}") from None
     return tasks_count
 
 

@@ -61,7 +61,7 @@ def _column_digest(column) -> str:
 
 
 def encode_chunk(chunk: int, columns: dict, identity_hash: str, first_errors: dict | None = None) -> bytes:
-    """A chunk's Parquet file, as bytes: where the chunk was played (a worker), not in the process that stores it.
+    """A chunk's Parquet file, as bytes, for :func:`write_encoded_chunk` to store, in this process or another.
 
     Parameters
     ----------
@@ -76,11 +76,11 @@ def encode_chunk(chunk: int, columns: dict, identity_hash: str, first_errors: di
 
     The schema's metadata holds the run's identity hash, the chunk index, a
     checksum of every column's values and each bot's first error message.
-    Encoding and the checksums are most of storing a chunk (about 20 ms of a
-    chunk's 200 games); done in the worker that played it, they spread over
-    the workers, and the command's process, which only writes the bytes
-    (:func:`write_encoded_chunk`), no longer bounds how many workers a run
-    can feed.
+    Encoding and the checksums are most of storing a chunk (about 15 ms of a
+    chunk's 200 games): a run with as many workers as cores has each worker
+    encode what it plays, so that the command's process, which only writes
+    the bytes, does not bound how many workers it can feed
+    (:func:`autodup.tournament.run.play_and_encode_chunk`).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
