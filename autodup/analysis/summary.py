@@ -135,8 +135,9 @@ def _scored_luck_rows(path, index: dict, design: str) -> tuple:
 
 # A summary reads every chunk twice (the luck slopes are fitted on all of them first). Much of that is in
 # Parquet's decoding, hashing and numpy, which let other threads run (the bots' names, read as Python strings,
-# do not): so chunks are read and reduced on a few threads, taken in chunk order (the sums, and so every figure, are the same bits as one by one), at most this
-# many chunks ahead of the one being added (memory stays flat in the boards).
+# do not): so chunks are read and reduced on a few threads, taken in chunk order (the sums, and so every
+# figure, are the same bits as one by one), at most this many chunks ahead of the one being added (memory
+# stays flat in the boards).
 CHUNKS_AHEAD = 8
 
 

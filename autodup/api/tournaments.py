@@ -157,8 +157,8 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
     with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
-        played = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file), seed,
-                                                  board, table, dealer, order))
+        played = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file),
+                                               seed, board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
     if errors:
         failed = sum(row["bot_errors"] for row in rows)
@@ -219,7 +219,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     try:
         with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
             report = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
-                                                           variant_games))
+                                                        variant_games))
     except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
         return {"bot": str(bot), "clean": False, "failure": str(failure), "kind": failure.kind}
     return report

@@ -133,7 +133,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     if backend != "ray" and workers < (os.cpu_count() or 1):
         tasks = itertools.chain(tasks, ((c, play_chunk_and_errors, (spec, c)) for c in wanted))
     else:
-        encoder = _pyarrow_version() if backend == "ray" else None
+        encoder = _pyarrow_version() if backend == "ray" else None  # what a Ray node must have
         tasks = itertools.chain(tasks, ((c, play_and_encode_chunk, (spec, c, identity_hash, encoder))
                                         for c in wanted))
     done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
@@ -174,13 +174,10 @@ def play_and_encode_chunk(spec: RunSpec, chunk: int, identity_hash: str, encoder
     RunError
         This worker's pyarrow is not ``encoder``.
     """
-    if encoder is not None:
-        import pyarrow
-
-        if pyarrow.__version__ != encoder:
-            raise RunError(f"a worker has pyarrow {pyarrow.__version__} where this command has {encoder}: the "
-                           "chunk files it wrote would differ from this machine's; install the same pyarrow on "
-                           "every node", "backend")
+    if encoder is not None and _pyarrow_version() != encoder:
+        raise RunError(f"a worker has pyarrow {_pyarrow_version()} where this command has {encoder}: the "
+                       "chunk files it wrote would differ from this machine's; install the same pyarrow on "
+                       "every node", "backend")
     columns, first_errors = play_chunk_and_errors(spec, chunk, progress)
     return encode_chunk(chunk, columns, identity_hash, first_errors)
 
@@ -193,9 +190,10 @@ def play_chunk_and_errors(spec: RunSpec, chunk: int, progress) -> tuple:
 
 
 def _pyarrow_version() -> str:
-    from importlib.metadata import version
+    """The pyarrow this process encodes with: the command and a Ray node compare it the same way."""
+    import pyarrow  # a worker that encodes has it loaded; the command starting a Ray cluster can afford it
 
-    return version("pyarrow")
+    return pyarrow.__version__
 
 
 def _first_errors(spec: RunSpec, errors: list) -> dict:
