@@ -110,6 +110,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import compile_cache  # noqa: F401  (isort: skip)
+from .. import nonnegative_indices  # noqa: F401  (isort: skip)
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
