@@ -14,12 +14,20 @@ inside ``reroll_shop``, a decision's view and legality inside ``play_turn``).
 Needs ``perf`` (Linux; ``apt-get install linux-perf``) and about two minutes
 to compile. Not a timing: shares are what it gives, ``bench_game.py`` the speed.
 
-Usage: ``python benchmarks/profile_game.py [--seconds 20] [--bot greedy] [--json]``
+With ``--annotate NAME``, it also prints the hottest instructions of each
+compiled function whose name contains ``NAME`` (samples by instruction address,
+the function's code read from this process's memory and disassembled with
+``objdump``): where inside a function the time goes, which is how numba's
+wraparound of negative indices showed up (``autodup/nonnegative_indices.py``).
+
+Usage: ``python benchmarks/profile_game.py [--seconds 20] [--bot greedy] [--annotate NAME] [--json]``
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
+import ctypes
 import gc
 import json
 import os
@@ -29,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 # What each compiled function is part of, by the name numba mangles into its symbol.
@@ -66,8 +74,9 @@ def readable(symbol: str) -> str:
     return symbol
 
 
-def write_perf_map(policies: dict) -> int:
-    """Write ``/tmp/perf-<pid>.map`` for every function compiled in this process; returns how many.
+def compiled_functions(policies: dict) -> list:
+    """``[(address, size, symbol)]`` of every function compiled in this process, by address; a size runs to the
+    next function (the code's map has no other).
 
     ``policies`` maps a bot's name to its compiled callback (a numba ``cfunc``), whose code is named
     ``policy:<name>`` (the bot's helpers are inlined into it).
@@ -97,15 +106,52 @@ def write_perf_map(policies: dict) -> int:
             for compiled in obj.overloads.values():
                 add(compiled.library, lambda symbol: symbol)
     addresses = sorted(entries)
+    return [(address, min(addresses[i + 1] - address if i + 1 < len(addresses) else 1 << 16, 1 << 20),
+             entries[address]) for i, address in enumerate(addresses)]
+
+
+def write_perf_map(functions: list) -> None:
+    """Write ``/tmp/perf-<pid>.map`` (what ``perf`` reads for code generated at run time) for ``functions``."""
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as out:
-        for i, address in enumerate(addresses):
-            # perf needs a size: up to the next function (the map has no other).
-            size = min(addresses[i + 1] - address if i + 1 < len(addresses) else 1 << 16, 1 << 20)
-            out.write(f"{address:x} {size:x} {entries[address]}\n")
-    return len(addresses)
+        for address, size, symbol in functions:
+            out.write(f"{address:x} {size:x} {symbol}\n")
 
 
-def profile(seconds: float, bot_name: str) -> dict:
+def hottest_instructions(data: Path, functions: list, name: str, top: int = 25) -> list:
+    """The ``top`` instructions with the most samples in each compiled function whose readable name contains
+    ``name``: ``[(function, share of all samples, [(share, offset, instruction)])]``."""
+    lines = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip"], capture_output=True,
+                           text=True).stdout.split()
+    samples = Counter(int(line, 16) for line in lines)
+    total = sum(samples.values()) or 1
+    starts = [address for address, _, _ in functions]
+    inside = defaultdict(Counter)  # function's index -> {offset: samples}
+    for address, count in samples.items():
+        i = bisect.bisect_right(starts, address) - 1
+        if i >= 0 and address < starts[i] + functions[i][1]:
+            inside[i][address - starts[i]] += count
+    found = []
+    for i, offsets in inside.items():
+        address, size, symbol = functions[i]
+        if name not in readable(symbol):
+            continue
+        with tempfile.NamedTemporaryFile(suffix=".bin") as code:
+            code.write(ctypes.string_at(address, min(size, max(offsets) + 16)))
+            code.flush()
+            listing = subprocess.run(["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", "--no-show-raw-insn",
+                                      code.name], capture_output=True, text=True).stdout
+        instruction = {}
+        for line in listing.splitlines():
+            offset, _, text = line.partition(":")
+            if text and offset.strip() and all(c in "0123456789abcdef" for c in offset.strip()):
+                instruction[int(offset, 16)] = " ".join(text.split())
+        hottest = sorted(offsets.items(), key=lambda item: -item[1])[:top]
+        found.append((readable(symbol), 100.0 * sum(offsets.values()) / total,
+                      [(100.0 * count / total, offset, instruction.get(offset, "?")) for offset, count in hottest]))
+    return sorted(found, key=lambda item: -item[1])
+
+
+def profile(seconds: float, bot_name: str, annotate: str | None = None) -> dict:
     from autodup.game.boards import play_boards
     from autodup.game.bot_loading import load_bot, policy_tuple
     from autodup.game.config import load_config
@@ -115,7 +161,8 @@ def profile(seconds: float, bot_name: str) -> dict:
     bot = load_bot(bot_name)
     lineup = policy_tuple([bot])
     play_boards(rules, "haystack", *lineup, seed=1, seating="latin", n_bots=1)  # compile
-    functions = write_perf_map({bot.name: bot.policy})
+    functions = compiled_functions({bot.name: bot.policy})
+    write_perf_map(functions)
     data = Path(tempfile.mkdtemp()) / "perf.data"
     recorder = subprocess.Popen(["perf", "record", "-F", "1999", "-p", str(os.getpid()), "-o", str(data)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -137,28 +184,37 @@ def profile(seconds: float, bot_name: str) -> dict:
     parts = defaultdict(float)
     for name, share in shares.items():
         parts[part_of(name)] += share
-    return {"games": games, "games_per_second": games / elapsed, "functions_mapped": functions,
-            "parts": dict(sorted(parts.items(), key=lambda item: -item[1])),
-            "functions": dict(sorted(shares.items(), key=lambda item: -item[1])[:25])}
+    result = {"games": games, "games_per_second": games / elapsed, "functions_mapped": len(functions),
+              "parts": dict(sorted(parts.items(), key=lambda item: -item[1])),
+              "functions": dict(sorted(shares.items(), key=lambda item: -item[1])[:25])}
+    if annotate:
+        result["instructions"] = {name: {"share": share, "hottest": [
+            {"share": s, "offset": offset, "instruction": text} for s, offset, text in hottest]}
+            for name, share, hottest in hottest_instructions(data, functions, annotate)}
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds of games sampled")
     parser.add_argument("--bot", default="greedy", help="the bot at every seat")
+    parser.add_argument("--annotate", metavar="NAME",
+                        help="also the hottest instructions of the compiled functions whose name contains NAME")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if shutil.which("perf") is None:
         raise SystemExit("profile_game: needs Linux perf on the PATH (Debian: apt-get install linux-perf)")
+    if args.annotate and shutil.which("objdump") is None:
+        raise SystemExit("profile_game: --annotate needs objdump on the PATH (Debian: apt-get install binutils)")
     if not args.in_process:
         # A fresh process on an empty cache, so that every function is compiled (and mapped) in it.
         with tempfile.TemporaryDirectory() as cache:
             command = [sys.executable, __file__, "--in-process", "--seconds", str(args.seconds), "--bot", args.bot]
-            result = subprocess.run(command + (["--json"] if args.json else []),
-                                    env={**os.environ, "AUTODUP_CACHE_DIR": cache})
+            command += (["--annotate", args.annotate] if args.annotate else []) + (["--json"] if args.json else [])
+            result = subprocess.run(command, env={**os.environ, "AUTODUP_CACHE_DIR": cache})
         raise SystemExit(result.returncode)
-    result = profile(args.seconds, args.bot)
+    result = profile(args.seconds, args.bot, args.annotate)
     if args.json:
         print(json.dumps(result, indent=2))
         return
@@ -169,6 +225,13 @@ def main() -> None:
     print("by compiled function:")
     for name, share in result["functions"].items():
         print(f"  {share:5.1f}%  {name}")
+    if args.annotate and not result["instructions"]:
+        print(f"no compiled function with samples has {args.annotate!r} in its name (an inlined function counts as "
+              "the one it is inlined into)")
+    for name, annotated in result.get("instructions", {}).items():
+        print(f"hottest instructions of {name} ({annotated['share']:.1f}% of the samples), by offset in it:")
+        for instruction in annotated["hottest"]:
+            print(f"  {instruction['share']:5.2f}%  {instruction['offset']:6x}  {instruction['instruction']}")
 
 
 if __name__ == "__main__":
