@@ -6,7 +6,7 @@ can prove ``i`` non-negative, which it rarely can (a seat, a champion or a
 slot read from an array). autodup's kernels never index with a negative
 integer, so for them the fix is pure cost: a shift, an ``and`` and an add per
 index, and one register more in functions that are short of registers (the
-game's hold the rules' and the table's arrays). Left out, a game took 10%
+game's hold the rules' and the table's arrays). Left out, a game took 9-12%
 less time, with every result bit for bit the same (measured when it was
 introduced; ``docs/performance.md``).
 
@@ -23,7 +23,7 @@ Indices out of range were unchecked in the package's kernels already (numba
 checks bounds only when asked to); a negative index is now one of them, not
 an alias of the end of the array. Run with ``NUMBA_BOUNDSCHECK=1`` (and an
 empty cache), every out-of-range index of the package's kernels raises
-``IndexError``, negative ones included: the test suite does this for the
+``IndexError``, negative ones included: a slow test does this for the
 game (``tests/test_nonnegative_indices.py``).
 
 If numba no longer has ``fix_integer_index`` (a numba this package was not
