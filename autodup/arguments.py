@@ -17,7 +17,7 @@ import os
 from .errors import UsageError
 
 __all__ = ["MAX_BOARDS", "MAX_SEED", "MAX_WORKERS", "MAX_SECONDS", "MAX_INDEX", "BACKENDS", "integer", "seed",
-           "workers", "seconds",
+           "cores", "workers", "seconds",
            "half_width", "choice", "optional"]
 
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
@@ -69,6 +69,11 @@ def seed(argument: str, value) -> int:
     return integer(argument, value, 0, MAX_SEED)
 
 
+def cores() -> int:
+    """The cores of this machine (1 if the system cannot tell): one worker each by default."""
+    return os.cpu_count() or 1
+
+
 def workers(argument: str, value) -> int:
     """Worker processes: ``None`` means one per core; else an int from 1 to :data:`MAX_WORKERS`.
 
@@ -82,7 +87,7 @@ def workers(argument: str, value) -> int:
     autodup.errors.UsageError: workers: 0 is out of range (allowed: 1 to 256)
     """
     if value is None:
-        return os.cpu_count() or 1
+        return cores()
     return integer(argument, value, 1, MAX_WORKERS)
 
 

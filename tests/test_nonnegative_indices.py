@@ -58,9 +58,10 @@ def test_any_other_function_wraps_it_as_python_does(module):
 def test_a_bot_indexing_from_the_end_plays_as_written():
     """Its policy reads ``shop[-1]`` and calls a helper of the package (inlined) with -1: both wrap."""
     bot = load_bot(str(ROOT / "tests" / "bots" / "from_the_end.py"))
-    report = check_bot(bot, load_config(ROOT / "configs" / "set4.yaml"), games=8)
+    config = load_config(ROOT / "configs" / "set4.yaml")
+    report = check_bot(bot, config, games=8)
     assert report["clean"] and report["bot_errors"] == 0, report
-    rules = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
+    rules = rules_of(config)
     results = play_boards(rules, "haystack", *policy_tuple([bot]), seed=3, boards=2, n_bots=1).results
     assert results[..., RESULT_COLUMNS.index("units_bought")].sum() > 0  # it reached its purchase
 

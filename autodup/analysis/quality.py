@@ -26,12 +26,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 
+from ..arguments import cores
 from ..engine.dealers import CONTROL, DEFAULT_DEALER
 from ..errors import RunError, UsageError, print_warning
 from ..files import json_safe, replacing, write_json_atomically
@@ -483,7 +483,7 @@ def measure_quality(folders: dict, control: str, traces: dict | None = None, alp
                          "with it")
     check_same_boards(folders)
     # Runs are measured side by side: the kernels and Parquet release the interpreter.
-    with ThreadPoolExecutor(max_workers=min(len(folders), os.cpu_count() or 1)) as pool:
+    with ThreadPoolExecutor(max_workers=min(len(folders), cores())) as pool:
         futures = {name: pool.submit(measure_run, folder, replicates) for name, folder in folders.items()}
         measured = {name: future.result() for name, future in futures.items()}
     reference = measured[control]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 
 import numpy as np
 
+from ..arguments import cores
 from ..errors import print_warning
 from ..game.boards import DEFAULT_DESIGN, scored_rows
 from ..game.stats import MISBEHAVIOUR_COLUMNS
@@ -146,7 +146,7 @@ def _in_order(function, items, threads: int | None = None):
     cores, at most 4) at most :data:`CHUNKS_AHEAD` items ahead; the first exception, in that order, is raised."""
     from concurrent.futures import ThreadPoolExecutor
 
-    threads = threads or min(4, os.cpu_count() or 1)
+    threads = threads or min(4, cores())
     pending: collections.deque = collections.deque()
     with ThreadPoolExecutor(threads, thread_name_prefix="autodup-summary") as pool:
         try:

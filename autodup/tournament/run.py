@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import shutil
 import sys
 from pathlib import Path
 
-from ..arguments import BACKENDS, choice
+from ..arguments import BACKENDS, choice, cores
 from ..errors import RunError, first_line, print_warning
 from ..files import write_json_atomically
 from .spec import (
@@ -130,7 +129,7 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
     # workers than cores), it encodes there, beside them; otherwise each worker encodes what it plays, so that
     # this process, which only writes bytes, can feed many more (a Ray cluster). The files are the same bytes
     # either way: local workers run this interpreter, and a Ray node with another pyarrow refuses to play.
-    if backend != "ray" and workers < (os.cpu_count() or 1):
+    if backend != "ray" and workers < cores():
         tasks = itertools.chain(tasks, ((c, play_chunk_and_errors, (spec, c)) for c in wanted))
     else:
         encoder = _pyarrow_version() if backend == "ray" else None  # what a Ray node must have
