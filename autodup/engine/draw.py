@@ -141,7 +141,7 @@ class Sampler:
     def _grow(self, n_needles: int) -> None:
         extra = n_needles - self._needle_count.shape[0]
         if extra > 0:
-            self._needles = np.ascontiguousarray(np.concatenate([self._needles, np.zeros((2, extra))], axis=1))
+            self._needles = np.concatenate([self._needles, np.zeros(extra)])
             self._needle_count = np.concatenate([self._needle_count, np.zeros(extra, dtype=np.int64)])
 
     def _check_flat(self) -> None:
@@ -280,7 +280,7 @@ class Sampler:
             "counter": int(self._counter[0]),
             "layout": None if self._layout is None else [self._layout[0], *([list(self._layout[1])]
                                                                           if len(self._layout) > 1 else [])],
-            "needle_residual": [float(x) for x in self._needles[kernels.RESIDUAL]],
+            "needle_residual": [float(x) for x in self._needles],
             "needle_count": [int(x) for x in self._needle_count],
         }
 
@@ -346,9 +346,7 @@ class Sampler:
         sampler._counter[0] = counter
         sampler._layout = parsed
         sampler._needle_count = counts
-        sampler._needles = np.zeros((2, n))
-        sampler._needles[kernels.RESIDUAL] = residuals
-        kernels.haystack_fill_next(sampler._seed64, sampler._needles, sampler._needle_count)
+        sampler._needles = np.ascontiguousarray(residuals, dtype=np.float64)
         return sampler
 
     def __repr__(self) -> str:

@@ -38,11 +38,17 @@ keyed
 
 Haystack state
 --------------
-``needles`` float64 (2, n) with rows ``RESIDUAL`` (``r_i`` above) and
-``NEXT`` (the Exp(1) value of the next occurrence, computed one ahead so that
-a race never waits on the generator); ``needle_count`` int64 (n,), the
-occurrence index of ``NEXT`` (0: never created). Invariant:
-``NEXT[s] == Exp(seed, s, needle_count[s])`` for created needles.
+``needles`` float64 (n,), each needle's residual (``r_i`` above);
+``needle_count`` int64 (n,), the occurrences of needle ``s`` drawn so far (0:
+never created). Invariant: needle ``s``'s residual started as
+``Exp(seed, s, needle_count[s] - 1)``, the value its last win (or its
+creation) read. Each value is computed when it is needed, at a needle's
+creation or its win. The engine used to compute each needle's next occurrence
+one ahead, so that a race would not wait for the generator; once the
+exponential was inlined into the race, that no longer made games or draws
+faster (interleaved measurements, equal within noise) and it cost a second
+value for every needle created, which slowed the roll odds' simulation (see
+the performance page's roll odds section).
 
 Outcomes are split into race groups: a flat draw uses one group; a
 hierarchical draw over ``T`` tiers races the tier needles (ids
@@ -70,9 +76,9 @@ from .rng import (
 from .ziggurat import random_exponential
 
 __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "ENGINE_REPLAY", "ENGINE_COUNT",
-           "RESIDUAL", "NEXT", "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
+           "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
            "WEIGHT_NEGATIVE", "scan_weights", "positive_total", "inverse_cdf_index", "sequence_draw",
-           "haystack_update", "haystack_advance", "haystack_consume", "haystack_race", "haystack_fill_next",
+           "haystack_update", "haystack_advance", "haystack_consume", "haystack_race",
            "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "tier_then_outcome",
            "engine_draw_watching_tier", "engine_draw_many"]
 
@@ -82,10 +88,6 @@ ENGINE_HAYSTACK = 2
 ENGINE_KEYED = 3
 ENGINE_REPLAY = 4  # deliberately incorrect (hierarchical draws only): see replay_draw
 ENGINE_COUNT = 5
-
-# Rows of the haystack's needles array.
-RESIDUAL = 0
-NEXT = 1
 
 # The draw kernels allocate nothing. Compiling them without the Numba runtime
 # drops the atomic reference counting of array arguments at every call between
@@ -110,11 +112,11 @@ def engine_state(n_needles):
     counter : int64 (2,)
         Plain/stream value counter, or the keyed draw key; the replay
         engine's planned draws and substitutions.
-    needles : float64 (2, n_needles)
-        Haystack needles (rows ``RESIDUAL``, ``NEXT``).
+    needles : float64 (n_needles,)
+        Haystack needles' residuals.
     needle_count : int64 (n_needles,)
     """
-    return np.zeros(2, dtype=np.int64), np.zeros((2, n_needles)), np.zeros(n_needles, dtype=np.int64)
+    return np.zeros(2, dtype=np.int64), np.zeros(n_needles), np.zeros(n_needles, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------
@@ -231,8 +233,6 @@ def haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset):
         Index into ``weights`` of the earliest needle (-1 if none is positive)
         and its gap ``r / w`` (inf if none).
     """
-    # Rows taken once: indexing the 2-D array inside the loop costs a stride computation per needle.
-    residuals, nexts = needles[RESIDUAL], needles[NEXT]
     best = -1
     best_residual = np.inf
     best_weight = 1.0
@@ -241,10 +241,9 @@ def haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset):
         if w > 0.0:
             s = i + id_offset
             if needle_count[s] == 0:
-                residuals[s] = random_exponential(seed, np.uint64(s), np.uint64(0))
-                nexts[s] = random_exponential(seed, np.uint64(s), np.uint64(1))
+                needles[s] = random_exponential(seed, np.uint64(s), np.uint64(0))
                 needle_count[s] = 1
-            residual = residuals[s]
+            residual = needles[s]
             if residual * best_weight < best_residual * w:
                 best = i
                 best_residual = residual
@@ -259,7 +258,7 @@ def haystack_advance(needles, weights, lo, hi, id_offset, gap):
     Needles of weight zero keep their residual. Rounding can leave the
     winner (or a needle tied with it) a hair below zero; it is clamped to 0.
     """
-    residuals = needles[RESIDUAL, lo + id_offset:hi + id_offset]
+    residuals = needles[lo + id_offset:hi + id_offset]
     race_weights = weights[lo:hi]
     for i in range(hi - lo):
         residuals[i] = max(residuals[i] - gap * race_weights[i], 0.0)
@@ -267,17 +266,10 @@ def haystack_advance(needles, weights, lo, hi, id_offset, gap):
 
 @inline_kernel
 def haystack_consume(seed, needles, needle_count, winner):
-    """Give needle ``winner`` its next occurrence (after :func:`haystack_advance`).
-
-    The winner's next value was computed one occurrence ahead, so the next
-    race never waits for the generator; its successor is computed here, off
-    the critical path.
-    """
-    residuals, nexts = needles[RESIDUAL], needles[NEXT]
-    residuals[winner] = nexts[winner]
-    k = needle_count[winner] + 1
-    needle_count[winner] = k
-    nexts[winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
+    """Give needle ``winner`` its next occurrence (after :func:`haystack_advance`)."""
+    k = needle_count[winner]
+    needles[winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
+    needle_count[winner] = k + 1
 
 
 @inline_kernel
@@ -291,14 +283,6 @@ def haystack_race(seed, needles, needle_count, weights, lo, hi, id_offset):
         haystack_advance(needles, weights, lo, hi, id_offset, gap)
         haystack_consume(seed, needles, needle_count, best + id_offset)
     return best
-
-
-@kernel
-def haystack_fill_next(seed, needles, needle_count):
-    """Recompute every created needle's lookahead value (after loading a saved state)."""
-    for s in range(needle_count.shape[0]):
-        if needle_count[s] > 0:
-            needles[NEXT, s] = random_exponential(seed, np.uint64(s), np.uint64(needle_count[s]))
 
 
 # --------------------------------------------------------------------------
@@ -394,7 +378,7 @@ def engine_draw(engine, seed, counter, needles, needle_count, weights):
     """One flat draw from ``weights`` (float64 (n,)) with the engine ``engine``.
 
     ``counter`` (int64 (2,)) is the plain/stream value counter or the keyed
-    draw key; ``needles`` (float64 (2, n)) and ``needle_count`` (int64 (n,))
+    draw key; ``needles`` (float64 (n,)) and ``needle_count`` (int64 (n,))
     hold a haystack and are ignored by the other engines. Returns an index or
     -1. (The replay engine draws hierarchically only.)
     """

@@ -273,7 +273,8 @@ def _multiply_high_low(multiplier, value):
     return product >> _SHIFT32, product & _MASK32
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+# Inlined into random_bits_pair, its one caller in the package: a block is then one call, not two.
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Philox4x32 with 10 rounds, on 32-bit words held in uint64.
 

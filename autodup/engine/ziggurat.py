@@ -177,7 +177,10 @@ def _ziggurat_edge(layer, x, high):
     return -1.0
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+# Inlined into every race, with the generator's block (random_bits_pair) left out of line: a race then calls
+# once per value instead of twice. Measured on the roll odds' simulation, 1.19 s against 1.10 s (100,000
+# sequences, one thread); inlining the block as well was slower (1.19-1.22 s), from the races' larger code.
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def random_exponential(seed, stream, counter):
     """The Exp(1) value at address ``(seed, stream, counter)``; ``stream`` below ``2**32``.
 

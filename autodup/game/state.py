@@ -46,7 +46,7 @@ GAME_STATE = (
 # The dealer state: what a seat's draw engine remembers between draws (see autodup.engine.kernels).
 DEALER_STATE = (
     ("counters", "int64 (players, 2): the other dealers' counters (a draw index, the keyed dealer's key)"),
-    ("needles", "float64 (players, 2, N + T): the haystack's residuals and next values, by needle"),
+    ("needles", "float64 (players, N + T): the haystack's residuals, by needle"),
     ("needle_count", "int64 (players, N + T): values each needle has consumed"),
 )
 # What each seat's units say of every champion, for the shop's luck terms (autodup.game.shop.add_slot_luck):
@@ -134,7 +134,7 @@ def new_table(rules, trace_draws=0):
         np.zeros((players, n), dtype=np.int32), np.zeros((players, n), dtype=np.int32),
         np.zeros((players, len(LUCK))),
         # dealer state
-        np.zeros((players, 2), dtype=np.int64), np.zeros((players, 2, n + n_tiers)),
+        np.zeros((players, 2), dtype=np.int64), np.zeros((players, n + n_tiers)),
         np.zeros((players, n + n_tiers), dtype=np.int64),
         # unit terms (no units yet)
         np.zeros((players, n), dtype=np.int64), np.zeros((players, n), dtype=np.int64), np.zeros((players, n)),

@@ -414,7 +414,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.shops[0, :] = -1
         table.level[0] = level
         table.counters[0, :] = 0
-        table.needles[0, :, :] = 0.0
+        table.needles[0, :] = 0.0
         table.needle_count[0, :] = 0
         fill_shop(rules, dealer, table, 0, 0, 0, seeds, loaded_trait >= 0)
         first = table.shops[0, 0]

@@ -82,7 +82,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
             table.pool[c] = pool[c]
         table.shops[:, :] = -1
         table.counters[:, :] = 0
-        table.needles[:, :, :] = 0.0
+        table.needles[:, :] = 0.0
         table.needle_count[:, :] = 0
         while table.n_units[0] > 0:  # the player's units go, and with them its unit terms
             remove_unit(rules, table, player, table.n_units[0] - 1)
@@ -128,7 +128,7 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
         As for :func:`simulate_rolls`.
     seat_seeds : uint64 (players,)
     counters : int64 (players, 2)
-    needles : float64 (players, 2, N + T)
+    needles : float64 (players, N + T)
     needle_count : int64 (players, N + T)
     tier_totals : float64 (T,)
     tier_odds : float64 (2, 2, T)
