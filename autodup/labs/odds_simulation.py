@@ -150,6 +150,9 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     other_odds, roll_odds = tier_odds[0], tier_odds[1]
     _fill_odds(rules, level, tier_totals, watched, other_odds)
     _fill_odds(rules, roll_level, tier_totals, watched, roll_odds)
+    # The watched tier's total is then kept by whole copies, as units leave and come back: exact, and it saves
+    # a sum over the tier at every roll.
+    starting_total = tier_totals[watched]
     for trial in range(trials):
         trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(first_trial + trial))
         for c in range(lo, hi):
@@ -163,8 +166,8 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                 needle_count[seat, c] = 0
             for t in range(n_tiers):
                 needle_count[seat, n_outcomes + t] = 0
+        tier_totals[watched] = starting_total
         for seat in range(1, dealt_others + 1):
-            tier_totals[watched] = positive_total(working_pool, lo, hi)
             for slot in range(shop_size):
                 drawn = _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_count, other_odds,
                                       tier_totals, working_pool, watched, shop_key(0, 0, slot))
@@ -178,8 +181,8 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
             for slot in range(shop_size):  # the shop's units go back to the pool
                 if shop[slot] >= 0 and holding:
                     working_pool[shop[slot]] += 1.0
+                    tier_totals[watched] += 1.0
                 shop[slot] = -1
-            tier_totals[watched] = positive_total(working_pool, lo, hi)
             for slot in range(shop_size):
                 drawn = _watched_slot(rules, dealer, 0, seat_seeds, counters, needles, needle_count, roll_odds,
                                       tier_totals, working_pool, watched, shop_key(0, roll, slot))
@@ -195,6 +198,7 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                         if working_pool[champion] < 1.0:
                             continue
                         working_pool[champion] -= 1.0
+                        tier_totals[watched] -= 1.0
                     shop[slot] = -1
                     found += 1
         counts[found] += 1
