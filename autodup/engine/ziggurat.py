@@ -158,12 +158,19 @@ def ziggurat_attempt(low, high):
     float
         The Exp(1) value, or -1.0 if the attempt is rejected (probability 1.1% on uniform bits).
     """
-    layer = low & _LAYER_MASK
-    integer = low >> _SHIFT11
-    x = np.float64(integer) * _WIDTH[layer]
-    if integer < _INSIDE[layer]:
+    layer, x, inside = _layer_value(low)
+    if inside:
         return x
     return _ziggurat_edge(layer, x, high)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def _layer_value(low):
+    """An attempt's layer, its value ``x`` and whether ``x`` lies inside the layer (accepted without the edge's
+    test), from the attempt's low 64 bits (uint64)."""
+    layer = low & _LAYER_MASK
+    integer = low >> _SHIFT11
+    return layer, np.float64(integer) * _WIDTH[layer], integer < _INSIDE[layer]
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
@@ -192,10 +199,9 @@ def random_exponential(seed, stream, counter):
     stream = np.uint64(stream)
     counter = np.uint64(counter)
     low, high = random_bits_pair(seed, stream, counter)
-    layer = low & _LAYER_MASK
-    integer = low >> _SHIFT11
-    if integer < _INSIDE[layer]:
-        return np.float64(integer) * _WIDTH[layer]
+    _, x, inside = _layer_value(low)
+    if inside:
+        return x
     return _exponential_past_inside(seed, stream, counter, low, high)
 
 
