@@ -151,17 +151,39 @@ def test_the_bot_check_catches_misbehaving_bots(file, failure):
         assert report["first_error"].startswith("IndexError")
 
 
-def test_a_bot_writing_into_its_arrays_changes_nothing_but_its_copies():
-    vandal = load_bot(str(BAD / "vandal.py"))
-    before = [SET4.champion_cost.copy(), SET4.champion_traits.copy(), SET4.trait_breakpoints.copy()]
-    report = check_bot(vandal, SET4_CONFIG, games=12)
-    assert report["unsound_steps"] == 0 and report["bot_errors"] == 0 and report["deterministic"], report
-    after = [SET4.champion_cost, SET4.champion_traits, SET4.trait_breakpoints]
-    assert all(np.array_equal(a, b) for a, b in zip(before, after))
-    assert vandal.parameters == {"spite": 1.0} and policy_tuple([vandal])[1][0, 0] == 1.0
-    greedy = load_bot("greedy")
-    mixed = play([vandal, greedy] * 4, check=True)
-    assert mixed[1::2, column("units_bought")].sum() > 0  # greedy still sees the real shops
+# Every array a policy is handed but its memory, and a write into each (the table's own state: not copied).
+_WRITES = {"me": "me[UNITS] = 10**6", "shop": "shop[0] = 0", "unit_champion": "unit_champion[0] = 10**9",
+           "unit_star": "unit_star[0] += 1", "pool": "pool[0] = -5.0", "champion_cost": "champion_cost[0] = 0",
+           "champion_traits": "champion_traits[0, 0] = 10**9", "trait_breakpoints": "trait_breakpoints[0, 0] -= 1",
+           "params": "params[0] = 1e9"}
+_VANDAL = """from autodup.bots import UNITS, end_turn, policy
+
+NAME = "vandal"
+DESCRIPTION = "Writes into {array}."
+PARAMETERS = {{"spite": 1.0}}
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    memory[0] += 1
+    {write}
+    return end_turn()
+"""
+
+
+@pytest.mark.parametrize("array", _WRITES)
+def test_a_bot_writing_into_the_arrays_it_is_handed_is_refused_in_one_line(array, tmp_path):
+    path = tmp_path / f"vandal_{array}.py"
+    path.write_text(_VANDAL.format(array=array, write=_WRITES[array]))
+    with pytest.raises(BotError) as caught:
+        load_bot(str(path))
+    text = str(caught.value)
+    assert text == (f"{path}: decide writes into {array} (line 12): the arrays a policy is given are read-only "
+                    "(the table's own state); keep what it needs between decisions in memory"), text
+    # Its memory is its own: the same bot without the write loads and plays.
+    path.write_text(_VANDAL.format(array=array, write="pass"))
+    assert check_bot(load_bot(str(path)), SET4_CONFIG, games=2)["clean"]
 
 
 def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
@@ -184,6 +206,7 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("undeclared_parameter.py", "decide reads params[1], but PARAMETERS declares 1 (roll_above)"),
     ("greedy_without_extension", "a bot file must be a Python file whose name ends in .py"),
     ("prints.py", "decide calls print(): a policy plays in a worker process whose output is discarded"),
+    ("writes_into_its_shop.py", "decide writes into shop (line 11): the arrays a policy is given are read-only"),
 ])
 def test_broken_bot_files_are_refused_with_one_line(file, message):
     with pytest.raises(BotError) as caught:

@@ -5,6 +5,7 @@ Bot files import it as :mod:`autodup.bots`."""
 from __future__ import annotations
 
 import dis
+import linecache
 import math
 import re
 from pathlib import Path
@@ -82,6 +83,11 @@ def explain_compile_error(error: Exception, function) -> str:
     if plain:
         return (f"{name} calls {plain.group(1)}(), a plain Python function: decorate it with @helper "
                 f"(from autodup.bots){where}")
+    if "setitem(readonly array" in text:
+        array, line = _written_array(function, located)
+        where = f" (line {line})" if line else where
+        return (f"{name} writes into {array}{where}: the arrays a policy is given are read-only (the table's own "
+                "state); keep what it needs between decisions in memory")
     allocation = re.search(r"Function\(<(?:built-in function|class '|function) ?'?(\w+)", text)
     if "NRT required but not enabled" in text or "reflected list" in text or (
             allocation and allocation.group(1) in _ALLOCATING):
@@ -90,6 +96,17 @@ def explain_compile_error(error: Exception, function) -> str:
         return (f"{name} allocates a list or an array{where}: a policy cannot allocate; keep what it needs "
                 "between decisions in memory (MEMORY_SIZE int64 words), and loop over the arrays it is given")
     return f"{name} cannot be compiled{where}: {first_line(error)}"
+
+
+def _written_array(function, lines):
+    """``(array, line)``: an array assigned into (``a[i] = ...``, ``a[i] += ...``) at one of ``lines`` of
+    ``function``'s file, the innermost first; ``("one of its arrays", None)`` if none is."""
+    for line in reversed(lines):
+        source = linecache.getline(function.__code__.co_filename, int(line))
+        target = re.match(r"\s*(\w+)\s*\[.*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", source)
+        if target:
+            return target.group(1), line
+    return "one of its arrays", None
 
 
 def _first_allocation_line(function):
@@ -187,7 +204,8 @@ def policy(function):
     ------
     PolicyError
         ``decide`` returns something that is not an answer, calls an
-        undecorated function, allocates, or does not compile (one line).
+        undecorated function, allocates, writes into an array it is given
+        (all but ``memory`` are read-only), or does not compile (one line).
     """
     callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
                                locals={}, options={"_nrt": False, "boundscheck": True})

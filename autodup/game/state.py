@@ -102,9 +102,12 @@ TRACE = (
 STANDING_MEMO_HP = 2_000
 Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNIT_TERMS + SCRATCH + TRACE])
 
-# What a seat's policy is handed: copies, refreshed before each decision (the
-# game state) or each turn (rules and parameters), so that a bot writing into
-# its arrays changes nothing but its own copies. Rows are seats.
+# A seat's workspace: its view ``me`` (refreshed before each decision) and its
+# ``memory``; for a seat played from outside, copies of what a policy is handed,
+# refreshed before each of its decisions (the game state) or each turn (rules
+# and parameters), so that writing into them changes nothing but the copies.
+# A bot's policy reads the table's own arrays instead, typed read-only
+# (POLICY_SIGNATURE). Rows are seats.
 Desk = namedtuple("Desk", [
     "me", "shop", "unit_champion", "unit_star", "pool", "champion_cost", "champion_traits", "trait_breakpoints",
     "params", "memory",

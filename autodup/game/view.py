@@ -90,16 +90,22 @@ MAX_PARAMETERS = 16    # float64 parameters per seat
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning,
                         message="First-class function type feature is experimental")
 
+# Every array but ``memory`` is read-only: a policy is handed the table's own shop, units and pool and the
+# rules' arrays, without a copy (copying them before every decision was 7% of a game), and a policy
+# that writes into one does not compile (autodup.game.authoring.explain_compile_error says so in one line).
 _INT = types.int64
+_READ_INT = types.Array(_INT, 1, "C", readonly=True)
+_READ_INT_2D = types.Array(_INT, 2, "C", readonly=True)
+_READ_FLOAT = types.Array(types.float64, 1, "C", readonly=True)
 POLICY_SIGNATURE = _INT(
-    _INT[::1],                # me: the view above
-    _INT[::1],                # shop: champion per slot, -1 if empty
-    _INT[::1],                # unit_champion: the seat's units (the first me[VIEW_UNITS] are valid)
-    _INT[::1],                # unit_star: 1, 2 or 3
-    types.float64[::1],       # pool: copies of each champion left in the shared pool
-    _INT[::1],                # champion_cost: gold cost of each champion
-    _INT[:, ::1],             # champion_traits: trait ids of each champion, padded with -1
-    _INT[:, ::1],             # trait_breakpoints: units needed for each level of each trait
-    types.float64[::1],       # params: the bot's parameters, in declaration order
+    _READ_INT,                # me: the view above
+    _READ_INT,                # shop: champion per slot, -1 if empty
+    _READ_INT,                # unit_champion: the seat's units (the first me[VIEW_UNITS] are valid)
+    _READ_INT,                # unit_star: 1, 2 or 3
+    _READ_FLOAT,              # pool: copies of each champion left in the shared pool
+    _READ_INT,                # champion_cost: gold cost of each champion
+    _READ_INT_2D,             # champion_traits: trait ids of each champion, padded with -1
+    _READ_INT_2D,             # trait_breakpoints: units needed for each level of each trait
+    _READ_FLOAT,              # params: the bot's parameters, in declaration order
     _INT[::1],                # memory: MEMORY_SIZE words kept for the game
 )
