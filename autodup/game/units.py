@@ -188,6 +188,8 @@ def board_power(rules, table, seat, order_scratch, trait_counts):
                     trait_counts[trait] += 1
     bonus = 0.0
     for trait in range(trait_counts.shape[0]):
+        if trait_counts[trait] < rules.trait_breakpoints[trait, 0]:
+            continue  # below its first breakpoint (they increase): no bonus, as for most traits of a board
         for b in range(rules.trait_breakpoints.shape[1]):
             if trait_counts[trait] >= rules.trait_breakpoints[trait, b]:
                 bonus_here = rules.trait_bonus[trait, b]
