@@ -147,7 +147,7 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
                       table.tier_weights)
         trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
         prepare_slot_luck(rules, table, winner, table.pool)
-        add_slot_luck(rules, table, winner, champion, table.tier_totals)
+        add_slot_luck(rules, table, winner, champion, table.tier_totals, False)
         put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
         remaining[winner] -= 1
         total_remaining -= 1

@@ -8,7 +8,8 @@ from .rules import game_inline, game_kernel
 from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, LUCK_SHOP_PAIRS, LUCK_SHOP_TRAITS, STAT_SHOPS_SEEN
 
 __all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "tier_weights", "deal_one",
-           "put_in_shop", "prepare_slot_luck", "take_slot_luck", "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
+           "put_in_shop", "prepare_slot_luck", "take_slot_luck", "tier_slot_terms", "keep_tier_slot_terms",
+           "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
            "fill_shop", "reroll_shop", "FREE_REFRESH"]
 
 
@@ -124,21 +125,46 @@ def take_slot_luck(rules, table, seat, champion):
 
 
 @game_inline
-def add_slot_luck(rules, table, seat, champion, champion_totals):
+def tier_slot_terms(rules, table, t, champion_totals):
+    """Tier ``t``'s part of a slot's expected hits, pairs, trait fit and cost: the tier's weight in the slot's law
+    (``table.tier_weights[t]``) times the mean over its champions (0 when it deals nothing)."""
+    w = table.tier_weights[t]
+    if w > 0.0 and champion_totals[t] > 0.0:
+        return (w * table.tier_hits[t] / champion_totals[t], w * table.tier_pairs[t] / champion_totals[t],
+                w * table.tier_fit[t] / champion_totals[t], w * rules.tier_cost[t])
+    return 0.0, 0.0, 0.0, 0.0
+
+
+@game_inline
+def keep_tier_slot_terms(rules, table, t, champion_totals):
+    """Write tier ``t``'s :func:`tier_slot_terms` into ``table.tier_slot_terms[:, t]``."""
+    terms = table.tier_slot_terms
+    terms[0, t], terms[1, t], terms[2, t], terms[3, t] = tier_slot_terms(rules, table, t, champion_totals)
+
+
+@game_inline
+def add_slot_luck(rules, table, seat, champion, champion_totals, kept):
     """Add a dealt slot's shop terms (``LUCK_SHOP_*``): its outcome minus the expectation under the slot's law.
 
     The law is the draw's: tier ``t`` with ``table.tier_weights[t]`` (normalized,
     or all zero: nothing), then a champion in proportion to its weight in the
-    tier (``champion_totals[t]`` in all; none: nothing dealt, worth 0).
+    tier (``champion_totals[t]`` in all; none: nothing dealt, worth 0). With
+    ``kept``, each tier's part is read from ``table.tier_slot_terms``
+    (:func:`keep_tier_slot_terms`, kept up to date by the caller) instead of
+    computed: the same values, summed in the same order.
     """
     expected_hits, expected_cost, expected_pairs, expected_fit = 0.0, 0.0, 0.0, 0.0
     for t in range(table.tier_weights.shape[0]):
-        w = table.tier_weights[t]
-        if w > 0.0 and champion_totals[t] > 0.0:
-            expected_hits += w * table.tier_hits[t] / champion_totals[t]
-            expected_pairs += w * table.tier_pairs[t] / champion_totals[t]
-            expected_fit += w * table.tier_fit[t] / champion_totals[t]
-            expected_cost += w * rules.tier_cost[t]
+        if kept:
+            hits, pairs, fit, cost = (table.tier_slot_terms[0, t], table.tier_slot_terms[1, t],
+                                      table.tier_slot_terms[2, t], table.tier_slot_terms[3, t])
+        else:
+            hits, pairs, fit, cost = tier_slot_terms(rules, table, t, champion_totals)
+        # A tier that deals nothing adds +0.0 to sums that are +0.0 or more: the same as leaving it out.
+        expected_hits += hits
+        expected_pairs += pairs
+        expected_fit += fit
+        expected_cost += cost
     hits, cost, pairs, fit = 0.0, 0.0, 0.0, 0.0
     if champion >= 0:
         hits = table.owned[seat, champion]
@@ -217,21 +243,33 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
     champion_weights = scratch_pool if constrained else pool
     champion_totals = table.qualifying_totals if constrained else table.tier_totals
     prepare_slot_luck(rules, table, seat, champion_weights)
+    # A slot's tier weights and each tier's part of its luck terms are kept from one slot to the next, and
+    # computed again only where a slot changed them: their divisions were a sixth of the shop's time.
+    # Unconstrained, the weights read the tier totals only as empty or not.
+    stale = True
     for slot in range(table.shops.shape[1]):
         if table.shops[seat, slot] >= 0:
             continue
-        tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
-                      table.tier_weights)
+        if stale or constrained:
+            tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
+                          table.tier_weights)
+            for t in range(table.tier_weights.shape[0]):
+                keep_tier_slot_terms(rules, table, t, champion_totals)
+            stale = False
         key = shop_key(round_index, roll, slot)
         champion = deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.tier_weights, champion_weights, key)
         trace_draw(table, seat, key, champion_weights, champion)
-        add_slot_luck(rules, table, seat, champion, champion_totals)
+        add_slot_luck(rules, table, seat, champion, champion_totals, True)
         if put_in_shop(rules, table, seat, slot, champion):
             take_slot_luck(rules, table, seat, champion)
+            tier = rules.champion_tier[champion]
             if constrained:
                 scratch_pool[champion] -= 1.0
-                table.qualifying_totals[rules.champion_tier[champion]] -= 1.0
+                table.qualifying_totals[tier] -= 1.0
+            # The copy left its tier's sums and total; a tier left empty changes every tier's weight.
+            stale = table.tier_totals[tier] <= 0.0
+            keep_tier_slot_terms(rules, table, tier, champion_totals)
 
 
 # reroll_shop's seat for the round's free refresh: every alive seat whose shop is not locked, in serving order.

@@ -77,6 +77,8 @@ SCRATCH = (
     ("tier_hits", "float64 (T,): per tier, the weight of the champions it owns (the shop-hit term)"),
     ("tier_pairs", "float64 (T,): per tier, the weight of the champions in owned_pairs"),
     ("tier_fit", "float64 (T,): per tier, the weighted sum of trait_fit"),
+    ("tier_slot_terms", "float64 (4, T): per tier, its part of a slot's expected hits, pairs, trait fit and cost "
+                        "(autodup.game.shop.tier_slot_terms)"),
     ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
     ("fight_log_power", "float64 (players,): log(board power + 1), each alive seat's this round"),
     ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
@@ -146,7 +148,7 @@ def new_table(rules, trace_draws=0):
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
         np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
         np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n_tiers),
-        np.zeros(n_tiers), np.zeros(n_tiers),
+        np.zeros(n_tiers), np.zeros(n_tiers), np.zeros((4, n_tiers)),
         np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players),
         np.zeros((players, players)), np.zeros((players, players)), np.zeros((players, players)),
         np.zeros(players, dtype=np.int64),
