@@ -70,6 +70,7 @@ SCRATCH = (
     ("scratch_pool", "float64 (N,): the pool a loaded roll draws from"),
     ("qualifies", "bool (N,): the champions a loaded roll may deal"),
     ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
+    ("unit_powers", "float64 (capacity,): a seat's units' powers, while its board is ordered"),
     ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
     ("event_keys", "float64 (players,): each seat's key when events are addressed by seat, or when seats are ranked"),
     ("fight_power", "float64 (players,): each alive seat's board power in this round's fights"),
@@ -146,7 +147,8 @@ def new_table(rules, trace_draws=0):
         np.zeros((players, n)), np.zeros((players, rules.trait_breakpoints.shape[0])), np.zeros((players, n)),
         # scratch
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
-        np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(players, dtype=np.int64),
+        np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(capacity),
+        np.zeros(players, dtype=np.int64),
         np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n_tiers),
         np.zeros(n_tiers), np.zeros(n_tiers), np.zeros((4, n_tiers)),
         np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players),

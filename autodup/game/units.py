@@ -137,15 +137,15 @@ def _strongest_first(rules, table, seat, order_scratch):
     a run records as a seat's final board.
     """
     n = table.n_units[seat]
+    powers = table.unit_powers
     for u in range(n):
         order_scratch[u] = u
-    # Insertion sort by power, strongest first (n is at most bench + board).
+        powers[u] = unit_power(rules, table.unit_champion[seat, u], table.unit_star[seat, u])
+    # Insertion sort by power, strongest first (n is at most bench + board), on powers computed once per unit
+    # rather than twice per comparison; stable, so ties keep the units' order.
     for i in range(1, n):
         j = i
-        while j > 0 and unit_power(rules, table.unit_champion[seat, order_scratch[j]],
-                                    table.unit_star[seat, order_scratch[j]]) > \
-                unit_power(rules, table.unit_champion[seat, order_scratch[j - 1]],
-                            table.unit_star[seat, order_scratch[j - 1]]):
+        while j > 0 and powers[order_scratch[j]] > powers[order_scratch[j - 1]]:
             order_scratch[j], order_scratch[j - 1] = order_scratch[j - 1], order_scratch[j]
             j -= 1
     return min(n, rules.level_board_size[table.level[seat]])
