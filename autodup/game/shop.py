@@ -244,7 +244,7 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
     champion_totals = table.qualifying_totals if constrained else table.tier_totals
     prepare_slot_luck(rules, table, seat, champion_weights)
     # A slot's tier weights and each tier's part of its luck terms are kept from one slot to the next, and
-    # computed again only where a slot changed them: their divisions were a sixth of the shop's time.
+    # computed again only where a slot changed them: their divisions were about a quarter of the shop's samples.
     # Unconstrained, the weights read the tier totals only as empty or not.
     stale = True
     for slot in range(table.shops.shape[1]):
