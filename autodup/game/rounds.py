@@ -28,6 +28,7 @@ from .shop import (
     deal_one,
     event_uniform,
     fill_tier_totals,
+    keep_slot_terms,
     prepare_slot_luck,
     put_in_shop,
     reroll_shop,
@@ -147,7 +148,8 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
                       table.tier_weights)
         trace_draw(table, winner, -1, table.pool, champion)  # a race has no draw key: its timing is the race's
         prepare_slot_luck(rules, table, winner, table.pool)
-        add_slot_luck(rules, table, winner, champion, table.tier_totals, False)
+        keep_slot_terms(rules, table, table.tier_totals)
+        add_slot_luck(rules, table, winner, champion)
         put_in_shop(rules, table, winner, rules.shop_size - remaining[winner], champion)
         remaining[winner] -= 1
         total_remaining -= 1

@@ -8,7 +8,7 @@ from .rules import game_inline, game_kernel
 from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, LUCK_SHOP_PAIRS, LUCK_SHOP_TRAITS, STAT_SHOPS_SEEN
 
 __all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "tier_weights", "deal_one",
-           "put_in_shop", "prepare_slot_luck", "take_slot_luck", "tier_slot_terms", "keep_tier_slot_terms",
+           "put_in_shop", "prepare_slot_luck", "take_slot_luck", "keep_tier_slot_terms", "keep_slot_terms",
            "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
            "fill_shop", "reroll_shop", "FREE_REFRESH"]
 
@@ -125,46 +125,46 @@ def take_slot_luck(rules, table, seat, champion):
 
 
 @game_inline
-def tier_slot_terms(rules, table, t, champion_totals):
-    """Tier ``t``'s part of a slot's expected hits, pairs, trait fit and cost: the tier's weight in the slot's law
-    (``table.tier_weights[t]``) times the mean over its champions (0 when it deals nothing)."""
+def keep_tier_slot_terms(rules, table, t, champion_totals):
+    """Write tier ``t``'s part of a slot's expected hits, pairs, trait fit and cost into
+    ``table.tier_slot_terms[:, t]``: the tier's weight in the slot's law (``table.tier_weights[t]``) times the mean
+    over its champions (``champion_totals[t]`` copies in all), or 0 when it deals nothing."""
+    terms = table.tier_slot_terms
     w = table.tier_weights[t]
     if w > 0.0 and champion_totals[t] > 0.0:
-        return (w * table.tier_hits[t] / champion_totals[t], w * table.tier_pairs[t] / champion_totals[t],
-                w * table.tier_fit[t] / champion_totals[t], w * rules.tier_cost[t])
-    return 0.0, 0.0, 0.0, 0.0
+        terms[0, t] = w * table.tier_hits[t] / champion_totals[t]
+        terms[1, t] = w * table.tier_pairs[t] / champion_totals[t]
+        terms[2, t] = w * table.tier_fit[t] / champion_totals[t]
+        terms[3, t] = w * rules.tier_cost[t]
+    else:
+        terms[0, t], terms[1, t], terms[2, t], terms[3, t] = 0.0, 0.0, 0.0, 0.0
 
 
 @game_inline
-def keep_tier_slot_terms(rules, table, t, champion_totals):
-    """Write tier ``t``'s :func:`tier_slot_terms` into ``table.tier_slot_terms[:, t]``."""
-    terms = table.tier_slot_terms
-    terms[0, t], terms[1, t], terms[2, t], terms[3, t] = tier_slot_terms(rules, table, t, champion_totals)
+def keep_slot_terms(rules, table, champion_totals):
+    """:func:`keep_tier_slot_terms` for every tier (after the tier weights change)."""
+    for t in range(table.tier_weights.shape[0]):
+        keep_tier_slot_terms(rules, table, t, champion_totals)
 
 
 @game_inline
-def add_slot_luck(rules, table, seat, champion, champion_totals, kept):
+def add_slot_luck(rules, table, seat, champion):
     """Add a dealt slot's shop terms (``LUCK_SHOP_*``): its outcome minus the expectation under the slot's law.
 
     The law is the draw's: tier ``t`` with ``table.tier_weights[t]`` (normalized,
     or all zero: nothing), then a champion in proportion to its weight in the
-    tier (``champion_totals[t]`` in all; none: nothing dealt, worth 0). With
-    ``kept``, each tier's part is read from ``table.tier_slot_terms``
-    (:func:`keep_tier_slot_terms`, kept up to date by the caller) instead of
-    computed: the same values, summed in the same order.
+    tier (none: nothing dealt, worth 0). Each tier's part of the expectation is
+    read from ``table.tier_slot_terms``, which the caller keeps up to date
+    (:func:`keep_slot_terms`, :func:`keep_tier_slot_terms`).
     """
     expected_hits, expected_cost, expected_pairs, expected_fit = 0.0, 0.0, 0.0, 0.0
-    for t in range(table.tier_weights.shape[0]):
-        if kept:
-            hits, pairs, fit, cost = (table.tier_slot_terms[0, t], table.tier_slot_terms[1, t],
-                                      table.tier_slot_terms[2, t], table.tier_slot_terms[3, t])
-        else:
-            hits, pairs, fit, cost = tier_slot_terms(rules, table, t, champion_totals)
+    terms = table.tier_slot_terms
+    for t in range(terms.shape[1]):
         # A tier that deals nothing adds +0.0 to sums that are +0.0 or more: the same as leaving it out.
-        expected_hits += hits
-        expected_pairs += pairs
-        expected_fit += fit
-        expected_cost += cost
+        expected_hits += terms[0, t]
+        expected_pairs += terms[1, t]
+        expected_fit += terms[2, t]
+        expected_cost += terms[3, t]
     hits, cost, pairs, fit = 0.0, 0.0, 0.0, 0.0
     if champion >= 0:
         hits = table.owned[seat, champion]
@@ -253,14 +253,13 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
         if stale or constrained:
             tier_weights(rules, table.level[seat], table.tier_totals, constrained, table.qualifying_totals,
                           table.tier_weights)
-            for t in range(table.tier_weights.shape[0]):
-                keep_tier_slot_terms(rules, table, t, champion_totals)
+            keep_slot_terms(rules, table, champion_totals)
             stale = False
         key = shop_key(round_index, roll, slot)
         champion = deal_one(rules, dealer, seat, seat_seeds, table.counters, table.needles, table.needle_count,
                              table.tier_weights, champion_weights, key)
         trace_draw(table, seat, key, champion_weights, champion)
-        add_slot_luck(rules, table, seat, champion, champion_totals, True)
+        add_slot_luck(rules, table, seat, champion)
         if put_in_shop(rules, table, seat, slot, champion):
             take_slot_luck(rules, table, seat, champion)
             tier = rules.champion_tier[champion]

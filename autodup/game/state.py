@@ -79,7 +79,7 @@ SCRATCH = (
     ("tier_pairs", "float64 (T,): per tier, the weight of the champions in owned_pairs"),
     ("tier_fit", "float64 (T,): per tier, the weighted sum of trait_fit"),
     ("tier_slot_terms", "float64 (4, T): per tier, its part of a slot's expected hits, pairs, trait fit and cost "
-                        "(autodup.game.shop.tier_slot_terms)"),
+                        "(autodup.game.shop.keep_tier_slot_terms)"),
     ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
     ("fight_log_power", "float64 (players,): log(board power + 1), each alive seat's this round"),
     ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
