@@ -93,6 +93,45 @@ def test_a_draw_watching_one_tier_deals_what_the_full_draw_deals_in_it(name):
         assert seen_watched > 300 and seen_other > 300
 
 
+@pytest.mark.parametrize("seats", [1, 3])
+def test_needles_created_at_once_deal_what_lazily_created_needles_deal(seats):
+    """``haystack_create`` (the odds lab's batch) against creation inside the races: every seat's 3,000
+    hierarchical draws, whose weights move and drop to zero in every tier (a tier and outcomes that start at zero
+    are created early but raced only later), give the same outcomes and end in the same state, bit for bit."""
+    from autodup.engine import kernels
+
+    tier_start = np.array([0, 4, 9, 12, 14])
+    n = tier_start[-1]
+    seeds = np.array([21, 5, 77], dtype=np.uint64)[:seats]
+    lazy = [kernels.engine_state(n + 4) for _ in range(seats)]
+    early_needles, early_count = np.zeros((seats, n + 4)), np.zeros((seats, n + 4), dtype=np.int64)
+    low_bits = np.zeros(seats * (n + 4), dtype=np.uint64)
+    kernels.haystack_create(seeds, early_needles, early_count, seats, 4, 12, low_bits)
+    kernels.haystack_create(seeds, early_needles, early_count, seats, n, n + 4, low_bits)
+    assert (early_count[:, 4:12] == 1).all() and (early_count[:, n:] == 1).all() and (early_count[:, :4] == 0).all()
+    rng = np.random.default_rng(5)
+    for seat in range(seats):
+        tier_weights = np.array([0.4, 0.3, 0.2, 0.0])  # the last tier joins halfway
+        copies = np.array([9, 9, 9, 9, 7, 7, 0, 7, 7, 3, 3, 2, 4, 4], dtype=float)
+        for step in range(3_000):
+            if step == 1_500:
+                tier_weights[3] = 0.1
+            if step == 700:
+                copies[6] = 5.0  # an outcome that was never positive
+            lazily = kernels.engine_draw_hierarchical(ENGINES["haystack"].engine, seeds[seat], *lazy[seat],
+                                                      tier_weights, copies, tier_start)
+            early = kernels.engine_draw_hierarchical(ENGINES["haystack"].engine, seeds[seat], np.zeros(2, np.int64),
+                                                     early_needles[seat], early_count[seat], tier_weights, copies,
+                                                     tier_start)
+            assert lazily == early, (seat, step)
+            champion = rng.integers(0, n)
+            copies[champion] = max(0.0, copies[champion] + rng.choice([-1.0, 1.0]))
+        _, needles, count = lazy[seat]
+        created = count > 0
+        assert (count[created] == early_count[seat][created]).all()
+        assert (needles[created] == early_needles[seat][created]).all()
+
+
 @pytest.mark.parametrize("name", ENGINE_NAMES)
 def test_hierarchical_tier_without_outcomes_returns_minus_one(name):
     sampler = make_sampler(name, 1)

@@ -15,6 +15,7 @@ from autodup.engine.ziggurat import (
     LAYERS,
     TAIL_START,
     exp_minus,
+    exponential_from_low_bits,
     random_exponential,
     ziggurat_attempt,
     ziggurat_tables,
@@ -204,6 +205,14 @@ def test_a_rejected_attempt_retries_at_its_documented_address():
         assert random_exponential(SEED, U(3), U(counter)) == value
         found += 1
     assert 150 < found < 300  # 1.1% of 20,000
+
+
+def test_a_value_from_its_computed_low_half_is_the_addressed_value():
+    """``exponential_from_low_bits`` (needles created in a batch) on every path, the retries' included."""
+    for counter in range(20_000):
+        low = rng.inline_random_bits(SEED, U(3), U(counter))
+        assert low == rng.random_bits(SEED, U(3), U(counter))
+        assert exponential_from_low_bits(SEED, U(3), U(counter), U(low)) == random_exponential(SEED, U(3), U(counter))
 
 
 @njit

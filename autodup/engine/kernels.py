@@ -28,7 +28,10 @@ haystack
     weight, which at a table (other seats change most weights between two of
     a seat's draws) made a haystack draw cost twice a plain one. A needle whose weight is zero
     keeps its residual untouched until its weight is positive again. Outcomes
-    that never had a positive weight are never created (lazy). O(n) per draw
+    that never had a positive weight are never created (lazy); since a
+    needle's first value is a function of its address, a caller that knows
+    which needles its races will reach may create them early, in one batch
+    (:func:`haystack_create`), and leaves the same state. O(n) per draw
     (a scan with multiplications and one division), O(1) random values per
     draw.
 keyed
@@ -69,16 +72,18 @@ from .rng import (
     REPLAY_SUBSTITUTE_STREAM,
     SEQUENCE_STREAM,
     exponential_from_bits,
+    inline_random_bits,
     random_bits_pair,
     random_uniform,
     uniform_from_bits,
 )
-from .ziggurat import random_exponential
+from .ziggurat import exponential_from_low_bits, random_exponential
 
 __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "ENGINE_REPLAY", "ENGINE_COUNT",
            "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
            "WEIGHT_NEGATIVE", "scan_weights", "positive_total", "inverse_cdf_index", "sequence_draw",
-           "haystack_update", "haystack_advance", "haystack_consume", "haystack_race",
+           "haystack_update", "haystack_advance", "haystack_consume", "haystack_create",
+           "haystack_race",
            "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "tier_then_outcome",
            "engine_draw_watching_tier", "engine_draw_many"]
 
@@ -270,6 +275,50 @@ def haystack_consume(seed, needles, needle_count, winner):
     k = needle_count[winner]
     needles[winner] = random_exponential(seed, np.uint64(winner), np.uint64(k))
     needle_count[winner] = k + 1
+
+
+@inline_kernel
+def haystack_create(seeds, needles, needle_count, seats, lo, hi, low_bits):
+    """Create, for each of seats ``0..seats-1``, every needle of ``lo..hi-1`` it has not created yet, at once.
+
+    The state is the one lazy creation leaves: a needle's first value is a
+    function of its address alone, and a needle of weight zero keeps its
+    residual untouched by races, so creating it early changes no draw. A
+    caller that knows which needles its races will reach (the roll odds'
+    simulation) creates them in one pass instead of one by one inside the
+    races' scans: the blocks have no dependence on each other, so the
+    compiler computes several at once (vectorized), where a scan computes
+    each before its comparison can go on.
+
+    Parameters
+    ----------
+    seeds : uint64 (>= seats,)
+        Each seat's seed.
+    needles : float64 (>= seats, n)
+    needle_count : int64 (>= seats, n)
+    seats : int
+    lo, hi : int
+        Needle ids.
+    low_bits : uint64 (>= seats * (hi - lo),)
+        Working space, overwritten.
+    """
+    # The innermost loop runs over consecutive bits, which is what the vectorizer needs: the seats when there are
+    # several, the needles for one.
+    if seats == 1:
+        for s in range(lo, hi):
+            low_bits[s - lo] = inline_random_bits(seeds[0], np.uint64(s), np.uint64(0))
+    else:
+        for s in range(lo, hi):
+            row = (s - lo) * seats
+            for seat in range(seats):
+                low_bits[row + seat] = inline_random_bits(seeds[seat], np.uint64(s), np.uint64(0))
+    for s in range(lo, hi):
+        row = (s - lo) * seats
+        for seat in range(seats):
+            if needle_count[seat, s] == 0:
+                needles[seat, s] = exponential_from_low_bits(seeds[seat], np.uint64(s), np.uint64(0),
+                                                             low_bits[row + seat])
+                needle_count[seat, s] = 1
 
 
 @inline_kernel

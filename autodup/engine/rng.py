@@ -122,7 +122,7 @@ __all__ = ["UINT64_LIMIT", "DOMAIN_SHIFT", "NEEDLE_DOMAIN", "GAME_DOMAIN", "KEYE
            "Domain", "DOMAINS", "domain_of", "LABEL_BOARD", "LABEL_SEAT", "LABEL_EVENTS", "LABEL_TABLE",
            "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
            "EVENT_SECOND_KEY", "KEY_SLOTS_PER_ROLL", "KEY_ROLLS_PER_ROUND", "LOOT_KEY_BASE", "MAX_ROUNDS",
-           "philox4x32_10", "random_bits_pair", "random_bits", "uniform_from_bits", "random_uniform",
+           "philox4x32_10", "random_bits_pair", "random_bits", "inline_random_bits", "uniform_from_bits", "random_uniform",
            "exponential_from_bits", "event_counter", "shop_key", "loot_key",
            "check_game_layout", "derive_seed_kernel", "check_seed", "derive_seed", "board_seed", "seat_seed",
            "event_seed", "table_seed", "uniforms"]
@@ -314,6 +314,20 @@ def random_bits_pair(seed, stream, counter):
         seed & _MASK32, seed >> _SHIFT32,
     )
     return x0 | (x1 << _SHIFT32), x2 | (x3 << _SHIFT32)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def inline_random_bits(seed, stream, counter):
+    """:func:`random_bits`, with the block computed in the caller's code: a loop of independent addresses then
+    computes several blocks at once (the compiler vectorizes it), where calls compute one after the other."""
+    seed = np.uint64(seed)
+    stream = np.uint64(stream)
+    counter = np.uint64(counter)
+    x0, x1, _, _ = philox4x32_10(
+        counter & _MASK32, counter >> _SHIFT32, stream & _MASK32, stream >> _SHIFT32,
+        seed & _MASK32, seed >> _SHIFT32,
+    )
+    return x0 | (x1 << _SHIFT32)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)

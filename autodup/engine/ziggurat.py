@@ -64,7 +64,7 @@ from numba import njit
 from .rng import MAX_OUTCOMES, exponential_from_bits, random_bits_pair, uniform_from_bits
 
 __all__ = ["LAYERS", "TAIL_START", "RETRY_STREAM_STRIDE", "ziggurat_tables", "exp_minus", "ziggurat_attempt",
-           "random_exponential"]
+           "random_exponential", "exponential_from_low_bits"]
 
 LAYERS = 256
 # The closure's root (see the module docstring), to 50 digits.
@@ -203,6 +203,23 @@ def random_exponential(seed, stream, counter):
     if inside:
         return x
     return _exponential_past_inside(seed, stream, counter, low, high)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def exponential_from_low_bits(seed, stream, counter, low):
+    """:func:`random_exponential` for a caller that computed its block's low half ``low`` (uint64) already."""
+    _, x, inside = _layer_value(low)
+    if inside:
+        return x
+    return _exponential_past_low_bits(seed, stream, counter, low)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+def _exponential_past_low_bits(seed, stream, counter, low):
+    seed = np.uint64(seed)
+    stream = np.uint64(stream)
+    counter = np.uint64(counter)
+    return _exponential_past_inside(seed, stream, counter, low, random_bits_pair(seed, stream, counter)[1])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)

@@ -11,7 +11,14 @@ from numba import njit
 from ..analysis.statistics import wilson_interval
 from ..arguments import workers
 from ..engine.dealers import DEFAULT_DEALER, dealer_named
-from ..engine.kernels import ENGINE_KEYED, ENGINE_REPLAY, engine_draw_watching_tier, positive_total
+from ..engine.kernels import (
+    ENGINE_HAYSTACK,
+    ENGINE_KEYED,
+    ENGINE_REPLAY,
+    engine_draw_watching_tier,
+    haystack_create,
+    positive_total,
+)
 from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel, shop_key
 from ..errors import UsageError
 from ..game.actions import ACTION_BUY, ACTION_REROLL
@@ -106,7 +113,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops,
                            rolls, counts, seat_seeds, counters, needles, needle_count, tier_totals, tier_odds, shop,
-                           working_pool):
+                           working_pool, low_bits):
     """:func:`simulate_rolls` with only the draws the question can see: the same counts, trial by trial.
 
     The copies bought depend on the tier race and on the races in the
@@ -134,6 +141,7 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     tier_odds : float64 (2, 2, T)
     shop : int64 (shop_size,)
     working_pool : float64 (N,)
+    low_bits : uint64 (players * (N + T),)
         Working space, overwritten.
     """
     looked_for = counts.shape[0] - 1
@@ -166,6 +174,11 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                 needle_count[seat, c] = 0
             for t in range(n_tiers):
                 needle_count[seat, n_outcomes + t] = 0
+        if dealer == ENGINE_HAYSTACK:
+            # Every needle a watched draw can reach, created before the races: the same state as lazily.
+            haystack_create(seat_seeds, needles, needle_count, dealt_others + 1, lo, hi, low_bits)
+            haystack_create(seat_seeds, needles, needle_count, dealt_others + 1, n_outcomes, n_outcomes + n_tiers,
+                            low_bits)
         tier_totals[watched] = starting_total
         for seat in range(1, dealt_others + 1):
             for slot in range(shop_size):
@@ -263,12 +276,13 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     _take_other_units(config, pool, s.tier, s.champion, s.question.cost_out)
 
     def play(first: int, chunk: int, space) -> np.ndarray:
-        table, seat_seeds, tier_totals, tier_odds, shop = space
+        table, seat_seeds, tier_totals, tier_odds, shop, low_bits = space
         counts = np.zeros(s.looked_for + 1, dtype=np.int64)
         if method == "watched":
             simulate_watched_rolls(rules, code, np.uint64(seed), first, chunk, s.champion, pool, s.question.level,
                                    s.roll_level, s.other_shops, s.rolls, counts, seat_seeds, table.counters,
-                                   table.needles, table.needle_count, tier_totals, tier_odds, shop, table.pool)
+                                   table.needles, table.needle_count, tier_totals, tier_odds, shop, table.pool,
+                                   low_bits)
         else:
             simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, chunk,
                            s.champion, pool, s.question.level, s.roll_level, s.other_shops, s.rolls, counts)
@@ -276,7 +290,8 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
 
     def working_space():
         return (new_table(rules), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
-                np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64))
+                np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64),
+                np.zeros(rules.players * (pool.shape[0] + config.n_tiers), dtype=np.uint64))
 
     # In chunks, so that Ctrl-C stops a long simulation between two, and so that threads share the work.
     chunks = [(int(first_trial) + start, min(CHUNK_TRIALS, int(trials) - start))
