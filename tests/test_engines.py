@@ -132,6 +132,33 @@ def test_needles_created_at_once_deal_what_lazily_created_needles_deal(seats):
         assert (needles[created] == early_needles[seat][created]).all()
 
 
+def test_a_race_with_values_computed_ahead_deals_what_the_race_deals():
+    """``haystack_race_ahead`` (the odds lab's tier race) against ``haystack_race``: 2,000 races whose weights move
+    and drop to zero, then the same seed's needles started afresh (their counts go back: the values computed ahead
+    are read again or computed again), then another seed with the values ahead forgotten; the same winners and
+    the same state, bit for bit, with 4 values ahead (many refills) and 16."""
+    from autodup.engine import kernels
+
+    for ahead in (4, 16):
+        ahead_bits, ahead_from = np.zeros((5, ahead), dtype=np.uint64), np.full(5, -1, dtype=np.int64)
+        low_bits = np.zeros(5, dtype=np.uint64)
+        for seed, forget in ((3, True), (3, False), (8, True)):
+            if forget:
+                ahead_from[:] = -1
+            rng = np.random.default_rng(seed)
+            weights = np.array([0.0, 2.0, 5.0, 3.0, 1.0, 0.5, 4.0])  # needles 2..6 race; 0, 1 stand outside
+            plain, fast = kernels.engine_state(7), kernels.engine_state(7)
+            seeds = np.array([seed], dtype=np.uint64)
+            kernels.haystack_create(seeds, fast[1][None], fast[2][None], 1, 2, 7, low_bits)
+            for step in range(2_000):
+                expected = kernels.haystack_race(U(seed), plain[1], plain[2], weights, 2, 7, 0)
+                got = kernels.haystack_race_ahead(U(seed), fast[1], fast[2], weights, 2, 7, 0, ahead_bits, ahead_from)
+                assert got == expected, (ahead, seed, step)
+                moved = rng.integers(2, 7)
+                weights[moved] = 0.0 if rng.random() < 0.2 else rng.uniform(0.5, 5.0)
+            assert np.array_equal(plain[2][2:], fast[2][2:]) and np.array_equal(plain[1][2:], fast[1][2:])
+
+
 @pytest.mark.parametrize("name", ENGINE_NAMES)
 def test_hierarchical_tier_without_outcomes_returns_minus_one(name):
     sampler = make_sampler(name, 1)

@@ -31,7 +31,9 @@ haystack
     that never had a positive weight are never created (lazy); since a
     needle's first value is a function of its address, a caller that knows
     which needles its races will reach may create them early, in one batch
-    (:func:`haystack_create`), and leaves the same state. O(n) per draw
+    (:func:`haystack_create`), and leaves the same state; one that runs many
+    races on few needles may compute their next values ahead, several at a
+    time (:func:`haystack_race_ahead`). O(n) per draw
     (a scan with multiplications and one division), O(1) random values per
     draw.
 keyed
@@ -82,7 +84,7 @@ from .ziggurat import exponential_from_low_bits, random_exponential
 __all__ = ["ENGINE_PLAIN", "ENGINE_STREAM", "ENGINE_HAYSTACK", "ENGINE_KEYED", "ENGINE_REPLAY", "ENGINE_COUNT",
            "kernel", "inline_kernel", "engine_state", "WEIGHTS_OK", "WEIGHT_NOT_FINITE",
            "WEIGHT_NEGATIVE", "scan_weights", "positive_total", "inverse_cdf_index", "sequence_draw",
-           "haystack_update", "haystack_advance", "haystack_consume", "haystack_create",
+           "haystack_update", "haystack_advance", "haystack_consume", "haystack_create", "haystack_race_ahead",
            "haystack_race",
            "keyed_race", "replay_draw", "engine_draw", "engine_draw_hierarchical", "tier_then_outcome",
            "engine_draw_watching_tier", "engine_draw_many"]
@@ -319,6 +321,48 @@ def haystack_create(seeds, needles, needle_count, seats, lo, hi, low_bits):
                 needles[seat, s] = exponential_from_low_bits(seeds[seat], np.uint64(s), np.uint64(0),
                                                              low_bits[row + seat])
                 needle_count[seat, s] = 1
+
+
+@inline_kernel
+def haystack_race_ahead(seed, needles, needle_count, weights, lo, hi, id_offset, ahead_bits, ahead_from):
+    """:func:`haystack_race` for a caller that computes its needles' next values ahead, several at a time.
+
+    The same draws and the same state, bit for bit: only where the winner's
+    next value comes from differs. Each needle of the race keeps the low
+    halves of the blocks of its next ``A`` values, computed in one loop over
+    independent addresses (which the compiler vectorizes) when its count
+    leaves them; a race then reads its winner's value instead of waiting for
+    a block. Worth it for a race run many times on few needles (the roll
+    odds' tier race); the needles must have been created
+    (:func:`haystack_create`).
+
+    Parameters
+    ----------
+    ahead_bits : uint64 (hi - lo, A)
+        Row ``i``: the low halves of the blocks of values ``ahead_from[i] ..
+        ahead_from[i] + A - 1`` of needle ``lo + i + id_offset``.
+    ahead_from : int64 (hi - lo,)
+        -1 where nothing is computed yet; the caller sets every entry to -1
+        when the seed or the needles start afresh.
+
+    Returns the winning index into ``weights`` or -1.
+    """
+    best, gap = haystack_update(seed, needles, needle_count, weights, lo, hi, id_offset)
+    if best >= 0:
+        haystack_advance(needles, weights, lo, hi, id_offset, gap)
+        s = best + id_offset
+        k = needle_count[s]
+        row = best - lo
+        ahead = ahead_bits.shape[1]
+        first = ahead_from[row]
+        if first < 0 or k < first or k >= first + ahead:
+            for j in range(ahead):
+                ahead_bits[row, j] = inline_random_bits(seed, np.uint64(s), np.uint64(k + j))
+            ahead_from[row] = k
+            first = k
+        needles[s] = exponential_from_low_bits(seed, np.uint64(s), np.uint64(k), ahead_bits[row, k - first])
+        needle_count[s] = k + 1
+    return best
 
 
 @inline_kernel

@@ -17,6 +17,8 @@ from ..engine.kernels import (
     ENGINE_REPLAY,
     engine_draw_watching_tier,
     haystack_create,
+    haystack_race,
+    haystack_race_ahead,
     positive_total,
 )
 from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel, shop_key
@@ -45,6 +47,11 @@ __all__ = ["SIMULATION_METHODS", "simulate_rolls", "simulate_watched_rolls", "si
 
 # Without the Numba runtime, like the game's kernels: with it, every inlined call that takes the table
 # would count references to each of its arrays (measured: the simulation ran 1.4-1.6x slower).
+# The rolling seat's tier needles' values computed this many at a time: a tier wins up to about a hundred races
+# in a trial, so little is computed in vain.
+VALUES_AHEAD = 16
+
+
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, champion, pool, level, roll_level,
                    other_shops, rolls, counts):
@@ -113,7 +120,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops,
                            rolls, counts, seat_seeds, counters, needles, needle_count, tier_totals, tier_odds, shop,
-                           working_pool, low_bits):
+                           working_pool, low_bits, ahead_bits, ahead_from):
     """:func:`simulate_rolls` with only the draws the question can see: the same counts, trial by trial.
 
     The copies bought depend on the tier race and on the races in the
@@ -142,7 +149,8 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     shop : int64 (shop_size,)
     working_pool : float64 (N,)
     low_bits : uint64 (players * (N + T),)
-        Working space, overwritten.
+    ahead_bits : uint64 (T, A), ahead_from : int64 (T,)
+        Working space, overwritten: the rolling seat's tier needles' values computed ahead (haystack only).
     """
     looked_for = counts.shape[0] - 1
     n_tiers = tier_totals.shape[0]
@@ -179,6 +187,7 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
             haystack_create(seat_seeds, needles, needle_count, dealt_others + 1, lo, hi, low_bits)
             haystack_create(seat_seeds, needles, needle_count, dealt_others + 1, n_outcomes, n_outcomes + n_tiers,
                             low_bits)
+            ahead_from[:] = -1  # a new seed
         tier_totals[watched] = starting_total
         for seat in range(1, dealt_others + 1):
             for slot in range(shop_size):
@@ -197,8 +206,13 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                     tier_totals[watched] += 1.0
                 shop[slot] = -1
             for slot in range(shop_size):
-                drawn = _watched_slot(rules, dealer, 0, seat_seeds, counters, needles, needle_count, roll_odds,
-                                      tier_totals, working_pool, watched, shop_key(0, roll, slot))
+                if dealer == ENGINE_HAYSTACK:
+                    drawn = _watched_haystack_slot(seat_seeds[0], needles[0], needle_count[0], roll_odds,
+                                                   tier_totals, working_pool, rules.tier_start, watched, ahead_bits,
+                                                   ahead_from)
+                else:
+                    drawn = _watched_slot(rules, dealer, 0, seat_seeds, counters, needles, needle_count, roll_odds,
+                                          tier_totals, working_pool, watched, shop_key(0, roll, slot))
                 if drawn >= 0:
                     shop[slot] = drawn
                     if holding:
@@ -230,6 +244,23 @@ def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_cou
     row = tier_odds[1] if tier_totals[watched] > 0.0 else tier_odds[0]
     return engine_draw_watching_tier(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
                                      row, tier_totals, working_pool, rules.tier_start, watched)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def _watched_haystack_slot(seed, needles, needle_count, tier_odds, tier_totals, working_pool, tier_start, watched,
+                           ahead_bits, ahead_from):
+    """:func:`_watched_slot` for the rolling seat under the haystack: the same draw, its tier race computing the
+    tier needles' values ahead (:func:`autodup.engine.kernels.haystack_race_ahead`), since that race runs at every
+    slot of every roll on the same five needles."""
+    n_tiers = tier_totals.shape[0]
+    n_outcomes = tier_start[n_tiers]
+    row = tier_odds[1] if tier_totals[watched] > 0.0 else tier_odds[0]
+    tier = haystack_race_ahead(seed, needles, needle_count, row, 0, n_tiers, n_outcomes, ahead_bits, ahead_from)
+    if tier < 0:
+        return -1
+    if tier != watched:
+        return -2 if tier_totals[tier] > 0.0 else -1
+    return haystack_race(seed, needles, needle_count, working_pool, tier_start[watched], tier_start[watched + 1], 0)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
@@ -276,13 +307,13 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     _take_other_units(config, pool, s.tier, s.champion, s.question.cost_out)
 
     def play(first: int, chunk: int, space) -> np.ndarray:
-        table, seat_seeds, tier_totals, tier_odds, shop, low_bits = space
+        table, seat_seeds, tier_totals, tier_odds, shop, low_bits, ahead_bits, ahead_from = space
         counts = np.zeros(s.looked_for + 1, dtype=np.int64)
         if method == "watched":
             simulate_watched_rolls(rules, code, np.uint64(seed), first, chunk, s.champion, pool, s.question.level,
                                    s.roll_level, s.other_shops, s.rolls, counts, seat_seeds, table.counters,
                                    table.needles, table.needle_count, tier_totals, tier_odds, shop, table.pool,
-                                   low_bits)
+                                   low_bits, ahead_bits, ahead_from)
         else:
             simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, chunk,
                            s.champion, pool, s.question.level, s.roll_level, s.other_shops, s.rolls, counts)
@@ -291,7 +322,8 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     def working_space():
         return (new_table(rules), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
                 np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64),
-                np.zeros(rules.players * (pool.shape[0] + config.n_tiers), dtype=np.uint64))
+                np.zeros(rules.players * (pool.shape[0] + config.n_tiers), dtype=np.uint64),
+                np.zeros((config.n_tiers, VALUES_AHEAD), dtype=np.uint64), np.full(config.n_tiers, -1, dtype=np.int64))
 
     # In chunks, so that Ctrl-C stops a long simulation between two, and so that threads share the work.
     chunks = [(int(first_trial) + start, min(CHUNK_TRIALS, int(trials) - start))
