@@ -122,7 +122,7 @@ __all__ = ["UINT64_LIMIT", "DOMAIN_SHIFT", "NEEDLE_DOMAIN", "GAME_DOMAIN", "KEYE
            "Domain", "DOMAINS", "domain_of", "LABEL_BOARD", "LABEL_SEAT", "LABEL_EVENTS", "LABEL_TABLE",
            "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
            "EVENT_SECOND_KEY", "KEY_SLOTS_PER_ROLL", "KEY_ROLLS_PER_ROUND", "LOOT_KEY_BASE", "MAX_ROUNDS",
-           "philox4x32_10", "random_bits_pair", "random_bits", "inline_random_bits", "uniform_from_bits", "random_uniform",
+           "philox4x32_10", "random_bits_pair", "random_bits", "inline_random_bits_pair", "inline_random_bits", "uniform_from_bits", "random_uniform",
            "exponential_from_bits", "event_counter", "shop_key", "loot_key",
            "check_game_layout", "derive_seed_kernel", "check_seed", "derive_seed", "board_seed", "seat_seed",
            "event_seed", "table_seed", "uniforms"]
@@ -273,7 +273,7 @@ def _multiply_high_low(multiplier, value):
     return product >> _SHIFT32, product & _MASK32
 
 
-# Inlined into random_bits_pair, its one caller in the package: a block is then one call, not two.
+# Inlined into inline_random_bits_pair, its one caller: a block is then one call (random_bits_pair), or none in a loop.
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Philox4x32 with 10 rounds, on 32-bit words held in uint64.
@@ -299,13 +299,10 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
     return c0, c1, c2, c3
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
-def random_bits_pair(seed, stream, counter):
-    """Both 64-bit halves of the Philox block at ``(seed, stream, counter)``.
-
-    ``(x0 | (x1 << 32), x2 | (x3 << 32))``; the first is :func:`random_bits`
-    of the same address. The keyed race uses both, one per outcome.
-    """
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def inline_random_bits_pair(seed, stream, counter):
+    """:func:`random_bits_pair`, with the block computed in the caller's code: a loop of independent addresses
+    then computes several blocks at once (the compiler vectorizes it), where calls compute one after the other."""
     seed = np.uint64(seed)
     stream = np.uint64(stream)
     counter = np.uint64(counter)
@@ -316,18 +313,20 @@ def random_bits_pair(seed, stream, counter):
     return x0 | (x1 << _SHIFT32), x2 | (x3 << _SHIFT32)
 
 
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+def random_bits_pair(seed, stream, counter):
+    """Both 64-bit halves of the Philox block at ``(seed, stream, counter)``.
+
+    ``(x0 | (x1 << 32), x2 | (x3 << 32))``; the first is :func:`random_bits`
+    of the same address. The keyed race uses both, one per outcome.
+    """
+    return inline_random_bits_pair(seed, stream, counter)
+
+
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 def inline_random_bits(seed, stream, counter):
-    """:func:`random_bits`, with the block computed in the caller's code: a loop of independent addresses then
-    computes several blocks at once (the compiler vectorizes it), where calls compute one after the other."""
-    seed = np.uint64(seed)
-    stream = np.uint64(stream)
-    counter = np.uint64(counter)
-    x0, x1, _, _ = philox4x32_10(
-        counter & _MASK32, counter >> _SHIFT32, stream & _MASK32, stream >> _SHIFT32,
-        seed & _MASK32, seed >> _SHIFT32,
-    )
-    return x0 | (x1 << _SHIFT32)
+    """:func:`random_bits`, computed in the caller's code (see :func:`inline_random_bits_pair`)."""
+    return inline_random_bits_pair(seed, stream, counter)[0]
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
