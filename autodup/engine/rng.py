@@ -122,7 +122,8 @@ __all__ = ["UINT64_LIMIT", "DOMAIN_SHIFT", "NEEDLE_DOMAIN", "GAME_DOMAIN", "KEYE
            "Domain", "DOMAINS", "domain_of", "LABEL_BOARD", "LABEL_SEAT", "LABEL_EVENTS", "LABEL_TABLE",
            "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
            "EVENT_SECOND_KEY", "KEY_SLOTS_PER_ROLL", "KEY_ROLLS_PER_ROUND", "LOOT_KEY_BASE", "MAX_ROUNDS",
-           "philox4x32_10", "random_bits_pair", "random_bits", "inline_random_bits_pair", "inline_random_bits", "uniform_from_bits", "random_uniform",
+           "philox4x32_10", "random_bits_pair", "random_bits", "inline_random_bits_pair", "inline_random_bits",
+           "uniform_from_bits", "random_uniform",
            "exponential_from_bits", "event_counter", "shop_key", "loot_key",
            "check_game_layout", "derive_seed_kernel", "check_seed", "derive_seed", "board_seed", "seat_seed",
            "event_seed", "table_seed", "uniforms"]

@@ -45,13 +45,13 @@ __all__ = ["SIMULATION_METHODS", "simulate_rolls", "simulate_watched_rolls", "si
 # --------------------------------------------------------------------------
 
 
-# Without the Numba runtime, like the game's kernels: with it, every inlined call that takes the table
-# would count references to each of its arrays (measured: the simulation ran 1.4-1.6x slower).
 # The rolling seat's tier needles' values computed this many at a time: a tier wins up to about a hundred races
 # in a trial, so little is computed in vain.
 VALUES_AHEAD = 16
 
 
+# Without the Numba runtime, like the game's kernels: with it, every inlined call that takes the table
+# would count references to each of its arrays (measured: the simulation ran 1.4-1.6x slower).
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, champion, pool, level, roll_level,
                    other_shops, rolls, counts):
@@ -135,6 +135,13 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     other tiers keep their starting totals: only whether a total is positive
     is read, and it cannot change. Not for the replay dealer, whose
     substitutions read every tier.
+
+    Under the haystack, the same draws are made faster in two ways that leave
+    the engine's state as it would be: every needle a watched draw can reach
+    is created at the trial's start, for all seats in one vectorized batch
+    (:func:`autodup.engine.kernels.haystack_create`), and the rolling seat's
+    tier race computes its needles' values ahead
+    (:func:`autodup.engine.kernels.haystack_race_ahead`).
 
     Parameters
     ----------
