@@ -98,7 +98,7 @@ def test_needles_created_at_once_deal_what_lazily_created_needles_deal(seats):
     """``haystack_create`` (the odds lab's batch) against creation inside the races: every seat's 3,000
     hierarchical draws, whose weights move and drop to zero in every tier (a tier and outcomes that start at zero
     are created early but raced only later), give the same outcomes and end in the same state, bit for bit."""
-    from autodup.engine import kernels
+    from autodup.engine import batches, kernels
 
     tier_start = np.array([0, 4, 9, 12, 14])
     n = tier_start[-1]
@@ -106,8 +106,8 @@ def test_needles_created_at_once_deal_what_lazily_created_needles_deal(seats):
     lazy = [kernels.engine_state(n + 4) for _ in range(seats)]
     early_needles, early_count = np.zeros((seats, n + 4)), np.zeros((seats, n + 4), dtype=np.int64)
     low_bits = np.zeros(seats * (n + 4), dtype=np.uint64)
-    kernels.haystack_create(seeds, early_needles, early_count, seats, 4, 12, low_bits)
-    kernels.haystack_create(seeds, early_needles, early_count, seats, n, n + 4, low_bits)
+    batches.haystack_create(seeds, early_needles, early_count, seats, 4, 12, low_bits)
+    batches.haystack_create(seeds, early_needles, early_count, seats, n, n + 4, low_bits)
     assert (early_count[:, 4:12] == 1).all() and (early_count[:, n:] == 1).all() and (early_count[:, :4] == 0).all()
     rng = np.random.default_rng(5)
     for seat in range(seats):
@@ -137,7 +137,7 @@ def test_a_race_with_values_computed_ahead_deals_what_the_race_deals():
     and drop to zero, then the same seed's needles started afresh (their counts go back: the values computed ahead
     are read again or computed again), then another seed with the values ahead forgotten; the same winners and
     the same state, bit for bit, with 4 values ahead (many refills) and 16."""
-    from autodup.engine import kernels
+    from autodup.engine import batches, kernels
 
     for ahead in (4, 16):
         ahead_bits, ahead_from = np.zeros((5, ahead), dtype=np.uint64), np.full(5, -1, dtype=np.int64)
@@ -149,10 +149,10 @@ def test_a_race_with_values_computed_ahead_deals_what_the_race_deals():
             weights = np.array([0.0, 2.0, 5.0, 3.0, 1.0, 0.5, 4.0])  # needles 2..6 race; 0, 1 stand outside
             plain, fast = kernels.engine_state(7), kernels.engine_state(7)
             seeds = np.array([seed], dtype=np.uint64)
-            kernels.haystack_create(seeds, fast[1][None], fast[2][None], 1, 2, 7, low_bits)
+            batches.haystack_create(seeds, fast[1][None], fast[2][None], 1, 2, 7, low_bits)
             for step in range(2_000):
                 expected = kernels.haystack_race(U(seed), plain[1], plain[2], weights, 2, 7, 0)
-                got = kernels.haystack_race_ahead(U(seed), fast[1], fast[2], weights, 2, 7, 0, ahead_bits, ahead_from)
+                got = batches.haystack_race_ahead(U(seed), fast[1], fast[2], weights, 2, 7, 0, ahead_bits, ahead_from)
                 assert got == expected, (ahead, seed, step)
                 moved = rng.integers(2, 7)
                 weights[moved] = 0.0 if rng.random() < 0.2 else rng.uniform(0.5, 5.0)

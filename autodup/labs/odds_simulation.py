@@ -10,15 +10,14 @@ from numba import njit
 
 from ..analysis.statistics import wilson_interval
 from ..arguments import workers
+from ..engine.batches import haystack_create, haystack_race_ahead
 from ..engine.dealers import DEFAULT_DEALER, dealer_named
 from ..engine.kernels import (
     ENGINE_HAYSTACK,
     ENGINE_KEYED,
     ENGINE_REPLAY,
     engine_draw_watching_tier,
-    haystack_create,
     haystack_race,
-    haystack_race_ahead,
     positive_total,
 )
 from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel, shop_key
@@ -139,9 +138,9 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     Under the haystack, the same draws are made faster in two ways that leave
     the engine's state as it would be: every needle a watched draw can reach
     is created at the trial's start, for all seats in one vectorized batch
-    (:func:`autodup.engine.kernels.haystack_create`), and the rolling seat's
+    (:func:`autodup.engine.batches.haystack_create`), and the rolling seat's
     tier race computes its needles' values ahead
-    (:func:`autodup.engine.kernels.haystack_race_ahead`).
+    (:func:`autodup.engine.batches.haystack_race_ahead`).
 
     Parameters
     ----------
@@ -257,7 +256,7 @@ def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_cou
 def _watched_haystack_slot(seed, needles, needle_count, tier_odds, tier_totals, working_pool, tier_start, watched,
                            ahead_bits, ahead_from):
     """:func:`_watched_slot` for the rolling seat under the haystack: the same draw, its tier race computing the
-    tier needles' values ahead (:func:`autodup.engine.kernels.haystack_race_ahead`), since that race runs at every
+    tier needles' values ahead (:func:`autodup.engine.batches.haystack_race_ahead`), since that race runs at every
     slot of every roll on the same five needles."""
     n_tiers = tier_totals.shape[0]
     n_outcomes = tier_start[n_tiers]
