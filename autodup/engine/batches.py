@@ -71,7 +71,7 @@ def haystack_create(seeds, needles, needle_count, seats, lo, hi, low_bits):
 
 @inline_kernel
 def haystack_race_ahead(seed, needles, needle_count, weights, lo, hi, id_offset, ahead_bits, ahead_from):
-    """:func:`autodup.engine.kernels.haystack_race` for a caller that computes its needles' next values ahead, several at a time.
+    """:func:`autodup.engine.kernels.haystack_race`, with its needles' next values computed ahead, several at a time.
 
     The same draws and the same state, bit for bit: only where the winner's
     next value comes from differs. Each needle of the race keeps the low
