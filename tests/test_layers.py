@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "autodup"
 # Lowest first. A module may import its own layer and those before it. The foundation modules are the
 # package's top-level files that every layer may use; the public API and the command line sit on top.
 LAYERS = (
-    ("foundation", ("errors", "arguments", "files", "compile_cache", "nonnegative_indices", "shipped",
-                    "version")),
+    ("foundation", ("errors", "arguments", "files", "compile_cache", "nonnegative_indices", "field_loads",
+                    "inline_copies", "shipped", "version")),
     ("engine", ("engine",)),
     ("game", ("game",)),
     ("tournament", ("tournament",)),

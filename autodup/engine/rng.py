@@ -111,6 +111,8 @@ import numpy as np
 
 from .. import compile_cache  # noqa: F401  (isort: skip)
 from .. import nonnegative_indices  # noqa: F401  (isort: skip)
+from .. import field_loads  # noqa: F401  (isort: skip)
+from .. import inline_copies  # noqa: F401  (isort: skip)
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
@@ -120,7 +122,8 @@ __all__ = ["UINT64_LIMIT", "DOMAIN_SHIFT", "NEEDLE_DOMAIN", "GAME_DOMAIN", "KEYE
            "STREAM_TOY_FIRST_SHUFFLE", "STREAM_TOY_SECOND_SHUFFLE", "MAX_SHUFFLE_STEPS", "STREAM_LOOT_BAG",
            "STREAM_POLICY", "STREAM_SERVING_ORDER", "STREAM_MATCHMAKING", "STREAM_COMBAT", "STREAM_TIEBREAK",
            "Domain", "DOMAINS", "domain_of", "LABEL_BOARD", "LABEL_SEAT", "LABEL_EVENTS", "LABEL_TABLE",
-           "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT", "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
+           "LABEL_TRIAL", "LABEL_METHOD", "LABEL_REPLICATE", "LABEL_TRAINING_BOARD", "LABEL_AGENT",
+           "EVENT_ROUND_STRIDE", "EVENT_GHOST_INDEX",
            "EVENT_SECOND_KEY", "KEY_SLOTS_PER_ROLL", "KEY_ROLLS_PER_ROUND", "LOOT_KEY_BASE", "MAX_ROUNDS",
            "philox4x32_10", "random_bits_pair", "random_bits", "inline_random_bits_pair", "inline_random_bits",
            "uniform_from_bits", "random_uniform",
