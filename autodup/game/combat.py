@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..engine.rng import EVENT_GHOST_INDEX
 from .rounds import ghost_of, streak_gold_of
-from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_kernel
+from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_internal, game_kernel
 from .shop import clear_shop, copies_of_star, event_uniform
 from .stats import (
     LUCK_COIN,
@@ -168,7 +167,7 @@ def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a
         table.luck[seat, LUCK_COIN_ONLOOKER] += luck * (a_won - b_won)
 
 
-@game_kernel
+@game_internal
 def play_fights(rules, table, k, round_index, event_seed, events):
     """The round's fights: the ``k`` alive seats of ``table.order`` (as :func:`autodup.game.rounds.shuffle_alive`
     paired them) fight two by two, and the odd seat out fights the board of another as a ghost
@@ -275,7 +274,7 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         table.luck[seat, LUCK_MATCHMAKING_VALUE] -= value_mean / (alive - 1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch, final_champion, final_star):
     """Seats at 0 HP or below leave; they take the worst free places, by HP (ties by the event stream).
 
@@ -305,7 +304,7 @@ def _is_ranked(table, seat, only_dying):
     return table.alive[seat] and (not only_dying or table.hp[seat] <= 0)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def rank_seats(table, event_seed, round_index, only_dying, places_up_to):
     """Give places ``places_up_to, places_up_to - 1, ...`` to alive seats (only the dying ones if asked),
     worst HP first; ties broken by the event stream."""

@@ -19,6 +19,7 @@ from .rules import (
     STREAM_MATCHMAKING_KEY,
     STREAM_SERVING_ORDER_KEY,
     game_inline,
+    game_internal,
     game_kernel,
 )
 from .shop import (
@@ -88,7 +89,7 @@ def ghost_of(table, event_seed, round_index, k, events):
     return table.order[int(event_uniform(event_seed, STREAM_MATCHMAKING_KEY, round_index, EVENT_GHOST_INDEX) * (k - 1))]
 
 
-@game_kernel
+@game_internal
 def streak_gold_of(rules, streak):
     length = abs(streak)
     gold = 0
@@ -204,7 +205,7 @@ def _loot_worth(rules, item):
     return float(rules.loot_gold[item]) if tier < 0 else float(rules.tier_cost[tier])
 
 
-@game_kernel
+@game_internal
 def deal_loot(rules, dealer, table, seat, round_index, seat_seeds):
     """Hand out this PvE round's loot from the seat's shuffle bag (seed 001)."""
     bag = rules.loot_gold.shape[0]

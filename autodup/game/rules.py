@@ -17,6 +17,7 @@ from ..engine.rng import (
     STREAM_TIEBREAK,
     check_game_layout,
 )
+from ..internal_kernels import internal_kernel
 from .actions import ACTION_CAP
 from .view import VIEW_MASK_BITS
 
@@ -41,6 +42,9 @@ game_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 # inlined copy). Inlining everything makes the game 3x slower (measured): the
 # round start, the turns and the round's end stay separate.
 game_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+# A kernel that only the game's compiled code calls (never Python, tests included): numba builds it no
+# Python-callable wrapper, thousands of instructions for the two named tuples (autodup.internal_kernels).
+game_internal = internal_kernel(_nrt=False)
 
 # The dealer is an engine code (ENGINE_*); autodup.engine.dealers.DEALERS holds one record per dealer.
 

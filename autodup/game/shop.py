@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..engine.kernels import ENGINE_KEYED, engine_draw_hierarchical, positive_total
 from ..engine.rng import event_counter, random_uniform, shop_key
-from .rules import game_inline, game_kernel
+from .rules import game_inline, game_internal, game_kernel
 from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, LUCK_SHOP_PAIRS, LUCK_SHOP_TRAITS, STAT_SHOPS_SEEN
 
 __all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "tier_weights", "deal_one",
@@ -18,7 +18,7 @@ def event_uniform(event_seed, kind, round_index, index):
     return random_uniform(event_seed, kind, event_counter(round_index, index))
 
 
-@game_kernel
+@game_internal
 def unit_power(rules, champion, star):
     return rules.tier_cost[rules.champion_tier[champion]] * rules.star_power[star - 1]
 
@@ -204,7 +204,7 @@ def trace_draw(table, seat, key, champion_weights, champion):
     table.trace_count[seat] = k + 1
 
 
-@game_kernel
+@game_internal
 def mark_trait(rules, trait, qualifies):
     """``qualifies[c]`` = whether champion ``c`` has ``trait`` (bool (N,)); a loaded roll deals only those."""
     for c in range(qualifies.shape[0]):
@@ -215,7 +215,7 @@ def mark_trait(rules, trait, qualifies):
         qualifies[c] = has
 
 
-@game_kernel
+@game_internal
 def clear_shop(rules, shops, seat, pool):
     for slot in range(shops.shape[1]):
         champion = shops[seat, slot]
@@ -275,7 +275,7 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
 FREE_REFRESH = -1
 
 
-@game_kernel
+@game_internal
 def reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constrained):
     """Deal ``seat`` a fresh shop, its shown units back in the pool first (a reroll, a loaded roll).
 

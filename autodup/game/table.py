@@ -22,6 +22,7 @@ import numpy as np
 from numba import cfunc, njit
 
 from ..engine.kernels import ENGINE_COUNT
+from ..internal_kernels import compile_for
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fights, prepare_fights, rank_seats
 from .cursor import (
@@ -44,7 +45,7 @@ from .cursor import (
 )
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
-from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY
+from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_internal
 from .shop import fill_shop, mark_trait
 from .state import new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
@@ -88,7 +89,7 @@ trace_weights, trace_key, trace_outcome, trace_count
 """
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def _log_round(table, alive_count, round_index, shop_log, state_log):
     """Copy the alive seats' shops, levels, gold and HP into row ``round_index`` of the logs (``max_rounds`` rows)."""
     for i in range(alive_count):
@@ -235,7 +236,7 @@ def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, para
             return -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def _end_game(rules, game, event_seed):
     """Rank the seats still alive, close the last stage bucket and record their final boards."""
     table, cursor = game.table, game.cursor
@@ -333,7 +334,7 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     return game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS], game_log(game)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed, alive, alive_count, order_scratch,
                trait_counts, final_champion, final_star):
     """After the turns: loot on a PvE round, else fights and eliminations; returns the seats still alive.
@@ -373,7 +374,7 @@ def end_every_turn():
 
 
 def compile_round_end(rules) -> None:
-    """Compile :func:`_end_round` (loot, fights, elimination) into the cache, by calling it once on a fresh table.
+    """Compile :func:`_end_round` (loot, fights, elimination) into the cache, for the types of a fresh table's.
 
     A cold start compiles the table in one process, which types its kernels
     in the order :func:`play_table` calls them: the round's start, a seat's
@@ -384,11 +385,11 @@ def compile_round_end(rules) -> None:
     """
     table = new_table(rules)
     largest_board = rules.level_board_size.max()
-    _end_round(rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0), rules.players,
-               rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),
-               np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
-               np.full((rules.players, largest_board), -1, dtype=np.int16),
-               np.zeros((rules.players, largest_board), dtype=np.int8))
+    compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),
+                rules.players, rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),
+                np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
+                np.full((rules.players, largest_board), -1, dtype=np.int16),
+                np.zeros((rules.players, largest_board), dtype=np.int8))
 
 
 # --------------------------------------------------------------------------

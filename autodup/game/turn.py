@@ -9,7 +9,7 @@ from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, 
 from .cursor import CURSOR_POSITION, CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .progress import PROGRESS_SEAT
-from .rules import STREAM_POLICY_KEY, game_inline, game_kernel
+from .rules import STREAM_POLICY_KEY, game_inline, game_internal
 from .state import capacity_of, copy_flat, table_is_sound
 from .stats import (
     LUCK_POLICY_RANDOM,
@@ -147,7 +147,7 @@ def _lay_out_rules(rules, desk, seat, params):
         desk.params[seat, p] = params[p]
 
 
-@game_kernel
+@game_internal
 def play_turns(rules, dealer, table, desk, round_index, seat_seeds, alive_count, policies, params, param_counts,
                bot_of_seat, check, progress, cursor, outside, has_decision, decision):
     """Play the round's turns, seat by seat in ``table.order``, from the cursor's position until every turn is over

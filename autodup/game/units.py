@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .rules import game_inline, game_kernel
+from .rules import game_inline, game_internal, game_kernel
 from .shop import unit_power
 
 __all__ = ["count_unit", "remove_unit", "add_unit", "completes_a_combine", "seat_completes_a_combine", "level_up",
@@ -151,7 +151,7 @@ def _strongest_first(rules, table, seat, order_scratch):
     return min(n, rules.level_board_size[table.level[seat]])
 
 
-@game_kernel
+@game_internal
 def record_final_board(rules, table, seat, order_scratch, final_champion, final_star):
     """Write the seat's board (champions and stars, strongest first, -1 / 0 after) as it leaves the game."""
     on_board = _strongest_first(rules, table, seat, order_scratch)

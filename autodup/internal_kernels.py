@@ -1,0 +1,51 @@
+"""Kernels only compiled code calls: numba builds them no Python-callable wrapper.
+
+numba compiles, beside each function, a wrapper that Python calls it through:
+it converts each Python argument to the native one, and for the game's kernels,
+which take the rules (23 arrays) and the table (57 arrays), that is thousands
+of instructions, built and optimised for every compiled kernel. In a
+one-process cold compile of the table, the 53 wrappers took 22.5 s to build and
+optimise (``docs/performance.md``), most of them for kernels that only the
+game's own compiled code calls, and that never use them.
+
+:func:`internal_kernel` compiles a function with numba's ``no_cpython_wrapper``
+option. Compiled callers call it as before, and it is cached as before; called
+from Python, numba would jump through the wrapper it did not build, so the
+dispatcher here refuses the call with a ``TypeError`` instead. To compile one
+ahead of its callers (a cold start's second process does), pass the argument
+values to :func:`compile_for`.
+"""
+
+from __future__ import annotations
+
+from numba import typeof
+from numba.core.registry import CPUDispatcher
+
+__all__ = ["InternalDispatcher", "internal_kernel", "compile_for"]
+
+
+class InternalDispatcher(CPUDispatcher):
+    """numba's dispatcher for a function compiled without its Python wrapper; a Python call is refused."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is called from compiled code only "
+                        f"(it has no Python entry point); compile it ahead with autodup.internal_kernels.compile_for")
+
+
+def internal_kernel(function=None, **options):
+    """``numba.njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **options)``, refusing Python calls.
+
+    Usable bare (``@internal_kernel``) or with numba options (``@internal_kernel(_nrt=False)``).
+    """
+    def decorate(python_function):
+        targetoptions = {"nopython": True, "no_cfunc_wrapper": True, "no_cpython_wrapper": True, **options}
+        dispatcher = InternalDispatcher(py_func=python_function, locals={}, targetoptions=targetoptions)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return decorate if function is None else decorate(function)
+
+
+def compile_for(dispatcher, *arguments) -> None:
+    """Compile ``dispatcher`` (cached) for the types a Python call with ``arguments`` would give it, without calling."""
+    dispatcher.compile(tuple(typeof(argument) for argument in arguments))

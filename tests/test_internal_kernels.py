@@ -1,0 +1,52 @@
+"""Kernels only compiled code calls (autodup.internal_kernels): called from compiled code as before, refused
+from Python with a TypeError (numba would jump through the wrapper it did not build), compiled ahead by
+compile_for, and the game's own are such kernels."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from autodup.game.rounds import deal_loot
+from autodup.game.table import _end_round
+from autodup.game.turn import play_turns
+from autodup.internal_kernels import InternalDispatcher, compile_for, internal_kernel
+
+
+@internal_kernel
+def weighted_sum(values, weights):
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += values[i] * weights[i]
+    return total
+
+
+@njit
+def caller(values):
+    return weighted_sum(values, np.ones_like(values)) + weighted_sum(values, values)
+
+
+def test_a_compiled_caller_calls_it():
+    values = np.arange(4.0)
+    assert caller(values) == 6.0 + 14.0
+
+
+def test_python_is_refused_with_an_error_not_a_crash():
+    with pytest.raises(TypeError, match="called from compiled code only"):
+        weighted_sum(np.arange(3.0), np.ones(3))
+
+
+def test_compile_for_compiles_it_for_those_arguments_without_calling_it():
+    @internal_kernel
+    def scaled(values, factor):
+        return values[0] * factor
+
+    assert scaled.signatures == []
+    compile_for(scaled, np.arange(3.0), 2)
+    assert [str(argument) for argument in scaled.signatures[0]] == ["array(float64, 1d, C)", "int64"]
+
+
+@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round])
+def test_the_games_kernels_called_only_from_the_game_are_internal(kernel):
+    assert isinstance(kernel, InternalDispatcher)
+    with pytest.raises(TypeError, match=kernel.py_func.__name__):
+        kernel()
