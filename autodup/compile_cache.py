@@ -56,7 +56,8 @@ except ImportError:  # Windows: no advisory locks; commands compile side by side
     fcntl = None
 
 __all__ = ["is_cached", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "KEPT_CODE_FINGERPRINT_NOTES",
-           "SELF_STAMPED", "package_sources", "imported_modules", "compiled_modules", "code_fingerprint",
+           "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
+           "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
            "modules_digest", "FingerprintCacheLocator", "install", "compile_lock"]
 
@@ -69,6 +70,11 @@ KEPT_FINGERPRINTS = 8
 # (see the module docstring). compiled_modules() refuses one that another module imports.
 SELF_STAMPED = frozenset({"analysis.measure_kernels", "analysis.coupling", "labs.odds", "labs.odds_simulation",
                           "labs.shuffle_kernels", "labs.shuffle_laws", "labs.shuffles"})
+
+
+def is_package_module(name: str) -> bool:
+    """Whether the dotted module name ``name`` is this package or one of its modules (not ``autodupe``)."""
+    return name == "autodup" or name.startswith("autodup.")
 
 
 def package_sources() -> dict:
@@ -102,7 +108,7 @@ def imported_modules(name: str, source: str, sources: dict) -> list:
             if node.level:
                 base = package[:len(package) - node.level + 1] if node.level > 1 else list(package)
                 target = base + (node.module.split(".") if node.module else [])
-            elif node.module and (node.module == "autodup" or node.module.startswith("autodup.")):
+            elif node.module and is_package_module(node.module):
                 target = node.module.split(".")[1:]
             else:
                 continue
@@ -373,7 +379,7 @@ class FingerprintCacheLocator(_CacheLocator):
     def from_function(cls, py_func, py_file):
         module = getattr(py_func, "__module__", None) or ""
         stamp = CODE_FINGERPRINT
-        if module == "autodup" or module.startswith("autodup."):
+        if is_package_module(module):
             if not Path(py_file).resolve().is_relative_to(PACKAGE_DIR):
                 return None  # another copy of a module named autodup: numba's own rules apply
             # One folder per module: numba names its index files by file stem and qualified name, which two

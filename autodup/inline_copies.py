@@ -26,7 +26,7 @@ import copy
 
 from numba.core import inline_closurecall, ir
 
-from .compile_cache import BOT_MODULE_PREFIX
+from .compile_cache import BOT_MODULE_PREFIX, is_package_module
 
 __all__ = ["SharedScopeCopy", "install", "installed"]
 
@@ -60,7 +60,7 @@ def _ours(caller_ir) -> bool:
     """Whether ``caller_ir`` (numba's IR of the function inlining) is of this package or of a loaded bot."""
     function = getattr(getattr(caller_ir, "func_id", None), "func", None)
     module = getattr(function, "__module__", None) or ""  # as numba's mangled names name it
-    return module == "autodup" or module.startswith(("autodup.", BOT_MODULE_PREFIX))
+    return is_package_module(module) or module.startswith(BOT_MODULE_PREFIX)
 
 
 def _inline_ir(self, caller_ir, *args, **kwargs):

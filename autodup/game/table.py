@@ -374,7 +374,7 @@ def end_every_turn():
 
 
 def compile_round_end(rules) -> None:
-    """Compile :func:`_end_round` (loot, fights, elimination) into the cache, for the types of a fresh table's.
+    """Compile :func:`_end_round` (loot, fights, elimination) into the cache, for a fresh table's argument types.
 
     A cold start compiles the table in one process, which types its kernels
     in the order :func:`play_table` calls them: the round's start, a seat's
