@@ -256,3 +256,42 @@ def test_cli_check_prints_the_warnings_and_still_exits_0():
     assert result.returncode == 0, result.stderr
     assert f"{path}: valid" in result.stdout
     assert f"{path}:55: tiers.0.copies: warning: 010 is read by YAML as 8 (octal)" in result.stderr
+
+
+YAML_CORNERS = [
+    "a: 1\nb: 'quoted'\nc: \"double\"\nd: |\n  block\n  text\ne: >\n  folded\n",
+    "base: &b {x: 1, y: [1, 2]}\nother: *b\nlist:\n  - *b\n  - {<<: *b, z: 3}\n",
+    "'players': 8\n\"starting_hp\": 100\n? complex\n: value\n",
+    "a: 1\n\tb: 2\n",             # a tab where indentation goes
+    "a: [1, 2\nb: 3\n",           # a flow list never closed
+    "a: 1\na: 2\n",               # a key twice
+    "a:\n  - 1\n - 2\n",          # bad indentation
+    "a: *nowhere\n",              # an alias without its anchor
+    "%YAML 1.1\n---\na: yes\nb: 0x1f\nc: 1_000\nd: ~\ne: 2001-12-14\n",
+    "a: 1\n--- \nb: 2\n",         # two documents
+    "a: \"\\x7f \\u00e9\"\nb: caf\u00e9\n",
+]
+
+
+@pytest.mark.parametrize("text", [p.read_text(encoding="utf-8") for p in CONFIGS + BROKEN] + YAML_CORNERS,
+                         ids=[p.name for p in CONFIGS + BROKEN] + [f"corner{i}" for i in range(len(YAML_CORNERS))])
+def test_libyamls_parser_reads_what_pyyamls_reads_and_errors_keep_pyyamls_words(text, monkeypatch):
+    """The configuration's YAML is parsed by libyaml when PyYAML has it (20x faster); data, lines, spellings
+    and every error's message are those of PyYAML's own parser, which reads the file when libyaml is absent."""
+    import yaml
+
+    from autodup.game import config_file
+
+    def read(parser):
+        monkeypatch.setattr(config_file, "_LIBYAML_PARSER", parser)
+        try:
+            data, notes = config_file.parse_yaml(text, "c.yaml")
+        except ConfigError as error:
+            return "error", str(error)
+        spellings = [{path: (s.text, s.value, s.reading, s.line) for path, s in kept.items()}
+                     for kept in (notes.keys, notes.values)]
+        return data, notes.lines, *spellings
+
+    if yaml.__with_libyaml__:
+        assert config_file._LIBYAML_PARSER is yaml.CSafeLoader
+    assert read(getattr(yaml, "CSafeLoader", None)) == read(None)

@@ -256,7 +256,17 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     assert not unit_terms_hold(rules, table) and not table_is_sound(rules, table)
     table.trait_fit[owner, champion] -= 1.0
     assert unit_terms_hold(rules, table)
+    for name in ("held", "held_one_star", "owned", "owned_pairs", "seat_traits"):  # each term, one value off
+        terms = getattr(table, name)
+        for seat, index in ((owner, champion), (owner, int(np.argmax(terms[owner]))), (2 - owner % 3, 0)):
+            index = min(index, terms.shape[1] - 1)
+            terms[seat, index] += 1
+            assert not unit_terms_hold(rules, table), (name, seat, index)
+            terms[seat, index] -= 1
+    assert unit_terms_hold(rules, table)
     table.unit_champion[owner, 0] = (champion + 1) % n  # a unit changed behind the terms' back
+    assert not unit_terms_hold(rules, table)
+    table.unit_champion[owner, 0] = n  # not a champion at all: unsound, not read out of bounds
     assert not unit_terms_hold(rules, table)
 
 

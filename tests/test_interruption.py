@@ -4,8 +4,8 @@ A terminal sends Ctrl-C to the whole foreground process group, so the worker pro
 worst moment: while their Python starts (seconds: numpy), before any code of autodup could ignore it. Each
 command here runs in a session of its own, and the signal goes to its whole group, at a moment found by watching
 its workers in /proc: as the first workers' Python starts (it has installed its KeyboardInterrupt handler and
-does not ignore the signal yet), as the workers of the next pool start (the run's own after the pool that loads
-the bots), and between two pools (no worker alive: the signal must not be lost). Then signals to the command
+does not ignore the signal yet), as the worker of the next pool starts (quality's, which traces draws, after
+the one that loaded the bots and played the runs), and between two pools (no worker alive: the signal must not be lost). Then signals to the command
 itself while it imports, before any worker exists. Every test failed before the fix but the Ctrl-C as numba
 loads (it guards what worked), and the Ctrl-C as numpy loads fails only when it lands while numpy's C code
 initializes (a few milliseconds; the test after it puts an exception there at will).
@@ -29,6 +29,8 @@ COMMANDS = {
     "sweep": ["sweep", "configs/tiny.yaml", "--set", "starting_gold=3,4", "--bots", "greedy", "--boards", "8"],
     "ab": ["ab", "configs/tiny.yaml", "--set", "starting_gold=4", "--bots", "greedy", "--until-ci", "0.5",
            "--boards", "400"],
+    "quality": ["quality", "configs/tiny.yaml", "--bots", "greedy,random", "--boards", "8", "--dealers", "haystack",
+                "--no-ladder"],
 }
 FIRST, NEXT, BETWEEN = "as the first workers start", "as the next pool's workers start", "between two pools"
 
@@ -129,8 +131,8 @@ def signal_group_at(process, moment: str, signal_number: int, seconds: float = 3
             first_pool = seen | set(now)
         if moment == FIRST:
             ready = any(now.values())
-        elif moment == NEXT:  # both workers of the run's pool have started their Python
-            ready = bool(ended) and sum(started for worker, started in now.items() if worker not in first_pool) >= 2
+        elif moment == NEXT:  # the next pool's worker (quality's tracing one, after its runs') has started its Python
+            ready = bool(ended) and any(started for worker, started in now.items() if worker not in first_pool)
         else:  # a pool has ended, and the next has not started
             ready = bool(ended) and not now
         if ready:
@@ -164,9 +166,9 @@ def warm(tmp_path_factory):
                        cwd=ROOT, env=ENVIRONMENT, capture_output=True, timeout=900, check=True)
 
 
-@pytest.mark.parametrize("command, moment", [("run", FIRST), ("run", NEXT), ("run", BETWEEN),
-                                             ("sweep", FIRST), ("sweep", NEXT),
-                                             ("ab", FIRST), ("ab", NEXT)])
+# A run, a sweep and an A/B test load their bots and play in one pool; quality starts a second one to trace draws.
+@pytest.mark.parametrize("command, moment", [("run", FIRST), ("sweep", FIRST), ("ab", FIRST), ("quality", FIRST),
+                                             ("quality", NEXT), ("quality", BETWEEN)])
 def test_ctrl_c_to_the_group_as_workers_start_or_between_pools_is_one_line(warm, start, command, moment):
     process, temporary = start(command)
     signal_group_at(process, moment, signal.SIGINT)
@@ -175,7 +177,7 @@ def test_ctrl_c_to_the_group_as_workers_start_or_between_pools_is_one_line(warm,
 
 def test_sigterm_to_the_group_between_two_pools_stops_the_comparison(warm, start):
     """The signal came as a pool closed: it used to be lost, and the comparison went on to its end (exit 0)."""
-    process, temporary = start("ab")
+    process, temporary = start("quality")
     signal_group_at(process, BETWEEN, signal.SIGTERM)
     assert_stopped_with_one_line(process, temporary, 143, "terminated")
 

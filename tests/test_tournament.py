@@ -58,6 +58,33 @@ def test_workers_do_not_change_a_single_byte(tmp_path):
     assert manifest["identity"]["seed"] == 3 and manifest["bots"] == FOUR and "package_version" in manifest
 
 
+def _pid_and_bots_loaded(progress):
+    """A worker's task: its process id and the bot files it has loaded."""
+    from autodup.game.bot_loading import _LOADED
+
+    return os.getpid(), sorted(Path(path).stem for path in _LOADED)
+
+
+def test_a_runs_workers_load_the_bots_side_by_side_and_keep_them_for_the_run():
+    """run_tournament starts its workers before the bots load: each loads them (the first's answer is the one
+    used) and plays with them, instead of a process of its own loading them before the workers start."""
+    from autodup.api.tournaments import parameter_overrides
+    from autodup.game.boards import table_is_compiled
+    from autodup.tournament.loading import load_bots_and_table
+    from autodup.tournament.workers import Pool
+
+    warm = table_is_compiled()
+    with Pool(2, 600) as pool:
+        infos = load_bots_and_table(load_config(ROOT / "configs" / "tiny.yaml"), ["greedy", "econ"],
+                                    parameter_overrides(None, None), 600, pool=pool)
+        assert [info.name for info in infos] == ["greedy", "econ"] and len(pool) == 2
+        seen = dict(answer for _, answer in pool.run([(i, _pid_and_bots_loaded, ()) for i in range(2)]))
+    assert len(seen) == 2  # one answer from each worker: the pool was not replaced
+    loaded = [bots for bots in seen.values() if bots == ["econ", "greedy"]]
+    # Cold, one of the two compiled the table instead (it had a task of its own), and the other loaded the bots.
+    assert len(loaded) == (2 if warm else 1), seen
+
+
 @pytest.mark.parametrize("cores", [1, 64])
 def test_a_chunk_is_the_same_bytes_whether_its_worker_or_the_command_encodes_it(tmp_path, monkeypatch, cores):
     """With as many workers as cores (2 on 1 core) each worker encodes its chunks and the command writes the

@@ -69,6 +69,14 @@ def execution(workers, backend, game_timeout, ray_address=None) -> tuple:
     return check_workers("workers", workers), optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
 
 
+def command_pool(workers: int, backend: str, game_timeout: float):
+    """The block of a command that loads its bots and plays them: with the local backend, one set of ``workers``
+    processes for all of it (:func:`autodup.tournament.workers.one_pool`); with Ray, nothing."""
+    from ..tournament.workers import one_pool
+
+    return one_pool(workers, game_timeout) if backend == "local" else contextlib.nullcontext()
+
+
 @contextlib.contextmanager
 def raised_as_in_the_worker():
     """Inside, a task that raised one of the family's errors in a worker (a bot that cannot load, an argument

@@ -11,7 +11,7 @@ from ..arguments import half_width, optional, seconds
 from ..errors import UsageError
 from ..files import check_output_folder, mark_output_folder, remove_stale_temporaries
 from ..shipped import DEFAULT_CONFIG
-from .common import Report, bot_list, config_warnings, execution, noter, warner
+from .common import Report, bot_list, command_pool, config_warnings, execution, noter, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
 
 __all__ = ["DEFAULT_QUALITY_BOARDS", "quality", "report", "ab", "sweep"]
@@ -133,23 +133,26 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     from .values import choose_value
 
     model = choose_value(value, loaded, note, warn)
-    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
-    runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed, design,
-                                                                          events, value=model), ladder=ladder)
-    out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
-    null_why = "not asked for" if not null_check else null_check_size_note(boards, len(infos))
-    null_spec = (make_spec(loaded, null_lineup(infos), boards, DEFAULT_DEALER, seed, value=model, twins=True)
-                 if null_why is None else None)
+    with command_pool(workers, backend, game_timeout):  # the runs are played by the workers that loaded the bots
+        infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
+        runs = quality_runs(dealers, lambda dealer, design, events: make_spec(loaded, infos, boards, dealer, seed,
+                                                                              design, events, value=model),
+                            ladder=ladder)
+        out = Path(out) if out is not None else default_quality_out(loaded.name, boards, seed, runs[CONTROL])
+        null_why = "not asked for" if not null_check else null_check_size_note(boards, len(infos))
+        null_spec = (make_spec(loaded, null_lineup(infos), boards, DEFAULT_DEALER, seed, value=model, twins=True)
+                     if null_why is None else None)
 
-    def play():
-        timings = play_runs(runs, out, workers, backend, ray_address, not progress, game_timeout, note=note, warn=warn)
-        if null_why is None:
-            # Its run is kept apart from runs/, which `autodup report` measures as one roster.
-            timings = play_runs({NULL_RUN: null_spec}, out, workers, backend, ray_address, not progress, game_timeout,
-                                note=note, warn=warn, folder_of=null_folder_of)
-        return timings
+        def play():
+            timings = play_runs(runs, out, workers, backend, ray_address, not progress, game_timeout, note=note,
+                                warn=warn)
+            if null_why is None:
+                # Its run is kept apart from runs/, which `autodup report` measures as one roster.
+                timings = play_runs({NULL_RUN: null_spec}, out, workers, backend, ray_address, not progress,
+                                    game_timeout, note=note, warn=warn, folder_of=null_folder_of)
+            return timings
 
-    timings = _played_into(out, "quality", play)
+        timings = _played_into(out, "quality", play)
     folders = {dealer: RunFolder(run_folder_of(out, dealer)) for dealer in runs}
     _clear_leftovers(out, note)
     traces = trace_runs(folders, out, TRACE_BOARDS, TRACE_DRAWS, game_timeout)
@@ -341,10 +344,12 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
         _warn_about_changes(changes, warn)
     if variant_config.text == base_config.text:
         warn("the variant is the base itself: every change will be exactly 0")
-    base_spec, variant_spec = _comparison_specs([base_config, variant_config], options, "ab")
-    out = Path(out) if out is not None else default_ab_out("ab", base_config.name, [variant_config], base_spec.boards,
-                                                          base_spec.seed, base_spec)
-    comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options, "ab")
+    with command_pool(options["workers"], options["backend"], options["game_timeout"]):
+        base_spec, variant_spec = _comparison_specs([base_config, variant_config], options, "ab")
+        out = Path(out) if out is not None else default_ab_out("ab", base_config.name, [variant_config],
+                                                              base_spec.boards, base_spec.seed, base_spec)
+        comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options,
+                              "ab")
     variant_source = str(variant) if variant is not None else base_config.source
     if settings:
         variant_source += " with --set " + " ".join(settings)
@@ -442,11 +447,12 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     for path_changes in zip(*all_changes):
         if all(old == new for _, old, new in path_changes):
             _warn_about_changes(path_changes[:1], warn)
-    specs = _comparison_specs([base_config, *variants], options, "sweep")
-    names = ["base", *(f"value-{i}" for i in range(len(variants)))]
-    out = Path(out) if out is not None else default_ab_out("sweep", base_config.name, variants, specs[0].boards,
-                                                          specs[0].seed, specs[0])
-    comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, options, "sweep")
+    with command_pool(options["workers"], options["backend"], options["game_timeout"]):
+        specs = _comparison_specs([base_config, *variants], options, "sweep")
+        names = ["base", *(f"value-{i}" for i in range(len(variants)))]
+        out = Path(out) if out is not None else default_ab_out("sweep", base_config.name, variants, specs[0].boards,
+                                                              specs[0].seed, specs[0])
+        comparisons = _played(dict(zip(names, specs)), [("base", name) for name in names[1:]], out, options, "sweep")
     setup = setup_of(specs[0], options["until_ci"])
     points = []
     for values, changes, comparison in zip(zip(*swept), all_changes, comparisons):

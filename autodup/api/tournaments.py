@@ -10,7 +10,7 @@ from ..arguments import MAX_INDEX, choice, integer, optional, seconds
 from ..arguments import seed as check_seed
 from ..errors import RunError, UsageError, WorkerFailure
 from ..shipped import DEFAULT_CONFIG
-from .common import bot_list, config_warnings, execution, noter, raised_as_in_the_worker, warner
+from .common import bot_list, command_pool, config_warnings, execution, noter, raised_as_in_the_worker, warner
 
 __all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "DefaultFolder", "RUN_SEED", "CHECK_GAMES", "CHECK_SEED", "Results",
            "load_config", "list_bots", "play", "check_bot",
@@ -436,19 +436,21 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         # A resumed run is corrected by the value it started with (its snapshot), or by none.
         value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
     model = choose_value(value, loaded, note, warn)
-    infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
-    # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is corrected
-    # by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for): still mean zero.
-    spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
-                     given["events"], value=model)
-    keep = None
-    if out is None:
-        keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
-        out = Path(keep.name) / "run"
-    folder, summary = play_and_summarize(
-        spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
-        not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
-        warn=warn, note=note)
+    # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
+    with command_pool(workers, backend, game_timeout):
+        infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
+        # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
+        # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
+        spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
+                         given["events"], value=model)
+        keep = None
+        if out is None:
+            keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
+            out = Path(keep.name) / "run"
+        folder, summary = play_and_summarize(
+            spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
+            not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
+            warn=warn, note=note)
     warn_if_misbehaving(summary, warn=warn)
     return Results(folder, _keep=keep, _summary=summary)
 

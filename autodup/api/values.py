@@ -11,7 +11,7 @@ from pathlib import Path
 from ..arguments import integer
 from ..arguments import seed as check_seed
 from ..errors import UsageError
-from .common import bot_list, config_warnings, execution, noter, warner
+from .common import bot_list, command_pool, config_warnings, execution, noter, warner
 
 __all__ = ["TRAINING_BOARDS", "ROWS_PER_FEATURE", "TRAINING_SEED", "AUTO", "fit_value", "choose_value"]
 
@@ -115,16 +115,17 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
         raise UsageError(f"{out} is a folder; give the value file's path", "out")
     if not out.parent.is_dir():  # said before the training run, not after
         raise UsageError(f"{out.parent}: no such folder (allowed: a file in an existing folder)", "out")
-    infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note, progress)
-    spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",
-                     keep_stage_luck=True)
-    if run_folder is None:  # the default folder of the run, named a training run
-        run_folder = default_out(spec)
-        run_folder = run_folder.with_name(run_folder.name.replace("-haystack-", "-training-", 1))
-    folder = Path(run_folder)
-    resume = folder.is_dir() and (folder / "manifest.json").is_file()
-    folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
-                                   game_timeout=game_timeout, warn=warn, note=note)
+    with command_pool(workers, backend, game_timeout):
+        infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note, progress)
+        spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",
+                         keep_stage_luck=True)
+        if run_folder is None:  # the default folder of the run, named a training run
+            run_folder = default_out(spec)
+            run_folder = run_folder.with_name(run_folder.name.replace("-haystack-", "-training-", 1))
+        folder = Path(run_folder)
+        resume = folder.is_dir() and (folder / "manifest.json").is_file()
+        folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
+                                       game_timeout=game_timeout, warn=warn, note=note)
     text = fit_value_folder(folder)
     write_bytes_atomically(out, text.encode("utf-8"))
     note(f"value fitted on {boards:,} training boards (seed {seed}, run {folder}): {out}")

@@ -218,24 +218,39 @@ def conservation_holds(rules, table):
 
 @game_kernel
 def unit_terms_hold(rules, table):
-    """Every seat's :data:`UNIT_TERMS` equal what its units give, computed afresh (the definitions)."""
+    """Every seat's :data:`UNIT_TERMS` equal what its units give, computed afresh (the definitions).
+
+    Run after every step of a checked game (``check``: ``autodup check-bot``, a run's determinism probe), so it
+    counts each seat's units once per term into ``table.scratch_pool`` (rebuilt here, as
+    :func:`conservation_holds` rebuilds it) and its traits through ``rules.trait_champions``, instead of
+    scanning every unit for every champion and every champion for every trait (ten times the work).
+    """
+    counts = table.scratch_pool
+    n_champions = table.held.shape[1]
     for seat in range(table.held.shape[0]):
-        for c in range(table.held.shape[1]):
-            held, one_star = 0, 0
+        for term in range(2):  # the units of any star, then the 1-star ones
+            for c in range(n_champions):
+                counts[c] = 0.0
             for u in range(table.n_units[seat]):
-                if table.unit_champion[seat, u] == c:
-                    held += 1
-                    one_star += 1 if table.unit_star[seat, u] == 1 else 0
-            if (table.held[seat, c] != held or table.held_one_star[seat, c] != one_star
-                    or table.owned[seat, c] != (1.0 if held > 0 else 0.0)
-                    or table.owned_pairs[seat, c] != (1.0 if one_star >= 2 else 0.0)):
+                c = table.unit_champion[seat, u]
+                if c < 0 or c >= n_champions:
+                    return False
+                if term == 0 or table.unit_star[seat, u] == 1:
+                    counts[c] += 1.0
+            kept = table.held[seat] if term == 0 else table.held_one_star[seat]
+            for c in range(n_champions):
+                if kept[c] != counts[c]:
+                    return False
+        for c in range(n_champions):
+            if (table.owned[seat, c] != (1.0 if table.held[seat, c] > 0 else 0.0)
+                    or table.owned_pairs[seat, c] != (1.0 if table.held_one_star[seat, c] >= 2 else 0.0)):
                 return False
         for k in range(table.seat_traits.shape[1]):
-            count = 0.0
-            for c in range(table.held.shape[1]):
-                for m in range(rules.champion_traits.shape[1]):
-                    if rules.champion_traits[c, m] == k and table.held[seat, c] > 0:
-                        count += 1.0
+            count = 0.0  # one per occurrence of k in an owned champion's traits
+            for j in range(rules.trait_champions.shape[1]):
+                c = rules.trait_champions[k, j]
+                if c >= 0 and table.held[seat, c] > 0:
+                    count += 1.0
             if table.seat_traits[seat, k] != count:
                 return False
         for c in range(table.held.shape[1]):

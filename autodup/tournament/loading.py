@@ -188,11 +188,15 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     what is compiling (:class:`CompileProgress`). A cold start holds the cache's compile lock
     (:func:`autodup.compile_cache.compile_lock`): a command started beside one that compiles waits for it,
     then loads the table from the cache instead of compiling it a second time.
+
+    Within :func:`autodup.tournament.workers.one_pool` (a command that goes on to play in those workers), the
+    command's workers load them, when there is one for each task: each of them not compiling loads the bots,
+    side by side, and keeps them (and the modules it imported) for the command's next tasks.
     """
     from ..compile_cache import compile_lock
     from ..errors import TaskError
     from ..game.boards import table_is_compiled
-    from .workers import Pool
+    from .workers import pool_for, pool_in_use
 
     def describe(where):
         return f"bot {specs[where.loading]} (while it was loaded)" if where.loading >= 0 else "the table"
@@ -206,8 +210,12 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
             note("compiling the game for this machine (once per version of autodup; a minute or two)...")
             tasks.append(("table", compile_table_in_worker, (config.text,)))
             bar = CompileProgress(specs, progress)
+        shared = pool_in_use(len(tasks), game_timeout)
+        if shared is not None:  # every other worker loads them too, side by side, instead of when its first task comes
+            tasks += [(("bots", i), bot_infos_in_worker, (specs, overrides, None))
+                      for i in range(len(shared) - len(tasks))]
         try:
-            with Pool(len(tasks), game_timeout, describe=describe) as pool:
+            with pool_for(len(tasks), game_timeout, describe) as pool:
                 return {key: result for key, result in pool.run(tasks, bar.update if bar else None)}["bots"]
         except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
             raise error.as_raised() from None

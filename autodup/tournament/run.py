@@ -48,7 +48,8 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     tqdm bar) is told of each finished chunk instead of a bar of the run's own.
     ``again`` tells how the caller's command finishes an interrupted run (messages end with it).
     ``finished(out)`` is called once the chunks are played, while the folder is still locked (the summary is
-    written so, and no other run can take the folder in between).
+    written so, and no other run can take the folder in between). Within
+    :func:`autodup.tournament.workers.one_pool`, the command's workers play the chunks.
 
     Raises
     ------
@@ -205,9 +206,9 @@ def _first_errors(spec: RunSpec, errors: list) -> dict:
 
 
 def _with_processes(spec: RunSpec, tasks, workers: int, game_timeout: float):
-    from .workers import Pool
+    from .workers import pool_for
 
-    with Pool(workers, game_timeout, describe=spec.describe) as pool:
+    with pool_for(workers, game_timeout, spec.describe) as pool:
         yield from pool.run(tasks)
 
 

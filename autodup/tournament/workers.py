@@ -40,6 +40,8 @@ happened at, and returned with the task's result.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ctypes
 import multiprocessing
 import multiprocessing.connection
@@ -66,7 +68,7 @@ from ..game.progress import (
 )
 
 __all__ = ["DEFAULT_GAME_TIMEOUT", "POLL_SECONDS", "TASKS_PER_WORKER", "ERRORS_KEPT", "table_of", "describe_where",
-           "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT", "errors_recorded"]
+           "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT", "errors_recorded", "one_pool", "pool_in_use", "pool_for"]
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
@@ -403,6 +405,19 @@ class Pool:
         for worker in self._workers:
             worker.kill()
 
+    def __len__(self) -> int:
+        return len(self._workers)
+
+    @contextlib.contextmanager
+    def described(self, describe):
+        """While in the block, messages name the bot at a place with ``describe`` (a pool shared by two steps
+        of a command, such as loading its bots and playing them); the pool stays open after it."""
+        before, self.describe = self.describe, describe
+        try:
+            yield self
+        finally:
+            self.describe = before
+
     def run(self, tasks, on_wait=None):
         """Run ``tasks`` (an iterable of ``(key, function, args)``); yield ``(key, result)`` as they finish.
 
@@ -508,3 +523,44 @@ class Pool:
         raise WorkerFailure(f"a worker process crashed outside a game ({how}{': ' + said if said else ''}); if it "
                             f"repeats, a damaged compiled-code cache may be the cause: remove {cache_folder()}",
                             "crash", None)
+
+
+# --------------------------------------------------------------------------
+# one pool for a whole command
+# --------------------------------------------------------------------------
+
+_COMMAND_POOL: contextvars.ContextVar = contextvars.ContextVar("autodup_command_pool", default=None)
+
+
+@contextlib.contextmanager
+def one_pool(workers: int, game_timeout: float = DEFAULT_GAME_TIMEOUT):
+    """Within the block, the steps of a command that ask for local workers (loading its bots, playing each of its
+    runs) get these ``workers`` processes (:func:`pool_for`), instead of starting and importing their own.
+
+    A warm ``autodup run`` started a process to load the bots, then its workers, which loaded them again, and an
+    A/B test growing its runs step by step started workers for every step of every run: each start imports
+    numpy and numba and loads the compiled table and the bots from the cache, about a second.
+    """
+    with Pool(workers, game_timeout) as pool:
+        token = _COMMAND_POOL.set(pool)
+        try:
+            yield pool
+        finally:
+            _COMMAND_POOL.reset(token)
+
+
+def pool_in_use(workers: int, game_timeout: float):
+    """The pool of the enclosing :func:`one_pool` if it can serve ``workers`` processes with this deadline, else
+    None."""
+    pool = _COMMAND_POOL.get()
+    if pool is None or len(pool) < workers or pool.game_timeout != float(game_timeout):
+        return None
+    return pool
+
+
+def pool_for(workers: int, game_timeout: float, describe=None):
+    """A context manager giving a :class:`Pool` for ``workers`` processes: the command's (:func:`one_pool`), left
+    open after the block, or a new one, closed after it. ``describe`` names places in messages within the block."""
+    pool = pool_in_use(workers, game_timeout)
+    return pool.described(describe or describe_where) if pool is not None else \
+        Pool(workers, game_timeout, describe=describe)
