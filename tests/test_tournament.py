@@ -66,23 +66,38 @@ def _pid_and_bots_loaded(progress):
 
 
 def test_a_runs_workers_load_the_bots_side_by_side_and_keep_them_for_the_run():
-    """run_tournament starts its workers before the bots load: each loads them (the first's answer is the one
-    used) and plays with them, instead of a process of its own loading them before the workers start."""
+    """Within one_pool (run_tournament, ab, sweep, quality), the command's workers load the bots, each of them
+    (the first's answer is the one used), and play with them, instead of a process of its own loading them
+    before the workers start."""
     from autodup.api.tournaments import parameter_overrides
     from autodup.game.boards import table_is_compiled
     from autodup.tournament.loading import load_bots_and_table
-    from autodup.tournament.workers import Pool
+    from autodup.tournament.workers import one_pool
 
     warm = table_is_compiled()
-    with Pool(2, 600) as pool:
+    with one_pool(2, 600) as pool:
         infos = load_bots_and_table(load_config(ROOT / "configs" / "tiny.yaml"), ["greedy", "econ"],
-                                    parameter_overrides(None, None), 600, pool=pool)
+                                    parameter_overrides(None, None), 600)
         assert [info.name for info in infos] == ["greedy", "econ"] and len(pool) == 2
         seen = dict(answer for _, answer in pool.run([(i, _pid_and_bots_loaded, ()) for i in range(2)]))
     assert len(seen) == 2  # one answer from each worker: the pool was not replaced
     loaded = [bots for bots in seen.values() if bots == ["econ", "greedy"]]
     # Cold, one of the two compiled the table instead (it had a task of its own), and the other loaded the bots.
     assert len(loaded) == (2 if warm else 1), seen
+
+
+def test_a_step_gets_the_commands_pool_when_it_fits_and_a_pool_of_its_own_otherwise():
+    from autodup.tournament.workers import Pool, one_pool, pool_for, pool_in_use
+
+    assert pool_in_use(1, 60) is None
+    with one_pool(2, 60) as pool:
+        for workers, timeout, shared in ((1, 60, True), (2, 60.0, True), (3, 60, False), (2, 30, False)):
+            with pool_for(workers, timeout, describe=str) as used:
+                assert (used is pool) == shared and isinstance(used, Pool) and len(used) >= workers
+                assert used.describe is str
+            assert pool.describe is not str  # the command's pool names places as before after the step
+        assert len(pool) == 2 and all(worker.process.is_alive() for worker in pool._workers)  # left open
+    assert pool_in_use(1, 60) is None and not any(worker.process.is_alive() for worker in pool._workers)
 
 
 @pytest.mark.parametrize("cores", [1, 64])
