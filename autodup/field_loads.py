@@ -71,7 +71,7 @@ def _storevar(self, value, name, argidx=None):
     """numba's ``Lower.storevar``, without loading the old value when there is nothing to release, in the package."""
     if argidx is None and _ours(self) and not self._disable_sroa_like_opt and name not in self._singly_assigned_vars:
         variable_type = self.typeof(name)
-        if not (self.context.enable_nrt and self.context.data_model_manager[variable_type].has_nrt_meminfo()):
+        if not (self.context.enable_nrt and self.context.data_model_manager[variable_type].contains_nrt_meminfo()):
             self._alloca_var(name, variable_type)
             slot = self.getvar(name)
             if value.type == slot.type.pointee:  # else numba's own path, which reports the mismatch

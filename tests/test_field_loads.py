@@ -63,7 +63,9 @@ def test_the_package_reads_fields_alone_with_the_same_values(runtime):
     expected = (-4.5, 1.5, False, 8.0)  # worked by hand: 6 swaps, the flagged tuple read on 8 of 17 steps
     assert ours(*arguments()) == expected
     assert numbas(*arguments()) == expected
-    assert whole_tuple_loads(ours) < whole_tuple_loads(numbas) / 2
+    # With the runtime, a store into a variable holding a tuple of arrays still loads the old tuple to release it;
+    # without it there is nothing to release, and those loads go too.
+    assert whole_tuple_loads(ours) < whole_tuple_loads(numbas) * (1.0 if runtime else 0.5)
 
 
 @pytest.mark.parametrize("module", ["tests.probe", "autodup_bot_probe", "autodupe"])
@@ -72,3 +74,50 @@ def test_any_other_function_is_lowered_as_numba_lowers_it(module, monkeypatch):
     monkeypatch.setattr(Lower, "lower_expr", field_loads._numba_lower_expr)
     monkeypatch.setattr(Lower, "storevar", field_loads._numba_storevar)
     assert whole_tuple_loads(compiled_in(module, True)) == lowered_here
+
+
+def grow_and_fill(values, used, n):
+    """Stores into a variable that holds an array (``values = grown``): its old array must be released."""
+    if used + n > values.shape[0]:
+        grown = np.empty(2 * (used + n))
+        for k in range(used):
+            grown[k] = values[k]
+        values = grown
+    for k in range(n):
+        values[used] = k
+        used += 1
+    return values, used
+
+
+def fill_boards(boards):
+    """The board driver's pattern: arrays stored again from a helper's answer, round after round."""
+    values, other = np.empty(8), np.empty(8)
+    used = 0
+    for _ in range(boards):
+        values, used = grow_and_fill(values, used, 5)
+        other, used = grow_and_fill(other, used, 0)
+    return values[:used].copy()
+
+
+@pytest.mark.parametrize("module", ["autodup.game.boards", "tests.probe"])
+def test_a_variable_stored_again_releases_the_array_it_held(module):
+    """A store into a variable loads and releases its old value whenever that value holds an array (its type
+    *contains* a meminfo): skipping it for arrays leaked every array a variable held before its last."""
+    from numba.core.runtime import _nrt_python, rtsys
+
+    namespace = {"np": np}
+    helper, driver = (types.FunctionType(f.__code__, namespace, f.__name__) for f in (grow_and_fill, fill_boards))
+    helper.__module__ = driver.__module__ = module
+    namespace["grow_and_fill"] = njit(helper)
+    compiled = njit(driver)
+    compiled(2)  # compiled before counting
+    _nrt_python.memsys_enable_stats()  # what NUMBA_NRT_STATS=1 does at start
+    try:
+        before = rtsys.get_allocation_stats()
+        for boards in (3, 50, 200):
+            assert compiled(boards).tolist() == [float(k) for _ in range(boards) for k in range(5)]
+        after = rtsys.get_allocation_stats()
+    finally:
+        _nrt_python.memsys_disable_stats()
+    allocated, freed = after.alloc - before.alloc, after.free - before.free
+    assert allocated > 20 and freed == allocated, (allocated, freed)
