@@ -5,10 +5,11 @@ worst moment: while their Python starts (seconds: numpy), before any code of aut
 command here runs in a session of its own, and the signal goes to its whole group, at a moment found by watching
 its workers in /proc: as the first workers' Python starts (it has installed its KeyboardInterrupt handler and
 does not ignore the signal yet), as the worker of the next pool starts (quality's, which traces draws, after
-the one that loaded the bots and played the runs), and between two pools (no worker alive: the signal must not be lost). Then signals to the command
-itself while it imports, before any worker exists. Every test failed before the fix but the Ctrl-C as numba
-loads (it guards what worked), and the Ctrl-C as numpy loads fails only when it lands while numpy's C code
-initializes (a few milliseconds; the test after it puts an exception there at will).
+the one that loaded the bots and played the runs), and between two pools (no worker alive: the signal must not
+be lost). Then signals to the command itself while it imports, before any worker exists. Every test failed
+before the fix but the Ctrl-C as numba loads (it guards what worked), and the Ctrl-C as numpy loads fails only
+when it lands while numpy's C code initializes (a few milliseconds; the test after it puts an exception there
+at will).
 """
 
 import os
