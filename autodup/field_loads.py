@@ -5,9 +5,10 @@ the table (57 arrays), each array a record of 7-9 machine words. numba keeps a
 variable in a stack slot and lowers ``table.gold`` as a load of the whole tuple,
 hundreds of words, then the extraction of one field; and each store into a
 variable's slot first loads the old value, to release it, even where there is
-nothing to release (a function compiled without numba's runtime, as every game
-kernel is). LLVM's SROA pass splits each whole load into one load per word
-before it can drop the words nobody uses. Where the turn's helpers are inlined,
+nothing to release (a function compiled without numba's runtime, as the turn,
+the shop and the round's end are, or a value with no array in it). LLVM's SROA
+pass splits each whole load into one load per word before it can drop the
+words nobody uses. Where the turn's helpers are inlined,
 each with its own copies of the two tuples, that is most of a cold start's
 per-function optimisation: ``play_turns`` took 14.5 s of it, SROA 10 s, for
 a function that ends up a few thousand instructions (measured with numba's
@@ -18,9 +19,11 @@ so that, in the functions of this package only (:func:`autodup.nonnegative_indic
 
 * reading a field of a named tuple held in a stack slot loads that field from
   the slot (an address computation and one load), not the whole tuple;
-* storing into a stack slot skips the load of the old value when the value's
-  type holds nothing numba's runtime counts, or the function is compiled
-  without the runtime.
+* storing into a stack slot skips the load of the old value when nothing in the
+  value's type is counted by numba's runtime (it *contains* no meminfo: no
+  array, nor a tuple holding one), or the function is compiled without the
+  runtime. A variable holding an array in a function with the runtime keeps
+  numba's store, which releases the array it held.
 
 The code computes the same values: the field loaded is the one the whole load's
 extraction would have given, and the skipped load had no use. A bot's policy,
