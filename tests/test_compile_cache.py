@@ -2,6 +2,7 @@
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -282,8 +283,8 @@ with compile_lock(lambda: print("waiting", flush=True)):
 @pytest.mark.skipif(compile_cache.fcntl is None, reason="no advisory locks on this system")
 def test_one_process_compiles_at_a_time_and_a_killed_holder_frees_the_lock(tmp_path):
     """A second process waits for the compile lock (and says so) until its holder ends; a holder killed with
-    SIGKILL frees it; a cold ``autodup run`` started while another process compiles waits instead of compiling
-    the game a second time."""
+    SIGKILL frees it; a cold ``autodup run``, ``play`` or ``check-bot`` started while another process compiles
+    waits instead of compiling the game a second time."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
 
     def start(code, **pipes):
@@ -293,14 +294,20 @@ def test_one_process_compiles_at_a_time_and_a_killed_holder_frees_the_lock(tmp_p
     assert holder.stdout.readline() == "held\n"
     waiter = start(TAKE_THE_LOCK, stdout=subprocess.PIPE)
     assert waiter.stdout.readline() == "waiting\n"
-    run = subprocess.Popen([sys.executable, "-m", "autodup", "run", "--boards", "2", "--quiet", "--out",
-                            str(tmp_path / "run")], text=True, env=environment, cwd=ROOT, stderr=subprocess.PIPE)
-    assert "waiting for another autodup process that is compiling the game" in run.stderr.readline()
+    commands = [subprocess.Popen([sys.executable, "-m", "autodup", *command], text=True, env=environment, cwd=ROOT,
+                                 stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                for command in (["run", "--boards", "2", "--quiet", "--out", str(tmp_path / "run")],
+                                ["play", "tiny", "--bots", "greedy"], ["check-bot", "greedy", "--games", "1"])]
     try:
-        assert waiter.poll() is None and run.poll() is None  # both still wait
+        for command in commands:
+            # One line within a minute: a command that compiles instead of waiting prints nothing for minutes.
+            assert select.select([command.stderr], [], [], 60)[0], command.args
+            assert "waiting for another autodup process that is compiling the game" in command.stderr.readline()
+        assert waiter.poll() is None and all(command.poll() is None for command in commands)  # all still wait
     finally:
-        run.kill()  # once the lock is free it would compile the game: not this test's business
-        run.wait()
+        for command in commands:
+            command.kill()  # once the lock is free each would compile the game: not this test's business
+            command.wait()
     holder.stdin.write("\n")
     holder.stdin.close()
     assert holder.wait(timeout=60) == 0

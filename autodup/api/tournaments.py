@@ -89,7 +89,7 @@ def parameter_overrides(bot_params, bot_param_file) -> tuple:
 
 def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int = 0, table: int = 0,
          dealer: str | None = None, order: str = "events", bot_params=None, bot_param_file=None,
-         game_timeout: float | None = None, warn=None) -> dict:
+         game_timeout: float | None = None, warn=None, note=None) -> dict:
     """Play one table of a board, seated as :func:`run_tournament` seats it; each seat's result.
 
     Parameters
@@ -112,6 +112,9 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
         Seconds after which a game is stopped and its bot named (default 60).
     warn : callable, optional
         Receives one-line warnings (default: the ``autodup`` logger).
+    note : callable, optional
+        Receives one-line news (default: the ``autodup`` logger), such as that the game is compiling on a
+        machine's first run.
 
     Returns
     -------
@@ -130,7 +133,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named
     from ..game.boards import check_order
     from ..game.rules import ORDERS
-    from ..tournament.loading import play_in_worker
+    from ..tournament.loading import compile_game, play_in_worker
     from ..tournament.spec import check_bot_count
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
 
@@ -156,9 +159,10 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
             return "the table"
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
+    overrides = parameter_overrides(bot_params, bot_param_file)
+    compile_game(loaded, specs, overrides, game_timeout, noter(note))
     with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
-        played = pool.run_one(play_in_worker, (str(config), specs, parameter_overrides(bot_params, bot_param_file),
-                                               seed, board, table, dealer, order))
+        played = pool.run_one(play_in_worker, (str(config), specs, overrides, seed, board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
     if errors:
         failed = sum(row["bot_errors"] for row in rows)
@@ -173,7 +177,8 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
 
 def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = CHECK_SEED,
               variant_games: int | None = None,
-              bot_params=None, bot_param_file=None, game_timeout: float | None = None, warn=None) -> dict:
+              bot_params=None, bot_param_file=None, game_timeout: float | None = None, warn=None,
+              note=None) -> dict:
     """Play a bot through many tables (each twice) and the configuration's rule variants: what it did wrong.
 
     Parameters
@@ -188,6 +193,8 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
         The tables' tournament seed.
     variant_games : int, optional
         Tables on each rule variant (default: one per 20 of ``games``).
+    bot_params, bot_param_file, game_timeout, warn, note
+        As for :func:`play`.
 
     Returns
     -------
@@ -202,13 +209,14 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     >>> autodup.check_bot("greedy", config="tiny", games=4)["clean"]
     True
     """
-    from ..tournament.loading import check_bot_in_worker
+    from ..tournament.loading import check_bot_in_worker, compile_game
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
 
     games, seed = integer("games", games, 1), check_seed("seed", seed)
     variant_games = optional(integer, "variant_games", variant_games, 0)
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
-    config_warnings(load_config(config), warner(warn))
+    loaded = load_config(config)
+    config_warnings(loaded, warner(warn))
 
     def describe(where):
         if where.loading >= 0:
@@ -217,6 +225,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
 
     overrides = parameter_overrides(bot_params, bot_param_file)
     try:
+        compile_game(loaded, [str(bot)], overrides, game_timeout, noter(note))
         with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
             report = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
                                                         variant_games))

@@ -11,6 +11,7 @@ from .options import (
     add_game_timeout,
     board_index,
     bot_parameters,
+    note,
     positive_int,
     print_json,
     seed,
@@ -42,7 +43,7 @@ def run(args) -> int:
     from .. import api
 
     report = api.check_bot(args.bot, config=args.config_option or args.config, games=args.games, seed=args.seed,
-                           variant_games=args.variant_games, game_timeout=args.game_timeout, warn=warn,
+                           variant_games=args.variant_games, game_timeout=args.game_timeout, warn=warn, note=note,
                            **bot_parameters(args))
     if args.json:
         print_json(report, safe=False)

@@ -9,6 +9,7 @@ from .options import (
     board_index,
     bot_parameters,
     bots_help,
+    note,
     print_json,
     seed,
     warn,
@@ -44,7 +45,7 @@ def run(args) -> int:
     from .. import api
 
     result = api.play(args.config, bots=args.bots, seed=args.seed, board=args.board, table=args.table,
-                      dealer=args.dealer, order=args.order, game_timeout=args.game_timeout, warn=warn,
+                      dealer=args.dealer, order=args.order, game_timeout=args.game_timeout, warn=warn, note=note,
                       **bot_parameters(args))
     if args.json:
         print_json(result, safe=False)

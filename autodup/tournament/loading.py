@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 __all__ = ["bot_overrides", "load_bots_with_overrides", "play_in_worker", "check_bot_in_worker",
-           "bot_infos_in_worker", "compile_table_in_worker", "CompileProgress", "load_bots_and_table"]
+           "bot_infos_in_worker", "compile_table_in_worker", "CompileProgress", "load_bots_and_table", "compile_game"]
 
 
 def bot_overrides(parameter_file=None, parameter_options=()) -> tuple:
@@ -230,3 +230,19 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         return load(not table_is_compiled())
 
 
+
+
+def compile_game(config, specs: list, overrides: tuple, game_timeout: float, note=None) -> None:
+    """Compile the game into this machine's cache as a cold run does, unless it is there already.
+
+    For a command that plays in a worker of its own without :func:`load_bots_and_table` (``autodup play``,
+    ``autodup check-bot``): it takes the cache's compile lock too, so that it waits for a command already
+    compiling instead of compiling the whole game beside it at half the machine's speed (and has one beside it
+    wait for it), and compiles in two processes, the table in one and the bots and the round's end in the
+    other. Its bots are loaded there first, so that a bot that cannot load is reported at once, not after the
+    game has compiled.
+    """
+    from ..game.boards import table_is_compiled
+
+    if not table_is_compiled():
+        load_bots_and_table(config, specs, overrides, game_timeout, note)
