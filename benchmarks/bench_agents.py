@@ -38,7 +38,7 @@ from autodup.game.agents import play_boards_with_agents
 from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
-from autodup.game.resumable import ResumableTables
+from autodup.game.resumable import ResumableTables, game_at
 from autodup.game.rules import rules_of
 from autodup.tournament.spec import CHUNK_BOARDS
 
@@ -69,7 +69,7 @@ def single_env(seconds, generator):
             games += 1
             observation, _ = env.reset()
     tables = env.tables
-    size = (nbytes(tables.games[0]) + nbytes(tuple(tables.observations)) + tables.placements.nbytes
+    size = (nbytes(game_at(tables.games, 0)) + nbytes(tuple(tables.observations)) + tables.placements.nbytes
             + tables.seat_seeds.nbytes)
     return steps / (time.perf_counter() - start), games, size
 

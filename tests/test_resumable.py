@@ -1,6 +1,9 @@
 """The resumable table: seats played from outside stop the game for their decisions; answered as their bot would,
 the game is play_table's, bit for bit; a clone plays on alike and apart; bad answers are judged as a bot's are."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -216,3 +219,31 @@ def test_a_seat_from_outside_answering_as_its_bot_plays_autodup_plays_game():
     for s, row in enumerate(played["seats"]):
         assert row["bot"] == seat_bots[s].name
         assert [row[name] for name in RESULT_COLUMNS] == results[s].tolist()
+
+
+TYPED_LIST_METHODS_COMPILED = """
+import numba.typed.typedlist as typedlist
+from numba.core.dispatcher import Dispatcher
+from autodup.bots import encode_decision
+from autodup.game.actions import ACTION_END
+from autodup.game.resumable import ResumableTable
+
+table = ResumableTable("tiny", [None] + ["greedy"] * 7, seed=3)
+table.act(encode_decision(ACTION_END, 0))
+twin = table.clone()
+while not twin.over:
+    twin.view(), twin.desk(0), twin.round, twin.rounds, twin.violations
+    twin.act(encode_decision(ACTION_END, 0))
+twin.results(), twin.log(), table.cursor(0)
+print(sorted(name for name, value in vars(typedlist).items() if isinstance(value, Dispatcher) and value.signatures))
+"""
+
+
+def test_python_takes_no_typed_list_method_of_the_games():
+    """numba compiles its typed List's methods afresh in every process (it caches none of them): in a warm
+    process, 4 s to build the List of games and 12 s to take a game out from Python. Tables built, stepped,
+    copied and read from Python leave every one of them uncompiled: compiled kernels do that work."""
+    result = subprocess.run([sys.executable, "-c", TYPED_LIST_METHODS_COMPILED], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

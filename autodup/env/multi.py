@@ -68,9 +68,9 @@ class _Table:
         return {key: array.copy() for key, array in zip(OBSERVATION_KEYS, arrays)}
 
     def _desk(self):
-        # Taking a game out of the typed List boxes every array it holds: once per step, not once per seat.
+        # Taking a desk out of the table boxes every array it holds: once per step, not once per seat.
         if self._desk_cache is None:
-            self._desk_cache = self.tables.games[0].desk
+            self._desk_cache = self.tables.desk(0)
         return self._desk_cache
 
     def placement(self, seat: int) -> int:

@@ -33,7 +33,7 @@ from .table import TableLog, advance, check_table_arguments, end_every_turn, gam
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SeatView", "ResumableTables", "ResumableTable", "advance_tables", "restart_games", "call_policy",
-           "rules_from", "bots_from"]
+           "new_games", "append_game", "game_at", "desk_at", "cursor_field", "box_policies", "rules_from", "bots_from"]
 
 
 class SeatView(NamedTuple):
@@ -140,6 +140,53 @@ def restart_games(rules, tournament_seed, table_of, shared, branch, trace_draws,
         i = tables[k]
         event_seeds[i] = table_seeds(tournament_seed, boards[k], table_of[i], shared, seat_seeds[i], branch)
         games[i] = new_game(rules, trace_draws, n_params)
+
+
+# The typed List of games is made, read and copied by these kernels, never by Python: numba does not cache its
+# own typed-List methods, so each one Python calls compiles afresh in every process, for the List of games
+# 4 s to build it and 12 s to take one game out (measured in a warm process).
+@njit(cache=True, no_cfunc_wrapper=True)
+def new_games(rules, trace_draws, n_params, n):
+    """A numba typed List of ``n`` games before their first round (:func:`~autodup.game.table.new_game`)."""
+    games = typed.List()
+    for _ in range(n):
+        games.append(new_game(rules, trace_draws, n_params))
+    return games
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def append_game(games, game):
+    """Append ``game`` (a :class:`~autodup.game.table.Game`) to ``games``."""
+    games.append(game)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def game_at(games, i):
+    """Entry ``i`` of ``games``: the game itself, its arrays shared with the List's."""
+    return games[i]
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def desk_at(games, i):
+    """The desk of entry ``i`` of ``games`` (:class:`~autodup.game.state.Desk`), its arrays shared."""
+    return games[i].desk
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def cursor_field(games, field):
+    """int64 (len(games),): field ``field`` of each game's cursor."""
+    values = np.empty(len(games), dtype=np.int64)
+    for i in range(len(games)):
+        values[i] = games[i].cursor[field]
+    return values
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def box_policies(policies):
+    """A numba typed List holding the one tuple of policies (``advance_tables``' ``policy_box``)."""
+    box = typed.List()
+    box.append(policies)
+    return box
 
 
 def rules_from(rules):
@@ -317,9 +364,9 @@ class ResumableTables:
         self.rules = rules
         self.outside = outside[0]
         self._setup = (rules, record.code, ORDERS[order], EVENT_ADDRESSING[events], seat_seeds, event_seeds,
-                       typed.List([policies]), params, param_counts, bot_of_seat, outside, bool(check), progress)
+                       box_policies(policies), params, param_counts, bot_of_seat, outside, bool(check), progress)
         self.layout = action_layout(rules)
-        self.games = typed.List([new_game(rules, trace_draws, params.shape[1]) for _ in range(n)])
+        self.games = new_games(rules, trace_draws, params.shape[1], n)
         self.waiting = np.full(n, -1, dtype=np.int64)
         self._over = np.zeros(n, dtype=np.bool_)
         self.observations = new_observations(rules, n)
@@ -331,7 +378,7 @@ class ResumableTables:
         return self.observations.me
 
     def __len__(self) -> int:
-        return len(self.games)
+        return self.boards.shape[0]
 
     @property
     def seat_seeds(self) -> np.ndarray:
@@ -378,10 +425,15 @@ class ResumableTables:
         seat = int(self.waiting[i])
         if seat < 0:
             raise UsageError(f"table {i}: the game is over: no seat is waiting for a decision", "view")
-        desk = self.games[i].desk
+        desk = self.desk(i)
         return SeatView(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
                         desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
                         desk.trait_breakpoints[seat], desk.params[seat, :0], desk.memory[seat])
+
+    def desk(self, i: int):
+        """Table ``i``'s :class:`~autodup.game.state.Desk` (the views and copies of its seats played from outside),
+        its arrays the table's own."""
+        return desk_at(self.games, self._index(i))
 
     def finished(self) -> np.ndarray:
         """bool (tables,): which games have ended."""
@@ -408,13 +460,16 @@ class ResumableTables:
 
     def cursor(self, field: int) -> np.ndarray:
         """int64 (tables,): one field of each table's cursor (``CURSOR_ROUND``...)."""
-        return np.array([game.cursor[field] for game in self.games], dtype=np.int64)
+        return cursor_field(self.games, field)
 
     def clone(self) -> "ResumableTables":
         """An independent copy: both play on alike from here, whatever is done with the other."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
-        twin.games = typed.List([_copy(game) for game in self.games])
+        rules, params = self._setup[0], self._setup[7]
+        twin.games = new_games(rules, 0, params.shape[1], 0)
+        for i in range(len(self)):
+            append_game(twin.games, _copy(game_at(self.games, i)))
         twin.waiting, twin._over, twin.boards = self.waiting.copy(), self._over.copy(), self.boards.copy()
         twin.placements = self.placements.copy()
         twin.observations = Observations(*(array.copy() for array in self.observations))
@@ -427,11 +482,11 @@ class ResumableTables:
         i = self._index(i)
         if not self._over[i]:
             raise UsageError(f"table {i}: the game is not over: its results are not known yet", "results")
-        return game_results(self.rules, self.games[i])
+        return game_results(self.rules, game_at(self.games, i))
 
     def log(self, i: int = 0) -> TableLog:
         """What :func:`~autodup.game.table.play_table` logs of table ``i``'s game (its rows so far)."""
-        return game_log(self.games[self._index(i)])
+        return game_log(game_at(self.games, self._index(i)))
 
     def _index(self, i) -> int:
         return integer("i", i, 0, len(self) - 1)
@@ -461,17 +516,17 @@ class ResumableTable(ResumableTables):
     @property
     def round(self) -> int:
         """The round being played, from 0."""
-        return int(self.games[0].cursor[CURSOR_ROUND])
+        return int(self.cursor(CURSOR_ROUND)[0])
 
     @property
     def rounds(self) -> int:
         """Rounds started so far."""
-        return int(self.games[0].cursor[CURSOR_ROUNDS])
+        return int(self.cursor(CURSOR_ROUNDS)[0])
 
     @property
     def violations(self) -> int:
         """Steps after which the table was unsound (with ``check``)."""
-        return int(self.games[0].cursor[CURSOR_VIOLATIONS])
+        return int(self.cursor(CURSOR_VIOLATIONS)[0])
 
     def act(self, decision) -> int:
         """Apply the waiting seat's ``decision`` (see :meth:`ResumableTables.act`); returns the next seat (-1: over)."""
