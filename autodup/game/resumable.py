@@ -425,7 +425,7 @@ class ResumableTables:
         seat = int(self.waiting[i])
         if seat < 0:
             raise UsageError(f"table {i}: the game is over: no seat is waiting for a decision", "view")
-        desk = self.desk(i)
+        desk = desk_at(self.games, i)
         return SeatView(desk.me[seat], desk.shop[seat], desk.unit_champion[seat], desk.unit_star[seat],
                         desk.pool[seat], desk.champion_cost[seat], desk.champion_traits[seat],
                         desk.trait_breakpoints[seat], desk.params[seat, :0], desk.memory[seat])

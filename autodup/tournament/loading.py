@@ -230,8 +230,6 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         return load(not table_is_compiled())
 
 
-
-
 def compile_game(config, specs: list, overrides: tuple, game_timeout: float, note=None) -> None:
     """Compile the game into this machine's cache as a cold run does, unless it is there already.
 
