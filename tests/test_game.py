@@ -145,22 +145,34 @@ def test_empty_tier_rule(skips):
     assert goodness_of_fit(counts, exact) > P_FLOOR
 
 
+LOADED_TRAIT = 0  # Adept: Irelia, Shen, Yone
+LOADED_LEVEL = 8
+
+
+def qualifying_champions(trait):
+    """float64 (N,): 1 for set4's champions with ``trait``, 0 for the others."""
+    return np.array([trait in SET4.champion_traits[c] for c in range(SET4.champion_traits.shape[0])], dtype=float)
+
+
+@pytest.fixture(scope="module")
+def rerolled_until_it_fits():
+    """Seed 002's gold standard, dealt once for every dealer's test: 400,000 normal first slots of the plain
+    sampler at level 8, those that have the trait kept (the rejection sampling of a slot)."""
+    normal = first_slot_counts(SET4, DEALERS["independent"].code, LOADED_LEVEL, SET4.champion_copies.astype(float),
+                               400_000, 10**7, -1)
+    return np.where(np.append(qualifying_champions(LOADED_TRAIT), 0) > 0, normal, 0)
+
+
 @pytest.mark.parametrize("dealer", ["independent", "haystack", "keyed"])
-def test_loaded_roll_equals_rerolling_each_slot_until_it_fits(dealer):
+def test_loaded_roll_equals_rerolling_each_slot_until_it_fits(dealer, rerolled_until_it_fits):
     """Seed 002's gold standard: rejection sampling of a normal slot, against the constrained draw."""
-    trait = 0  # Adept: Irelia, Shen, Yone
-    names = load_config(ROOT / "configs" / "set4.yaml").champion_names
-    qualifies = np.array([trait in SET4.champion_traits[c] for c in range(len(names))], dtype=float)
+    qualifies = qualifying_champions(LOADED_TRAIT)
     pool = SET4.champion_copies.astype(float)
-    level = 8
-    loaded = first_slot_counts(SET4, DEALERS[dealer].code, level, pool, 20_000, 3, trait)
+    loaded = first_slot_counts(SET4, DEALERS[dealer].code, LOADED_LEVEL, pool, 20_000, 3, LOADED_TRAIT)
     assert loaded[np.flatnonzero(qualifies == 0)].sum() == 0
-    exact = exact_first_slot(SET4, level, pool, qualifies=qualifies)
+    exact = exact_first_slot(SET4, LOADED_LEVEL, pool, qualifies=qualifies)
     assert goodness_of_fit(loaded, exact) > P_FLOOR
-    # Rejection sampling: deal normal first slots and keep those that fit.
-    normal = first_slot_counts(SET4, DEALERS["independent"].code, level, pool, 400_000, 10**7, -1)
-    kept = np.where(np.append(qualifies, 0) > 0, normal, 0)
-    assert same_distribution(loaded, kept) > P_FLOOR
+    assert same_distribution(loaded, rerolled_until_it_fits) > P_FLOOR
 
 
 def test_loot_is_a_shuffle_bag_per_seat():

@@ -1,10 +1,11 @@
 """``autodup quality`` and ``autodup report`` end to end: the verdicts, the sanity checks, the files, resume, errors.
 
-The default-size run (set4, every shipped bot, 1,000 boards under each of
-haystack, keyed, stream, replay and the independent control, without the
-ladder's extra designs) is played once per session; its verdicts are the
-acceptance: the deliberately wrong ``replay`` is caught at the default size
-while the exact dealers pass. The ladder (the same dealers under the
+A run of the default command's shape (set4, every shipped bot, haystack,
+keyed, stream, replay and the independent control, without the ladder's extra
+designs) on 300 boards is played once per session: its verdicts are the
+acceptance (the deliberately wrong ``replay`` is caught, at p about 1e-14,
+while the exact dealers pass), and the default size, 1,000 boards, is a
+``slow`` test beside the whole default command. The ladder (the same dealers under the
 position-addressed and the paired designs) is measured on 250 boards of set4
 for haystack, which is enough to tell its steps apart and keeps the suite
 within CI's budget; the whole default command, every dealer's ladder at
@@ -58,14 +59,21 @@ def assert_luck_terms_are_zero_mean_exactly_for_exact_dealers(dealers):
         assert entry["luck_terms"]["all_zero_mean"] == (entry["exact"] is not False), (name, entry["luck_terms"])
 
 
-@pytest.fixture(scope="session")
-def default_quality(tmp_path_factory):
-    """``autodup quality --no-ladder --out DIR --json`` with every other default: set4, every bot, 1,000
-    boards, four dealers and the control."""
-    out = tmp_path_factory.mktemp("quality") / "default"
-    result = autodup("quality", "--no-ladder", "--out", str(out), "--quiet", "--json")
+QUALITY_BOARDS = 300  # a third of the default size: replay is still caught, at p about 1e-14
+
+
+def quality_without_ladder(out, *options):
+    """``autodup quality --no-ladder --out OUT --json`` and ``options``, every other setting its default (set4,
+    every bot, four dealers and the control): the folder and the JSON."""
+    result = autodup("quality", "--no-ladder", *options, "--out", str(out), "--quiet", "--json")
     assert result.returncode == 0, result.stderr
     return out, json.loads(result.stdout)
+
+
+@pytest.fixture(scope="session")
+def default_quality(tmp_path_factory):
+    """The default command's shape on ``QUALITY_BOARDS`` boards."""
+    return quality_without_ladder(tmp_path_factory.mktemp("quality") / "default", "--boards", str(QUALITY_BOARDS))
 
 
 @pytest.fixture(scope="module")
@@ -89,10 +97,9 @@ def tiny_quality(tmp_path_factory):
     return out, json.loads(result.stdout)
 
 
-def test_replay_is_caught_at_the_default_size_and_the_exact_dealers_pass(default_quality):
-    _, quality = default_quality
+def assert_replay_is_caught_and_the_exact_dealers_pass(quality):
     dealers = quality["dealers"]
-    assert quality["boards"] == 1000 and quality["alpha"] == ALPHA
+    assert quality["alpha"] == ALPHA
     assert set(dealers) == {"haystack", "keyed", "stream", "replay", "independent"}
     for name in ("haystack", "keyed", "stream"):
         assert dealers[name]["correct"] is True, (name, dealers[name]["deciding_observable"],
@@ -102,6 +109,20 @@ def test_replay_is_caught_at_the_default_size_and_the_exact_dealers_pass(default
     assert replay["correct"] is False and replay["min_p_value"] < 1e-6
     # Its flaw: offers keep their planned odds while copies run out, so champion shares are off.
     assert replay["deciding_observable"] == "offers per champion"
+
+
+def test_replay_is_caught_and_the_exact_dealers_pass(default_quality):
+    _, quality = default_quality
+    assert quality["boards"] == QUALITY_BOARDS
+    assert_replay_is_caught_and_the_exact_dealers_pass(quality)
+
+
+@pytest.mark.slow
+def test_replay_is_caught_at_the_default_size_and_the_exact_dealers_pass(tmp_path):
+    """The default size, 1,000 boards (about two minutes)."""
+    _, quality = quality_without_ladder(tmp_path / "q")
+    assert quality["boards"] == 1000
+    assert_replay_is_caught_and_the_exact_dealers_pass(quality)
 
 
 @pytest.mark.slow
@@ -457,7 +478,7 @@ def test_a_resumed_run_times_only_the_boards_it_played(tiny_quality, tmp_path):
 
 
 def test_set4s_default_quality_passes_its_null_check_under_every_estimator(default_quality):
-    """The default quality run (set4, every bot, 1,000 boards): greedy and a copy of it in place of the last bot.
+    """The default quality run's shape (set4, every bot): greedy and a copy of it in place of the last bot.
     The raw, luck-adjusted and value-corrected differences all look like noise (the copy is corrected by the
     value's pooled weights, the original by its own)."""
     _, quality = default_quality

@@ -22,7 +22,6 @@ def _methods(text: str) -> str:
 
 def add_arguments(parser) -> None:
     from ..labs import shuffle_kernels as shuffles
-    from ..labs.shuffles import replicates_needed
 
     letters = ", ".join(f"{m.letter} {m.name}" for m in shuffles.METHODS.values())
     parser.add_argument("--methods", type=_methods, help=f"comma-separated; each a sequence of shuffles applied left "
@@ -38,9 +37,8 @@ def add_arguments(parser) -> None:
                         "--decks, as many as the largest file fills, so that the control has as many deals)")
     parser.add_argument("--shuffles", type=positive_int, default=shuffles.DEFAULT_SHUFFLES, help="deals per run")
     parser.add_argument("--replicates", type=positive_int, default=shuffles.DEFAULT_REPLICATES,
-                        help="repetitions of the whole experiment, for the spread of its figures (with fewer than "
-                        f"{replicates_needed(2 * shuffles.ARTICLE_CARDS)}, the article's rejection counts are not "
-                        "judged: the table says it cannot)")
+                        help="repetitions of the whole experiment, for the spread of its figures (with too few to "
+                        "judge the article's rejection counts, the table says it cannot, and how many it needs)")
     parser.add_argument("--riffle-deals", type=count, default=shuffles.DEFAULT_RIFFLE_DEALS,
                         help="simulated deals per number of GSR riffles (0: exact figures only)")
     parser.add_argument("--seed", type=seed, default=shuffles.DEFAULT_SEED, help="the lab's seed")
