@@ -46,7 +46,7 @@ from .cursor import (
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_internal
-from .shop import fill_shop, mark_trait
+from .shop import mark_trait, reroll_shop
 from .state import new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
 from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turns
@@ -405,19 +405,27 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
     ``loaded_trait >= 0`` deals a loaded roll of that trait instead. Returns
     int64 (N + 1,): counts per champion, then the number of empty first slots.
     """
-    table = new_table(rules)
+    table = new_table(rules, np.int64(0))  # typed as the game's call is: its compiled code, not one of its own
+    if pool.shape[0] != table.pool.shape[0]:
+        raise ValueError("first_slot_counts: the pool needs one entry per champion")
     counts = np.zeros(pool.shape[0] + 1, dtype=np.int64)
     seeds = np.zeros(rules.players, dtype=np.uint64)
     mark_trait(rules, loaded_trait, table.qualifies)
     for i in range(n_shops):
         seeds[0] = np.uint64(base_seed) + np.uint64(i)
-        table.pool[:] = pool
+        for c in range(pool.shape[0]):  # not a slice assignment: numba would compile its shape error's message (4 s)
+            table.pool[c] = pool[c]
         table.shops[0, :] = -1
         table.level[0] = level
         table.counters[0, :] = 0
         table.needles[0, :] = 0.0
         table.needle_count[0, :] = 0
-        fill_shop(rules, dealer, table, 0, 0, 0, seeds, loaded_trait >= 0)
+        # The game's own compiled shop, a normal or a loaded roll (the flag a constant, as the game passes it):
+        # a flag known only at run time would compile the shop a third time, for this function alone.
+        if loaded_trait >= 0:
+            reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(0), seeds, True)
+        else:
+            reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(0), seeds, False)
         first = table.shops[0, 0]
         counts[first if first >= 0 else pool.shape[0]] += 1
     return counts
