@@ -63,16 +63,23 @@ def _race_trials(rules, pool, levels, locked, shops_before, order, alive_count, 
     for trial in range(n_trials):
         for s in range(players):
             seeds[s] = random_bits_pair(base_seed, np.uint64(trial), np.uint64(s))[0]
-        table = new_table(rules)
-        table.level[:] = levels
+        table = new_table(rules, np.int64(0))  # typed as the game's call: its cached code
+        # Element by element, not slice assignments: numba would compile their shape errors' messages (5 s).
+        for s in range(players):
+            table.level[s] = levels[s]
         for i in range(alive_count):
             table.order[i] = order[i]
         for r in range(n_refreshes):
-            table.pool[:] = pool
-            table.shops[:, :] = shops_before
-            table.locked[:] = locked
+            for c in range(pool.shape[0]):
+                table.pool[c] = pool[c]
+            for s in range(players):
+                table.locked[s] = locked[s]
+                for slot in range(table.shops.shape[1]):
+                    table.shops[s, slot] = shops_before[s, slot]
             _refresh_by_race(rules, table, seeds, alive_count)
-            out[trial, r] = table.shops
+            for s in range(players):
+                for slot in range(table.shops.shape[1]):
+                    out[trial, r, s, slot] = table.shops[s, slot]
     return out
 
 
