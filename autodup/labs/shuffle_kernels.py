@@ -233,6 +233,14 @@ def ideal_shuffle(deck, seed, stream):
         deck[i], deck[j] = deck[j], deck[i]
 
 
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def _copy_cards(source, target):
+    """``target[:source.size] = source``, card by card: for an array assigned to a slice, numba compiles the
+    message of its shape error (f-strings, ``str``), several seconds of the lab's cold start."""
+    for i in range(source.size):
+        target[i] = source[i]
+
+
 @njit(cache=True, no_cfunc_wrapper=True)
 def random_key_shuffle(deck, seed, stream, scratch):
     """Cards sorted by a 53-bit key each (counter: the card's position), ties in their order (stable sort)."""
@@ -241,7 +249,7 @@ def random_key_shuffle(deck, seed, stream, scratch):
     for i in range(n):
         keys[i] = random_bits(seed, stream, np.uint64(i)) >> np.uint64(11)
     order = np.argsort(keys, kind="mergesort")
-    scratch[:n] = deck
+    _copy_cards(deck, scratch)
     for i in range(n):
         deck[i] = scratch[order[i]]
 
@@ -256,7 +264,7 @@ def riffle_shuffle(deck, seed, stream, scratch):
     n = deck.size
     bits = scratch[n:2 * n]
     cut = n - fair_bits(seed, stream, bits)
-    scratch[:n] = deck
+    _copy_cards(deck, scratch)
     top, bottom = 0, cut
     for i in range(n):
         if bits[i] == 0:
@@ -280,7 +288,7 @@ def sleeve_riffle_shuffle(deck, seed, stream, scratch):
     """
     n = deck.size
     cut = fair_bits(seed, stream, scratch[n:2 * n])
-    scratch[:n] = deck
+    _copy_cards(deck, scratch)
     top, bottom = 0, cut
     packet, streak, free = -1, 0, True
     counter = np.uint64(1) << np.uint64(32)
@@ -327,7 +335,7 @@ def sleeve_riffle_shuffle(deck, seed, stream, scratch):
 def hindu_shuffle(deck, seed, stream, scratch):
     """Packets of 7 to 12 cards (uniform; the last is what is left) from the top, stacked: the first goes last."""
     n = deck.size
-    scratch[:n] = deck
+    _copy_cards(deck, scratch)
     start, counter, end_of_pile = 0, 0, n
     while start < n:
         size, counter = exact_below(seed, stream, counter, HINDU_LARGEST - HINDU_SMALLEST + 1)
@@ -344,7 +352,7 @@ def cut_shuffle(deck, seed, stream, scratch):
     """A uniform rotation: ``r`` uniform in ``[0, n)`` and the card at ``i`` moves to ``(i + r) % n``."""
     n = deck.size
     rotation, _ = exact_below(seed, stream, 0, n)
-    scratch[:n] = deck
+    _copy_cards(deck, scratch)
     for i in range(n):
         deck[(i + rotation) % n] = scratch[i]
 
@@ -355,7 +363,7 @@ def shuffle_bag_shuffle(deck, seed, stream, scratch):
     ``cursor + 1`` with the one at the cursor and returns it; the last draw takes the item left at 0."""
     n = deck.size
     bag = scratch[:n]
-    bag[:] = deck
+    _copy_cards(deck, bag)
     cursor, counter = n - 1, 0
     for k in range(n):
         if cursor < 1:
@@ -464,6 +472,8 @@ def play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deals
     (``neighbours[b, d + n - 1]``); and the positions of the ``markers``
     cards in the deals below ``marked_deals`` (``marked[deal, m]``).
     """
+    if given.shape[0] and given.shape[1] != n:
+        raise ValueError("play_block: the given decks do not hold n cards")
     for b in prange(runs):
         run = first_run + b
         matrix = matrices[b]
@@ -479,7 +489,7 @@ def play_block(codes, given, n, replicate_seed, first_run, runs, shuffles, deals
             if index >= deals:
                 break
             if given.shape[0]:
-                deck[:] = given[index]
+                _copy_cards(given[index], deck)
             else:
                 deal_into(deck, codes, replicate_seed, index, scratch)
             for i in range(n):
