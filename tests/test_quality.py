@@ -4,12 +4,12 @@ A run of the default command's shape (set4, every shipped bot, haystack,
 keyed, stream, replay and the independent control, without the ladder's extra
 designs) on 300 boards is played once per session: its verdicts are the
 acceptance (the deliberately wrong ``replay`` is caught, at p about 1e-14,
-while the exact dealers pass), and the default size, 1,000 boards, is a
-``slow`` test beside the whole default command. The ladder (the same dealers under the
-position-addressed and the paired designs) is measured on 250 boards of set4
-for haystack, which is enough to tell its steps apart and keeps the suite
-within CI's budget; the whole default command, every dealer's ladder at
-1,000 boards, is a ``slow`` test.
+while the exact dealers pass). The ladder (haystack and the control under the
+position-addressed and the paired designs) is measured on 120 boards of set4,
+enough to tell its steps apart and few enough that the paired design's luck
+correction is withheld, which the tests read too. The default size, 1,000
+boards, and the whole default command, every dealer's ladder at 1,000 boards,
+are ``slow`` tests.
 """
 
 import json
