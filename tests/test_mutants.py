@@ -27,7 +27,7 @@ from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action
 from autodup.game.rounds import _refresh_by_race
 from autodup.game.rules import rules_of
-from autodup.game.state import conservation_holds, new_table
+from autodup.game.state import conservation_holds, copy_flat, new_table
 from autodup.game.units import add_unit
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
@@ -64,22 +64,16 @@ def _race_trials(rules, pool, levels, locked, shops_before, order, alive_count, 
         for s in range(players):
             seeds[s] = random_bits_pair(base_seed, np.uint64(trial), np.uint64(s))[0]
         table = new_table(rules, np.int64(0))  # typed as the game's call: its cached code
-        # Element by element, not slice assignments: numba would compile their shape errors' messages (5 s).
-        for s in range(players):
-            table.level[s] = levels[s]
+        # copy_flat, not slice assignments: numba would compile their shape errors' messages (5 s).
+        copy_flat(levels, table.level)
         for i in range(alive_count):
             table.order[i] = order[i]
         for r in range(n_refreshes):
-            for c in range(pool.shape[0]):
-                table.pool[c] = pool[c]
-            for s in range(players):
-                table.locked[s] = locked[s]
-                for slot in range(table.shops.shape[1]):
-                    table.shops[s, slot] = shops_before[s, slot]
+            copy_flat(pool, table.pool)
+            copy_flat(shops_before, table.shops)
+            copy_flat(locked, table.locked)
             _refresh_by_race(rules, table, seeds, alive_count)
-            for s in range(players):
-                for slot in range(table.shops.shape[1]):
-                    out[trial, r, s, slot] = table.shops[s, slot]
+            copy_flat(table.shops, out[trial, r])
     return out
 
 

@@ -466,8 +466,7 @@ class ResumableTables:
         """An independent copy: both play on alike from here, whatever is done with the other."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
-        rules, params = self._setup[0], self._setup[7]
-        twin.games = new_games(rules, 0, params.shape[1], 0)
+        twin.games = new_games(self.rules, 0, 0, 0)  # an empty List of the games' type
         for i in range(len(self)):
             append_game(twin.games, _copy(game_at(self.games, i)))
         twin.waiting, twin._over, twin.boards = self.waiting.copy(), self._over.copy(), self.boards.copy()

@@ -413,7 +413,9 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
     mark_trait(rules, loaded_trait, table.qualifies)
     for i in range(n_shops):
         seeds[0] = np.uint64(base_seed) + np.uint64(i)
-        for c in range(pool.shape[0]):  # not a slice assignment: numba would compile its shape error's message (4 s)
+        # A loop: a slice assignment would compile numba's shape-error message (4 s), and copy_flat needs a
+        # contiguous pool, which a caller's may not be.
+        for c in range(pool.shape[0]):
             table.pool[c] = pool[c]
         table.shops[0, :] = -1
         table.level[0] = level
