@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "autodup"
 # package's top-level files that every layer may use; the public API and the command line sit on top.
 LAYERS = (
     ("foundation", ("errors", "arguments", "files", "compile_cache", "nonnegative_indices", "field_loads",
-                    "inline_copies", "internal_kernels", "blas_check", "shipped", "version")),
+                    "inline_copies", "flag_comparisons", "internal_kernels", "blas_check", "shipped", "version")),
     ("engine", ("engine",)),
     ("game", ("game",)),
     ("tournament", ("tournament",)),

@@ -113,6 +113,7 @@ from .. import compile_cache  # noqa: F401  (isort: skip)
 from .. import nonnegative_indices  # noqa: F401  (isort: skip)
 from .. import field_loads  # noqa: F401  (isort: skip)
 from .. import inline_copies  # noqa: F401  (isort: skip)
+from .. import flag_comparisons  # noqa: F401  (isort: skip)
 from .. import blas_check  # noqa: F401  (isort: skip)
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
