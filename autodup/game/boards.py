@@ -47,7 +47,7 @@ from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
 from .state import copy_flat
 from .stats import LUCK, RESULT_COLUMNS, STAGE_BUCKETS
-from .table import LOG_STATE_NAMES, end_every_turn, game_log, game_results, play_table
+from .table import LOG_STATE_NAMES, end_every_turn, game_log, game_results, play_table_inline
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
@@ -289,9 +289,9 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
                 bots[i, t, s] = seat_bot(design, board, t, s, n_bots, fixed)
             progress[PROGRESS_BOARD] = board
             progress[PROGRESS_TABLE] = t
-            table_results, unsound, _, log = play_table(rules, dealer, order, seeds, event_seed, policies, params,
-                                                        param_counts, bots[i, t], check, progress, trace_draws,
-                                                        events)
+            table_results, unsound, _, log = play_table_inline(rules, dealer, order, seeds, event_seed, policies,
+                                                               params, param_counts, bots[i, t], check, progress,
+                                                               trace_draws, events)
             shop_values, state_values, used, used_rounds = store_table(
                 rules, i, t, n_tables, table_results, unsound, log, results, violations, offers, bought, luck,
                 stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,
@@ -395,8 +395,8 @@ def compile_storage(rules) -> None:
     """Compile what a run calls after its tables into the cache: :func:`store_table` and the value's corrections.
 
     A cold start types the table in one process, level by level, and :func:`store_table` comes last, after
-    :func:`play_table`; the process compiling the bots is idle by then, so it compiles these first, with the
-    argument types the board driver and the run's workers pass, and the table's process loads them.
+    :func:`~autodup.game.table.advance`; the process compiling the bots is idle by then, so it compiles these
+    first, with the argument types the board driver and the run's workers pass, and the table's process loads them.
     """
     from .table import new_game
     from .value import VALUE_FEATURES, corrections_of_boards

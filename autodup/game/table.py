@@ -45,7 +45,7 @@ from .cursor import (
 )
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
-from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_internal
+from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_inline, game_internal
 from .shop import mark_trait, reroll_shop
 from .state import new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
@@ -54,8 +54,8 @@ from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
 __all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "check_table_arguments", "advance", "game_results", "game_log",
-           "play_table", "stage_bucket", "end_every_turn", "compile_round_end", "first_slot_counts",
-           "loot_items"]
+           "play_table", "play_table_inline", "stage_bucket", "end_every_turn", "compile_round_end",
+           "first_slot_counts", "loot_items"]
 
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
@@ -318,17 +318,30 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
         Each seat's shop, level, gold and HP by round, its final board, its offers and its trace.
     """
     # A default left out is typed as a literal, and every function it reaches would be compiled again for it
-    # (the whole game: two minutes). As int64, every caller shares the board driver's compiled game.
-    traced = np.int64(trace_draws)
-    addressing = np.int64(events)
-    check_table_arguments(rules, dealer, order, addressing, seat_seeds, policies, params, param_counts, bot_of_seat,
+    # (the whole game: two minutes). As int64, every caller shares the compiled game.
+    return play_table_inline(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
+                             check, progress, np.int64(trace_draws), np.int64(events))
+
+
+@game_inline
+def play_table_inline(rules, dealer, order, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat, check,
+                      progress, trace_draws, events):
+    """:func:`play_table`'s body, in its caller's code (``trace_draws`` and ``events`` required, as int64).
+
+    The board driver inlines it rather than calling :func:`play_table`: each compiled function links in the
+    compiled code of everything it calls, and LLVM optimises and generates the whole game again at every such
+    level, 6-7 s of a cold start each. A run then compiles the game under :func:`advance` once (the board
+    driver), not twice; :func:`play_table` compiles only for a Python caller, and plays the same compiled
+    :func:`advance`.
+    """
+    check_table_arguments(rules, dealer, order, events, seat_seeds, policies, params, param_counts, bot_of_seat,
                           progress)
     progress[PROGRESS_GAMES] += 1
     progress[PROGRESS_IN_GAME] = 1
-    game = new_game(rules, traced, params.shape[1])
+    game = new_game(rules, trace_draws, params.shape[1])
     # No decision to resume with, typed as a Python caller's are (not as literals), so that the resumable table
     # (autodup.game.resumable) runs this very compiled advance.
-    advance(rules, dealer, order, addressing, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
+    advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             np.zeros(rules.players, dtype=np.bool_), check, progress, game, np.bool_(False), np.int64(0))
     progress[PROGRESS_IN_GAME] = 0
     return game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game.cursor[CURSOR_ROUNDS], game_log(game)
