@@ -16,7 +16,8 @@ flags, the longer each lookup.
 compares the options set on either side (an option not set has its default, as
 numba's getter reads it), and a ``__hash__`` with the same value computed once per
 class. Nothing compiled changes: the same lookups find the same entries. Flags of
-two classes with different options are compared as numba compares them.
+two classes with different options are compared as numba compares them, and a numba
+whose ``TargetConfig`` compares otherwise is left as it is.
 """
 
 from __future__ import annotations
@@ -60,9 +61,18 @@ def flags_hash(self) -> int:
     return value
 
 
+def _numbas_are_the_ones_replaced() -> bool:
+    """Whether numba's ``TargetConfig`` compares and hashes by ``values()`` as described above (numba 0.54 on):
+    another numba keeps its own."""
+    kind = targetconfig.TargetConfig
+    equal, hashed = getattr(_numbas_equal, "__code__", None), getattr(_numbas_hash, "__code__", None)
+    return ("_values" in getattr(kind, "__slots__", ()) and hasattr(kind, "options") and equal is not None
+            and hashed is not None and "values" in equal.co_names and {"sorted", "values"} <= set(hashed.co_names))
+
+
 def install() -> None:
-    """Compare flags this way from now on (idempotent)."""
-    if _numbas_equal is not equal_flags:
+    """Compare flags this way from now on (idempotent); nothing changes under a numba whose flags differ."""
+    if _numbas_equal is not equal_flags and _numbas_are_the_ones_replaced():
         targetconfig.TargetConfig.__eq__ = equal_flags
         targetconfig.TargetConfig.__hash__ = flags_hash
 

@@ -7,7 +7,7 @@ import pytest
 
 from autodup.engine.dealers import DEALERS
 from autodup.engine.rng import board_seed, event_seed, seat_seed
-from autodup.game.boards import play_boards
+from autodup.game.boards import play_boards, play_boards_kernel
 from autodup.game.bot_loading import load_bot, policy_tuple, seating
 from autodup.game.config import load_config, parse_config
 from autodup.game.progress import new_progress
@@ -22,6 +22,7 @@ from autodup.game.table import (
     loot_items,
     new_game,
     play_table,
+    play_table_inline,
 )
 from autodup.labs.odds import RollQuestion, resolve
 from autodup.labs.odds_simulation import simulate_odds
@@ -338,6 +339,18 @@ def test_play_table_refuses_arrays_of_the_wrong_length():
     with pytest.raises(ValueError, match="progress block"):
         play_table(TINY, 0, 0, seeds, np.uint64(1), policies, params, param_counts, eight, False,
                    np.zeros(2, dtype=np.int64))
+
+
+def test_a_run_compiles_the_game_above_advance_once():
+    """Each compiled function links in the compiled code of what it calls, and LLVM optimises and generates the
+    whole game again at each such level (6-7 s of a cold start each). The board driver inlines ``play_table``'s
+    body and calls ``advance`` itself, so that ``play_table``, compiled for Python callers, is not a level of a
+    run."""
+    assert play_table_inline.targetoptions["inline"] == "always"
+    driver_calls = play_boards_kernel.py_func.__code__.co_names
+    assert "play_table_inline" in driver_calls and "play_table" not in driver_calls
+    assert "advance" in play_table_inline.py_func.__code__.co_names
+    assert "play_table_inline" in play_table.py_func.__code__.co_names  # one body: the same game either way
 
 
 def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
