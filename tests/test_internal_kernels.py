@@ -7,7 +7,7 @@ import pytest
 from numba import njit
 
 from autodup.game.rounds import deal_loot
-from autodup.game.table import _end_round
+from autodup.game.table import _end_round, advance
 from autodup.game.turn import play_turns
 from autodup.internal_kernels import InternalDispatcher, compile_for, internal_kernel
 
@@ -45,7 +45,7 @@ def test_compile_for_compiles_it_for_those_arguments_without_calling_it():
     assert [str(argument) for argument in scaled.signatures[0]] == ["array(float64, 1d, C)", "int64"]
 
 
-@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round])
+@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round, advance])
 def test_the_games_kernels_called_only_from_the_game_are_internal(kernel):
     assert isinstance(kernel, InternalDispatcher)
     with pytest.raises(TypeError, match=kernel.py_func.__name__):

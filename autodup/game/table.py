@@ -174,7 +174,7 @@ def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, pa
         raise ValueError("play_table: the progress block is too small")
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             outside, check, progress, game, has_decision, decision):
     """Play ``game`` on until a seat played from outside must decide, or the game ends.
@@ -339,8 +339,8 @@ def play_table_inline(rules, dealer, order, seat_seeds, event_seed, policies, pa
     progress[PROGRESS_GAMES] += 1
     progress[PROGRESS_IN_GAME] = 1
     game = new_game(rules, trace_draws, params.shape[1])
-    # No decision to resume with, typed as a Python caller's are (not as literals), so that the resumable table
-    # (autodup.game.resumable) runs this very compiled advance.
+    # No decision to resume with, typed as values (not as literals) as the resumable table (autodup.game.resumable)
+    # passes them, so that it runs this very compiled advance.
     advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             np.zeros(rules.players, dtype=np.bool_), check, progress, game, np.bool_(False), np.int64(0))
     progress[PROGRESS_IN_GAME] = 0
