@@ -72,7 +72,7 @@ def _numbas_are_the_ones_replaced() -> bool:
 
 def install() -> None:
     """Compare flags this way from now on (idempotent); nothing changes under a numba whose flags differ."""
-    if _numbas_equal is not equal_flags and _numbas_are_the_ones_replaced():
+    if _numbas_are_the_ones_replaced():  # judged on numba's own methods, kept above: installing again changes nothing
         targetconfig.TargetConfig.__eq__ = equal_flags
         targetconfig.TargetConfig.__hash__ = flags_hash
 
