@@ -114,6 +114,8 @@ from .. import nonnegative_indices  # noqa: F401  (isort: skip)
 from .. import field_loads  # noqa: F401  (isort: skip)
 from .. import inline_copies  # noqa: F401  (isort: skip)
 from .. import flag_comparisons  # noqa: F401  (isort: skip)
+from .. import deferred_code  # noqa: F401  (isort: skip)
+from .. import driver_linking  # noqa: F401  (isort: skip)
 from .. import blas_check  # noqa: F401  (isort: skip)
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros

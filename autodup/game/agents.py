@@ -45,7 +45,7 @@ from ..compile_cache import bot_module_name, modules_digest
 from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
 from ..errors import BotError, first_line
-from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, seat_bot
+from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, new_board_arrays, seat_bot
 from .bot_loading import Bot, policy_tuple
 from .observation import OBSERVATION_KEYS, observation_row
 from .progress import PROGRESS_BOARD, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_SEAT, PROGRESS_TABLE, new_progress
@@ -271,4 +271,5 @@ def play_boards_with_agents(rules, dealer, bots, *, seed: int, boards: int = 1, 
         progress[PROGRESS_SEAT] = -1
         games.step(waiting >= 0, decisions)
     progress[PROGRESS_IN_GAME] = 0
-    return BoardResults(*collect_games(rules, games.games, bot_of_seat, boards, tables, trace_draws))
+    return BoardResults(*collect_games(rules, games.games, bot_of_seat, boards, tables,
+                                       new_board_arrays(rules, boards, tables, trace_draws)))

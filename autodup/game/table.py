@@ -396,7 +396,7 @@ def compile_round_end(rules) -> None:
     argument types are those :func:`play_table` passes, so that the cached
     code is the code it uses.
     """
-    table = new_table(rules)
+    table = new_table(rules, 0)  # as new_game calls it (trace_draws an int64): the version the table's process compiles
     largest_board = rules.level_board_size.max()
     compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),
                 rules.players, rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),

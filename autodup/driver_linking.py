@@ -1,0 +1,100 @@
+"""The board driver optimises its own code, then links the game's, already optimised, as it is.
+
+numba finalizes a compiled function by linking in the LLVM modules of the
+functions it calls (each already optimised at its own compile) and then running
+LLVM's whole optimisation pipeline over the result (``CPUCodeLibrary.finalize``):
+for the board driver, which calls the whole game, that is the whole game
+optimised once more, 2.9 s of a cold start on its critical path, for code that
+comes out as it went in, but for the calls the driver makes, about ten a table
+(``docs/performance.md``).
+
+A function marked with :func:`optimised_before_linking` is finalized the other
+way round: its own module goes through the same pipeline with its callees
+declared, then their optimised modules are linked in, and a global dead-code
+pass drops what nothing calls (a callee's Python wrapper, say). Its calls to the
+functions it calls stay calls instead of being inlined; for the board driver they
+are per table (a new game, :func:`~autodup.game.table.advance`, the results, the
+storage), each game the same code and the same results. Every other function
+finalizes as numba finalizes it: a level called per round or per decision keeps
+its callees inlined. If numba's code library no longer finalizes as described,
+nothing is changed.
+"""
+
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+from numba.core import codegen, itanium_mangler
+from numba.core.compiler_lock import require_global_compiler_lock
+
+__all__ = ["optimised_before_linking", "install", "installed", "mangled_prefix"]
+
+_library = getattr(codegen, "CPUCodeLibrary", None)
+_numbas_finalize = getattr(_library, "finalize", None)
+_marked: set = set()  # numba's mangled-name prefixes of the marked functions
+
+
+def mangled_prefix(python_function) -> str:
+    """The start of numba's mangled name of every compiled version of ``python_function`` (its ABI tags follow)."""
+    nested = itanium_mangler.mangle_identifier(f"{python_function.__module__}.{python_function.__qualname__}")
+    return "_Z" + nested[:-1] if nested.startswith("N") else "_Z" + nested
+
+
+def optimised_before_linking(dispatcher):
+    """Mark a numba dispatcher's function to be finalized as described above; returns the dispatcher."""
+    _marked.add(mangled_prefix(dispatcher.py_func))
+    return dispatcher
+
+
+def _is_marked(library) -> bool:
+    """Whether ``library`` compiles a marked function (its own module, before anything is linked in)."""
+    for function in library._final_module.functions:
+        if not function.is_declaration:
+            name = function.name
+            for prefix in _marked:  # then the ABI tags or the end: not a longer name that starts alike
+                if name.startswith(prefix) and name[len(prefix):len(prefix) + 1] in ("B", "E"):
+                    return True
+    return False
+
+
+def _finalize(self):
+    """numba's ``CPUCodeLibrary.finalize``; a marked function's own code is optimised before its callees link in."""
+    if not _is_marked(self):
+        return _numbas_finalize(self)
+    require_global_compiler_lock()
+    self._codegen._check_llvm_bugs()
+    self._raise_if_finalized()
+    self._optimize_final_module()  # the function's own module, its callees declared
+    seen = set()
+    for library in self._linking_libraries:
+        if library not in seen:
+            self._reload_init.update(library._reload_init)
+            seen.add(library)
+            self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+    dead_code = llvm.create_new_module_pass_manager()
+    dead_code.add_global_dead_code_eliminate_pass()
+    dead_code.run(self._final_module, llvm.create_pass_builder(self._codegen._tm,
+                                                              llvm.create_pipeline_tuning_options()))
+    self._final_module.verify()
+    self._finalize_final_module()
+
+
+def _numbas_is_the_one_replaced() -> bool:
+    """Whether numba's ``finalize`` links the callees then optimises the whole, as numba 0.59 on does."""
+    code = getattr(_numbas_finalize, "__code__", None)
+    return (code is not None and {"_linking_libraries", "_get_module_for_linking", "_optimize_final_module",
+                                  "_finalize_final_module", "link_in"} <= set(code.co_names)
+            and hasattr(llvm, "create_new_module_pass_manager"))
+
+
+def install() -> None:
+    """Finalize marked functions this way from now on (idempotent); nothing changes under a numba that differs."""
+    if _numbas_is_the_one_replaced():
+        _library.finalize = _finalize
+
+
+def installed() -> bool:
+    """Whether :func:`install` is in effect."""
+    return _library is not None and _library.finalize is _finalize
+
+
+install()
