@@ -14,10 +14,12 @@ from autodup.game.progress import new_progress
 from autodup.game.rounds import start_round
 from autodup.game.rules import ORDER_EVENTS, ORDER_RACE, rules_of
 from autodup.game.shop import reroll_shop
+from autodup.game.state import table_is_sound
 from autodup.game.stats import RESULT_COLUMNS
 from autodup.game.table import (
     _end_round,
     advance,
+    compile_round_end,
     first_slot_counts,
     loot_items,
     new_game,
@@ -366,7 +368,8 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     play(TINY, "haystack", 0)
     situation = resolve(load_config(ROOT / "configs" / "set4.yaml"), RollQuestion(level=6, champion="Yuumi", rolls=3))
     simulate_odds(situation, 20, "haystack", simulation="game", threads=1)  # the lab's shop, through apply_action
-    for function in (advance, _end_round, new_game, start_round):
+    compile_round_end(TINY)  # what a cold start's other process compiles, for the table's process to load
+    for function in (advance, _end_round, new_game, start_round, table_is_sound):
         versions = [str(key[0]) for key in function._cache._cache_file._load_index()]  # numba's index of the cache
         assert len(versions) == 1, (function.__name__, versions)
     shops = [key[0] for key in reroll_shop._cache._cache_file._load_index()]

@@ -7,7 +7,7 @@ import pytest
 from numba import njit
 
 from autodup.game.rounds import deal_loot
-from autodup.game.table import _end_round, advance
+from autodup.game.table import _end_round, advance, new_game
 from autodup.game.turn import play_turns
 from autodup.internal_kernels import InternalDispatcher, compile_for, internal_kernel
 
@@ -45,8 +45,23 @@ def test_compile_for_compiles_it_for_those_arguments_without_calling_it():
     assert [str(argument) for argument in scaled.signatures[0]] == ["array(float64, 1d, C)", "int64"]
 
 
-@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round, advance])
+@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round, advance, new_game])
 def test_the_games_kernels_called_only_from_the_game_are_internal(kernel):
     assert isinstance(kernel, InternalDispatcher)
     with pytest.raises(TypeError, match=kernel.py_func.__name__):
         kernel()
+
+
+def test_python_gets_a_new_game_through_fresh_game():
+    from pathlib import Path
+
+    from autodup.game.config import load_config
+    from autodup.game.cursor import CURSOR_PHASE, PHASE_ROUND_START
+    from autodup.game.rules import rules_of
+    from autodup.game.table import fresh_game
+
+    rules = rules_of(load_config(Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml"))
+    game = fresh_game(rules, 3, 2)
+    assert game.cursor[CURSOR_PHASE] == PHASE_ROUND_START
+    assert game.table.trace_key.shape == (rules.players, 3) and game.desk.params.shape == (rules.players, 2)
+    assert (game.table.gold == rules.starting_gold).all()

@@ -418,10 +418,10 @@ def compile_storage(rules) -> None:
     :func:`~autodup.game.table.advance`; the process compiling the bots is idle by then, so it compiles these
     first, with the argument types the board driver and the run's workers pass, and the table's process loads them.
     """
-    from .table import new_game
+    from .table import fresh_game
     from .value import VALUE_FEATURES, corrections_of_boards
 
-    game = new_game(rules, 0, MAX_PARAMETERS)
+    game = fresh_game(rules, 0, MAX_PARAMETERS)
     (results, _, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
      luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(rules, 1, 1, 0)
     store_table(rules, 0, 0, 1, game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game_log(game), results,

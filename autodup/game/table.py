@@ -22,7 +22,7 @@ import numpy as np
 from numba import cfunc, njit
 
 from ..engine.kernels import ENGINE_COUNT
-from ..internal_kernels import compile_for
+from ..internal_kernels import compile_for, internal_kernel
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fights, prepare_fights, rank_seats
 from .cursor import (
@@ -53,9 +53,9 @@ from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turns
 from .units import record_final_board
 from .view import POLICY_SIGNATURE
 
-__all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "check_table_arguments", "advance", "game_results", "game_log",
-           "play_table", "play_table_inline", "stage_bucket", "end_every_turn", "compile_round_end",
-           "first_slot_counts", "loot_items"]
+__all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "fresh_game", "check_table_arguments", "advance",
+           "game_results", "game_log", "play_table", "play_table_inline", "stage_bucket", "end_every_turn",
+           "compile_round_end", "first_slot_counts", "loot_items"]
 
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
@@ -134,9 +134,14 @@ trait_counts : int64 (traits,)
 """
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+# Only compiled code calls it: the first function a cold start's table compiles builds no Python wrapper (the
+# whole Game boxed, about 90 arrays) and no machine code of its own (autodup.deferred_code).
+@internal_kernel
 def new_game(rules, trace_draws, n_params):
-    """A game before its first round (see :class:`Game`); policies get ``n_params`` parameter slots."""
+    """A game before its first round (see :class:`Game`); policies get ``n_params`` parameter slots.
+
+    Compiled code calls it; from Python, :func:`fresh_game`.
+    """
     table = new_table(rules, trace_draws)
     players = rules.players
     cursor = np.zeros(len(CURSOR), dtype=np.int64)
@@ -152,6 +157,12 @@ def new_game(rules, trace_draws, n_params):
                 np.full((players, largest_board), -1, dtype=np.int16), np.zeros((players, largest_board), dtype=np.int8),
                 np.zeros(table.unit_champion.shape[1], dtype=np.int64),
                 np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64))
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def fresh_game(rules, trace_draws, n_params):
+    """:func:`new_game` for a Python caller."""
+    return new_game(rules, trace_draws, n_params)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -394,8 +405,8 @@ def compile_round_end(rules) -> None:
     the soundness check (:func:`~autodup.game.state.table_is_sound`, after
     every step of a checked game), a seat's turn, then the round's end.
     Another process, once its bots are compiled, compiles the check and the
-    round's end, which the first then finds in the cache: the check is
-    reached about 20 s into a cold start, the round's end about 30 s. The
+    round's end, which the first then finds in the cache: it reaches the
+    check about 22 s into a cold start, the round's end about 31 s. The
     argument types are those :func:`play_table` passes, so that the cached
     code is the code it uses.
     """

@@ -326,7 +326,7 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
         return counts
 
     def working_space():
-        return (new_table(rules), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
+        return (new_table(rules, 0), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
                 np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64),
                 np.zeros(rules.players * (pool.shape[0] + config.n_tiers), dtype=np.uint64),
                 np.zeros((config.n_tiers, VALUES_AHEAD), dtype=np.uint64), np.full(config.n_tiers, -1, dtype=np.int64))
