@@ -16,15 +16,23 @@ when something asks for the address of a function it defines: numba does so
 for a function Python calls (its Python wrapper) or a C callback. A kernel
 compiled without a Python wrapper (:mod:`autodup.internal_kernels`) that only
 compiled code calls never has its machine code generated; its callers link its
-IR as before. Such a library is cached as its optimised IR, under a
-serialization kind of its own (:data:`DEFERRED_KIND`), which a numba without
-this module refuses to load (:mod:`autodup.compile_cache` then compiles it
-again). Nothing compiled changes: the same IR, optimised the same way, is
-linked into the same callers.
+IR as before. (A function compiled with numba's C wrapper defines one, whose
+name is not the package's: its library is compiled as numba compiles it; the
+package's kernels are compiled without it.) Such a library is cached as its
+optimised IR, under a serialization kind of its own (:data:`DEFERRED_KIND`),
+which a numba without this module refuses to load (:mod:`autodup.compile_cache`
+then compiles it again). Its callers link the same optimised IR, as it is
+before machine code is generated (numba's code generation rewrites a few
+intrinsics of the module it compiles in place, so numba's callers link that
+form): the same code in meaning, and the 24 fixed runs of
+``docs/performance.md`` give the same results to the bit. A recursive call
+between two such kernels is resolved at run time through a module that defines
+its target, so a library that makes one is not deferred.
 
 A function's environment pointer (numba's ``NumbaEnv`` global, which compiled
-code reads to raise an exception that carries values; a library that raises one
-is not deferred) is set in every module whose machine code defines it, so a
+code reads when it needs Python objects; a library that raises an exception
+carrying values defines a helper whose name is not the package's, so it is not
+deferred) is set in every module whose machine code defines it, so a
 caller's copy gets it where numba would have pointed the copy at the callee's
 own. Another package's code, and numba's own, compile as numba compiles them. If
 numba's code library no longer has what this module replaces, nothing is changed.
@@ -50,11 +58,17 @@ _numbas = {name: getattr(_library, name, None) for name in _replaced}
 _numbas_pointer = getattr(_jit_library, "get_pointer_to_function", None)
 _numbas_set_env = getattr(_jit_codegen, "set_env", None)
 _PACKAGE_PREFIXES = ("_ZN7autodup", "_ZN7cpython7autodup")  # numba's mangled names of autodup's functions
+_UNRESOLVED_PREFIX = getattr(getattr(codegen, "RuntimeLinker", None), "PREFIX", ".numba.unresolved$")
 _environments: dict = {}  # an environment's global name -> the environment, when no machine code defined it
 
 
 def _of_the_package(module) -> bool:
-    """Whether every function ``module`` defines for callers (external linkage) is one of ``autodup``'s."""
+    """Whether every function ``module`` defines for callers (external linkage) is one of ``autodup``'s, and it
+    resolves no symbol at run time (numba's ``.numba.unresolved$`` pointers of a recursive call, which are filled
+    in when a module that defines the target enters the JIT engine)."""
+    for variable in module.global_variables:
+        if variable.name.startswith(_UNRESOLVED_PREFIX):
+            return False
     found = False
     for function in module.functions:
         if not function.is_declaration and function.linkage == llvm.Linkage.external:
@@ -76,7 +90,7 @@ def _set_environments(library) -> None:
     for variable in library._final_module.global_variables:
         environment = _environments.get(variable.name)
         if environment is not None and not variable.is_declaration:
-            _numbas_set_env(library._codegen, variable.name, environment)
+            _set_env(library._codegen, variable.name, environment)
 
 
 def _finalize_final_module(self):
@@ -95,12 +109,16 @@ def _finalize_final_module(self):
 
 
 def generate_machine_code(library) -> None:
-    """Generate ``library``'s machine code now (as numba's finalization would have), if it was deferred."""
+    """Generate ``library``'s machine code now (as numba's finalization would have), if it was deferred.
+
+    Under numba's compiler lock, which another thread asking for one of its functions waits for; the library
+    stops being deferred once its module is in the JIT engine, so that nothing adds it twice.
+    """
     with global_compiler_lock:
         if not is_deferred(library):
             return
-        library._autodup_deferred = False
         cleanup = library._codegen._add_module(library._final_module)
+        library._autodup_deferred = False
         if cleanup:
             weakref.finalize(library, cleanup)
         library._finalize_specific()
@@ -110,14 +128,15 @@ def generate_machine_code(library) -> None:
 def _get_pointer_to_function(self, name):
     """numba's ``get_pointer_to_function``: a deferred library generates its code if it defines ``name``."""
     self._ensure_finalized()
-    if is_deferred(self):
-        try:
-            defined = not self._final_module.get_function(name).is_declaration
-        except NameError:
-            defined = False
-        if not defined:
-            return 0
-        generate_machine_code(self)
+    with global_compiler_lock:
+        if is_deferred(self):
+            try:
+                defined = not self._final_module.get_function(name).is_declaration
+            except NameError:
+                defined = False
+            if not defined:
+                return 0
+            generate_machine_code(self)
     return _numbas_pointer(self, name)
 
 
@@ -141,6 +160,7 @@ def _unserialize(cls, codegen_, state):
     if kind != DEFERRED_KIND:
         return _numbas["_unserialize"].__func__(cls, codegen_, state)
     self = codegen_.create_library(name)
+    self.enable_object_caching()  # as numba's own entries load: machine code generated later is kept
     self._final_module = llvm.parse_bitcode(data)
     self._finalize_final_module()
     return self

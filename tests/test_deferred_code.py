@@ -16,6 +16,7 @@ import pytest
 from numba import njit
 from numba.core import codegen
 from numba.core.registry import cpu_target
+from numba.core.types import int64 as types_int64
 
 from autodup import deferred_code
 
@@ -37,7 +38,7 @@ def compiled_in(module: str):
     inner_dispatcher = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)(inner)
     outer = types.FunctionType(plus_one.__code__, {"inner_kernel": inner_dispatcher}, "plus_one")
     outer.__module__ = module
-    return inner_dispatcher, njit(outer)
+    return inner_dispatcher, njit(no_cfunc_wrapper=True)(outer)  # as the package's kernels: no C wrapper
 
 
 def library_of(dispatcher):
@@ -55,8 +56,11 @@ def test_a_kernel_only_compiled_code_calls_gets_no_machine_code(module, deferred
     assert outer(3) == 7
     with pytest.raises(ValueError, match="negative value"):
         outer(-1)
-    assert deferred_code.is_deferred(library_of(inner)) is deferred
-    assert not deferred_code.is_deferred(library_of(outer))  # Python calls it: its code was generated
+    inner_library = library_of(inner)
+    assert deferred_code.is_deferred(inner_library) is deferred
+    (name,) = [function.name for function in inner_library.get_defined_functions()]
+    assert inner_library.codegen._engine.is_symbol_defined(name) is not deferred  # no machine code of its own
+    assert not deferred_code.is_deferred(library_of(outer))  # Python calls it: asked for its wrapper, it generated
 
 
 def test_a_deferred_library_generates_its_code_when_a_function_it_defines_is_asked_for():
@@ -128,3 +132,50 @@ def test_a_cached_deferred_kernel_loads_in_a_fresh_process_and_links_into_a_new_
 
     assert run() == ["16", "14", "0", "1", "True"]  # compiled: deferred, and cached so
     assert run() == ["16", "14", "1", "0", "True"]  # loaded from the cache, deferred still, and linked anew
+
+
+RECURSIVE_MODULE = '''
+from numba import njit
+
+internal = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+@internal
+def countdown_a(n):
+    return 0 if n <= 0 else countdown_b(n - 1) + 1
+
+
+@internal
+def countdown_b(n):
+    return 0 if n <= 0 else countdown_a(n - 1) + 2
+'''
+
+
+@pytest.mark.parametrize("module", ["autodup.probe_deferred_recursion", "tests.probe_deferred_recursion"])
+def test_kernels_calling_each_other_recursively_are_not_deferred(tmp_path, module):
+    """numba resolves a recursive call at run time, through a module that defines its target: such a library
+    keeps its machine code, so that callers of either kernel run (deferred, both raised "unresolved symbol")."""
+    import importlib.util
+
+    (tmp_path / "recursive.py").write_text(RECURSIVE_MODULE)
+    spec = importlib.util.spec_from_file_location(module, tmp_path / "recursive.py")
+    kernels = importlib.util.module_from_spec(spec)
+    sys.modules[module] = kernels
+    try:
+        spec.loader.exec_module(kernels)
+        kernels.countdown_a.compile((types_int64,))
+        through_b = njit(types.FunctionType(call_b.__code__, {"kernel_b": kernels.countdown_b}, "call_b"))
+        through_a = njit(types.FunctionType(call_a.__code__, {"kernel_a": kernels.countdown_a}, "call_a"))
+        assert through_b(3) == 5 and through_a(3) == 4
+        assert not any(deferred_code.is_deferred(library_of(kernel))
+                       for kernel in (kernels.countdown_a, kernels.countdown_b))
+    finally:
+        del sys.modules[module]
+
+
+def call_a(n):
+    return kernel_a(n)  # noqa: F821  (bound in the test)
+
+
+def call_b(n):
+    return kernel_b(n)  # noqa: F821
