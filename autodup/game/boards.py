@@ -41,27 +41,14 @@ from numba import njit
 
 from ..driver_linking import optimised_before_linking
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
-from ..engine.rng import (
-    LABEL_BOARD,
-    LABEL_EVENTS,
-    LABEL_SEAT,
-    LABEL_TABLE,
-    LABEL_TRAINING_BOARD,
-    derive_seed_kernel,
-)
+from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, LABEL_TRAINING_BOARD, derive_seed_kernel
 from ..errors import UsageError
 from .cursor import CURSOR_VIOLATIONS
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
 from .state import copy_flat
 from .stats import LUCK, RESULT_COLUMNS, STAGE_BUCKETS
-from .table import (
-    LOG_STATE_NAMES,
-    end_every_turn,
-    game_log,
-    game_results,
-    play_table_inline,
-)
+from .table import LOG_STATE_NAMES, end_every_turn, game_log, game_results, play_table_inline
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
