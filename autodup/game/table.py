@@ -134,8 +134,8 @@ trait_counts : int64 (traits,)
 """
 
 
-# Only compiled code calls it: the first function a cold start's table compiles builds no Python wrapper (the
-# whole Game boxed, about 90 arrays) and no machine code of its own (autodup.deferred_code).
+# Only compiled code calls it: the first large function a cold start's table compiles builds no Python wrapper
+# (the whole Game boxed, about 90 arrays) and no machine code of its own (autodup.deferred_code).
 @internal_kernel
 def new_game(rules, trace_draws, n_params):
     """A game before its first round (see :class:`Game`); policies get ``n_params`` parameter slots.
