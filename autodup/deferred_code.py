@@ -62,10 +62,10 @@ _UNRESOLVED_PREFIX = getattr(getattr(codegen, "RuntimeLinker", None), "PREFIX", 
 _environments: dict = {}  # an environment's global name -> the environment, when no machine code defined it
 
 
-def _of_the_package(module) -> bool:
-    """Whether every function ``module`` defines for callers (external linkage) is one of ``autodup``'s, and it
-    resolves no symbol at run time (numba's ``.numba.unresolved$`` pointers of a recursive call, which are filled
-    in when a module that defines the target enters the JIT engine)."""
+def _deferrable(module) -> bool:
+    """Whether ``module``'s machine code can wait: every function it defines for callers (external linkage) is one
+    of ``autodup``'s, and it resolves no symbol at run time (numba's ``.numba.unresolved$`` pointers of a recursive
+    call, which are filled in when a module that defines the target enters the JIT engine)."""
     for variable in module.global_variables:
         if variable.name.startswith(_UNRESOLVED_PREFIX):
             return False
@@ -96,7 +96,7 @@ def _set_environments(library) -> None:
 def _finalize_final_module(self):
     """numba's ``_finalize_final_module``; for a library of the package's, without generating its machine code."""
     if (not isinstance(self, _jit_library) or getattr(self, "_compiled_object", None)
-            or not _of_the_package(self._final_module)):
+            or not _deferrable(self._final_module)):
         _numbas["_finalize_final_module"](self)
         _set_environments(self)
         return
