@@ -2,9 +2,11 @@
 
 numba's compiled code has no symbols ``perf`` can read, so this script
 compiles the game afresh in its own process (an empty compiled-code cache:
-the compiled modules are then in memory), writes the address of every
-compiled function to ``/tmp/perf-<pid>.map`` (the file ``perf`` reads for
-code generated at run time), and samples itself with ``perf record`` while it
+the compiled modules are then in memory), writes the address and size of
+every compiled function to ``/tmp/perf-<pid>.map`` (the file ``perf`` reads
+for code generated at run time; read from the symbols of the object code each
+library loaded, so that the board driver's own copies of the game's functions,
+which run, are named apart from the other copies), and samples itself with ``perf record`` while it
 plays haystack games on set4 with the greedy bot at every seat (the case of
 ``bench_game.py``). Each function's share of the samples is printed, with
 its part of the game (a function inlined into another counts as that one:
@@ -43,7 +45,9 @@ from pathlib import Path
 # What each compiled function is part of, by the name numba mangles into its symbol.
 PARTS = (
     ("engine_draw_hierarchical", "shop: the draw"), ("random_exponential", "shop: the draw"),
-    ("philox4x32_10", "random numbers (draws, decisions, events)"), ("reroll_shop", "shop: dealing and its luck terms"),
+    ("philox4x32_10", "random numbers (draws, decisions, events)"),
+    ("random_bits_pair", "random numbers (draws, decisions, events)"),
+    ("reroll_shop", "shop: dealing and its luck terms"),
     ("fill_shop", "shop: dealing and its luck terms"), ("play_turn", "turn: views, legality, actions"),
     ("policy", "turn: the bot's own code"), ("prepare_fights", "combat and its luck terms"),
     ("play_fight", "combat and its luck terms"), ("exp", "combat and its luck terms"),
@@ -81,14 +85,17 @@ def compiled_functions(policies: dict) -> list:
     ``policies`` maps a bot's name to its compiled callback (a numba ``cfunc``), whose code is named
     ``policy:<name>`` (the bot's helpers are inlined into it).
     """
+    import llvmlite.binding as llvm
     from numba.core.registry import CPUDispatcher
 
-    entries, libraries = {}, set()
+    entries, sized, libraries = {}, {}, set()
 
     def add(library, name_of) -> None:
         if id(library) in libraries or getattr(library, "_final_module", None) is None:
             return
         libraries.add(id(library))
+        if add_from_object(library, name_of):
+            return
         for function in library._final_module.functions:
             if function.is_declaration:
                 continue
@@ -99,6 +106,35 @@ def compiled_functions(policies: dict) -> list:
             if address:
                 entries.setdefault(address, name_of(function.name))
 
+    def add_from_object(library, name_of) -> bool:
+        """Every function of the library's machine code at its own address, with its size, from the symbols of the
+        object code the JIT engine loaded: the functions linked into a caller (its own copies, which
+        ``get_pointer_to_function`` would resolve to another library's) included."""
+        try:
+            code = library._get_compiled_object()
+        except Exception:  # loaded from the cache, or not generated
+            return False
+        with tempfile.NamedTemporaryFile(suffix=".o") as obj:
+            obj.write(code)
+            obj.flush()
+            listing = subprocess.run(["nm", "-S", "--defined-only", obj.name], capture_output=True, text=True).stdout
+        symbols = []
+        for line in listing.splitlines():
+            fields = line.split()
+            if len(fields) == 4 and fields[2] in "TtWw":
+                symbols.append((int(fields[0], 16), int(fields[1], 16), fields[3]))
+        base = None
+        for offset, _, symbol in symbols:
+            if symbol.startswith("_ZN") and library._final_module.get_function(symbol).linkage == llvm.Linkage.external:
+                base = library.get_pointer_to_function(symbol) - offset  # an external symbol: its own copy
+                break
+        if base is None:
+            return False
+        for offset, size, symbol in symbols:
+            sized[base + offset] = size
+            entries[base + offset] = name_of(symbol)
+        return True
+
     for name, policy in policies.items():
         add(policy._library, lambda symbol, name=name: f"policy:{name}")
     for obj in gc.get_objects():
@@ -106,7 +142,8 @@ def compiled_functions(policies: dict) -> list:
             for compiled in obj.overloads.values():
                 add(compiled.library, lambda symbol: symbol)
     addresses = sorted(entries)
-    return [(address, min(addresses[i + 1] - address if i + 1 < len(addresses) else 1 << 16, 1 << 20),
+    return [(address, sized.get(address) or min(addresses[i + 1] - address if i + 1 < len(addresses) else 1 << 16,
+                                                1 << 20),
              entries[address]) for i, address in enumerate(addresses)]
 
 

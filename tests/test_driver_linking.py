@@ -64,3 +64,48 @@ def test_the_board_driver_alone_is_marked_in_the_game():
     assert driver_linking.mangled_prefix(boards.play_boards_kernel.py_func) in driver_linking._marked
     for kernel in (table.advance, table.play_table, table.new_game):
         assert driver_linking.mangled_prefix(kernel.py_func) not in driver_linking._marked
+
+
+def _defined(ir: str, name_prefix: str) -> list:
+    """The ``define`` lines of ``ir`` whose function's name starts with ``name_prefix``."""
+    return [line for line in ir.splitlines() if line.startswith("define") and "@" + name_prefix in line]
+
+
+def test_a_marked_callers_copies_are_its_own_and_take_only_what_they_read():
+    marked, callee = caller_named("private_copies_caller", True)
+    values = np.arange(5.0)
+    assert marked(values) == 2 * float(np.sum(values * values))
+    callee_name = driver_linking.mangled_prefix(callee.py_func)
+    copies = _defined(marked.inspect_llvm(marked.signatures[0]), callee_name)
+    assert len(copies) == len(callee.signatures) == 2  # the array, and the array reversed (strided)
+    # numba's definitions take the status pointers and the array's seven words; each copy reads fewer.
+    numbas = min(_defined(callee.inspect_llvm(signature), callee_name)[0].count("%")
+                 for signature in callee.signatures)
+    for copy in copies:
+        assert copy.startswith("define internal fastcc ")
+        assert re.search(r"@" + re.escape(callee_name) + r"\S*" + re.escape(driver_linking.COPY_SUFFIX) + r"\(", copy)
+        assert copy.count("%") < numbas - 3, copy
+
+
+def uses_the_generator(seed):
+    return random_bits_pair(seed, 5, 7)[0]  # noqa: F821  (bound below)
+
+
+def test_another_module_calling_the_same_function_gets_its_own_definition():
+    """A copy is renamed: under numba's name, the JIT engine's linker resolved a later module's definition of the
+    function to the marked caller's copy, whose arguments were cut (the process crashed; here, a wrong value)."""
+    from autodup.engine.rng import random_bits_pair
+
+    def generator_caller(name: str, marked: bool):
+        function = types.FunctionType(uses_the_generator.__code__, {"random_bits_pair": random_bits_pair}, name)
+        function.__module__, function.__qualname__ = "tests.driver_probe", name
+        dispatcher = njit(function)
+        return driver_linking.optimised_before_linking(dispatcher) if marked else dispatcher
+
+    expected = int(random_bits_pair(11, 5, 7)[0])
+    marked = generator_caller("marked_generator_caller", True)
+    assert int(marked(np.uint64(11))) == expected
+    ir = marked.inspect_llvm(marked.signatures[0])
+    assert any(driver_linking.COPY_SUFFIX + "(" in line for line in _defined(ir, "_ZN7autodup6engine3rng"))
+    later = generator_caller("later_generator_caller", False)  # compiled after: links numba's copy of its own
+    assert int(later(np.uint64(11))) == expected
