@@ -53,8 +53,8 @@ from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
            "Seating", "SEATINGS", "BoardResults", "TRACE_FIELDS", "seat_bot", "scored_seat", "scored_rows",
-           "BRANCHES", "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled", "compile_storage",
-           "compile_table"]
+           "BRANCHES", "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled",
+           "compile_storage", "compile_table"]
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED, SEATING_PAIRED = 0, 1, 2, 3
 RUN_DESIGNS = ("latin", "paired")  # the seatings a tournament run may use (every bot at as many tables as bots)
@@ -303,7 +303,8 @@ def play_boards_kernel(rules, dealer, shared, order, events, tournament_seed, fi
                 stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,
                 shop_offsets, shop_values, state_values, used, used_rounds)
     return (results, bots, violations, shop_offsets, shop_values[:used].copy(), state_values[:used_rounds].copy(),
-            final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count)
+            final_champion, final_star, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome,
+            trace_count)
 
 
 def check_order(dealer: Dealer, order: str) -> None:
@@ -399,23 +400,54 @@ def table_is_compiled() -> bool:
 
 
 def compile_storage(rules) -> None:
-    """Compile what a run calls after its tables into the cache: :func:`store_table` and the value's corrections.
+    """Compile what a run calls after its tables into the cache: :func:`store_table`, the game's results and log,
+    and the value's corrections.
 
     A cold start types the table in one process, level by level, and :func:`store_table` comes last, after
     :func:`~autodup.game.table.advance`; the process compiling the bots is idle by then, so it compiles these
     first, with the argument types the board driver and the run's workers pass, and the table's process loads them.
+    They are compiled from the types alone, :func:`store_table` first: a game made in Python to call them with
+    cost a compile of its own (``fresh_game``, 2.2 s), and the storage then reached the cache about a second
+    after the table's process had started compiling it too (``docs/performance.md``).
     """
-    from .table import fresh_game
+    from numba import typeof, types
+
+    from .table import TableLog, new_game
     from .value import VALUE_FEATURES, corrections_of_boards
 
-    game = fresh_game(rules, 0, MAX_PARAMETERS)
+    rules_type = typeof(rules)
+    game_type = _compiled_return_type(new_game, (rules_type, types.int64, types.int64))  # from the cache, once there
+    table_type = _field_type(game_type, "table")
+    log_type = types.BaseTuple.from_types([_field_type(table_type if field in _TABLE_LOG_FIELDS else game_type, field)
+                                           for field in TableLog._fields], TableLog)  # game_log's
+    results_type = types.Array(types.int64, 2, "C")  # game_results' (players, columns)
+    arrays = new_board_arrays(rules, 1, 1, 0)
     (results, _, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
-     luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = new_board_arrays(rules, 1, 1, 0)
-    store_table(rules, 0, 0, 1, game_results(rules, game), game.cursor[CURSOR_VIOLATIONS], game_log(game), results,
-                violations, offers, bought, luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count,
-                final_champion, final_star, shop_offsets, shop_values, state_values, 0, 0)
+     luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = arrays
+    store_table.compile((rules_type, types.int64, types.int64, types.int64, results_type, types.int64, log_type)
+                        + tuple(typeof(array) for array in (
+                            results, violations, offers, bought, luck, stage_luck, trace_weights, trace_key,
+                            trace_outcome, trace_count, final_champion, final_star, shop_offsets, shop_values,
+                            state_values)) + (types.int64, types.int64))
+    game_results.compile((rules_type, game_type))
+    game_log.compile((game_type,))
     corrections_of_boards(stage_luck, np.zeros(stage_luck.shape[:3], dtype=np.int64),
                           np.zeros((1, len(VALUE_FEATURES))))
+
+
+# The fields of TableLog that are the table's (the others are the game's own).
+_TABLE_LOG_FIELDS = ("offers", "bought", "luck", "trace_weights", "trace_key", "trace_outcome", "trace_count")
+
+
+def _field_type(named_tuple_type, field: str):
+    """The numba type of ``field`` in a named tuple's type."""
+    return named_tuple_type[named_tuple_type.fields.index(field)]
+
+
+def _compiled_return_type(dispatcher, argument_types: tuple):
+    """Compile ``dispatcher`` for ``argument_types`` (or load it from the cache); its return type."""
+    dispatcher.compile(argument_types)
+    return dispatcher.overloads[argument_types].signature.return_type
 
 
 def compile_table(rules) -> None:
