@@ -32,16 +32,21 @@ as described, nothing is changed.
 
 from __future__ import annotations
 
+import hashlib
+
 import llvmlite.binding as llvm
 from numba.core import codegen, itanium_mangler
 from numba.core.compiler_lock import require_global_compiler_lock
 
-__all__ = ["optimised_before_linking", "install", "installed", "mangled_prefix", "COPY_SUFFIX"]
+__all__ = ["optimised_before_linking", "install", "installed", "mangled_prefix", "copy_suffix", "COPY_SUFFIX"]
 
 _library = getattr(codegen, "CPUCodeLibrary", None)
 _numbas_finalize = getattr(_library, "finalize", None)
 _marked: set = set()  # numba's mangled-name prefixes of the marked functions
-COPY_SUFFIX = ".driver"  # appended to the name of each callee's copy in a marked function's code
+COPY_SUFFIX = ".driver"  # starts what is appended to the name of each callee's copy in a marked function's code
+# What runs over a marked function's code once its callees are linked in (llvmlite's add_<name>_pass).
+_MODULE_PASSES = ("dead_arg_elimination", "global_opt", "global_dead_code_eliminate")
+_COPY_LINKAGES = (llvm.Linkage.linkonce_odr, llvm.Linkage.weak_odr)  # numba's linked-in copies
 
 
 def mangled_prefix(python_function) -> str:
@@ -56,36 +61,47 @@ def optimised_before_linking(dispatcher):
     return dispatcher
 
 
-def _is_marked(library) -> bool:
-    """Whether ``library`` compiles a marked function (its own module, before anything is linked in)."""
+def _marked_name(library):
+    """The name of the marked function ``library`` compiles (in its own module, before anything is linked in), or
+    None if it compiles none."""
     for function in library._final_module.functions:
         if not function.is_declaration:
             name = function.name
             for prefix in _marked:  # then the ABI tags or the end: not a longer name that starts alike
                 if name.startswith(prefix) and name[len(prefix):len(prefix) + 1] in ("B", "E"):
-                    return True
-    return False
+                    return name
+    return None
 
 
-def _make_private_copies(module) -> None:
+def copy_suffix(marked_name: str) -> str:
+    """What :func:`_make_private_copies` appends to the names of the copies in the code of the marked function
+    ``marked_name`` (numba's mangled name of one compiled version): :data:`COPY_SUFFIX` and a hash of that name,
+    so that two marked functions' copies, or two versions', never share a name."""
+    return f"{COPY_SUFFIX}.{hashlib.blake2b(marked_name.encode(), digest_size=4).hexdigest()}"
+
+
+def _make_private_copies(module, suffix: str) -> None:
     """Make every function ``module`` defines for its linked-in callees (numba's ``linkonce_odr`` copies) internal to
-    it, under a name of its own (:data:`COPY_SUFFIX` appended).
+    it, under a name of its own (``suffix`` appended; see :func:`copy_suffix`).
 
     Internal, LLVM may drop the arguments a copy never reads and call it with its own convention: numba passes
     each array as seven words (its meminfo, parent, size, item size, data, shape and strides) and the table as
     about 90 arrays, which every out-of-line call of the game pushed onto the stack. Renamed, the JIT engine's
     linker cannot take a copy, its arguments cut, for the definition of another module's function of the same
-    name: it did, without the suffix, and a later caller of ``engine_draw_hierarchical`` crashed.
+    name: it did, without the suffix, and a later caller of ``engine_draw_hierarchical`` crashed. Functions of
+    another linkage (the marked function's own, external; anything numba would link otherwise) are left as they
+    are.
     """
     for function in module.functions:
-        if not function.is_declaration and function.linkage != llvm.Linkage.external:
+        if not function.is_declaration and function.linkage in _COPY_LINKAGES:
             function.linkage = llvm.Linkage.internal
-            function.name = function.name + COPY_SUFFIX
+            function.name = function.name + suffix
 
 
 def _finalize(self):
     """numba's ``CPUCodeLibrary.finalize``; a marked function's own code is optimised before its callees link in."""
-    if not _is_marked(self):
+    marked_name = _marked_name(self)
+    if marked_name is None:
         return _numbas_finalize(self)
     require_global_compiler_lock()
     self._codegen._check_llvm_bugs()
@@ -97,11 +113,10 @@ def _finalize(self):
             self._reload_init.update(library._reload_init)
             seen.add(library)
             self._final_module.link_in(library._get_module_for_linking(), preserve=True)
-    _make_private_copies(self._final_module)
+    _make_private_copies(self._final_module, copy_suffix(marked_name))
     passes = llvm.create_new_module_pass_manager()
-    passes.add_dead_arg_elimination_pass()
-    passes.add_global_opt_pass()
-    passes.add_global_dead_code_eliminate_pass()
+    for name in _MODULE_PASSES:
+        getattr(passes, f"add_{name}_pass")()
     passes.run(self._final_module, llvm.create_pass_builder(self._codegen._tm, llvm.create_pipeline_tuning_options()))
     self._final_module.verify()
     self._finalize_final_module()
@@ -112,7 +127,8 @@ def _numbas_is_the_one_replaced() -> bool:
     code = getattr(_numbas_finalize, "__code__", None)
     return (code is not None and {"_linking_libraries", "_get_module_for_linking", "_optimize_final_module",
                                   "_finalize_final_module", "link_in"} <= set(code.co_names)
-            and hasattr(llvm, "create_new_module_pass_manager"))
+            and hasattr(llvm, "create_new_module_pass_manager")
+            and all(hasattr(llvm.create_new_module_pass_manager(), f"add_{name}_pass") for name in _MODULE_PASSES))
 
 
 def install() -> None:

@@ -66,6 +66,9 @@ def test_the_board_driver_alone_is_marked_in_the_game():
         assert driver_linking.mangled_prefix(kernel.py_func) not in driver_linking._marked
 
 
+COPY_NAME_END = re.escape(driver_linking.COPY_SUFFIX) + r"\.[0-9a-f]{8}\("  # a copy's name, then its arguments
+
+
 def _defined(ir: str, name_prefix: str) -> list:
     """The ``define`` lines of ``ir`` whose function's name starts with ``name_prefix``."""
     return [line for line in ir.splitlines() if line.startswith("define") and "@" + name_prefix in line]
@@ -83,7 +86,7 @@ def test_a_marked_callers_copies_are_its_own_and_take_only_what_they_read():
                  for signature in callee.signatures)
     for copy in copies:
         assert copy.startswith("define internal fastcc ")
-        assert re.search(r"@" + re.escape(callee_name) + r"\S*" + re.escape(driver_linking.COPY_SUFFIX) + r"\(", copy)
+        assert re.search(r"@" + re.escape(callee_name) + r"\S*" + COPY_NAME_END, copy)
         assert copy.count("%") < numbas - 3, copy
 
 
@@ -106,6 +109,25 @@ def test_another_module_calling_the_same_function_gets_its_own_definition():
     marked = generator_caller("marked_generator_caller", True)
     assert int(marked(np.uint64(11))) == expected
     ir = marked.inspect_llvm(marked.signatures[0])
-    assert any(driver_linking.COPY_SUFFIX + "(" in line for line in _defined(ir, "_ZN7autodup6engine3rng"))
+    assert any(re.search(COPY_NAME_END, line) for line in _defined(ir, "_ZN7autodup6engine3rng"))
     later = generator_caller("later_generator_caller", False)  # compiled after: links numba's copy of its own
     assert int(later(np.uint64(11))) == expected
+
+
+def test_only_numbas_linked_in_copies_are_made_private_and_each_marked_version_names_its_own():
+    import llvmlite.binding as llvm
+
+    module = llvm.parse_assembly("""
+        define i32 @marked(i32 %x) { %a = call i32 @copy(i32 %x) %b = call i32 @own(i32 %a) ret i32 %b }
+        define linkonce_odr i32 @copy(i32 %x) { ret i32 %x }
+        define internal i32 @own(i32 %x) { ret i32 %x }
+        define available_externally i32 @elsewhere(i32 %x) { ret i32 %x }
+    """)
+    driver_linking._make_private_copies(module, ".driver.0000abcd")
+    linkage = {function.name: function.linkage for function in module.functions}
+    assert linkage == {"marked": llvm.Linkage.external, "copy.driver.0000abcd": llvm.Linkage.internal,
+                       "own": llvm.Linkage.internal, "elsewhere": llvm.Linkage.available_externally}
+    module.verify()
+    first, second = (driver_linking.copy_suffix(name) for name in ("_ZN7autodup1fB2v1E", "_ZN7autodup1fB2v2E"))
+    assert first != second and first.startswith(driver_linking.COPY_SUFFIX + ".")
+    assert driver_linking.copy_suffix("_ZN7autodup1fB2v1E") == first  # the same version, the same names

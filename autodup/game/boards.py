@@ -400,43 +400,37 @@ def table_is_compiled() -> bool:
 
 
 def compile_storage(rules) -> None:
-    """Compile what a run calls after its tables into the cache: :func:`store_table`, the game's results and log,
+    """Compile what a run calls after its tables into the cache: the game's results and log, :func:`store_table`
     and the value's corrections.
 
     A cold start types the table in one process, level by level, and :func:`store_table` comes last, after
     :func:`~autodup.game.table.advance`; the process compiling the bots is idle by then, so it compiles these
     first, with the argument types the board driver and the run's workers pass, and the table's process loads them.
-    They are compiled from the types alone, :func:`store_table` first: a game made in Python to call them with
-    cost a compile of its own (``fresh_game``, 2.2 s), and the storage then reached the cache about a second
-    after the table's process had started compiling it too (``docs/performance.md``).
+    They are compiled from the types alone (the game's from :func:`~autodup.game.table.new_game`, which that
+    process compiled first; the results' and the log's as their functions return them): a game made in Python to
+    call them with cost a compile of its own (``fresh_game``, 2.2 s), and the storage then reached the cache about
+    a second after the table's process had started compiling it too (``docs/performance.md``).
     """
     from numba import typeof, types
 
-    from .table import TableLog, new_game
+    from .table import new_game
     from .value import VALUE_FEATURES, corrections_of_boards
 
     rules_type = typeof(rules)
-    game_type = _compiled_return_type(new_game, (rules_type, types.int64, types.int64))  # from the cache, once there
-    table_type = _field_type(game_type, "table")
-    log_type = types.BaseTuple.from_types([_field_type(table_type if field in _TABLE_LOG_FIELDS else game_type, field)
-                                           for field in TableLog._fields], TableLog)  # game_log's
-    results_type = types.Array(types.int64, 2, "C")  # game_results' (players, columns)
+    game_type = _compiled_return_type(new_game, (rules_type, types.int64, types.int64))
+    results_type = _compiled_return_type(game_results, (rules_type, game_type))
+    log_type = _compiled_return_type(game_log, (game_type,))
+    unsound_type = _field_type(game_type, "cursor").dtype  # the driver passes game.cursor[CURSOR_VIOLATIONS]
     arrays = new_board_arrays(rules, 1, 1, 0)
     (results, _, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
      luck, stage_luck, trace_weights, trace_key, trace_outcome, trace_count) = arrays
-    store_table.compile((rules_type, types.int64, types.int64, types.int64, results_type, types.int64, log_type)
+    store_table.compile((rules_type, types.int64, types.int64, types.int64, results_type, unsound_type, log_type)
                         + tuple(typeof(array) for array in (
                             results, violations, offers, bought, luck, stage_luck, trace_weights, trace_key,
                             trace_outcome, trace_count, final_champion, final_star, shop_offsets, shop_values,
                             state_values)) + (types.int64, types.int64))
-    game_results.compile((rules_type, game_type))
-    game_log.compile((game_type,))
     corrections_of_boards(stage_luck, np.zeros(stage_luck.shape[:3], dtype=np.int64),
                           np.zeros((1, len(VALUE_FEATURES))))
-
-
-# The fields of TableLog that are the table's (the others are the game's own).
-_TABLE_LOG_FIELDS = ("offers", "bought", "luck", "trace_weights", "trace_key", "trace_outcome", "trace_count")
 
 
 def _field_type(named_tuple_type, field: str):
