@@ -27,12 +27,18 @@ def calls_summed(values):
     return summed_kernel(values) + summed_kernel(values[::-1])  # noqa: F821  (bound below)
 
 
-def caller_named(name: str, marked: bool):
-    callee = njit(summed)
-    function = types.FunctionType(calls_summed.__code__, {"summed_kernel": callee}, name)
+def probe(python_function, callees: dict, name: str, marked: bool):
+    """``python_function``'s code compiled afresh as ``tests.driver_probe.<name>``, its global names bound to
+    ``callees``, and marked if asked."""
+    function = types.FunctionType(python_function.__code__, callees, name)
     function.__module__, function.__qualname__ = "tests.driver_probe", name
     dispatcher = njit(function)
-    return driver_linking.optimised_before_linking(dispatcher) if marked else dispatcher, callee
+    return driver_linking.optimised_before_linking(dispatcher) if marked else dispatcher
+
+
+def caller_named(name: str, marked: bool):
+    callee = njit(summed)
+    return probe(calls_summed, {"summed_kernel": callee}, name, marked), callee
 
 
 def test_it_is_in_effect():
@@ -100,18 +106,13 @@ def test_another_module_calling_the_same_function_gets_its_own_definition():
     function to the marked caller's copy, whose arguments were cut (the process crashed; here, a wrong value)."""
     from autodup.engine.rng import random_bits_pair
 
-    def generator_caller(name: str, marked: bool):
-        function = types.FunctionType(uses_the_generator.__code__, {"random_bits_pair": random_bits_pair}, name)
-        function.__module__, function.__qualname__ = "tests.driver_probe", name
-        dispatcher = njit(function)
-        return driver_linking.optimised_before_linking(dispatcher) if marked else dispatcher
-
     expected = int(random_bits_pair(11, 5, 7)[0])
-    marked = generator_caller("marked_generator_caller", True)
+    marked = probe(uses_the_generator, {"random_bits_pair": random_bits_pair}, "marked_generator_caller", True)
     assert int(marked(np.uint64(11))) == expected
     ir = marked.inspect_llvm(marked.signatures[0])
     assert any(re.search(COPY_NAME_END, line) for line in _defined(ir, "_ZN7autodup6engine3rng"))
-    later = generator_caller("later_generator_caller", False)  # compiled after: links numba's copy of its own
+    # Compiled after it: links numba's copy of its own.
+    later = probe(uses_the_generator, {"random_bits_pair": random_bits_pair}, "later_generator_caller", False)
     assert int(later(np.uint64(11))) == expected
 
 
