@@ -283,3 +283,29 @@ def test_the_level_curve_follows_the_configurations_stages():
 
     capped = curve(edited("set4", five_levels), 45)
     assert max(capped) == 5 and capped == sorted(capped)
+
+
+def _strongest_trait_by_definition(units, unit_champion, champion_traits, n_traits):
+    counts = [len({c for c in unit_champion[:units] if t in champion_traits[c]}) for t in range(n_traits)]
+    return -1 if max(counts, default=0) == 0 else counts.index(max(counts))
+
+
+@pytest.mark.parametrize("units_held", [(0, 18), (60, 70)])
+def test_the_strongest_trait_is_the_definitions(units_held):
+    """``strongest_trait`` (distinct champions held per trait, ties to the lower id) against its definition, on
+    random holdings with many duplicates: within the units a mask of first copies covers, and beyond them."""
+    rng = np.random.Generator(np.random.Philox(31))
+    n_champions, n_traits = 12, 9
+    me = np.zeros(VIEW_FIELDS, dtype=np.int64)
+    for trial in range(300):
+        champion_traits = np.full((n_champions, 3), -1, dtype=np.int64)
+        for c in range(n_champions):
+            traits = int(rng.integers(0, 4))
+            champion_traits[c, :traits] = rng.choice(n_traits, traits, replace=False)
+        units = int(rng.integers(*units_held, endpoint=True))
+        unit_champion = np.full(max(units, 1) + 2, -1, dtype=np.int64)
+        unit_champion[:units] = rng.integers(0, int(rng.integers(1, n_champions + 1)), units)
+        me[bots.UNITS] = units
+        expected = _strongest_trait_by_definition(units, unit_champion.tolist(),
+                                                  [set(row) for row in champion_traits.tolist()], n_traits)
+        assert bots.strongest_trait(me, unit_champion, champion_traits, n_traits) == expected, trial

@@ -438,12 +438,45 @@ def units_with_trait(trait, me, unit_champion, champion_traits):
     return count
 
 
+# Units a mask of first copies covers (bits of an int64 below its sign bit).
+_MASKED_UNITS = 63
+
+
+@helper
+def _first_copies(me, unit_champion):
+    """Bit ``u`` set when unit ``u`` is the first held of its champion, for the first ``_MASKED_UNITS`` units."""
+    first = 0
+    for u in range(min(me[UNITS], _MASKED_UNITS)):
+        champion = unit_champion[u]
+        seen = False
+        for v in range(u):
+            if unit_champion[v] == champion:
+                seen = True
+                break
+        if not seen:
+            first |= 1 << u
+    return first
+
+
 @helper
 def strongest_trait(me, unit_champion, champion_traits, n_traits):
     """The trait with the most distinct champions held (-1 with no units); ties go to the lower id."""
+    if me[UNITS] > _MASKED_UNITS:
+        best, best_count = -1, 0
+        for trait in range(n_traits):
+            count = units_with_trait(trait, me, unit_champion, champion_traits)
+            if count > best_count:
+                best, best_count = trait, count
+        return best
+    # Which units are first copies is found once, not once per trait: the traits bot's decisions spent most of
+    # their time asking it again for every trait.
+    first = _first_copies(me, unit_champion)
     best, best_count = -1, 0
     for trait in range(n_traits):
-        count = units_with_trait(trait, me, unit_champion, champion_traits)
+        count = 0
+        for u in range(me[UNITS]):
+            if (first >> u) & 1 and has_trait(unit_champion[u], trait, champion_traits):
+                count += 1
         if count > best_count:
             best, best_count = trait, count
     return best
