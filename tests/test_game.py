@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from autodup.engine.dealers import DEALERS
+from autodup.engine.kernels import engine_draw_hierarchical
 from autodup.engine.rng import board_seed, event_seed, seat_seed
 from autodup.game.boards import compile_storage, play_boards, play_boards_kernel, store_table
 from autodup.game.bot_loading import load_bot, policy_tuple, seating
@@ -372,7 +373,8 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     simulate_odds(situation, 20, "haystack", simulation="game", threads=1)  # the lab's shop, through apply_action
     compile_round_end(TINY)  # what a cold start's other process compiles, for the table's process to load
     compile_storage(TINY)  # likewise, from the argument types alone
-    for function in (advance, _end_round, new_game, start_round, table_is_sound, store_table, game_results, game_log):
+    for function in (advance, _end_round, new_game, start_round, table_is_sound, store_table, game_results, game_log,
+                     engine_draw_hierarchical):
         versions = [str(key[0]) for key in function._cache._cache_file._load_index()]  # numba's index of the cache
         assert len(versions) == 1, (function.__name__, versions)
     shops = [key[0] for key in reroll_shop._cache._cache_file._load_index()]

@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import cfunc, njit
 
-from ..engine.kernels import ENGINE_COUNT
+from ..engine.kernels import ENGINE_COUNT, engine_draw_hierarchical
 from ..internal_kernels import compile_for, internal_kernel
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fights, prepare_fights, rank_seats
@@ -398,19 +398,28 @@ def end_every_turn():
 
 
 def compile_round_end(rules) -> None:
-    """Compile the soundness check and :func:`_end_round` (loot, fights, elimination) into the cache.
+    """Compile the shop's draw, the soundness check and :func:`_end_round` (loot, fights, elimination) into the
+    cache.
 
     A cold start compiles the table in one process, which types its kernels
-    in the order :func:`play_table` calls them: the game, the round's start,
-    the soundness check (:func:`~autodup.game.state.table_is_sound`, after
-    every step of a checked game), a seat's turn, then the round's end.
-    Another process, once its bots are compiled, compiles the check and the
-    round's end, which the first then finds in the cache: it reaches the
-    check about 22 s into a cold start, the round's end about 31 s. The
-    argument types are those :func:`play_table` passes, so that the cached
-    code is the code it uses.
+    in the order :func:`play_table` calls them: the game, the round's start
+    (whose free refresh reaches the shop's draw,
+    :func:`~autodup.engine.kernels.engine_draw_hierarchical`), the soundness
+    check (:func:`~autodup.game.state.table_is_sound`, after every step of a
+    checked game), a seat's turn, then the round's end. Another process, once
+    its bots are compiled, compiles the draw, the check and the round's end,
+    which the first then finds in the cache: on this project's 2-core VM it
+    has them about 14, 17 and 26 s into a cold start, and the first reaches
+    them about 16, 20 and 28 s in. The draw is compiled first because the
+    round's end deals loot with it too: compiled there, it was ready at the
+    very time the first process needed it, and both compiled it (2 s each).
+    The argument types are those :func:`play_table` passes, so that the
+    cached code is the code it uses.
     """
     table = new_table(rules, 0)  # as new_game calls it (trace_draws an int64): the version the table's process compiles
+    # As deal_one passes them: a seat's row of each dealer array, the slot's tier weights, the pool.
+    compile_for(engine_draw_hierarchical, 0, np.uint64(0), table.counters[0], table.needles[0], table.needle_count[0],
+                table.tier_weights, table.pool, rules.tier_start)
     table_is_sound(rules, table)
     largest_board = rules.level_board_size.max()
     compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),
