@@ -409,8 +409,8 @@ def compile_round_end(rules) -> None:
     checked game), a seat's turn, then the round's end. Another process, once
     its bots are compiled, compiles the draw, the check and the round's end,
     which the first then finds in the cache: on this project's 2-core VM it
-    has them about 14, 17 and 26 s into a cold start, and the first reaches
-    them about 16, 20 and 28 s in. The draw is compiled first because the
+    has them about 15, 18 and 26 s into a cold start, and the first reaches
+    them about 16, 21 and 30 s in. The draw is compiled first because the
     round's end deals loot with it too: compiled there, it was ready at the
     very time the first process needed it, and both compiled it (2 s each).
     The argument types are those :func:`play_table` passes, so that the
