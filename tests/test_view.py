@@ -293,9 +293,10 @@ def _strongest_trait_by_definition(units, unit_champion, champion_traits, n_trai
 @pytest.mark.parametrize("units_held", [(0, 18), (60, 70)])
 def test_the_strongest_trait_is_the_definitions(units_held):
     """``strongest_trait`` (distinct champions held per trait, ties to the lower id) against its definition, on
-    random holdings with many duplicates: within the units a mask of first copies covers, and beyond them."""
+    random holdings, many with duplicates, some of distinct champions only: within the units a mask of first
+    copies covers (up to 63, its top bits included), and beyond them."""
     rng = np.random.Generator(np.random.Philox(31))
-    n_champions, n_traits = 12, 9
+    n_champions, n_traits = 80, 9
     me = np.zeros(VIEW_FIELDS, dtype=np.int64)
     for trial in range(300):
         champion_traits = np.full((n_champions, 3), -1, dtype=np.int64)
@@ -304,8 +305,26 @@ def test_the_strongest_trait_is_the_definitions(units_held):
             champion_traits[c, :traits] = rng.choice(n_traits, traits, replace=False)
         units = int(rng.integers(*units_held, endpoint=True))
         unit_champion = np.full(max(units, 1) + 2, -1, dtype=np.int64)
-        unit_champion[:units] = rng.integers(0, int(rng.integers(1, n_champions + 1)), units)
+        if trial % 3 == 0:  # every unit a first copy: the mask's last bits count
+            unit_champion[:units] = rng.permutation(n_champions)[:units]
+        else:  # few champions, many copies of each
+            unit_champion[:units] = rng.integers(0, int(rng.integers(1, 13)), units)
         me[bots.UNITS] = units
         expected = _strongest_trait_by_definition(units, unit_champion.tolist(),
                                                   [set(row) for row in champion_traits.tolist()], n_traits)
         assert bots.strongest_trait(me, unit_champion, champion_traits, n_traits) == expected, trial
+
+
+def test_the_strongest_trait_counts_every_unit_up_to_the_last():
+    """Two traits tied over all but the last unit, which breaks the tie the other way: for every count of units
+    around the 63 a mask of first copies covers, the last unit must count (a mask a bit short, or the fallback a
+    unit late, says trait 0)."""
+    me = np.zeros(VIEW_FIELDS, dtype=np.int64)
+    for units in range(2, 70):
+        champion_traits = np.full((units, 3), -1, dtype=np.int64)
+        tied = 2 * ((units - 1) // 2)  # units shared equally by traits 0 and 1; one more without a trait if odd
+        champion_traits[np.arange(tied), 0] = np.arange(tied) % 2
+        champion_traits[units - 1, 0] = 1
+        unit_champion = np.arange(units + 2, dtype=np.int64)
+        me[bots.UNITS] = units
+        assert bots.strongest_trait(me, unit_champion, champion_traits, 2) == 1, units

@@ -449,7 +449,7 @@ def compile_table(rules) -> None:
 
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
-    process while another compiles the bots, then the round's end
+    process while another compiles the bots, then the shop's draw and the round's end
     (:func:`autodup.game.table.compile_round_end`) and the storage (:func:`compile_storage`), instead of in
     every worker.
     """

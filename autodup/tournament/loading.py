@@ -89,8 +89,8 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
 def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
     """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
 
-    With ``config_text`` (a cold start), then compile the soundness check, the round's end and the storage,
-    beside the worker compiling the table, which finds them in the cache
+    With ``config_text`` (a cold start), then compile the shop's draw, the soundness check, the round's end and
+    the storage, beside the worker compiling the table, which finds them in the cache
     (:func:`autodup.game.table.compile_round_end`, :func:`autodup.game.boards.compile_storage`).
     """
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
