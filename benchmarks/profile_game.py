@@ -83,7 +83,7 @@ def compiled_functions(policies: dict) -> list:
     next function (the code's map has no other).
 
     ``policies`` maps a bot's name to its compiled callback (a numba ``cfunc``), whose code is named
-    ``policy:<name>`` (the bot's helpers are inlined into it).
+    ``policy:<name>`` (the bot's helpers are inlined into it), and its C wrapper ``policy:<name> (its C wrapper)``.
     """
     import llvmlite.binding as llvm
     from numba.core.registry import CPUDispatcher
@@ -136,7 +136,11 @@ def compiled_functions(policies: dict) -> list:
         return True
 
     for name, policy in policies.items():
-        add(policy._library, lambda symbol, name=name: f"policy:{name}")
+        # The C wrapper (the callback the table calls, which calls the policy's own function) is named apart:
+        # under one name, --annotate kept only one of the two, the wrapper's few samples instead of the policy's.
+        wrapper = getattr(policy, "_wrapper_name", None)
+        add(policy._library, lambda symbol, name=name, wrapper=wrapper:
+            f"policy:{name}" + (" (its C wrapper)" if symbol == wrapper else ""))
     for obj in gc.get_objects():
         if isinstance(obj, CPUDispatcher):
             for compiled in obj.overloads.values():
