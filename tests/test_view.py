@@ -293,22 +293,26 @@ def _strongest_trait_by_definition(units, unit_champion, champion_traits, n_trai
 @pytest.mark.parametrize("units_held", [(0, 18), (60, 70)])
 def test_the_strongest_trait_is_the_definitions(units_held):
     """``strongest_trait`` (distinct champions held per trait, ties to the lower id) against its definition, on
-    random holdings, many with duplicates, some of distinct champions only: within the units a mask of first
-    copies covers (up to 63, its top bits included), and beyond them."""
+    random holdings, many with duplicates, some of distinct champions only: within the 63 units and 63 traits
+    its masks cover (their top bits included), and beyond them; champions below and above the 63 it remembers
+    in a mask."""
     rng = np.random.Generator(np.random.Philox(31))
-    n_champions, n_traits = 80, 9
+    n_champions = 80
     me = np.zeros(VIEW_FIELDS, dtype=np.int64)
-    for trial in range(300):
+    for trial in range(600):
+        n_traits = (9, 62, 63, 64, 70)[trial % 5]
         champion_traits = np.full((n_champions, 3), -1, dtype=np.int64)
         for c in range(n_champions):
             traits = int(rng.integers(0, 4))
-            champion_traits[c, :traits] = rng.choice(n_traits, traits, replace=False)
+            # Few traits in play, so that counts tie and climb; high ids where the masks end.
+            pool = np.arange(n_traits)[-6:] if trial % 4 == 1 else np.arange(min(n_traits, 9))
+            champion_traits[c, :traits] = rng.choice(pool, traits, replace=False)
         units = int(rng.integers(*units_held, endpoint=True))
         unit_champion = np.full(max(units, 1) + 2, -1, dtype=np.int64)
         if trial % 3 == 0:  # every unit a first copy: the mask's last bits count
             unit_champion[:units] = rng.permutation(n_champions)[:units]
-        else:  # few champions, many copies of each
-            unit_champion[:units] = rng.integers(0, int(rng.integers(1, 13)), units)
+        else:  # few champions, many copies of each, below or across the 63 remembered in a mask
+            unit_champion[:units] = (55 if trial % 2 else 0) + rng.integers(0, int(rng.integers(1, 16)), units)
         me[bots.UNITS] = units
         expected = _strongest_trait_by_definition(units, unit_champion.tolist(),
                                                   [set(row) for row in champion_traits.tolist()], n_traits)

@@ -438,48 +438,78 @@ def units_with_trait(trait, me, unit_champion, champion_traits):
     return count
 
 
-# Units a mask of first copies covers (bits of an int64 below its sign bit).
+# Units a mask of first copies covers, and traits a mask of traits covers: the bits of an int64 below its sign bit.
 _MASKED_UNITS = 63
+_MASKED_TRAITS = 63
 
 
 @helper
 def _first_copies(me, unit_champion):
-    """Bit ``u`` set when unit ``u`` is the first held of its champion, for the first ``_MASKED_UNITS`` units."""
-    first = 0
+    """Bit ``u`` set when unit ``u`` is the first held of its champion, for the first ``_MASKED_UNITS`` units.
+
+    Champions below 63 are remembered in a mask of champions seen, others by a scan of the earlier units."""
+    first, seen = 0, 0
     for u in range(min(me[UNITS], _MASKED_UNITS)):
         champion = unit_champion[u]
-        seen = False
-        for v in range(u):
-            if unit_champion[v] == champion:
-                seen = True
-                break
-        if not seen:
+        if 0 <= champion < 63:
+            new = (seen >> champion) & 1 == 0
+            seen |= 1 << champion
+        else:
+            new = True
+            for v in range(u):
+                if unit_champion[v] == champion:
+                    new = False
+                    break
+        if new:
             first |= 1 << u
     return first
 
 
 @helper
+def _trait_mask(champion, champion_traits, n_traits):
+    """Bit ``t`` set when ``champion`` has trait ``t`` (``0 <= t < n_traits``, at most ``_MASKED_TRAITS``)."""
+    mask = 0
+    for m in range(champion_traits.shape[1]):
+        trait = champion_traits[champion, m]
+        if 0 <= trait < n_traits:
+            mask |= 1 << trait
+    return mask
+
+
+@helper
 def strongest_trait(me, unit_champion, champion_traits, n_traits):
     """The trait with the most distinct champions held (-1 with no units); ties go to the lower id."""
-    if me[UNITS] > _MASKED_UNITS:
+    if me[UNITS] > _MASKED_UNITS or n_traits > _MASKED_TRAITS:
         best, best_count = -1, 0
         for trait in range(n_traits):
             count = units_with_trait(trait, me, unit_champion, champion_traits)
             if count > best_count:
                 best, best_count = trait, count
         return best
-    # Which units are first copies is found once, not once per trait: the traits bot's decisions spent most of
-    # their time asking it again for every trait.
+    # Every trait's count at once, bit-sliced: bit t of plane k is bit k of trait t's count (at most 63, six
+    # bits), and a champion's traits are added to all their counts with the carries of a binary adder. The
+    # traits bot asks at the start of every turn, and asking trait by trait was a fifth of its games.
     first = _first_copies(me, unit_champion)
-    best, best_count = -1, 0
-    for trait in range(n_traits):
-        count = 0
-        for u in range(me[UNITS]):
-            if (first >> u) & 1 and has_trait(unit_champion[u], trait, champion_traits):
-                count += 1
-        if count > best_count:
-            best, best_count = trait, count
-    return best
+    plane0, plane1, plane2, plane3, plane4, plane5 = 0, 0, 0, 0, 0, 0
+    for u in range(me[UNITS]):
+        if (first >> u) & 1:
+            carry = _trait_mask(unit_champion[u], champion_traits, n_traits)
+            plane0, carry = plane0 ^ carry, plane0 & carry
+            plane1, carry = plane1 ^ carry, plane1 & carry
+            plane2, carry = plane2 ^ carry, plane2 & carry
+            plane3, carry = plane3 ^ carry, plane3 & carry
+            plane4, carry = plane4 ^ carry, plane4 & carry
+            plane5 = plane5 ^ carry
+    # The largest count, from its top bit down: of the traits held (a count above 0), keep those that have each
+    # bit, if any of those left has it.
+    leaders = plane0 | plane1 | plane2 | plane3 | plane4 | plane5
+    for plane in (plane5, plane4, plane3, plane2, plane1, plane0):
+        if leaders & plane != 0:
+            leaders &= plane
+    for trait in range(n_traits):  # the lowest id among the leaders
+        if (leaders >> trait) & 1:
+            return trait
+    return -1
 
 
 @helper
