@@ -438,8 +438,10 @@ def units_with_trait(trait, me, unit_champion, champion_traits):
     return count
 
 
-# Units a mask of first copies covers, and traits a mask of traits covers: the bits of an int64 below its sign bit.
+# Units a mask of first copies covers, champions a mask of those seen covers, and traits a mask of traits covers:
+# the bits of an int64 below its sign bit.
 _MASKED_UNITS = 63
+_MASKED_CHAMPIONS = 63
 _MASKED_TRAITS = 63
 
 
@@ -447,11 +449,12 @@ _MASKED_TRAITS = 63
 def _first_copies(me, unit_champion):
     """Bit ``u`` set when unit ``u`` is the first held of its champion, for the first ``_MASKED_UNITS`` units.
 
-    Champions below 63 are remembered in a mask of champions seen, others by a scan of the earlier units."""
+    Champions below ``_MASKED_CHAMPIONS`` are remembered in a mask of champions seen, others by a scan of the
+    earlier units."""
     first, seen = 0, 0
     for u in range(min(me[UNITS], _MASKED_UNITS)):
         champion = unit_champion[u]
-        if 0 <= champion < 63:
+        if 0 <= champion < _MASKED_CHAMPIONS:
             new = (seen >> champion) & 1 == 0
             seen |= 1 << champion
         else:
