@@ -4,18 +4,12 @@ Bot files import it as :mod:`autodup.bots`."""
 
 from __future__ import annotations
 
-import dis
-import linecache
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 from numba import njit
-from numba.core.ccallback import CFunc
-from numba.core.compiler_lock import global_compiler_lock
 
-from ..errors import BotError, PolicyError, first_line, without_colours
+from ..errors import BotError, PolicyError
 from . import units
 from .actions import (
     ACTION_BUY,
@@ -27,6 +21,7 @@ from .actions import (
     ACTION_SELL,
     encode_decision,
 )
+from .policy_compiling import explain_compile_error, policy
 from .shop import copies_of_star
 from .view import MAX_PARAMETERS, MAX_PLAYERS, MEMORY_SIZE, POLICY_SIGNATURE, VIEW_MASK_BITS, VIEW_NAMES
 
@@ -63,155 +58,6 @@ def finite_number(value):
 # array arguments costs two atomic reference-count operations per array, which
 # made a decision ten times slower than its work (measured: 350 ns against 25).
 helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
-
-
-
-
-ANSWERS_TEXT = "return buy(slot), sell(unit), reroll(), buy_xp(), toggle_lock(), loaded_roll(trait) or end_turn()"
-_ALLOCATING = ("zeros", "empty", "ones", "full", "array", "arange", "zeros_like", "empty_like", "ones_like",
-               "full_like", "copy", "concatenate", "linspace", "list", "dict", "set")
-
-
-def explain_compile_error(error: Exception, function) -> str:
-    """One line, in the README's words, for why ``function`` (a decide or a helper) does not compile."""
-    text = without_colours(str(error))
-    name = getattr(function, "__name__", "decide")
-    own_file = Path(function.__code__.co_filename).name
-    located = [line for file, line in re.findall(r'File "([^"]+)", line (\d+)', text) if Path(file).name == own_file]
-    where = f" (line {located[-1]})" if located else ""
-    plain = re.search(r"Untyped global name '(\w+)'.*?<class 'function'>", text, re.S)
-    if plain:
-        return (f"{name} calls {plain.group(1)}(), a plain Python function: decorate it with @helper "
-                f"(from autodup.bots){where}")
-    if "setitem(readonly array" in text:
-        array, line = _written_array(function, located)
-        where = f" (line {line})" if line else where
-        return (f"{name} writes into {array}{where}: the arrays a policy is given are read-only (the table's own "
-                "state); keep what it needs between decisions in memory")
-    allocation = re.search(r"Function\(<(?:built-in function|class '|function) ?'?(\w+)", text)
-    if "NRT required but not enabled" in text or "reflected list" in text or (
-            allocation and allocation.group(1) in _ALLOCATING):
-        line = _first_allocation_line(function)
-        where = where or (f" (line {line})" if line else "")
-        return (f"{name} allocates a list or an array{where}: a policy cannot allocate; keep what it needs "
-                "between decisions in memory (MEMORY_SIZE int64 words), and loop over the arrays it is given")
-    return f"{name} cannot be compiled{where}: {first_line(error)}"
-
-
-def _written_array(function, lines):
-    """``(array, line)``: an array assigned into (``a[i] = ...``, ``a[i] += ...``) at one of ``lines`` of
-    ``function``'s file, the innermost first; ``("one of its arrays", None)`` if none is."""
-    for line in reversed(lines):
-        source = linecache.getline(function.__code__.co_filename, int(line))
-        target = re.match(r"\s*(\w+)\s*\[.*\]\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", source)
-        if target:
-            return target.group(1), line
-    return "one of its arrays", None
-
-
-def _first_allocation_line(function):
-    """The line of the first list, set or dict display, or call of an allocating numpy function, in ``function``."""
-    for instruction in dis.get_instructions(function):
-        builds = instruction.opname in ("BUILD_LIST", "BUILD_SET", "BUILD_MAP", "LIST_EXTEND")
-        names = instruction.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL") and instruction.argval in _ALLOCATING
-        if (builds or names) and instruction.positions and instruction.positions.lineno:
-            return instruction.positions.lineno
-    return None
-
-
-# What numba's object code holds for a call it links only at run time (a recursive function).
-_UNRESOLVED_SYMBOL = b".numba.unresolved$"
-
-
-class _PolicyCallback(CFunc):
-    """A policy's C callback: checked before it compiles, and cached only if numba can load it back.
-
-    numba cannot reload compiled code that calls a recursive function (self-
-    or mutually recursive, in the bot or in a module it imports): linking it
-    aborts the process (``LLVM ERROR: Symbol not found: .numba.unresolved$``).
-    Such a policy is compiled afresh in each process instead of being saved.
-    (A damaged cache entry is compiled again: see :mod:`autodup.compile_cache`.)
-    """
-
-    @global_compiler_lock
-    def compile(self):
-        result = self._cache.load_overload(self._sig, self._targetdescr.target_context)
-        if result is None:
-            result = self._compile_uncached()
-            _, _, (object_code, *_) = result.library.serialize_using_object_code()
-            if _UNRESOLVED_SYMBOL not in object_code:
-                self._cache.save_overload(self._sig, result)
-        else:
-            self._cache_hits += 1
-        self._library = result.library
-        self._wrapper_name = result.fndesc.llvm_cfunc_wrapper_name
-        self._wrapper_address = self._library.get_pointer_to_function(self._wrapper_name)
-
-    def _compile_uncached(self):
-        function = self._pyfunc
-        try:
-            _check_policy_source(function)
-            return super()._compile_uncached()
-        except PolicyError:
-            raise
-        except Exception as error:  # numba's typing and lowering errors, said in the README's terms
-            raise PolicyError(explain_compile_error(error, function)) from None
-
-
-def _check_policy_source(function) -> None:
-    """Refuse what compiles but cannot work in a table: ``print``, and a return type that is not an integer.
-
-    A policy plays in a worker process whose output is discarded, and numba's
-    callbacks fail on ``print`` when freshly compiled. A C callback casts
-    whatever ``decide`` returns to int64: ``return 2.5`` would silently become
-    a number that is not an answer, so ``decide`` is typed alone first.
-    """
-    helpers = [value.py_func for value in function.__globals__.values() if hasattr(value, "py_func")]
-    codes = [function.__code__] + [helper.__code__ for helper in helpers if helper.__module__ == function.__module__]
-    for code in codes:
-        if "print" in code.co_names:
-            raise PolicyError(f"{code.co_name} calls print(): a policy plays in a worker process whose output is "
-                              "discarded; remove it, and see what a bot does with `autodup play` or `check-bot`")
-
-    from numba.core import compiler, typed_passes
-    from numba.core import types as numba_types
-    from numba.core.registry import cpu_target
-
-    cpu_target.typing_context.refresh()
-    cpu_target.target_context.refresh()
-    interpreted = compiler.run_frontend(function)
-    typed = typed_passes.type_inference_stage(cpu_target.typing_context, cpu_target.target_context, interpreted,
-                                              POLICY_SIGNATURE.args, None)
-    returned = typed.return_type
-    if not isinstance(returned, numba_types.Integer) or isinstance(returned, numba_types.Boolean):
-        raise PolicyError(f"{function.__name__} returns {returned}, not an answer: {ANSWERS_TEXT}")
-
-
-def policy(function):
-    """Compile ``decide`` as a table policy: a C callback of ``POLICY_SIGNATURE``.
-
-    A policy runs without the Numba runtime: it may not allocate arrays (keep
-    state in ``memory``); functions it calls should be decorated with
-    :data:`helper`. Array bounds are checked, so a bot that indexes out of
-    range fails that decision (counted in ``bot_errors``, the turn ends)
-    instead of corrupting or crashing the table; the checks cost about a
-    fifth of a game's time, the price of containing any bot. The compiled
-    code is cached under the package's code fingerprint and the bot file's
-    content and of the modules it imports (see :mod:`autodup.compile_cache`),
-    unless numba could not load it back (see :class:`_PolicyCallback`).
-
-    Raises
-    ------
-    PolicyError
-        ``decide`` returns something that is not an answer, calls an
-        undecorated function, allocates, writes into an array it is given
-        (all but ``memory`` are read-only), or does not compile (one line).
-    """
-    callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
-                               locals={}, options={"_nrt": False, "boundscheck": True})
-    callback.enable_caching()
-    callback.compile()
-    return callback
 
 
 # --------------------------------------------------------------------------

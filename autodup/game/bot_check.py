@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .authoring import ANSWERS_TEXT
+from .policy_compiling import ANSWERS_TEXT
 from .bot_loading import Bot, bot_errors_collected, load_bot, seating
 
 __all__ = ["explain_silent_errors", "AS_WRITTEN", "rule_variants", "check_bot"]

@@ -92,7 +92,7 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning,
 
 # Every array but ``memory`` is read-only: a policy is handed the table's own shop, units and pool and the
 # rules' arrays, without a copy (copying them before every decision was 7% of a game), and a policy
-# that writes into one does not compile (autodup.game.authoring.explain_compile_error says so in one line).
+# that writes into one does not compile (autodup.game.policy_compiling.explain_compile_error says so in one line).
 _INT = types.int64
 _READ_INT = types.Array(_INT, 1, "C", readonly=True)
 _READ_INT_2D = types.Array(_INT, 2, "C", readonly=True)
