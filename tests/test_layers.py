@@ -16,8 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "autodup"
 # package's top-level files that every layer may use; the public API and the command line sit on top.
 LAYERS = (
     ("foundation", ("errors", "arguments", "files", "compile_cache", "nonnegative_indices", "field_loads",
-                    "inline_copies", "flag_comparisons", "deferred_code", "driver_linking", "internal_kernels",
-                    "blas_check", "shipped", "version")),
+                    "array_allocation", "inline_copies", "flag_comparisons", "deferred_code", "driver_linking",
+                    "internal_kernels", "blas_check", "shipped", "version")),
     ("engine", ("engine",)),
     ("game", ("game",)),
     ("tournament", ("tournament",)),

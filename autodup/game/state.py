@@ -7,12 +7,14 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..array_allocation import filled
 from .rules import game_inline, game_kernel
 from .shop import copies_of_star
 from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
 
-__all__ = ["GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk", "new_table", "new_desk", "copy_flat",
+__all__ = ["GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk", "largest", "as_floats",
+           "seat_numbers", "new_table", "new_desk", "copy_flat",
            "capacity_of", "conservation_holds", "unit_terms_hold", "table_is_sound"]
 
 
@@ -116,6 +118,33 @@ Desk = namedtuple("Desk", [
     "params", "memory",
 ])
 
+@game_inline
+def largest(values):
+    """The largest of ``values`` (int64 (K,), K >= 1): ``values.max()``, whose numba code compiles apart."""
+    best = values[0]
+    for value in values:
+        best = max(best, value)
+    return best
+
+
+@game_inline
+def as_floats(values):
+    """A new float64 copy of ``values`` (1-D), made with :func:`~autodup.array_allocation.filled`."""
+    copy = filled(values.shape[0], 0.0, np.float64)
+    for i in range(values.shape[0]):
+        copy[i] = values[i]
+    return copy
+
+
+@game_inline
+def seat_numbers(players):
+    """int64 (players,): 0, 1, ... (``np.arange``, made with :func:`~autodup.array_allocation.filled`)."""
+    numbers = filled(players, 0, np.int64)
+    for seat in range(players):
+        numbers[seat] = seat
+    return numbers
+
+
 @njit(cache=True, no_cfunc_wrapper=True)
 def new_table(rules, trace_draws=0):
     """Fresh state for one table (arrays sized by the rules); each seat's first ``trace_draws`` draws are traced."""
@@ -124,42 +153,47 @@ def new_table(rules, trace_draws=0):
     n_tiers = rules.tier_cost.shape[0]
     # One slot beyond the largest bench + board: a purchase that completes a
     # combine is allowed with a full bench, and holds one extra unit until it combines.
-    capacity = rules.bench_size + rules.level_board_size.max() + 1
-    pool = rules.champion_copies.astype(np.float64)
+    capacity = rules.bench_size + largest(rules.level_board_size) + 1
+    pool = as_floats(rules.champion_copies)
     standing_memo = 2 * rules.starting_hp + 1 if rules.starting_hp <= STANDING_MEMO_HP else 0
     return Table(
         # game state
-        pool, pool.copy(), np.full((players, rules.shop_size), -1, dtype=np.int64), np.zeros(players, dtype=np.bool_),
-        np.full((players, capacity), -1, dtype=np.int64), np.zeros((players, capacity), dtype=np.int64),
-        np.zeros(players, dtype=np.int64), np.full(players, rules.starting_gold, dtype=np.int64),
-        np.ones(players, dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.full(players, rules.starting_hp, dtype=np.int64), np.zeros(players, dtype=np.int64),
-        np.ones(players, dtype=np.bool_), np.zeros(players, dtype=np.int64),
-        np.zeros((players, len(STATS)), dtype=np.int64), np.zeros(players, dtype=np.bool_),
-        np.zeros(players, dtype=np.int64), np.arange(players), np.zeros(players, dtype=np.int64),
-        np.zeros((players, n), dtype=np.int32), np.zeros((players, n), dtype=np.int32),
-        np.zeros((players, len(LUCK))),
+        pool, as_floats(pool), filled((players, rules.shop_size), -1, np.int64), filled(players, 0, np.bool_),
+        filled((players, capacity), -1, np.int64), filled((players, capacity), 0, np.int64),
+        filled(players, 0, np.int64), filled(players, rules.starting_gold, np.int64),
+        filled(players, 1, np.int64), filled(players, 0, np.int64),
+        filled(players, rules.starting_hp, np.int64), filled(players, 0, np.int64),
+        filled(players, 1, np.bool_), filled(players, 0, np.int64),
+        filled((players, len(STATS)), 0, np.int64), filled(players, 0, np.bool_),
+        filled(players, 0, np.int64), seat_numbers(players), filled(players, 0, np.int64),
+        filled((players, n), 0, np.int32), filled((players, n), 0, np.int32),
+        filled((players, len(LUCK)), 0.0, np.float64),
         # dealer state
-        np.zeros((players, 2), dtype=np.int64), np.zeros((players, n + n_tiers)),
-        np.zeros((players, n + n_tiers), dtype=np.int64),
+        filled((players, 2), 0, np.int64), filled((players, n + n_tiers), 0.0, np.float64),
+        filled((players, n + n_tiers), 0, np.int64),
         # unit terms (no units yet)
-        np.zeros((players, n), dtype=np.int64), np.zeros((players, n), dtype=np.int64), np.zeros((players, n)),
-        np.zeros((players, n)), np.zeros((players, rules.trait_breakpoints.shape[0])), np.zeros((players, n)),
+        filled((players, n), 0, np.int64), filled((players, n), 0, np.int64), filled((players, n), 0.0, np.float64),
+        filled((players, n), 0.0, np.float64), filled((players, rules.trait_breakpoints.shape[0]), 0.0, np.float64),
+        filled((players, n), 0.0, np.float64),
         # scratch
-        np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n_tiers), np.zeros(n), np.zeros(n, dtype=np.bool_),
-        np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64), np.zeros(capacity),
-        np.zeros(players, dtype=np.int64),
-        np.zeros(players), np.zeros(players), np.zeros(players, dtype=np.int64), np.zeros(n_tiers),
-        np.zeros(n_tiers), np.zeros(n_tiers), np.zeros((4, n_tiers)),
-        np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players), np.zeros(players),
-        np.zeros((players, players)), np.zeros((players, players)), np.zeros((players, players)),
-        np.zeros(players, dtype=np.int64),
-        np.zeros(players, dtype=np.int64),
-        np.zeros(standing_memo),
+        filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64),
+        filled(n, 0.0, np.float64), filled(n, 0, np.bool_),
+        filled(max(rules.loot_gold.shape[0], 1), 0, np.int64), filled(capacity, 0.0, np.float64),
+        filled(players, 0, np.int64),
+        filled(players, 0.0, np.float64), filled(players, 0.0, np.float64), filled(players, 0, np.int64),
+        filled(n_tiers, 0.0, np.float64),
+        filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled((4, n_tiers), 0.0, np.float64),
+        filled(players, 0.0, np.float64), filled(players, 0.0, np.float64), filled(players, 0.0, np.float64),
+        filled(players, 0.0, np.float64), filled(players, 0.0, np.float64),
+        filled((players, players), 0.0, np.float64), filled((players, players), 0.0, np.float64),
+        filled((players, players), 0.0, np.float64),
+        filled(players, 0, np.int64),
+        filled(players, 0, np.int64),
+        filled(standing_memo, 0.0, np.float64),
         # trace
-        np.zeros((players, trace_draws, n_tiers + n), dtype=np.float32),
-        np.zeros((players, trace_draws), dtype=np.int64), np.full((players, trace_draws), -1, dtype=np.int16),
-        np.zeros(players, dtype=np.int64),
+        filled((players, trace_draws, n_tiers + n), 0, np.float32),
+        filled((players, trace_draws), 0, np.int64), filled((players, trace_draws), -1, np.int16),
+        filled(players, 0, np.int64),
     )
 
 
@@ -168,12 +202,13 @@ def new_desk(rules, table, n_params):
     """Fresh policy workspaces for a table (see :data:`Desk`); ``memory`` starts at zero."""
     players = rules.players
     return Desk(
-        np.zeros((players, VIEW_FIELDS), dtype=np.int64), np.zeros_like(table.shops),
-        np.zeros_like(table.unit_champion), np.zeros_like(table.unit_star),
-        np.zeros((players, table.pool.shape[0])), np.zeros((players, table.pool.shape[0]), dtype=np.int64),
-        np.zeros((players,) + rules.champion_traits.shape, dtype=np.int64),
-        np.zeros((players,) + rules.trait_breakpoints.shape, dtype=np.int64), np.zeros((players, n_params)),
-        np.zeros((players, MEMORY_SIZE), dtype=np.int64),
+        filled((players, VIEW_FIELDS), 0, np.int64), filled(table.shops.shape, 0, table.shops.dtype),
+        filled(table.unit_champion.shape, 0, table.unit_champion.dtype),
+        filled(table.unit_star.shape, 0, table.unit_star.dtype),
+        filled((players, table.pool.shape[0]), 0.0, np.float64), filled((players, table.pool.shape[0]), 0, np.int64),
+        filled((players,) + rules.champion_traits.shape, 0, np.int64),
+        filled((players,) + rules.trait_breakpoints.shape, 0, np.int64), filled((players, n_params), 0.0, np.float64),
+        filled((players, MEMORY_SIZE), 0, np.int64),
     )
 
 

@@ -21,6 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import cfunc, njit
 
+from ..array_allocation import filled
 from ..engine.kernels import ENGINE_COUNT, engine_draw_hierarchical
 from ..internal_kernels import compile_for, internal_kernel
 from .actions import ACTION_END, encode_decision
@@ -47,7 +48,7 @@ from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_inline, game_internal
 from .shop import mark_trait, reroll_shop
-from .state import new_desk, new_table, table_is_sound
+from .state import largest, new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
 from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turns
 from .units import record_final_board
@@ -144,19 +145,21 @@ def new_game(rules, trace_draws, n_params):
     """
     table = new_table(rules, trace_draws)
     players = rules.players
-    cursor = np.zeros(len(CURSOR), dtype=np.int64)
+    cursor = filled(len(CURSOR), 0, np.int64)
     cursor[CURSOR_PHASE] = PHASE_ROUND_START
     cursor[CURSOR_ALIVE] = players
     cursor[CURSOR_ROLL] = 1
     cursor[CURSOR_WAITING] = -1
     rounds = max(rules.max_rounds, 1)
-    largest_board = rules.level_board_size.max()
-    return Game(table, new_desk(rules, table, n_params), cursor, np.zeros((players, len(LUCK), STAGE_BUCKETS)),
-                np.zeros((players, len(LUCK))), np.full((rounds, players, rules.shop_size), -1, dtype=np.int16),
-                np.zeros((rounds, players, len(LOG_STATE_NAMES)), dtype=np.int32),
-                np.full((players, largest_board), -1, dtype=np.int16), np.zeros((players, largest_board), dtype=np.int8),
-                np.zeros(table.unit_champion.shape[1], dtype=np.int64),
-                np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64))
+    largest_board = largest(rules.level_board_size)
+    return Game(table, new_desk(rules, table, n_params), cursor,
+                filled((players, len(LUCK), STAGE_BUCKETS), 0.0, np.float64),
+                filled((players, len(LUCK)), 0.0, np.float64),
+                filled((rounds, players, rules.shop_size), -1, np.int16),
+                filled((rounds, players, len(LOG_STATE_NAMES)), 0, np.int32),
+                filled((players, largest_board), -1, np.int16), filled((players, largest_board), 0, np.int8),
+                filled(table.unit_champion.shape[1], 0, np.int64),
+                filled(rules.trait_breakpoints.shape[0], 0, np.int64))
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
