@@ -25,6 +25,13 @@ kernels only, not the game.
 A cached entry that cannot be loaded (written by another numba, damaged) is
 compiled again and overwritten, for the package's functions and for bots.
 
+Each version of a package function is compiled once across processes: a
+process claims it before compiling it (a file beside numba's index, holding
+its pid), and another that needs it meanwhile waits for the claim to go and
+loads it (see :func:`_load_or_claim`). A cold start's two processes each
+reach functions the other compiles, and without it compiled them a second
+time whenever they got there first (2-3 s each time).
+
 The cache root is ``$AUTODUP_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/autodup``
 or ``~/.cache/autodup``; if none of these can be written, a folder in the
 system's temporary directory. The folders of the
@@ -38,6 +45,7 @@ defined: :mod:`autodup.engine.rng`, which every jitted module imports, imports i
 from __future__ import annotations
 
 import ast
+import atexit
 import contextlib
 import hashlib
 import os
@@ -45,17 +53,20 @@ import shutil
 import sys
 import sysconfig
 import tempfile
+import time
 import types
 from pathlib import Path
 
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
+from numba.core.dispatcher import Dispatcher
 
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; commands compile side by side
     fcntl = None
 
-__all__ = ["is_cached", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS", "KEPT_CODE_FINGERPRINT_NOTES",
+__all__ = ["is_cached", "compiled_signatures", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
+           "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS",
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
@@ -303,6 +314,15 @@ def is_cached(function) -> bool:
     return any((folder / Path(*module.split("."))).glob(f"{stem}.{function.py_func.__qualname__}-*.nbi"))
 
 
+def compiled_signatures(function) -> list:
+    """The argument types of each version of ``function`` (a jitted function of the package) in this version's
+    cache, as numba's index of its cache file lists them."""
+    cache = getattr(function, "_cache", None)
+    if _folder() is None or cache is None or not hasattr(cache, "_cache_file"):
+        return []
+    return [key[0] for key in cache._cache_file._load_index()]
+
+
 def bot_module_name(path: Path) -> str:
     """The module name a bot file is loaded under: its stem and a hash of its content (not of its path)."""
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
@@ -405,9 +425,16 @@ class FingerprintCacheLocator(_CacheLocator):
 
 
 _NUMBA_LOAD_OVERLOAD = Cache.load_overload
+_NUMBA_SAVE_OVERLOAD = Cache.save_overload
+_NUMBA_COMPILE = Dispatcher.compile
+
+# A claim older than this, or held by a process that is gone, is taken over: its compile failed or was killed.
+CLAIM_SECONDS = 600.0
+CLAIM_POLL_SECONDS = 0.05
+_held_claims = set()
 
 
-def _load_or_recompile(cache, signature, target_context):
+def _load(cache, signature, target_context):
     """numba's ``Cache.load_overload``; for autodup's caches, an entry that cannot be loaded is compiled again.
 
     A cache file written by another numba, truncated by a full disk or
@@ -424,11 +451,116 @@ def _load_or_recompile(cache, signature, target_context):
         return None
 
 
+def _claim_path(cache, signature) -> Path | None:
+    """The file by which a process claims compiling one version of a package function (None for other code)."""
+    locator = getattr(getattr(cache, "_impl", None), "locator", None)
+    if not isinstance(locator, FingerprintCacheLocator) or not is_package_module(cache._py_func.__module__):
+        return None
+    digest = hashlib.sha256(str(signature).encode()).hexdigest()[:16]
+    return Path(f"{cache._cache_file._index_path}.{digest}.claim")
+
+
+def _claim_is_live(claim: Path) -> bool:
+    """Whether ``claim`` exists, younger than :data:`CLAIM_SECONDS`, of a process still running."""
+    try:
+        text, age = claim.read_text(), time.time() - claim.stat().st_mtime
+    except OSError:
+        return False  # gone
+    if age >= CLAIM_SECONDS:
+        return False
+    if not text.strip().isdigit():
+        return True  # being written
+    pid = int(text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's process: alive
+    return True
+
+
+def _load_or_claim(cache, signature, target_context):
+    """Load ``signature`` from the cache; when it is not there, compile it once across processes.
+
+    A cold start compiles the game in two processes (and a run's workers may
+    compile beside them), each reaching some functions the other compiles.
+    Before compiling a version of a package function, a process claims it
+    (a file beside numba's index, holding its pid); another process that
+    misses the same version meanwhile waits for the claim to go and loads
+    what the first saved, instead of compiling it a second time. The call
+    graph has no cycles, so two processes never wait on each other; a claim
+    whose process is gone or that is older than :data:`CLAIM_SECONDS` is
+    taken over.
+    """
+    loaded = _load(cache, signature, target_context)
+    claim = None if loaded is not None else _claim_path(cache, signature)
+    while claim is not None:
+        try:
+            handle = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            while _claim_is_live(claim):
+                time.sleep(CLAIM_POLL_SECONDS)
+            loaded = _load(cache, signature, target_context)
+            if loaded is not None:
+                return loaded
+            with contextlib.suppress(OSError):  # stale (its process gone): take it over
+                if claim.exists() and not _claim_is_live(claim):
+                    claim.unlink()
+            continue
+        except OSError:
+            return None  # a read-only cache: compile without claiming
+        with os.fdopen(handle, "w") as file:
+            file.write(str(os.getpid()))
+        _held_claims.add(claim)
+        # Saved by another process between the load above and the claim.
+        loaded = _load(cache, signature, target_context)
+        if loaded is not None:
+            _release(claim)
+        return loaded
+    return loaded
+
+
+def _release(claim: Path | None) -> None:
+    if claim is not None and claim in _held_claims:
+        _held_claims.discard(claim)
+        with contextlib.suppress(OSError):
+            claim.unlink()
+
+
+def _save_and_release(cache, signature, data):
+    """numba's ``Cache.save_overload``, then the claim on compiling it released (see :func:`_load_or_claim`)."""
+    try:
+        _NUMBA_SAVE_OVERLOAD(cache, signature, data)
+    finally:
+        _release(_claim_path(cache, signature))
+
+
+def _compile_releasing_claim(dispatcher, signature):
+    """numba's ``Dispatcher.compile``; a compile that fails releases its claim (see :func:`_load_or_claim`)."""
+    try:
+        return _NUMBA_COMPILE(dispatcher, signature)
+    except BaseException:
+        _release(_claim_path(dispatcher._cache, signature))
+        raise
+
+
+def _release_all() -> None:
+    for claim in list(_held_claims):
+        _release(claim)
+
+
 def install() -> None:
-    """Put :class:`FingerprintCacheLocator` first in numba's cache locators, and recompile what cannot be loaded."""
+    """Put :class:`FingerprintCacheLocator` first in numba's cache locators, recompile what cannot be loaded, and
+    compile each version of a package function once across processes."""
     if FingerprintCacheLocator not in CacheImpl._locator_classes:
         CacheImpl._locator_classes.insert(0, FingerprintCacheLocator)
-    Cache.load_overload = _load_or_recompile
+    Cache.load_overload = _load_or_claim
+    Cache.save_overload = _save_and_release
+    Dispatcher.compile = _compile_releasing_claim
+    atexit.register(_release_all)
 
 
 install()

@@ -318,3 +318,44 @@ def test_one_process_compiles_at_a_time_and_a_killed_holder_frees_the_lock(tmp_p
     killed.wait()
     after = start(TAKE_THE_LOCK, stdout=subprocess.PIPE)
     assert after.stdout.read() == "taken\n" and after.wait(timeout=60) == 0  # no wait: the system freed it
+
+
+_CLAIMED = """
+import subprocess, sys, threading, time
+import numpy as np
+from numba import typeof
+from autodup.compile_cache import _claim_path, compiled_signatures
+from autodup.engine.rng import uniform_from_bits
+claim = _claim_path(uniform_from_bits._cache, (typeof(np.uint64(1)),))
+holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(HOLD)"])
+threading.Thread(target=holder.wait).start()  # reaped when it ends, as a pool reaps its workers
+claim.write_text(str(holder.pid if LIVE else 2 ** 22 + 12345))
+start = time.perf_counter()
+uniform_from_bits(np.uint64(1))
+waited = time.perf_counter() - start
+try:
+    uniform_from_bits("not bits")  # does not compile: its claim is released all the same
+except Exception:
+    pass
+left = sorted(path.name for path in claim.parent.glob("*.claim"))
+print(round(waited, 1), left, len(compiled_signatures(uniform_from_bits)))
+"""
+
+
+@pytest.mark.parametrize("live", [True, False], ids=["live", "gone"])
+def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_taken_over(tmp_path, live):
+    """A cold start compiles the game in two processes, each reaching functions the other compiles. Before
+    compiling a version of a package function a process claims it (a file beside numba's index, holding its
+    pid); another that misses it meanwhile waits for the claim to go, then loads it instead of compiling it a
+    second time. Here a claim held by a live process holds the compile back until that process ends (then it is
+    taken over); one whose process is gone is taken over at once. No claim is left behind, a failed compile's
+    included."""
+    code = _CLAIMED.replace("HOLD", "3").replace("LIVE", str(live))
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                            env=environment)
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.strip().splitlines()[-1]
+    assert line.endswith("[] 1"), line  # no claim left behind, and the function compiled (once)
+    waited = float(line.split()[0])
+    assert waited >= 2.0 if live else waited < 2.0, line

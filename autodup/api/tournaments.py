@@ -160,7 +160,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
     overrides = parameter_overrides(bot_params, bot_param_file)
-    compile_game(loaded, specs, overrides, game_timeout, noter(note))
+    compile_game(loaded, specs, overrides, game_timeout, noter(note), order)
     with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
         played = pool.run_one(play_in_worker, (str(config), specs, overrides, seed, board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]

@@ -392,11 +392,14 @@ def play_boards(rules, dealer, policies, params, param_counts, *, seed: int, boa
 # --------------------------------------------------------------------------
 
 
-def table_is_compiled() -> bool:
-    """Whether this machine's compiled-code cache holds the table (:func:`play_boards_kernel`) for this version."""
-    from ..compile_cache import is_cached
+def table_is_compiled(order: str = "events") -> bool:
+    """Whether this machine's compiled-code cache holds the table (:func:`play_boards_kernel`) for this version,
+    compiled for serving ``order`` (each order is a version of its own: see ``ORDER_EVENTS``)."""
+    from ..compile_cache import compiled_signatures
 
-    return is_cached(play_boards_kernel)
+    # The order is the driver's fourth argument: typed none for the events order, an integer for the race.
+    wanted = "none" if ORDERS[order] is None else "int64"
+    return any(str(signature[3]) == wanted for signature in compiled_signatures(play_boards_kernel))
 
 
 def compile_storage(rules) -> None:
@@ -444,7 +447,7 @@ def _compiled_return_type(dispatcher, argument_types: tuple):
     return dispatcher.overloads[argument_types].signature.return_type
 
 
-def compile_table(rules) -> None:
+def compile_table(rules, order: str = "events") -> None:
     """Compile the table (and save it in the cache) by playing one board with a policy that always ends its turn.
 
     Bots are C callbacks of one signature, so the table compiled here is the
@@ -455,4 +458,4 @@ def compile_table(rules) -> None:
     """
     policies = (end_every_turn(),) * MAX_PLAYERS
     play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
-                np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1)
+                np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1, order=order)

@@ -170,6 +170,7 @@ def start_round(rules, dealer, order, events, table, round_index, seat_seeds, ev
         table.stats[seat, STAT_ROUNDS_ALIVE] += 1
         if not table.locked[seat]:
             clear_shop(rules, table.shops, seat, table.pool)
+    # For the events order (None: ORDER_EVENTS) numba prunes this test by the argument's type, and compiles no race.
     if order == ORDER_RACE and dealer == ENGINE_HAYSTACK:
         _refresh_by_race(rules, table, seat_seeds, alive_count)
         for i in range(alive_count):

@@ -22,7 +22,7 @@ import numpy as np
 from numba import cfunc, njit
 
 from ..array_allocation import filled
-from ..engine.kernels import ENGINE_COUNT, engine_draw_hierarchical
+from ..engine.kernels import ENGINE_COUNT
 from ..internal_kernels import compile_for, internal_kernel
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fights, prepare_fights, rank_seats
@@ -180,8 +180,11 @@ def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, pa
             raise ValueError("play_table: a seat's bot index is out of range")
         if param_counts[bot] < 0 or param_counts[bot] > params.shape[1]:
             raise ValueError("play_table: a bot's parameter count is out of range")
-    if dealer < 0 or dealer >= ENGINE_COUNT or order < 0 or order > ORDER_RACE:
+    if dealer < 0 or dealer >= ENGINE_COUNT:
         raise ValueError("play_table: unknown dealer or order code")
+    if order is not None:  # ORDER_EVENTS is None (pruned by its type), ORDER_RACE a number
+        if order != ORDER_RACE:
+            raise ValueError("play_table: unknown dealer or order code")
     if events != EVENTS_BY_POSITION and events != EVENTS_BY_SEAT:
         raise ValueError("play_table: unknown event addressing code")
     if progress.shape[0] < PROGRESS_FIELDS:
@@ -297,8 +300,8 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     rules : Rules
     dealer : int
         The dealer's engine code (``autodup.engine.dealers.DEALERS[name].code``).
-    order : int
-        ``ORDER_EVENTS`` or ``ORDER_RACE`` (the race needs the haystack dealer).
+    order : None or int
+        ``ORDER_EVENTS`` (None) or ``ORDER_RACE`` (the race needs the haystack dealer).
     seat_seeds : uint64 (players,)
     event_seed : uint64
     policies : tuple of MAX_PLAYERS policies
@@ -401,28 +404,24 @@ def end_every_turn():
 
 
 def compile_round_end(rules) -> None:
-    """Compile the shop's draw, the soundness check and :func:`_end_round` (loot, fights, elimination) into the
-    cache.
+    """Compile the soundness check and :func:`_end_round` (loot, fights, elimination) into the cache.
 
     A cold start compiles the table in one process, which types its kernels
     in the order :func:`play_table` calls them: the game, the round's start
-    (whose free refresh reaches the shop's draw,
+    (whose free refresh compiles the shop's draw,
     :func:`~autodup.engine.kernels.engine_draw_hierarchical`), the soundness
     check (:func:`~autodup.game.state.table_is_sound`, after every step of a
     checked game), a seat's turn, then the round's end. Another process, once
-    its bots are compiled, compiles the draw, the check and the round's end,
-    which the first then finds in the cache: on this project's 2-core VM it
-    has them about 15, 18 and 26 s into a cold start, and the first reaches
-    them about 16, 21 and 30 s in. The draw is compiled first because the
-    round's end deals loot with it too: compiled there, it was ready at the
-    very time the first process needed it, and both compiled it (2 s each).
-    The argument types are those :func:`play_table` passes, so that the
-    cached code is the code it uses.
+    its bots are compiled, compiles the check and the round's end, which the
+    first then finds in the cache: on this project's 2-core VM it has them
+    about 12 and 20 s into a cold start, and the first reaches them about 15
+    and 23 s in. The round's end deals loot with the draw, which the first
+    process is compiling by then: this one waits for it and loads it
+    (:mod:`autodup.compile_cache` compiles each function once across
+    processes). The argument types are those :func:`play_table` passes, so
+    that the cached code is the code it uses.
     """
     table = new_table(rules, 0)  # as new_game calls it (trace_draws an int64): the version the table's process compiles
-    # As deal_one passes them: a seat's row of each dealer array, the slot's tier weights, the pool.
-    compile_for(engine_draw_hierarchical, 0, np.uint64(0), table.counters[0], table.needles[0], table.needle_count[0],
-                table.tier_weights, table.pool, rules.tier_start)
     table_is_sound(rules, table)
     largest_board = rules.level_board_size.max()
     compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),

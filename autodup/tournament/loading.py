@@ -89,8 +89,8 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
 def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
     """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
 
-    With ``config_text`` (a cold start), then compile the shop's draw, the soundness check, the round's end and
-    the storage, beside the worker compiling the table, which finds them in the cache
+    With ``config_text`` (a cold start), then compile the soundness check, the round's end and the storage,
+    beside the worker compiling the table, which finds them in the cache
     (:func:`autodup.game.table.compile_round_end`, :func:`autodup.game.boards.compile_storage`).
     """
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
@@ -111,13 +111,14 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) ->
     return infos
 
 
-def compile_table_in_worker(config_text: str, progress) -> bool:
-    """Compile the table into the cache (runs in a watched worker, beside the one compiling the bots)."""
+def compile_table_in_worker(config_text: str, order: str, progress) -> bool:
+    """Compile the table for serving ``order`` into the cache (runs in a watched worker, beside the one compiling
+    the bots)."""
     from ..game.boards import compile_table
     from ..game.config import parse_config
     from ..game.rules import rules_of
 
-    compile_table(rules_of(parse_config(config_text)))
+    compile_table(rules_of(parse_config(config_text)), order)
     return True
 
 
@@ -179,7 +180,7 @@ def _short_name(spec: str) -> str:
 
 
 def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: float, note=None,
-                        progress: bool = False) -> list:
+                        progress: bool = False, order: str = "events") -> list:
     """The bots' :class:`~autodup.bots.BotInfo`, loaded in a watched process; the table compiles beside them if cold.
 
     Bots are user code: even loading them (importing, compiling) happens in a
@@ -187,7 +188,8 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     workers all load it from the cache. With ``progress``, a cold start shows a bar of its steps that names
     what is compiling (:class:`CompileProgress`). A cold start holds the cache's compile lock
     (:func:`autodup.compile_cache.compile_lock`): a command started beside one that compiles waits for it,
-    then loads the table from the cache instead of compiling it a second time.
+    then loads the table from the cache instead of compiling it a second time. The table is compiled for serving
+    ``order`` (each order is a version of its own: see :data:`autodup.game.rules.ORDER_EVENTS`).
 
     Within :func:`autodup.tournament.workers.one_pool` (a command that goes on to play in those workers), the
     command's workers load them, when there is one for each task: each of them not compiling loads the bots,
@@ -208,7 +210,7 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         bar = None
         if cold:
             note("compiling the game for this machine (once per version of autodup; a minute or two)...")
-            tasks.append(("table", compile_table_in_worker, (config.text,)))
+            tasks.append(("table", compile_table_in_worker, (config.text, order)))
             bar = CompileProgress(specs, progress)
         shared = pool_in_use(len(tasks), game_timeout)
         if shared is not None:  # every other worker loads them too, side by side, instead of when its first task comes
@@ -223,14 +225,15 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
             if bar is not None:
                 bar.close()
 
-    if table_is_compiled():
+    if table_is_compiled(order):
         return load(False)
     # Cold: one process compiles at a time; one that waited finds the table compiled by the other.
     with compile_lock(lambda: note("waiting for another autodup process that is compiling the game...")):
-        return load(not table_is_compiled())
+        return load(not table_is_compiled(order))
 
 
-def compile_game(config, specs: list, overrides: tuple, game_timeout: float, note=None) -> None:
+def compile_game(config, specs: list, overrides: tuple, game_timeout: float, note=None,
+                 order: str = "events") -> None:
     """Compile the game into this machine's cache as a cold run does, unless it is there already.
 
     For a command that plays in a worker of its own without :func:`load_bots_and_table` (``autodup play``,
@@ -242,5 +245,5 @@ def compile_game(config, specs: list, overrides: tuple, game_timeout: float, not
     """
     from ..game.boards import table_is_compiled
 
-    if not table_is_compiled():
-        load_bots_and_table(config, specs, overrides, game_timeout, note)
+    if not table_is_compiled(order):
+        load_bots_and_table(config, specs, overrides, game_timeout, note, order=order)
