@@ -18,7 +18,7 @@ values to :func:`compile_for`.
 
 from __future__ import annotations
 
-from numba import typeof
+from numba import typeof, types
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["InternalDispatcher", "internal_kernel", "compile_for"]
@@ -47,5 +47,7 @@ def internal_kernel(function=None, **options):
 
 
 def compile_for(dispatcher, *arguments) -> None:
-    """Compile ``dispatcher`` (cached) for the types a Python call with ``arguments`` would give it, without calling."""
-    dispatcher.compile(tuple(typeof(argument) for argument in arguments))
+    """Compile ``dispatcher`` (cached) for the types a Python call with ``arguments`` would give it, without calling;
+    an argument that is a numba type stands for itself (a value of it, such as the game's table, need not be built)."""
+    dispatcher.compile(tuple(argument if isinstance(argument, types.Type) else typeof(argument)
+                             for argument in arguments))

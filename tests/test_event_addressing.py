@@ -26,7 +26,7 @@ from autodup.game.rules import (
     STREAM_SERVING_ORDER_KEY,
     rules_of,
 )
-from autodup.game.state import new_table
+from autodup.game.state import fresh_table
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
 
@@ -46,7 +46,7 @@ MUTANT_RNG_SEED = 12345  # numpy's generator, only for the deliberately wrong va
 
 
 def alive_table(alive_seats):
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     table.alive[:] = False
     table.alive[list(alive_seats)] = True
     return table
@@ -235,7 +235,7 @@ A, B, C = 2, 5, 6
 
 def fight_table(powers):
     """A table whose seats all have board power ``powers[seat]`` (3 units each), as prepare_fights leaves it."""
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     table.fight_power[:] = powers
     table.fight_log_power[:] = np.log(powers + 1.0)
     table.fight_strength[:] = table.fight_log_power / RULES.combat_scale

@@ -18,7 +18,7 @@ from autodup.game.progress import new_progress
 from autodup.game.rounds import start_round
 from autodup.game.rules import ORDER_EVENTS, ORDER_RACE, rules_of
 from autodup.game.shop import reroll_shop
-from autodup.game.state import table_is_sound
+from autodup.game.state import new_desk, new_table, table_is_sound
 from autodup.game.stats import RESULT_COLUMNS
 from autodup.game.table import (
     _end_round,
@@ -202,10 +202,10 @@ def test_loot_is_a_shuffle_bag_per_seat():
 
 
 def test_the_soundness_check_catches_a_corrupted_table():
-    from autodup.game.state import conservation_holds, new_table, table_is_sound
+    from autodup.game.state import conservation_holds, fresh_table, table_is_sound
     from autodup.game.units import add_unit
 
-    table = new_table(TINY)
+    table = fresh_table(TINY)
     assert conservation_holds(TINY, table) and table_is_sound(TINY, table)
     table.pool[3] -= 1.0  # a copy vanished
     assert not conservation_holds(TINY, table)
@@ -240,12 +240,12 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     """The shop's unit terms, kept up to date by add_unit and remove_unit through buys, combines into 2- and
     3-stars and sales, equal their definitions after every step; the soundness check sees a wrong one."""
     from autodup.game.shop import copies_of_star
-    from autodup.game.state import new_table, table_is_sound, unit_terms_hold
+    from autodup.game.state import fresh_table, table_is_sound, unit_terms_hold
     from autodup.game.units import add_unit, completes_a_combine, remove_unit, seat_completes_a_combine
 
     rng = np.random.default_rng(5)
     n = rules.champion_copies.shape[0]
-    table = new_table(rules)
+    table = fresh_table(rules)
     table.level[:] = rules.max_level  # the largest board: units fit, so only the terms can make the table unsound
     few = np.argsort(-rules.champion_copies)[:2]  # the most plentiful champions: pairs, 2-stars and 3-stars happen
     stars_seen = set()
@@ -292,10 +292,10 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
 
 
 def test_the_board_never_exceeds_the_level():
-    from autodup.game.state import new_table
+    from autodup.game.state import fresh_table
     from autodup.game.units import add_unit, board_power
 
-    table = new_table(TINY)
+    table = fresh_table(TINY)
     scratch = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(TINY.trait_breakpoints.shape[0], dtype=np.int64)
     for champion in range(5):
@@ -407,8 +407,8 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     simulate_odds(situation, 20, "haystack", simulation="game", threads=1)  # the lab's shop, through apply_action
     compile_round_end(TINY)  # what a cold start's other process compiles, for the table's process to load
     compile_storage(TINY)  # likewise, from the argument types alone
-    for function in (advance, _end_round, new_game, start_round, table_is_sound, store_table, game_results, game_log,
-                     engine_draw_hierarchical):
+    for function in (advance, _end_round, new_game, new_table, new_desk, start_round, table_is_sound, store_table,
+                     game_results, game_log, engine_draw_hierarchical):
         versions = [key[0] for key in function._cache._cache_file._load_index()]  # numba's index of the cache
         if function in (advance, start_round):  # one version per serving order (a race game is compiled apart)
             orders = [str(version[2]) for version in versions]

@@ -60,7 +60,7 @@ def fight_state(seed: int, alive: int = 8):
     """A set4 table at round 20 with random units (level 6), HPs and ``alive`` seats, prepared for its fights
     (game_combat.prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
     generator = np.random.default_rng(seed)
-    table = game_state.new_table(SET4)
+    table = game_state.fresh_table(SET4)
     table.level[:] = 6
     for seat in range(8):
         count = int(generator.integers(1, 7))
@@ -156,7 +156,7 @@ def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outsid
     is memoized (0 marks a term not computed yet: none is 0); a fractional difference, one beyond the memo and a table without a memo compute it."""
     import math
 
-    table = game_state.new_table(SET4)
+    table = game_state.fresh_table(SET4)
     hp = SET4.starting_hp
     scale = game_stats.STANDING_SCALE * hp
     assert table.standing_terms.shape == (2 * hp + 1,) and not table.standing_terms.any()

@@ -27,7 +27,7 @@ from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action
 from autodup.game.rounds import _refresh_by_race
 from autodup.game.rules import rules_of
-from autodup.game.state import conservation_holds, copy_flat, new_table
+from autodup.game.state import conservation_holds, copy_flat, fresh_table, new_table
 from autodup.game.units import add_unit
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
@@ -575,7 +575,7 @@ def test_selling_returns_cost_times_copies_and_every_copy(star, tier):
     cost = int(CONFIG.tier_cost[tier])
     champion = int(CONFIG.tier_start[tier])
     other = int(CONFIG.tier_start[tier] + 1)
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     table.level[0] = 9
     table.gold[0] = 7
     _give(table, 0, champion, copies)

@@ -11,7 +11,7 @@ from autodup.game.config import load_config
 from autodup.game.legality import apply_action
 from autodup.game.rounds import start_round
 from autodup.game.rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_EVENTS, rules_of
-from autodup.game.state import new_table
+from autodup.game.state import fresh_table
 from autodup.game.units import add_unit
 
 HAYSTACK = DEALERS["haystack"].code
@@ -36,7 +36,7 @@ def give(table, seat, champion, n=1):
 
 
 def test_income_interest_and_streak_gold_at_round_start():
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     table.gold[0], table.streak[0] = 25, 4    # interest 2, a 4-win streak pays 2
     table.gold[1], table.streak[1] = 55, -5   # interest 5 (the cap), a 5-loss streak pays 3
     table.gold[2], table.streak[2] = 9, 1     # no interest, no streak gold
@@ -49,7 +49,7 @@ def test_income_interest_and_streak_gold_at_round_start():
 
 
 def test_buying_xp_levels_up_and_carries_the_rest():
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     table.level[0], table.xp[0], table.gold[0] = 3, 5, 10
     assert act(table, 0, ACTION_BUY_XP)       # 5 + 4 = 9 >= 6 to reach level 4
     assert (table.level[0], table.xp[0], table.gold[0]) == (4, 3, 6)
@@ -59,7 +59,7 @@ def test_buying_xp_levels_up_and_carries_the_rest():
 
 
 def test_three_of_a_kind_combine_and_selling_returns_every_copy():
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     give(table, 0, GAREN, 3)
     assert table.n_units[0] == 1 and table.unit_star[0, 0] == 2
     give(table, 0, GAREN, 6)
@@ -71,7 +71,7 @@ def test_three_of_a_kind_combine_and_selling_returns_every_copy():
 
 
 def test_a_full_bench_buys_only_what_completes_a_combine():
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     capacity = RULES.bench_size + RULES.level_board_size[1]
     others = [c for c in range(len(CONFIG.champion_names)) if c not in (ZED, GAREN)][:capacity - 2]
     for c in others:
@@ -88,7 +88,7 @@ def test_a_full_bench_buys_only_what_completes_a_combine():
 
 
 def test_a_locked_shop_survives_one_refresh():
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     start_round(RULES, HAYSTACK, ORDER_EVENTS, EVENTS_BY_SEAT, table, 0, SEEDS, EVENTS)
     shop = table.shops[0].copy()
     assert act(table, 0, ACTION_LOCK)
@@ -99,7 +99,7 @@ def test_a_locked_shop_survives_one_refresh():
 
 
 def test_combat_damage_gold_and_streaks():
-    table = new_table(RULES)
+    table = fresh_table(RULES)
     table.level[:2] = 5
     give(table, 0, CONFIG.champion_names.index("Zilean"), 9)  # a 3-star 5-cost: overwhelming
     give(table, 1, GAREN)
@@ -133,7 +133,7 @@ def test_race_serving_order_deals_each_seat_by_its_own_odds():
     for trial in range(2500):
         seeds = SEEDS + np.uint64(8 * 1_000_003 * (trial + 1))
         for order in tiers:
-            table = new_table(RULES)
+            table = fresh_table(RULES)
             table.level[:] = levels
             start_round(RULES, HAYSTACK, order, EVENTS_BY_SEAT, table, 0, seeds, np.uint64(trial))  # no passive XP yet
             for seat in range(8):

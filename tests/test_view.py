@@ -18,7 +18,7 @@ from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOADED_ROLL, 
 from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action
 from autodup.game.rules import rules_of, stage_positions
-from autodup.game.state import Table, new_desk, new_table
+from autodup.game.state import Table, fresh_desk, fresh_table
 from autodup.game.turn import _fill_view
 from autodup.game.units import add_unit
 from autodup.game.view import VIEW, VIEW_FIELDS, VIEW_NAMES
@@ -77,7 +77,7 @@ def copy_table(table):
 
 def random_state(rules, rng):
     """A table whose seat 0 has random gold, level, units (pairs likely), shop, pool and loaded roll."""
-    table = new_table(rules)
+    table = fresh_table(rules)
     n = rules.champion_copies.shape[0]
     few = rng.choice(n, size=min(n, 4), replace=False)  # units and shops drawn from few champions: pairs, combines
     level = int(rng.integers(1, rules.max_level + 1))
@@ -98,7 +98,7 @@ def random_state(rules, rng):
 
 
 def view_of(rules, table, round_index=5):
-    desk = new_desk(rules, table, 0)
+    desk = fresh_desk(rules, table, 0)
     _fill_view(rules, table, desk, 0, round_index, SEEDS[0], rules.players, 0, 0)
     return desk.me[0].copy()
 
@@ -177,7 +177,7 @@ def test_a_full_bench_still_buys_the_third_copy_unless_the_pool_is_dry():
     """The states the old restated rule got wrong: a pair completes with a full bench, a dry pool refuses."""
     for config in (load_config(ROOT / "configs" / "tiny.yaml"), edited("tiny", stay_in_pool)):
         rules = rules_of(config)
-        table = new_table(rules)
+        table = fresh_table(rules)
         capacity = rules.bench_size + rules.level_board_size[1]
         add_unit(rules, table, 0, 0)
         add_unit(rules, table, 0, 0)
@@ -218,7 +218,7 @@ def test_the_view_knows_each_rounds_place_in_its_stage(name):
     if expected[-1][1] != expected[-1][2]:  # max_rounds cuts the last stage short: it counts what is left
         cut = expected[-1][1]
         expected = expected[:-cut] + [(s, r, cut) for s, r, _ in expected[-cut:]]
-    table = new_table(rules)
+    table = fresh_table(rules)
     for round_index in range(0, config.max_rounds, 3):
         me = view_of(rules, table, round_index)
         assert (me[bots.STAGE], me[bots.ROUND_IN_STAGE], me[bots.STAGE_ROUNDS]) == expected[round_index]
@@ -230,7 +230,7 @@ def test_the_view_knows_each_rounds_place_in_its_stage(name):
 
 def curve(config, rounds):
     rules = rules_of(config)
-    table = new_table(rules)
+    table = fresh_table(rules)
     return [bots.curve_level(view_of(rules, table, r)) for r in range(rounds)]
 
 

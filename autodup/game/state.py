@@ -8,13 +8,14 @@ import numpy as np
 from numba import njit
 
 from ..array_allocation import filled
+from ..internal_kernels import internal_kernel
 from .rules import game_inline, game_kernel
 from .shop import copies_of_star
 from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
 
 __all__ = ["GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk", "largest", "as_floats",
-           "seat_numbers", "new_table", "new_desk", "copy_flat",
+           "seat_numbers", "new_table", "fresh_table", "new_desk", "fresh_desk", "copy_flat",
            "capacity_of", "conservation_holds", "unit_terms_hold", "table_is_sound"]
 
 
@@ -145,9 +146,14 @@ def seat_numbers(players):
     return numbers
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def new_table(rules, trace_draws=0):
-    """Fresh state for one table (arrays sized by the rules); each seat's first ``trace_draws`` draws are traced."""
+# Only compiled code calls new_table and new_desk (from Python: fresh_table, fresh_desk): in a cold start's
+# table process they build no Python wrapper and no machine code of their own (1-1.5 s; docs/performance.md).
+@internal_kernel
+def new_table(rules, trace_draws):
+    """Fresh state for one table (arrays sized by the rules); each seat's first ``trace_draws`` draws are traced.
+
+    Compiled code calls it; from Python, :func:`fresh_table`.
+    """
     players = rules.players
     n = rules.champion_copies.shape[0]
     n_tiers = rules.tier_cost.shape[0]
@@ -197,9 +203,12 @@ def new_table(rules, trace_draws=0):
     )
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@internal_kernel
 def new_desk(rules, table, n_params):
-    """Fresh policy workspaces for a table (see :data:`Desk`); ``memory`` starts at zero."""
+    """Fresh policy workspaces for a table (see :data:`Desk`); ``memory`` starts at zero.
+
+    Compiled code calls it; from Python, :func:`fresh_desk`.
+    """
     players = rules.players
     return Desk(
         filled((players, VIEW_FIELDS), 0, np.int64), filled(table.shops.shape, 0, table.shops.dtype),
@@ -210,6 +219,18 @@ def new_desk(rules, table, n_params):
         filled((players,) + rules.trait_breakpoints.shape, 0, np.int64), filled((players, n_params), 0.0, np.float64),
         filled((players, MEMORY_SIZE), 0, np.int64),
     )
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def fresh_table(rules, trace_draws=0):
+    """:func:`new_table` for a Python caller (the game's own compiled version: ``trace_draws`` passed as int64)."""
+    return new_table(rules, np.int64(trace_draws))
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def fresh_desk(rules, table, n_params):
+    """:func:`new_desk` for a Python caller."""
+    return new_desk(rules, table, np.int64(n_params))
 
 
 @game_inline

@@ -19,7 +19,7 @@ import functools
 from collections import namedtuple
 
 import numpy as np
-from numba import cfunc, njit
+from numba import cfunc, njit, typeof, types
 
 from ..array_allocation import filled
 from ..engine.kernels import ENGINE_COUNT
@@ -421,11 +421,15 @@ def compile_round_end(rules) -> None:
     processes). The argument types are those :func:`play_table` passes, so
     that the cached code is the code it uses.
     """
-    table = new_table(rules, 0)  # as new_game calls it (trace_draws an int64): the version the table's process compiles
-    table_is_sound(rules, table)
+    # The table's type as new_game makes it (trace_draws an int64), from the version the table's process compiled
+    # first (or compiles: this process then waits for it); a table built here would compile a Python entry to it.
+    new_table.compile((typeof(rules), types.int64))
+    table = new_table.overloads[(typeof(rules), types.int64)].signature.return_type
+    compile_for(table_is_sound, rules, table)
     largest_board = rules.level_board_size.max()
+    capacity = rules.bench_size + largest_board + 1  # a unit row's length (new_table)
     compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),
-                rules.players, rules.players, np.zeros(table.unit_champion.shape[1], dtype=np.int64),
+                rules.players, rules.players, np.zeros(capacity, dtype=np.int64),
                 np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
                 np.full((rules.players, largest_board), -1, dtype=np.int16),
                 np.zeros((rules.players, largest_board), dtype=np.int8))

@@ -25,7 +25,7 @@ from ..errors import UsageError
 from ..game.actions import ACTION_BUY, ACTION_REROLL
 from ..game.legality import apply_action
 from ..game.shop import tier_weights
-from ..game.state import new_table
+from ..game.state import fresh_table
 from ..game.units import remove_unit
 from .odds import (
     CHUNK_TRIALS,
@@ -72,7 +72,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
     seed : uint64
         The seed tree's root; trial ``t`` is ``derive_seed(seed, LABEL_TRIAL, first_trial + t)``.
     table : autodup.game.state.Table
-        A table of ``rules`` (:func:`autodup.game.state.new_table`), reset by each trial.
+        A table of ``rules`` (:func:`autodup.game.state.fresh_table`), reset by each trial.
     seat_seeds : uint64 (players,)
         Working space for the trial's seat seeds.
     first_trial, trials : int
@@ -326,7 +326,7 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
         return counts
 
     def working_space():
-        return (new_table(rules, 0), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
+        return (fresh_table(rules, 0), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
                 np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64),
                 np.zeros(rules.players * (pool.shape[0] + config.n_tiers), dtype=np.uint64),
                 np.zeros((config.n_tiers, VALUES_AHEAD), dtype=np.uint64), np.full(config.n_tiers, -1, dtype=np.int64))
