@@ -460,21 +460,32 @@ def _claim_path(cache, signature) -> Path | None:
     return Path(f"{cache._cache_file._index_path}.{digest}.claim")
 
 
-def _claim_is_live(claim: Path) -> bool:
-    """Whether ``claim`` exists, younger than :data:`CLAIM_SECONDS`, of a process still running."""
+def _process_identity(pid: int) -> str:
+    """``pid`` and its process's start time (Linux's ``/proc``; the pid alone elsewhere): a pid alone may be
+    another process's after a restart (a container's pids start again at 1), the pair is not."""
     try:
-        text, age = claim.read_text(), time.time() - claim.stat().st_mtime
+        return f"{pid} {Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19]}"
+    except (OSError, IndexError):
+        return str(pid)
+
+
+def _claim_is_live(claim: Path) -> bool:
+    """Whether ``claim`` exists, younger than :data:`CLAIM_SECONDS`, of another process still running."""
+    try:
+        text, age = claim.read_text().strip(), time.time() - claim.stat().st_mtime
     except OSError:
         return False  # gone
     if age >= CLAIM_SECONDS:
         return False
-    if not text.strip().isdigit():
+    if not text:
         return True  # being written
-    pid = int(text)
-    if pid == os.getpid():
+    words = text.split()
+    if not words[0].isdigit() or int(words[0]) == os.getpid():
         return False
+    if len(words) > 1:
+        return _process_identity(int(words[0])) == text
     try:
-        os.kill(pid, 0)
+        os.kill(int(words[0]), 0)
     except ProcessLookupError:
         return False
     except PermissionError:
@@ -513,7 +524,7 @@ def _load_or_claim(cache, signature, target_context):
         except OSError:
             return None  # a read-only cache: compile without claiming
         with os.fdopen(handle, "w") as file:
-            file.write(str(os.getpid()))
+            file.write(_process_identity(os.getpid()))
         _held_claims.add(claim)
         # Saved by another process between the load above and the claim.
         loaded = _load(cache, signature, target_context)

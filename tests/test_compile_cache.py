@@ -324,12 +324,13 @@ _CLAIMED = """
 import subprocess, sys, threading, time
 import numpy as np
 from numba import typeof
-from autodup.compile_cache import _claim_path, compiled_signatures
+from autodup.compile_cache import _claim_path, _process_identity, compiled_signatures
 from autodup.engine.rng import uniform_from_bits
 claim = _claim_path(uniform_from_bits._cache, (typeof(np.uint64(1)),))
 holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(HOLD)"])
 threading.Thread(target=holder.wait).start()  # reaped when it ends, as a pool reaps its workers
-claim.write_text(str(holder.pid if LIVE else 2 ** 22 + 12345))
+claim.write_text({"live": _process_identity(holder.pid), "gone": str(2 ** 22 + 12345),
+                  "reused": f"{holder.pid} 1"}["CASE"])  # reused: the pid's process started at another time
 start = time.perf_counter()
 uniform_from_bits(np.uint64(1))
 waited = time.perf_counter() - start
@@ -342,15 +343,15 @@ print(round(waited, 1), left, len(compiled_signatures(uniform_from_bits)))
 """
 
 
-@pytest.mark.parametrize("live", [True, False], ids=["live", "gone"])
-def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_taken_over(tmp_path, live):
+@pytest.mark.parametrize("case", ["live", "gone", "reused"])
+def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_taken_over(tmp_path, case):
     """A cold start compiles the game in two processes, each reaching functions the other compiles. Before
     compiling a version of a package function a process claims it (a file beside numba's index, holding its
     pid); another that misses it meanwhile waits for the claim to go, then loads it instead of compiling it a
     second time. Here a claim held by a live process holds the compile back until that process ends (then it is
-    taken over); one whose process is gone is taken over at once. No claim is left behind, a failed compile's
-    included."""
-    code = _CLAIMED.replace("HOLD", "3").replace("LIVE", str(live))
+    taken over); one whose process is gone, or whose pid is now another process's, is taken over at once. No claim
+    is left behind, a failed compile's included."""
+    code = _CLAIMED.replace("HOLD", "3").replace("CASE", case)
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT,
                             env=environment)
@@ -358,4 +359,4 @@ def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_
     line = result.stdout.strip().splitlines()[-1]
     assert line.endswith("[] 1"), line  # no claim left behind, and the function compiled (once)
     waited = float(line.split()[0])
-    assert waited >= 2.0 if live else waited < 2.0, line
+    assert waited >= 2.0 if case == "live" else waited < 2.0, line
