@@ -45,6 +45,7 @@ def filled(typingctx, shape, value, dtype):
     shape : int or tuple of int
         Each size at least 0 (``ValueError`` otherwise).
     value : number or bool
+        Representable in ``dtype`` (not checked: -1 in an unsigned type wraps, where numpy raises).
     dtype : a numpy scalar type (``np.int64``) or an array's ``.dtype``
 
     Returns

@@ -66,7 +66,7 @@ except ImportError:  # Windows: no advisory locks; commands compile side by side
     fcntl = None
 
 __all__ = ["is_cached", "compiled_signatures", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
-           "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS",
+           "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_WRITING_SECONDS",
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
@@ -431,6 +431,8 @@ _NUMBA_COMPILE = Dispatcher.compile
 # A claim older than this, or held by a process that is gone, is taken over: its compile failed or was killed.
 CLAIM_SECONDS = 600.0
 CLAIM_POLL_SECONDS = 0.05
+# An empty claim is being written; one left empty (its process killed in between) is taken over after this.
+CLAIM_WRITING_SECONDS = 5.0
 _held_claims = set()
 
 
@@ -456,6 +458,8 @@ def _claim_path(cache, signature) -> Path | None:
     locator = getattr(getattr(cache, "_impl", None), "locator", None)
     if not isinstance(locator, FingerprintCacheLocator) or not is_package_module(cache._py_func.__module__):
         return None
+    if os.name == "nt":  # no way here to tell a live process (os.kill(pid, 0) sends Ctrl+C): compile unclaimed
+        return None
     digest = hashlib.sha256(str(signature).encode()).hexdigest()[:16]
     return Path(f"{cache._cache_file._index_path}.{digest}.claim")
 
@@ -478,7 +482,7 @@ def _claim_is_live(claim: Path) -> bool:
     if age >= CLAIM_SECONDS:
         return False
     if not text:
-        return True  # being written
+        return age < CLAIM_WRITING_SECONDS  # being written, unless its process died in between
     words = text.split()
     if not words[0].isdigit() or int(words[0]) == os.getpid():
         return False
@@ -520,6 +524,7 @@ def _load_or_claim(cache, signature, target_context):
             with contextlib.suppress(OSError):  # stale (its process gone): take it over
                 if claim.exists() and not _claim_is_live(claim):
                     claim.unlink()
+            time.sleep(CLAIM_POLL_SECONDS)  # should the claim stay (a file that cannot be removed): no busy loop
             continue
         except OSError:
             return None  # a read-only cache: compile without claiming
@@ -535,10 +540,12 @@ def _load_or_claim(cache, signature, target_context):
 
 
 def _release(claim: Path | None) -> None:
+    """Remove this process's ``claim``, unless another process has taken it over since (see :data:`CLAIM_SECONDS`)."""
     if claim is not None and claim in _held_claims:
         _held_claims.discard(claim)
         with contextlib.suppress(OSError):
-            claim.unlink()
+            if claim.read_text().strip() == _process_identity(os.getpid()):
+                claim.unlink()
 
 
 def _save_and_release(cache, signature, data):

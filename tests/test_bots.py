@@ -203,6 +203,7 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("does_not_compile.py", "decide cannot be compiled (line 12): Unknown attribute 'gold'"),
     ("returns_text.py", "decide returns Literal[str](buy everything), not an answer: return buy(slot)"),
     ("returns_float.py", "decide returns float64, not an answer: return buy(slot)"),
+    ("only_raises.py", "decide cannot be compiled (line 13): Unsupported constraint encountered: raise"),
     ("plain_helper.py", "decide calls rich(), a plain Python function: decorate it with @helper"),
     ("allocates_array.py", "decide allocates a list or an array (line 15): a policy cannot allocate"),
     ("allocates_list.py", "decide allocates a list or an array (line 13): a policy cannot allocate"),

@@ -321,7 +321,7 @@ def test_one_process_compiles_at_a_time_and_a_killed_holder_frees_the_lock(tmp_p
 
 
 _CLAIMED = """
-import subprocess, sys, threading, time
+import os, subprocess, sys, threading, time
 import numpy as np
 from numba import typeof
 from autodup.compile_cache import _claim_path, _process_identity, compiled_signatures
@@ -329,8 +329,11 @@ from autodup.engine.rng import uniform_from_bits
 claim = _claim_path(uniform_from_bits._cache, (typeof(np.uint64(1)),))
 holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(HOLD)"])
 threading.Thread(target=holder.wait).start()  # reaped when it ends, as a pool reaps its workers
+# reused: the pid's process started at another time
 claim.write_text({"live": _process_identity(holder.pid), "gone": str(2 ** 22 + 12345),
-                  "reused": f"{holder.pid} 1"}["CASE"])  # reused: the pid's process started at another time
+                  "reused": f"{holder.pid} 1", "empty": ""}["CASE"])
+if "CASE" == "empty":  # its process killed between creating it and writing it, 10 s ago
+    os.utime(claim, (time.time() - 10, time.time() - 10))
 start = time.perf_counter()
 uniform_from_bits(np.uint64(1))
 waited = time.perf_counter() - start
@@ -343,14 +346,15 @@ print(round(waited, 1), left, len(compiled_signatures(uniform_from_bits)))
 """
 
 
-@pytest.mark.parametrize("case", ["live", "gone", "reused"])
+@pytest.mark.parametrize("case", ["live", "gone", "reused", "empty"])
 def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_taken_over(tmp_path, case):
     """A cold start compiles the game in two processes, each reaching functions the other compiles. Before
     compiling a version of a package function a process claims it (a file beside numba's index, holding its
     pid); another that misses it meanwhile waits for the claim to go, then loads it instead of compiling it a
     second time. Here a claim held by a live process holds the compile back until that process ends (then it is
-    taken over); one whose process is gone, or whose pid is now another process's, is taken over at once. No claim
-    is left behind, a failed compile's included."""
+    taken over); one whose process is gone, or whose pid is now another process's, or left empty seconds ago (its
+    process killed while writing it), is taken over at once. No claim is left behind, a failed compile's
+    included."""
     code = _CLAIMED.replace("HOLD", "3").replace("CASE", case)
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT,

@@ -113,7 +113,12 @@ class _PolicyCallback(CFunc):
         # Read from the compiled code, not typed again alone: typing decide alone compiled every helper it calls
         # as a function of its own (the callback inlines them), 3 s of a cold start's eight bots.
         returned = _returned_type(result)
-        _check_returned_type(function, _typed_alone(function) if returned is None else returned)
+        if returned is None:  # no return compiled (a decide that only raises, say): as typed alone, explained
+            try:
+                returned = _typed_alone(function)
+            except Exception as error:
+                raise PolicyError(explain_compile_error(error, function)) from None
+        _check_returned_type(function, returned)
         return result
 
 
