@@ -65,7 +65,7 @@ try:
 except ImportError:  # Windows: no advisory locks; commands compile side by side
     fcntl = None
 
-__all__ = ["is_cached", "compiled_signatures", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
+__all__ = ["compiled_signatures", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
            "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_WRITING_SECONDS",
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
@@ -304,16 +304,6 @@ def compile_lock(waiting=None):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def is_cached(function) -> bool:
-    """Whether this version's cache holds compiled code of ``function`` (a jitted function of the package)."""
-    folder = _folder()
-    module = function.py_func.__module__
-    if folder is None:
-        return False
-    stem = module.rpartition(".")[2]
-    return any((folder / Path(*module.split("."))).glob(f"{stem}.{function.py_func.__qualname__}-*.nbi"))
-
-
 def compiled_signatures(function) -> list:
     """The argument types of each version of ``function`` (a jitted function of the package) in this version's
     cache, as numba's index of its cache file lists them."""
@@ -503,7 +493,7 @@ def _load_or_claim(cache, signature, target_context):
     A cold start compiles the game in two processes (and a run's workers may
     compile beside them), each reaching some functions the other compiles.
     Before compiling a version of a package function, a process claims it
-    (a file beside numba's index, holding its pid); another process that
+    (a file beside numba's index, holding its pid and start time); another that
     misses the same version meanwhile waits for the claim to go and loads
     what the first saved, instead of compiling it a second time. The call
     graph has no cycles, so two processes never wait on each other; a claim
