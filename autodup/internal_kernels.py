@@ -21,7 +21,7 @@ from __future__ import annotations
 from numba import typeof, types
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["InternalDispatcher", "internal_kernel", "compile_for"]
+__all__ = ["InternalDispatcher", "internal_kernel", "compile_for", "compiled_return_type"]
 
 
 class InternalDispatcher(CPUDispatcher):
@@ -51,3 +51,9 @@ def compile_for(dispatcher, *arguments) -> None:
     an argument that is a numba type stands for itself (a value of it, such as the game's table, need not be built)."""
     dispatcher.compile(tuple(argument if isinstance(argument, types.Type) else typeof(argument)
                              for argument in arguments))
+
+
+def compiled_return_type(dispatcher, argument_types: tuple):
+    """Compile ``dispatcher`` for ``argument_types`` (numba types; or load it from the cache); its return type."""
+    dispatcher.compile(argument_types)
+    return dispatcher.overloads[argument_types].signature.return_type

@@ -43,6 +43,7 @@ from ..driver_linking import optimised_before_linking
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
 from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, LABEL_TRAINING_BOARD, derive_seed_kernel
 from ..errors import UsageError
+from ..internal_kernels import compiled_return_type
 from .cursor import CURSOR_VIOLATIONS
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
@@ -420,9 +421,9 @@ def compile_storage(rules) -> None:
     from .value import VALUE_FEATURES, corrections_of_boards
 
     rules_type = typeof(rules)
-    game_type = _compiled_return_type(new_game, (rules_type, types.int64, types.int64))
-    results_type = _compiled_return_type(game_results, (rules_type, game_type))
-    log_type = _compiled_return_type(game_log, (game_type,))
+    game_type = compiled_return_type(new_game, (rules_type, types.int64, types.int64))
+    results_type = compiled_return_type(game_results, (rules_type, game_type))
+    log_type = compiled_return_type(game_log, (game_type,))
     unsound_type = _field_type(game_type, "cursor").dtype  # the driver passes game.cursor[CURSOR_VIOLATIONS]
     arrays = new_board_arrays(rules, 1, 1, 0)
     (results, _, violations, shop_offsets, shop_values, state_values, final_champion, final_star, offers, bought,
@@ -441,18 +442,12 @@ def _field_type(named_tuple_type, field: str):
     return named_tuple_type[named_tuple_type.fields.index(field)]
 
 
-def _compiled_return_type(dispatcher, argument_types: tuple):
-    """Compile ``dispatcher`` for ``argument_types`` (or load it from the cache); its return type."""
-    dispatcher.compile(argument_types)
-    return dispatcher.overloads[argument_types].signature.return_type
-
-
 def compile_table(rules, order: str = "events") -> None:
     """Compile the table (and save it in the cache) by playing one board with a policy that always ends its turn.
 
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
-    process while another compiles the bots, then the shop's draw and the round's end
+    process while another compiles the bots, then the round's end
     (:func:`autodup.game.table.compile_round_end`) and the storage (:func:`compile_storage`), instead of in
     every worker.
     """

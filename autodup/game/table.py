@@ -23,7 +23,7 @@ from numba import cfunc, njit, typeof, types
 
 from ..array_allocation import filled
 from ..engine.kernels import ENGINE_COUNT
-from ..internal_kernels import compile_for, internal_kernel
+from ..internal_kernels import compile_for, compiled_return_type, internal_kernel
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fights, prepare_fights, rank_seats
 from .cursor import (
@@ -423,13 +423,12 @@ def compile_round_end(rules) -> None:
     """
     # The table's type as new_game makes it (trace_draws an int64), from the version the table's process compiled
     # first (or compiles: this process then waits for it); a table built here would compile a Python entry to it.
-    new_table.compile((typeof(rules), types.int64))
-    table = new_table.overloads[(typeof(rules), types.int64)].signature.return_type
+    table = compiled_return_type(new_table, (typeof(rules), types.int64))
     compile_for(table_is_sound, rules, table)
     largest_board = rules.level_board_size.max()
-    capacity = rules.bench_size + largest_board + 1  # a unit row's length (new_table)
+    # Only the arguments' types count: the game's scratch row of a unit per slot is an int64 row like any.
     compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),
-                rules.players, rules.players, np.zeros(capacity, dtype=np.int64),
+                rules.players, rules.players, np.zeros(0, dtype=np.int64),
                 np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
                 np.full((rules.players, largest_board), -1, dtype=np.int16),
                 np.zeros((rules.players, largest_board), dtype=np.int8))
