@@ -27,7 +27,7 @@ compiled again and overwritten, for the package's functions and for bots.
 
 Each version of a package function is compiled once across processes: a
 process claims it before compiling it (a file beside numba's index, holding
-its pid), and another that needs it meanwhile waits for the claim to go and
+its pid and start time), and another that needs it meanwhile waits for the claim to go and
 loads it (see :func:`_load_or_claim`). A cold start's two processes each
 reach functions the other compiles, and without it compiled them a second
 time whenever they got there first (2-3 s each time).

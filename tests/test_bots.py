@@ -1,9 +1,6 @@
 """Bots: loading and its errors, the bot check on every shipped bot and on deliberately bad ones,
 parameters, the decision encoding, and the roster's strength spread."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +21,8 @@ from autodup.game.rules import ORDER_EVENTS, rules_of
 from autodup.game.stats import RESULT_COLUMNS
 from autodup.game.table import play_table
 from autodup.game.view import MAX_PLAYERS
+
+from .python_runs import run_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SET4_CONFIG = load_config(ROOT / "configs" / "set4.yaml")
@@ -233,11 +232,7 @@ def test_a_policy_compiles_the_helpers_it_calls_inside_itself_only(tmp_path):
     """What ``decide`` returns is read from its own compiled code. Typed alone first, as the check once did it, each
     helper it calls compiled as a function of its own too (the callback inlines them): 3 s of a cold start's eight
     bots. In a fresh cache, loading bots that call a dozen helpers compiles none of them alone."""
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
-    result = subprocess.run([sys.executable, "-c", _HELPERS_COMPILED_ALONE], capture_output=True, text=True,
-                            timeout=600, cwd=ROOT, env=environment)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split("\n")[-2] == "[]", result.stdout
+    assert run_in(ROOT, tmp_path / "cache", _HELPERS_COMPILED_ALONE)[-1] == "[]"
 
 
 def test_unknown_bots_and_parameters_are_refused():

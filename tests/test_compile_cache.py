@@ -12,6 +12,8 @@ import pytest
 
 from autodup import compile_cache
 
+from .python_runs import run_in
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # Draws through a kernel of kernels.py that inlines rng.py's uniform: numba's own cache, keyed on each
@@ -27,17 +29,6 @@ for seed in range(40):
     draws.append(kernels.engine_draw(kernels.ENGINE_PLAIN, np.uint64(seed), counter, needles, count, weights))
 print(CODE_FINGERPRINT, *draws)
 """
-
-
-def run_in(package_root: Path, cache, code: str):
-    """Run ``code`` with the package at ``package_root``, compiled code cached under ``cache`` (None: as usual)."""
-    environment = {**os.environ, "PYTHONPATH": str(package_root)}
-    if cache is not None:
-        environment["AUTODUP_CACHE_DIR"] = str(cache)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                            cwd=package_root, env=environment)
-    assert result.returncode == 0, result.stderr
-    return result.stdout.split()
 
 
 def version_folders(cache: Path) -> list:
@@ -355,12 +346,6 @@ def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_
     taken over); one whose process is gone, or whose pid is now another process's, or left empty seconds ago (its
     process killed while writing it), is taken over at once. No claim is left behind, a failed compile's
     included."""
-    code = _CLAIMED.replace("HOLD", "3").replace("CASE", case)
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                            env=environment)
-    assert result.returncode == 0, result.stderr
-    line = result.stdout.strip().splitlines()[-1]
-    assert line.endswith("[] 1"), line  # no claim left behind, and the function compiled (once)
-    waited = float(line.split()[0])
-    assert waited >= 2.0 if case == "live" else waited < 2.0, line
+    waited, left, versions = run_in(ROOT, tmp_path / "cache", _CLAIMED.replace("HOLD", "3").replace("CASE", case))
+    assert (left, versions) == ("[]", "1")  # no claim left behind, and the function compiled (once)
+    assert float(waited) >= 2.0 if case == "live" else float(waited) < 2.0, waited

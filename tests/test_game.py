@@ -1,8 +1,5 @@
 """The jitted table: conservation and termination over many games, shop statistics, loaded rolls, loot."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +32,7 @@ from autodup.game.table import (
 from autodup.labs.odds import RollQuestion, resolve
 from autodup.labs.odds_simulation import simulate_odds
 
+from .python_runs import run_in
 from .stats_helpers import P_FLOOR, goodness_of_fit, same_distribution
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -373,11 +371,7 @@ def test_the_events_order_compiles_no_race(tmp_path):
     so a game of that order (every run's) is compiled without the race's refresh, 3.8 s of a cold start's
     critical process. In a fresh cache, the round's start compiled for the events order leaves the race
     uncompiled; compiled for the race, it compiles it."""
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
-    result = subprocess.run([sys.executable, "-c", _ROUND_START_OF_EACH_ORDER], capture_output=True, text=True,
-                            timeout=600, cwd=ROOT, env=environment)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["0", "1"], result.stdout
+    assert run_in(ROOT, tmp_path / "cache", _ROUND_START_OF_EACH_ORDER) == ["0", "1"]
 
 
 def test_a_run_compiles_the_game_above_advance_once():
