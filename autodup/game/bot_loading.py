@@ -159,7 +159,7 @@ def load_bot(spec: str) -> Bot:
     if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
             not isinstance(k, str) or isinstance(v, str) or finite_number(v) is None for k, v in defaults.items()):
         raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
-    if not isinstance(decide, CFunc) or decide._sig != POLICY_SIGNATURE:
+    if not isinstance(decide, CFunc) or getattr(decide, "_decide_signature", None) != POLICY_SIGNATURE:
         raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
     beyond = [k for k in constant_parameter_reads(decide.__wrapped__) if k >= len(defaults)]
     if beyond:

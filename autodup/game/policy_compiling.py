@@ -7,6 +7,7 @@ is handed (:func:`explain_compile_error` says each in the README's words).
 
 from __future__ import annotations
 
+import contextlib
 import dis
 import linecache
 import re
@@ -16,6 +17,7 @@ from numba.core.ccallback import CFunc
 from numba.core.compiler_lock import global_compiler_lock
 
 from ..errors import PolicyError, first_line, without_colours
+from .policy_frames import FRAME_SIGNATURE, create_frame_wrapper
 from .view import POLICY_SIGNATURE
 
 __all__ = ["ANSWERS_TEXT", "explain_compile_error", "policy"]
@@ -84,16 +86,25 @@ class _PolicyCallback(CFunc):
     aborts the process (``LLVM ERROR: Symbol not found: .numba.unresolved$``).
     Such a policy is compiled afresh in each process instead of being saved.
     (A damaged cache entry is compiled again: see :mod:`autodup.compile_cache`.)
+
+    ``decide`` is compiled (and cached) with its arrays' signature,
+    ``POLICY_SIGNATURE``; the callback takes a frame that locates them
+    (``FRAME_SIGNATURE``, what numba's first-class functions see in ``_sig``;
+    see :mod:`autodup.game.policy_frames`).
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._decide_signature, self._sig = self._sig, FRAME_SIGNATURE
 
     @global_compiler_lock
     def compile(self):
-        result = self._cache.load_overload(self._sig, self._targetdescr.target_context)
+        result = self._cache.load_overload(self._decide_signature, self._targetdescr.target_context)
         if result is None:
             result = self._compile_uncached()
             _, _, (object_code, *_) = result.library.serialize_using_object_code()
             if _UNRESOLVED_SYMBOL not in object_code:
-                self._cache.save_overload(self._sig, result)
+                self._cache.save_overload(self._decide_signature, result)
         else:
             self._cache_hits += 1
         self._library = result.library
@@ -104,7 +115,8 @@ class _PolicyCallback(CFunc):
         function = self._pyfunc
         _refuse_print(function)
         try:
-            result = super()._compile_uncached()
+            with _frame_wrapper_for(self._targetdescr.target_context, function, self._decide_signature):
+                result = self._compiler.compile(self._decide_signature.args, self._decide_signature.return_type)
         except PolicyError:
             raise
         except Exception as error:  # numba's typing and lowering errors, said in the README's terms
@@ -120,6 +132,26 @@ class _PolicyCallback(CFunc):
                 raise PolicyError(explain_compile_error(error, function)) from None
         _check_returned_type(function, returned)
         return result
+
+
+@contextlib.contextmanager
+def _frame_wrapper_for(context, function, signature):
+    """While ``function`` compiles with ``signature``, its C wrapper takes a frame
+    (:func:`~autodup.game.policy_frames.create_frame_wrapper`); the functions numba compiles on the way (overloads
+    of builtins that ``decide`` calls) keep numba's own. The caller holds numba's compiler lock."""
+    numbas_wrapper = context.create_cfunc_wrapper
+
+    def create_wrapper(library, fndesc, env, call_helper):
+        if (fndesc.qualname == function.__qualname__ and fndesc.modname == function.__module__
+                and tuple(fndesc.argtypes) == tuple(signature.args)):
+            return create_frame_wrapper(context, library, fndesc, env, call_helper)
+        return numbas_wrapper(library, fndesc, env, call_helper)
+
+    context.create_cfunc_wrapper = create_wrapper
+    try:
+        yield
+    finally:
+        del context.create_cfunc_wrapper  # numba's method shows through again
 
 
 def _refuse_print(function) -> None:
@@ -188,7 +220,7 @@ def _check_returned_type(function, returned) -> None:
 
 
 def policy(function):
-    """Compile ``decide`` as a table policy: a C callback of ``POLICY_SIGNATURE``.
+    """Compile ``decide`` (of ``POLICY_SIGNATURE``) as a table policy: a C callback that takes a frame.
 
     A policy runs without the Numba runtime: it may not allocate arrays (keep
     state in ``memory``); functions it calls should be decorated with

@@ -21,12 +21,14 @@ from numba import njit, typed
 
 from ..arguments import MAX_INDEX, integer
 from ..arguments import seed as check_seed
+from ..array_allocation import filled
 from ..engine.dealers import dealer_named
 from ..errors import BotError, UsageError
 from .boards import check_order, table_seeds
 from .bot_loading import Bot, load_bot, seating
 from .cursor import CURSOR_PHASE, CURSOR_ROUND, CURSOR_ROUNDS, CURSOR_VIOLATIONS, CURSOR_WAITING, PHASE_OVER
 from .observation import Observations, action_layout, new_observations, observe_seat
+from .policy_frames import FRAME_WORDS, fill_frame, frame_pointer
 from .progress import new_progress
 from .rules import EVENT_ADDRESSING, ORDERS, Rules, rules_of
 from .table import TableLog, advance, check_table_arguments, end_every_turn, game_log, game_results, new_game
@@ -59,9 +61,13 @@ class SeatView(NamedTuple):
 @njit(cache=True, no_cfunc_wrapper=True)
 def call_policy(policy, me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
                 params, memory):
-    """A compiled policy's answer to a view (:class:`SeatView`'s fields): a bot asked from Python."""
-    return policy(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
-                  memory)
+    """A compiled policy's answer to a view (:class:`SeatView`'s fields): a bot asked from Python.
+
+    The arrays must be C-contiguous (the policy is handed them through a frame: :mod:`.policy_frames`)."""
+    frame = filled(FRAME_WORDS, 0, np.int64)
+    fill_frame(frame, me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
+               params, memory)
+    return policy(frame_pointer(frame))
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

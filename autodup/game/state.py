@@ -9,6 +9,7 @@ from numba import njit
 
 from ..array_allocation import filled
 from ..internal_kernels import internal_kernel
+from .policy_frames import FRAME_WORDS
 from .rules import game_inline, game_kernel
 from .shop import copies_of_star
 from .stats import LUCK, STATS
@@ -116,7 +117,7 @@ Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNI
 # (POLICY_SIGNATURE). Rows are seats.
 Desk = namedtuple("Desk", [
     "me", "shop", "unit_champion", "unit_star", "pool", "champion_cost", "champion_traits", "trait_breakpoints",
-    "params", "memory",
+    "params", "memory", "frames",
 ])
 
 @game_inline
@@ -217,7 +218,7 @@ def new_desk(rules, table, n_params):
         filled((players, table.pool.shape[0]), 0.0, np.float64), filled((players, table.pool.shape[0]), 0, np.int64),
         filled((players,) + rules.champion_traits.shape, 0, np.int64),
         filled((players,) + rules.trait_breakpoints.shape, 0, np.int64), filled((players, n_params), 0.0, np.float64),
-        filled((players, MEMORY_SIZE), 0, np.int64),
+        filled((players, MEMORY_SIZE), 0, np.int64), filled((players, FRAME_WORDS), 0, np.int64),
     )
 
 

@@ -44,6 +44,7 @@ from .cursor import (
     PHASE_ROUND_START,
     PHASE_TURNS,
 )
+from .policy_frames import FRAME_SIGNATURE
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_inline, game_internal
@@ -52,7 +53,6 @@ from .state import largest, new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
 from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turns
 from .units import record_final_board
-from .view import POLICY_SIGNATURE
 
 __all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "fresh_game", "check_table_arguments", "advance",
            "game_results", "game_log", "play_table", "play_table_inline", "stage_bucket", "end_every_turn",
@@ -305,7 +305,9 @@ def play_table(rules, dealer, order, seat_seeds, event_seed, policies, params, p
     seat_seeds : uint64 (players,)
     event_seed : uint64
     policies : tuple of MAX_PLAYERS policies
-        Compiled callbacks of ``POLICY_SIGNATURE``, one per bot (see
+        Compiled callbacks of ``FRAME_SIGNATURE``, one per bot (a bot's
+        ``decide``, of ``POLICY_SIGNATURE``, called through a frame: see
+        :mod:`autodup.game.policy_frames` and
         :func:`autodup.game.bot_loading.policy_tuple`).
     params : float64 (MAX_PLAYERS, P)
         Each bot's parameters.
@@ -387,8 +389,7 @@ def _end_round(rules, dealer, events, table, round_index, seat_seeds, event_seed
 # --------------------------------------------------------------------------
 
 
-def _end_every_turn(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints,
-                    params, memory):
+def _end_every_turn(frame):
     return encode_decision(ACTION_END, 0)
 
 
@@ -400,7 +401,7 @@ def end_every_turn():
     function a process loads sets up numba's code generator, about 0.8 s, which a command's own process
     (parsing, storing results, the summary) never needs.
     """
-    return cfunc(POLICY_SIGNATURE, cache=True)(_end_every_turn)
+    return cfunc(FRAME_SIGNATURE, cache=True)(_end_every_turn)
 
 
 def compile_round_end(rules) -> None:

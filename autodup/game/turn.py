@@ -8,6 +8,7 @@ from ..engine.rng import random_bits_pair
 from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
 from .cursor import CURSOR_POSITION, CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
+from .policy_frames import fill_frame, frame_pointer
 from .progress import PROGRESS_SEAT
 from .rules import STREAM_POLICY_KEY, game_inline, game_internal
 from .state import capacity_of, copy_flat, table_is_sound
@@ -182,8 +183,9 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
     the policy sees exactly its ``n_params`` parameters, so reading beyond
     them is an index error, not a silent zero. It reads the table's arrays
     and the rules' themselves, typed read-only, and its view ``me`` from the
-    desk. A seat played from outside (``outside``) has its view filled and
-    its arrays copied into the desk, then the turn stops with
+    desk, located by the seat's frame (:mod:`autodup.game.policy_frames`). A
+    seat played from outside (``outside``) has its view filled and its arrays
+    copied into the desk, then the turn stops with
     ``cursor[CURSOR_WAITING] = seat``; it resumes with ``has_decision`` and the
     seat's ``decision``, which is applied exactly as a policy's answer would be.
     Steps after which the table was unsound (``check`` only) are counted in
@@ -192,6 +194,11 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
     step, roll = cursor[CURSOR_STEP], cursor[CURSOR_ROLL]
     if outside and step == 0 and not has_decision:
         _lay_out_rules(rules, desk, seat, params)
+    frame = desk.frames[seat]
+    if not outside:  # the arrays it locates stay in place for the turn
+        fill_frame(frame, desk.me[seat], table.shops[seat], table.unit_champion[seat], table.unit_star[seat],
+                   table.pool, rules.champion_cost, rules.champion_traits, rules.trait_breakpoints,
+                   params[:n_params], desk.memory[seat])
     over = True
     while step < ACTION_CAP:
         if has_decision:
@@ -203,9 +210,7 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
                 over = False
                 break
             progress[PROGRESS_SEAT] = seat
-            decision = policy(desk.me[seat], table.shops[seat], table.unit_champion[seat], table.unit_star[seat],
-                              table.pool, rules.champion_cost, rules.champion_traits,
-                              rules.trait_breakpoints, params[:n_params], desk.memory[seat])
+            decision = policy(frame_pointer(frame))
             progress[PROGRESS_SEAT] = -1
         if decision == 0:
             table.stats[seat, STAT_BOT_ERRORS] += 1
