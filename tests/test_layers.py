@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "autodup"
 LAYERS = (
     ("foundation", ("errors", "arguments", "files", "compile_cache", "nonnegative_indices", "field_loads",
                     "array_allocation", "inline_copies", "flag_comparisons", "deferred_code", "driver_linking",
-                    "internal_kernels", "blas_check", "shipped", "version")),
+                    "internal_kernels", "blas_check", "libm_binding", "shipped", "version")),
     ("engine", ("engine",)),
     ("game", ("game",)),
     ("tournament", ("tournament",)),

@@ -117,6 +117,7 @@ from .. import flag_comparisons  # noqa: F401  (isort: skip)
 from .. import deferred_code  # noqa: F401  (isort: skip)
 from .. import driver_linking  # noqa: F401  (isort: skip)
 from .. import blas_check  # noqa: F401  (isort: skip)
+from .. import libm_binding  # noqa: F401  (isort: skip)
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
