@@ -332,3 +332,48 @@ def test_the_strongest_trait_counts_every_unit_up_to_the_last():
         unit_champion = np.arange(units + 2, dtype=np.int64)
         me[bots.UNITS] = units
         assert bots.strongest_trait(me, unit_champion, champion_traits, 2) == 1, units
+
+
+def test_copies_owned_is_its_definition_for_every_star():
+    """``copies_owned`` (counted without a branch per unit) against its definition, the copies of each unit of the
+    champion among the first ``me[UNITS]``: 1, 3 or 9 by star, and 9 for a star out of range, as
+    ``copies_of_star`` says; units beyond ``me[UNITS]`` never count."""
+    rng = np.random.Generator(np.random.Philox(37))
+    me = np.zeros(VIEW_FIELDS, dtype=np.int64)
+    for trial in range(500):
+        capacity = int(rng.integers(1, 24))
+        unit_champion = rng.integers(0, 6, capacity).astype(np.int64)
+        unit_star = rng.integers(-1, 5, capacity).astype(np.int64)
+        units = int(rng.integers(0, capacity + 1))
+        me[bots.UNITS] = units
+        for champion in range(-1, 7):
+            expected = sum(bots.copies_of_star(int(star)) for c, star in zip(unit_champion[:units], unit_star[:units])
+                           if c == champion)
+            assert bots.copies_owned(champion, me, unit_champion, unit_star) == expected, (trial, champion)
+
+
+def test_a_seats_policy_blocks_computed_ahead_are_the_blocks_at_their_addresses():
+    """The policy's random values, read from blocks computed ``POLICY_BLOCKS_AHEAD`` at a time, against each block
+    computed at its address: decisions one after another across several batches, seats interleaved, a step back,
+    a jump ahead, and the same counter under another seed (a desk reused for a new game)."""
+    from numba import njit
+
+    from autodup.engine.rng import random_bits_pair
+    from autodup.game.rules import STREAM_POLICY_KEY
+    from autodup.game.state import POLICY_BLOCKS_AHEAD
+    from autodup.game.turn import _policy_block
+
+    @njit
+    def read(desk, seats, seeds, counters, out):
+        for i in range(seats.shape[0]):
+            out[i, 0], out[i, 1] = _policy_block(desk, seats[i], seeds[i], counters[i])
+
+    rules = rules_of(load_config("tiny"))
+    desk = fresh_desk(rules, fresh_table(rules), 1)
+    steps = [(seat, 11, k) for k in range(3 * POLICY_BLOCKS_AHEAD + 2) for seat in (0, 1)]
+    steps += [(0, 11, 5), (0, 11, 6), (1, 11, 200), (1, 11, 199), (0, 12, 6), (0, 11, 6), (1, 13, 215)]
+    seats, seeds, counters = (np.array(column) for column in zip(*steps))
+    out = np.zeros((len(steps), 2), dtype=np.uint64)
+    read(desk, seats, seeds.astype(np.uint64), counters, out)
+    for (seat, seed, k), (low, high) in zip(steps, out):
+        assert (low, high) == random_bits_pair(np.uint64(seed), STREAM_POLICY_KEY, np.uint64(k)), (seat, seed, k)

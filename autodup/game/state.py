@@ -15,7 +15,8 @@ from .shop import copies_of_star
 from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
 
-__all__ = ["GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk", "largest", "as_floats",
+__all__ = ["POLICY_BLOCKS_AHEAD", "GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk",
+           "largest", "as_floats",
            "seat_numbers", "new_table", "fresh_table", "new_desk", "fresh_desk", "copy_flat",
            "capacity_of", "conservation_holds", "unit_terms_hold", "table_is_sound"]
 
@@ -114,10 +115,14 @@ Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNI
 # refreshed before each of its decisions (the game state) or each turn (rules
 # and parameters), so that writing into them changes nothing but the copies.
 # A bot's policy reads the table's own arrays instead, typed read-only
-# (POLICY_SIGNATURE). Rows are seats.
+# (POLICY_SIGNATURE), located by the seat's frame (autodup.game.policy_frames).
+# ``policy_low``, ``policy_high`` (uint64 (players, POLICY_BLOCKS_AHEAD)),
+# ``policy_from`` and ``policy_seed``: the policy stream's blocks computed ahead
+# (autodup.game.turn._policy_block). Rows are seats.
+POLICY_BLOCKS_AHEAD = 16
 Desk = namedtuple("Desk", [
     "me", "shop", "unit_champion", "unit_star", "pool", "champion_cost", "champion_traits", "trait_breakpoints",
-    "params", "memory", "frames",
+    "params", "memory", "frames", "policy_low", "policy_high", "policy_from", "policy_seed",
 ])
 
 @game_inline
@@ -219,6 +224,8 @@ def new_desk(rules, table, n_params):
         filled((players,) + rules.champion_traits.shape, 0, np.int64),
         filled((players,) + rules.trait_breakpoints.shape, 0, np.int64), filled((players, n_params), 0.0, np.float64),
         filled((players, MEMORY_SIZE), 0, np.int64), filled((players, FRAME_WORDS), 0, np.int64),
+        filled((players, POLICY_BLOCKS_AHEAD), 0, np.uint64), filled((players, POLICY_BLOCKS_AHEAD), 0, np.uint64),
+        filled(players, -POLICY_BLOCKS_AHEAD, np.int64), filled(players, 0, np.uint64),
     )
 
 

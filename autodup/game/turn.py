@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.rng import random_bits_pair
+from ..engine.rng import inline_random_bits_pair
 from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
 from .cursor import CURSOR_POSITION, CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .policy_frames import fill_frame, frame_pointer
 from .progress import PROGRESS_SEAT
 from .rules import STREAM_POLICY_KEY, game_inline, game_internal
-from .state import capacity_of, copy_flat, table_is_sound
+from .state import POLICY_BLOCKS_AHEAD, capacity_of, copy_flat, table_is_sound
 from .stats import (
     LUCK_POLICY_RANDOM,
     LUCK_POLICY_RANDOM_SECOND,
@@ -79,6 +79,27 @@ def _copy_arrays(table, desk, seat):
 
 
 @game_inline
+def _policy_block(desk, seat, seat_seed, k):
+    """The Philox block at ``(seat_seed, STREAM_POLICY_KEY, k)``, the seat's ``k``-th decision's random values.
+
+    Read from the blocks the seat's desk keeps (``policy_low``, ``policy_high``: blocks ``policy_from[seat]`` on),
+    which are computed ``POLICY_BLOCKS_AHEAD`` at a time when ``k`` leaves them: a loop of independent blocks, which
+    the compiler vectorizes, where a block computed by a call waits for its multiplications one after another.
+    The same values, so the same games, whichever way they are computed.
+    """
+    start = desk.policy_from[seat]
+    if k < start or k >= start + POLICY_BLOCKS_AHEAD or desk.policy_seed[seat] != seat_seed:
+        for j in range(POLICY_BLOCKS_AHEAD):
+            low, high = inline_random_bits_pair(seat_seed, STREAM_POLICY_KEY, np.uint64(k + j))
+            desk.policy_low[seat, j] = low
+            desk.policy_high[seat, j] = high
+        desk.policy_from[seat] = k
+        desk.policy_seed[seat] = seat_seed
+        start = k
+    return desk.policy_low[seat, k - start], desk.policy_high[seat, k - start]
+
+
+@game_inline
 def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, actions, rolls):
     """Write the seat's view for its next decision (see :data:`VIEW`).
 
@@ -128,7 +149,7 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     # Two 53-bit random integers per decision, from the seat's policy stream.
     k = table.policy_draws[seat]
     table.policy_draws[seat] = k + 1
-    a, b = random_bits_pair(seat_seed, STREAM_POLICY_KEY, np.uint64(k))
+    a, b = _policy_block(desk, seat, seat_seed, k)
     me[VIEW_RANDOM_A] = np.int64(a >> np.uint64(11))
     me[VIEW_RANDOM_B] = np.int64(b >> np.uint64(11))
     # A policy's random values are chance events too: the innovation of each, as the uniform the bot reads
