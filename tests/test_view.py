@@ -19,7 +19,7 @@ from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action
 from autodup.game.rules import rules_of, stage_positions
 from autodup.game.state import Table, fresh_desk, fresh_table
-from autodup.game.turn import _fill_view
+from autodup.game.turn import fill_decision_view, fill_turn_view
 from autodup.game.units import add_unit
 from autodup.game.view import VIEW, VIEW_FIELDS, VIEW_NAMES
 
@@ -99,7 +99,8 @@ def random_state(rules, rng):
 
 def view_of(rules, table, round_index=5):
     desk = fresh_desk(rules, table, 0)
-    _fill_view(rules, table, desk, 0, round_index, SEEDS[0], rules.players, 0, 0)
+    fill_turn_view(rules, table, desk, 0, round_index, rules.players)
+    fill_decision_view(rules, table, desk, 0, SEEDS[0], 0, 0)
     return desk.me[0].copy()
 
 

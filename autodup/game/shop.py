@@ -302,5 +302,5 @@ def reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, const
 
 
 # The legality of each action, one predicate per action: apply_action refuses what they refuse, and
-# _fill_view writes their answers into the view (VIEW_BUYABLE, ...), so a bot reads the very rule the
+# fill_decision_view writes their answers into the view (VIEW_BUYABLE, ...), so a bot reads the very rule the
 # table applies. Inlined: they run for every shop slot of every decision.

@@ -100,17 +100,11 @@ def _policy_block(desk, seat, seat_seed, k):
 
 
 @game_inline
-def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, actions, rolls):
-    """Write the seat's view for its next decision (see :data:`VIEW`).
-
-    The legality fields come from the ``legal_*`` predicates, on the state the decision will act on.
-    """
+def fill_turn_view(rules, table, desk, seat, round_index, alive_count):
+    """Write the fields of the seat's view (see :data:`VIEW`) that stay the same through its turn: the round,
+    its HP and streak, the table and the rules. Written once per turn (and again when a turn resumes) rather than
+    before every decision; :func:`fill_decision_view` writes the others."""
     me = desk.me[seat]
-    level = table.level[seat]
-    me[VIEW_GOLD] = table.gold[seat]
-    me[VIEW_LEVEL] = level
-    me[VIEW_XP] = table.xp[seat]
-    me[VIEW_XP_TO_LEVEL] = rules.level_xp[level + 1] - table.xp[seat] if level < rules.max_level else 0
     me[VIEW_HP] = table.hp[seat]
     me[VIEW_STREAK] = table.streak[seat]
     me[VIEW_ROUND] = round_index
@@ -121,13 +115,6 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     me[VIEW_STAGES] = rules.n_stages
     me[VIEW_PVE_ROUND] = 1 if rules.round_pve[round_index] else 0
     me[VIEW_ALIVE_PLAYERS] = alive_count
-    me[VIEW_UNITS] = table.n_units[seat]
-    me[VIEW_BOARD_SIZE] = rules.level_board_size[level]
-    me[VIEW_CAPACITY] = capacity_of(rules, table, seat)
-    me[VIEW_LOADED_USED] = 1 if table.loaded_used[seat] else 0
-    me[VIEW_LOCKED] = 1 if table.locked[seat] else 0
-    me[VIEW_ACTIONS] = actions
-    me[VIEW_ROLLS] = rolls
     me[VIEW_SEAT] = seat
     me[VIEW_PLAYERS] = rules.players
     me[VIEW_SHOP_SIZE] = rules.shop_size
@@ -137,6 +124,28 @@ def _fill_view(rules, table, desk, seat, round_index, seat_seed, alive_count, ac
     me[VIEW_XP_AMOUNT] = rules.xp_amount
     me[VIEW_INTEREST_PER] = rules.interest_per
     me[VIEW_INTEREST_MAX] = rules.interest_max
+
+
+@game_inline
+def fill_decision_view(rules, table, desk, seat, seat_seed, actions, rolls):
+    """Write the fields of the seat's view (see :data:`VIEW`) that its decisions change, for its next one (after
+    :func:`fill_turn_view` for the turn).
+
+    The legality fields come from the ``legal_*`` predicates, on the state the decision will act on.
+    """
+    me = desk.me[seat]
+    level = table.level[seat]
+    me[VIEW_GOLD] = table.gold[seat]
+    me[VIEW_LEVEL] = level
+    me[VIEW_XP] = table.xp[seat]
+    me[VIEW_XP_TO_LEVEL] = rules.level_xp[level + 1] - table.xp[seat] if level < rules.max_level else 0
+    me[VIEW_UNITS] = table.n_units[seat]
+    me[VIEW_BOARD_SIZE] = rules.level_board_size[level]
+    me[VIEW_CAPACITY] = capacity_of(rules, table, seat)
+    me[VIEW_LOADED_USED] = 1 if table.loaded_used[seat] else 0
+    me[VIEW_LOCKED] = 1 if table.locked[seat] else 0
+    me[VIEW_ACTIONS] = actions
+    me[VIEW_ROLLS] = rolls
     buyable = 0
     for slot in range(rules.shop_size):
         if legal_buy(rules, table, seat, slot):
@@ -215,6 +224,7 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
     step, roll = cursor[CURSOR_STEP], cursor[CURSOR_ROLL]
     if outside and step == 0 and not has_decision:
         _lay_out_rules(rules, desk, seat, params)
+    fill_turn_view(rules, table, desk, seat, round_index, alive_count)
     frame = desk.frames[seat]
     if not outside:  # the arrays it locates stay in place for the turn
         fill_frame(frame, desk.me[seat], table.shops[seat], table.unit_champion[seat], table.unit_star[seat],
@@ -225,7 +235,7 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
         if has_decision:
             has_decision = False
         else:
-            _fill_view(rules, table, desk, seat, round_index, seat_seeds[seat], alive_count, step, roll - 1)
+            fill_decision_view(rules, table, desk, seat, seat_seeds[seat], step, roll - 1)
             if outside:
                 _copy_arrays(table, desk, seat)
                 over = False
