@@ -304,6 +304,34 @@ def test_the_board_never_exceeds_the_level():
         assert on_board == min(5, TINY.level_board_size[level])
 
 
+@pytest.mark.parametrize("star_power", [None, (1.0, 2.0, 4.0), (1.0, 1.0, 1.0)])
+def test_a_board_orders_units_by_power_keeping_the_order_of_equal_ones(star_power):
+    """The board's order against a stable sort by power (Python's ``sorted``), on random holdings: with set4's
+    star powers, and with powers that tie across tiers and stars (2 x 1 = 1 x 2) or everywhere within a tier."""
+    from autodup.game.rules import power_ranks
+    from autodup.game.state import fresh_table
+    from autodup.game.units import _strongest_first
+
+    rules = SET4
+    if star_power is not None:
+        star_power = np.array(star_power)
+        rules = SET4._replace(star_power=star_power, unit_power_rank=power_ranks(SET4.tier_cost, star_power))
+    table = fresh_table(rules)
+    order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    rng = np.random.Generator(np.random.Philox(41))
+    for trial in range(300):
+        n = int(rng.integers(0, table.unit_champion.shape[1] + 1))
+        table.n_units[0] = n
+        table.unit_champion[0, :n] = rng.integers(0, rules.champion_cost.shape[0], n)
+        table.unit_star[0, :n] = rng.integers(1, 4, n)
+        table.level[0] = int(rng.integers(1, rules.max_level + 1))
+        power = [rules.tier_cost[rules.champion_tier[c]] * rules.star_power[s - 1]
+                 for c, s in zip(table.unit_champion[0, :n], table.unit_star[0, :n])]
+        on_board = _strongest_first(rules, table, 0, order)
+        assert order[:n].tolist() == sorted(range(n), key=lambda u: -power[u]), trial
+        assert on_board == min(n, rules.level_board_size[table.level[0]])
+
+
 VARIANTS = {
     "units_stay_in_pool": [("units_leave_pool: true", "units_leave_pool: false")],
     "empty_slot_for_empty_tier": [("empty_tier: skip", "empty_tier: empty")],

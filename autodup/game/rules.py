@@ -77,10 +77,10 @@ Rules = namedtuple("Rules", [
     "tier_cost", "tier_start", "champion_tier", "champion_copies", "champion_traits", "trait_breakpoints",
     "trait_bonus", "level_xp", "level_board_size", "level_odds", "round_pve", "round_damage", "round_income",
     "streak_length", "streak_gold", "loot_gold", "loot_unit_tier", "star_power", "champion_cost",
-    "round_stage", "n_stages", "round_in_stage", "stage_rounds", "trait_champions",
+    "round_stage", "n_stages", "round_in_stage", "stage_rounds", "trait_champions", "unit_power_rank",
 ])
 # Rules fields computed here rather than read from the configuration.
-_DERIVED_RULES = ("round_in_stage", "stage_rounds", "trait_champions")
+_DERIVED_RULES = ("round_in_stage", "stage_rounds", "trait_champions", "unit_power_rank")
 
 
 def stage_positions(round_stage):
@@ -134,6 +134,27 @@ def trait_members(champion_traits, n_traits):
     return out
 
 
+def power_ranks(tier_cost, star_power):
+    """The rank of each unit's power among the powers units can have, the strongest 0: what orders a board.
+
+    Parameters
+    ----------
+    tier_cost : int64 (T,)
+    star_power : float64 (S,)
+
+    Returns
+    -------
+    int64 (T, S)
+        Entry ``[t, s - 1]`` ranks the power of a unit of tier ``t`` and star
+        ``s``, ``tier_cost[t] * star_power[s - 1]`` as the game computes it
+        (:func:`autodup.game.shop.unit_power`), among the distinct values of
+        that product: equal powers share a rank.
+    """
+    powers = np.asarray(tier_cost)[:, None] * np.asarray(star_power, dtype=np.float64)[None, :]
+    strongest_first = -np.unique(powers)[::-1]
+    return np.searchsorted(strongest_first, -powers).astype(np.int64)
+
+
 def rules_of(config) -> Rules:
     """The jitted game's view of a :class:`~autodup.game.config.GameConfig`.
 
@@ -155,4 +176,5 @@ def rules_of(config) -> Rules:
     round_in_stage, stage_rounds = stage_positions(config.round_stage)
     return Rules(**{name: getattr(config, name) for name in Rules._fields if name not in _DERIVED_RULES},
                  round_in_stage=round_in_stage, stage_rounds=stage_rounds,
-                 trait_champions=trait_members(config.champion_traits, config.trait_breakpoints.shape[0]))
+                 trait_champions=trait_members(config.champion_traits, config.trait_breakpoints.shape[0]),
+                 unit_power_rank=power_ranks(config.tier_cost, config.star_power))

@@ -75,7 +75,7 @@ SCRATCH = (
     ("scratch_pool", "float64 (N,): the pool a loaded roll draws from"),
     ("qualifies", "bool (N,): the champions a loaded roll may deal"),
     ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
-    ("unit_powers", "float64 (capacity,): a seat's units' powers, while its board is ordered"),
+    ("power_counts", "int64 (unit_power_rank.size + 1,): a board's units per power rank, while it is ordered"),
     ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
     ("event_keys", "float64 (players,): each seat's key when events are addressed by seat, or when seats are ranked"),
     ("fight_power", "float64 (players,): each alive seat's board power in this round's fights"),
@@ -190,7 +190,7 @@ def new_table(rules, trace_draws):
         # scratch
         filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64),
         filled(n, 0.0, np.float64), filled(n, 0, np.bool_),
-        filled(max(rules.loot_gold.shape[0], 1), 0, np.int64), filled(capacity, 0.0, np.float64),
+        filled(max(rules.loot_gold.shape[0], 1), 0, np.int64), filled(rules.unit_power_rank.size + 1, 0, np.int64),
         filled(players, 0, np.int64),
         filled(players, 0.0, np.float64), filled(players, 0.0, np.float64), filled(players, 0, np.int64),
         filled(n_tiers, 0.0, np.float64),

@@ -130,24 +130,33 @@ def level_up(rules, table, seat):
 
 
 @game_inline
+def _power_rank(rules, table, seat, unit):
+    return rules.unit_power_rank[rules.champion_tier[table.unit_champion[seat, unit]], table.unit_star[seat, unit] - 1]
+
+
+@game_inline
 def _strongest_first(rules, table, seat, order_scratch):
     """Order the seat's units strongest first in ``order_scratch``; returns how many the board holds.
 
     The board is the strongest units the level allows: what fights, and what
-    a run records as a seat's final board.
+    a run records as a seat's final board. Units of equal power keep their
+    order (a stable sort by power). The order is a counting sort by each
+    unit's power rank (``rules.unit_power_rank``): a unit's place is the number
+    of stronger units, plus the units of its power before it. An insertion
+    sort by power compared pairs of units, each comparison a branch the
+    processor mispredicted about half the time.
     """
     n = table.n_units[seat]
-    powers = table.unit_powers
+    counts = table.power_counts
+    counts[:] = 0
     for u in range(n):
-        order_scratch[u] = u
-        powers[u] = unit_power(rules, table.unit_champion[seat, u], table.unit_star[seat, u])
-    # Insertion sort by power, strongest first (n is at most bench + board), on powers computed once per unit
-    # rather than twice per comparison; stable, so ties keep the units' order.
-    for i in range(1, n):
-        j = i
-        while j > 0 and powers[order_scratch[j]] > powers[order_scratch[j - 1]]:
-            order_scratch[j], order_scratch[j - 1] = order_scratch[j - 1], order_scratch[j]
-            j -= 1
+        counts[_power_rank(rules, table, seat, u) + 1] += 1
+    for rank in range(1, counts.shape[0]):  # counts[rank]: the units stronger than that rank
+        counts[rank] += counts[rank - 1]
+    for u in range(n):
+        rank = _power_rank(rules, table, seat, u)
+        order_scratch[counts[rank]] = u
+        counts[rank] += 1
     return min(n, rules.level_board_size[table.level[seat]])
 
 
