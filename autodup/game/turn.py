@@ -10,7 +10,7 @@ from .cursor import CURSOR_POSITION, CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS
 from .legality import apply_action, legal_buy, legal_buy_xp, legal_loaded_roll, legal_reroll
 from .policy_frames import fill_frame, frame_pointer
 from .progress import PROGRESS_SEAT
-from .rules import STREAM_POLICY_KEY, game_inline, game_internal
+from .rules import STREAM_POLICY_KEY, game_inline, game_internal, game_kernel
 from .state import POLICY_BLOCKS_AHEAD, capacity_of, copy_flat, table_is_sound
 from .stats import (
     LUCK_POLICY_RANDOM,
@@ -89,14 +89,19 @@ def _policy_block(desk, seat, seat_seed, k):
     """
     start = desk.policy_from[seat]
     if k < start or k >= start + POLICY_BLOCKS_AHEAD or desk.policy_seed[seat] != seat_seed:
-        for j in range(POLICY_BLOCKS_AHEAD):
-            low, high = inline_random_bits_pair(seat_seed, STREAM_POLICY_KEY, np.uint64(k + j))
-            desk.policy_low[seat, j] = low
-            desk.policy_high[seat, j] = high
+        _policy_blocks(seat_seed, k, desk.policy_low[seat], desk.policy_high[seat])
         desk.policy_from[seat] = k
         desk.policy_seed[seat] = seat_seed
         start = k
     return desk.policy_low[seat, k - start], desk.policy_high[seat, k - start]
+
+
+# Out of line, on plain arrays: inlined into the turns, its vectorized loop made their compile a second longer.
+@game_kernel
+def _policy_blocks(seat_seed, k, low, high):
+    """The Philox blocks ``k, k + 1, ...`` of the seat's policy stream into ``low`` and ``high`` (uint64 (A,))."""
+    for j in range(low.shape[0]):
+        low[j], high[j] = inline_random_bits_pair(seat_seed, STREAM_POLICY_KEY, np.uint64(k + j))
 
 
 @game_inline
