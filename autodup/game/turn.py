@@ -209,6 +209,18 @@ def play_turns(rules, dealer, table, desk, round_index, seat_seeds, alive_count,
     return -1
 
 
+# Out of line, once per turn: inlined into the turns, it made their compile longer on a cold start's critical path.
+@game_internal
+def _start_turn(rules, table, desk, seat, round_index, alive_count, params, outside):
+    """Before the seat's decisions (a turn, or its resumption): the view's fields that stay the same through the
+    turn, and the frame its policy is called with (``params``: the bot's own parameters)."""
+    fill_turn_view(rules, table, desk, seat, round_index, alive_count)
+    if not outside:  # the arrays the frame locates stay in place for the turn
+        fill_frame(desk.frames[seat], desk.me[seat], table.shops[seat], table.unit_champion[seat],
+                   table.unit_star[seat], table.pool, rules.champion_cost, rules.champion_traits,
+                   rules.trait_breakpoints, params, desk.memory[seat])
+
+
 @game_inline
 def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_count, policy, params, n_params,
               check, progress, cursor, outside, has_decision, decision):
@@ -229,12 +241,8 @@ def play_turn(rules, dealer, table, desk, seat, round_index, seat_seeds, alive_c
     step, roll = cursor[CURSOR_STEP], cursor[CURSOR_ROLL]
     if outside and step == 0 and not has_decision:
         _lay_out_rules(rules, desk, seat, params)
-    fill_turn_view(rules, table, desk, seat, round_index, alive_count)
+    _start_turn(rules, table, desk, seat, round_index, alive_count, params[:n_params], outside)
     frame = desk.frames[seat]
-    if not outside:  # the arrays it locates stay in place for the turn
-        fill_frame(frame, desk.me[seat], table.shops[seat], table.unit_champion[seat], table.unit_star[seat],
-                   table.pool, rules.champion_cost, rules.champion_traits, rules.trait_breakpoints,
-                   params[:n_params], desk.memory[seat])
     over = True
     while step < ACTION_CAP:
         if has_decision:
