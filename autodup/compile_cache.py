@@ -65,7 +65,7 @@ try:
 except ImportError:  # Windows: no advisory locks; commands compile side by side
     fcntl = None
 
-__all__ = ["compiled_signatures", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
+__all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
            "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_WRITING_SECONDS",
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
@@ -443,10 +443,16 @@ def _load(cache, signature, target_context):
         return None
 
 
+def is_fingerprinted(cache) -> bool:
+    """Whether numba's ``cache`` (a dispatcher's or a callback's) keeps its entries under the code fingerprint
+    (:class:`FingerprintCacheLocator`: the package's functions and bots), so that no edit of the package's code
+    can leave a stale entry to load. Other code's cache checks its own file only."""
+    return isinstance(getattr(getattr(cache, "_impl", None), "locator", None), FingerprintCacheLocator)
+
+
 def _claim_path(cache, signature) -> Path | None:
     """The file by which a process claims compiling one version of a package function (None for other code)."""
-    locator = getattr(getattr(cache, "_impl", None), "locator", None)
-    if not isinstance(locator, FingerprintCacheLocator) or not is_package_module(cache._py_func.__module__):
+    if not is_fingerprinted(cache) or not is_package_module(cache._py_func.__module__):
         return None
     if os.name == "nt":  # no way here to tell a live process (os.kill(pid, 0) sends Ctrl+C): compile unclaimed
         return None

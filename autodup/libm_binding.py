@@ -54,10 +54,14 @@ def rebound_addresses() -> dict:
             if hasattr(library, name)}
 
 
-def _do_install(self, context):
-    _numbas_install(self, context)
+def _bind() -> None:
     for name, address in rebound_addresses().items():
         llvm.add_symbol(name, address)
+
+
+def _do_install(self, context):
+    _numbas_install(self, context)
+    _bind()
 
 
 def install() -> None:
@@ -67,8 +71,7 @@ def install() -> None:
         return
     type(_installer)._do_install = _do_install
     if getattr(_installer, "_installed", False):
-        for name, address in rebound_addresses().items():
-            llvm.add_symbol(name, address)
+        _bind()
 
 
 def installed() -> bool:

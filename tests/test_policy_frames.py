@@ -76,3 +76,20 @@ def test_an_array_that_is_not_contiguous_cannot_be_put_in_a_frame(checksum_bot):
     inputs[1] = np.arange(14, dtype=np.int64)[::2]  # the shop, every other slot: a frame has no strides
     with pytest.raises(Exception, match="C-contiguous"):
         call_policy(checksum_bot.policy, *inputs)
+
+
+def test_a_policy_outside_a_bot_file_is_not_cached():
+    """A ``decide`` decorated in another module (a script, a test) would be cached by numba beside its file, under
+    that file's stamp alone: a callback compiled by another version of the package, whose wrapper took other
+    arguments, would be loaded. It compiles afresh instead; a bot file's policy is cached under the fingerprint."""
+    from numba.core.caching import NullCache
+
+    from autodup.bots import end_turn, policy
+    from autodup.compile_cache import is_fingerprinted
+
+    def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+               memory):
+        return end_turn()
+
+    assert isinstance(policy(decide)._cache, NullCache)
+    assert is_fingerprinted(load_bot("greedy").policy._cache)

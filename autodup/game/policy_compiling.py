@@ -13,9 +13,11 @@ import linecache
 import re
 from pathlib import Path
 
+from numba.core.caching import NullCache
 from numba.core.ccallback import CFunc
 from numba.core.compiler_lock import global_compiler_lock
 
+from ..compile_cache import is_fingerprinted
 from ..errors import PolicyError, first_line, without_colours
 from .policy_frames import FRAME_SIGNATURE, create_frame_wrapper
 from .view import POLICY_SIGNATURE
@@ -230,7 +232,8 @@ def policy(function):
     fifth of a game's time, the price of containing any bot. The compiled
     code is cached under the package's code fingerprint and the bot file's
     content and of the modules it imports (see :mod:`autodup.compile_cache`),
-    unless numba could not load it back (see :class:`_PolicyCallback`).
+    unless numba could not load it back (see :class:`_PolicyCallback`); a
+    ``decide`` outside a bot file is compiled afresh in each process.
 
     Raises
     ------
@@ -242,5 +245,9 @@ def policy(function):
     callback = _PolicyCallback(function, (POLICY_SIGNATURE.args, POLICY_SIGNATURE.return_type),
                                locals={}, options={"_nrt": False, "boundscheck": True})
     callback.enable_caching()
+    if not is_fingerprinted(callback._cache):
+        # A decide outside a bot file (a script's, a test's): numba's cache of it checks that file alone, and would
+        # load a callback compiled by another version of the package, whose wrapper may take other arguments.
+        callback._cache = NullCache()
     callback.compile()
     return callback

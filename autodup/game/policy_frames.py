@@ -4,9 +4,9 @@ A policy's ``decide`` takes ten arrays (``POLICY_SIGNATURE``). Called through
 a C callback of that signature, each array crossed as its seven-word struct
 (meminfo, parent, size, item size, data, shape, strides): about 75 words
 that the table pushed, the callback's C wrapper read and pushed again for
-``decide``'s own function, which it calls without inlining. In a loop of
-calls of a policy that returns at once, that took 44 ns a call, against
-3.5 ns for a callback that takes one pointer (docs/performance.md).
+``decide``'s own function, which it calls without inlining: 52-54 ns a call
+of a policy that reads three arrays, against 4.8-6.3 ns through a frame
+(``benchmarks/bench_policy_call.py``).
 
 So the table writes, per seat, a frame of ``FRAME_WORDS`` int64 words: for
 each array of ``POLICY_SIGNATURE``, in order, the address of its data and its
