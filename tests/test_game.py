@@ -421,8 +421,8 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
 
     The same for the shop: the free refresh passed roll 0 and the roll-odds lab round 0 and seat 0 as literals, and
     each literal compiled the shop, with the draw it inlines, once more (five versions). Its flag for a loaded roll
-    stays literal on purpose, one version each: a shop of one version that tests the flag, with a fight's flag
-    likewise, played a game 3-4% slower (best of 8 timings, builds alternating)."""
+    is a run-time bool too (``np.bool_``): kept literal, it compiled the shop twice, 1.4 s of the table's process in
+    a cold start, and the shop that tests the flag plays a game as fast (``docs/performance.md``)."""
     play_boards(TINY, "haystack", *policy_tuple([GREEDY]), seed=0, tables=1, seating="latin", n_bots=1)
     play(TINY, "haystack", 0)
     situation = resolve(load_config(ROOT / "configs" / "set4.yaml"), RollQuestion(level=6, champion="Yuumi", rolls=3))
@@ -438,6 +438,6 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
         else:
             assert len(versions) == 1, (function.__name__, versions)
     shops = [key[0] for key in reroll_shop._cache._cache_file._load_index()]
-    assert sorted(str(version[-1]) for version in shops) == ["Literal[bool](False)", "Literal[bool](True)"], shops
+    assert [str(version[-1]) for version in shops] == ["bool"], shops
     # Seat, round and roll are typed, not literal.
     assert all(str(version[3]) == str(version[4]) == str(version[5]) == "int64" for version in shops), shops

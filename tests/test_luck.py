@@ -171,6 +171,33 @@ def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outsid
     assert game_combat._standing_term(no_memo, 3.0, scale) == 1.0 / (1.0 + math.exp(-3.0 / scale))
 
 
+def test_the_shops_tier_sums_reordered_are_the_sums_in_order_bit_for_bit():
+    """The shop's per-tier sums (the pool's tier totals; the weights of what a seat owns, of its pairs and of its
+    trait fit) add whole numbers, and are compiled with reordered additions (``whole_sums_kernel``): on whole
+    numbers every order gives the same bits as the sums in order that the game made before, which this compares
+    exactly, on set4's tiers with empty champions, owned flags and trait counts as a game has them."""
+    from autodup.game.shop import positive_tier_totals, weighted_tier_sums
+
+    rng = np.random.default_rng(11)
+    tier_start = SET4.tier_start
+    n, n_tiers = tier_start[-1], tier_start.shape[0] - 1
+    for _ in range(200):
+        weights = rng.integers(0, 30, n).astype(np.float64) * (rng.random(n) < 0.8)
+        owned, pairs = (rng.random(n) < 0.2).astype(np.float64), (rng.random(n) < 0.1).astype(np.float64)
+        fit = rng.integers(0, 7, n).astype(np.float64)
+        totals = np.full(n_tiers, np.nan)
+        sums = [np.full(n_tiers, np.nan) for _ in range(3)]
+        positive_tier_totals(weights, tier_start, totals)
+        weighted_tier_sums(weights, owned, pairs, fit, tier_start, *sums)
+        for t in range(n_tiers):
+            in_order = [0.0, 0.0, 0.0, 0.0]
+            for c in range(tier_start[t], tier_start[t + 1]):
+                if weights[c] > 0.0:
+                    in_order = [in_order[0] + weights[c], in_order[1] + weights[c] * owned[c],
+                                in_order[2] + weights[c] * pairs[c], in_order[3] + weights[c] * fit[c]]
+            assert [totals[t], sums[0][t], sums[1][t], sums[2][t]] == in_order
+
+
 def test_value_is_expected_seats_outlasted():
     """The value is the sum over the other alive seats of a logistic in HP difference and board power; swapping
     one seat's term gives the value with that seat's HP replaced (the duel); a seat out of HP outlasts nobody."""

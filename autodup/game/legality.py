@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .actions import ACTION_BUY, ACTION_BUY_XP, ACTION_END, ACTION_LOADED_ROLL, ACTION_LOCK, ACTION_REROLL, ACTION_SELL
 from .rules import game_inline
 from .shop import copies_of_star, mark_trait, reroll_shop
@@ -92,7 +94,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         table.gold[seat] -= rules.reroll_price
         table.stats[seat, STAT_GOLD_SPENT] += rules.reroll_price
         table.stats[seat, STAT_ROLLS] += 1
-        reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, False)
+        reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, np.bool_(False))
         return True
     if action == ACTION_BUY_XP:
         if not legal_buy_xp(rules, table, seat):
@@ -110,6 +112,6 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
             return False
         mark_trait(rules, argument, table.qualifies)
         table.loaded_used[seat] = True
-        reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, True)
+        reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, np.bool_(True))
         return True
     return action == ACTION_END

@@ -177,7 +177,7 @@ def start_round(rules, dealer, order, events, table, round_index, seat_seeds, ev
             if not table.locked[table.order[i]]:
                 table.stats[table.order[i], STAT_SHOPS_SEEN] += 1
     else:
-        reroll_shop(rules, dealer, table, np.int64(FREE_REFRESH), round_index, np.int64(0), seat_seeds, False)
+        reroll_shop(rules, dealer, table, np.int64(FREE_REFRESH), round_index, np.int64(0), seat_seeds, np.bool_(False))
     for i in range(alive_count):
         table.locked[table.order[i]] = False
     return alive_count

@@ -21,8 +21,8 @@ from ..internal_kernels import internal_kernel
 from .actions import ACTION_CAP
 from .view import VIEW_MASK_BITS
 
-__all__ = ["game_kernel", "game_inline", "ORDER_EVENTS", "ORDER_RACE", "ORDERS", "EVENTS_BY_POSITION",
-           "EVENTS_BY_SEAT", "EVENT_ADDRESSING", "DEFAULT_EVENTS", "STREAM_SERVING_ORDER_KEY",
+__all__ = ["game_kernel", "game_inline", "whole_sums_kernel", "ORDER_EVENTS", "ORDER_RACE", "ORDERS",
+           "EVENTS_BY_POSITION", "EVENTS_BY_SEAT", "EVENT_ADDRESSING", "DEFAULT_EVENTS", "STREAM_SERVING_ORDER_KEY",
            "STREAM_MATCHMAKING_KEY", "STREAM_COMBAT_KEY", "STREAM_TIEBREAK_KEY", "STREAM_LOOT_BAG_KEY",
            "STREAM_POLICY_KEY", "Rules", "stage_positions", "trait_members", "rules_of"]
 
@@ -42,6 +42,11 @@ game_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 # inlined copy). Inlining everything makes the game 3x slower (measured): the
 # round start, the turns and the round's end stay separate.
 game_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+# Sums of whole numbers held in float64 (copies in the pool, 0/1 ownership flags, trait counts): every partial
+# sum is a whole number below 2**53, so any order of the additions gives the same bits, and the compiler may
+# reorder them ("reassoc"), adding several at once (vectorized). Only such loops, out of line on plain arrays,
+# carry the flag: anywhere else it could change results.
+whole_sums_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, fastmath={"reassoc", "nsz"})
 # A kernel that only the game's compiled code calls (never Python, tests included): numba builds it no
 # Python-callable wrapper, thousands of instructions for the two named tuples (autodup.internal_kernels).
 game_internal = internal_kernel(_nrt=False)

@@ -465,12 +465,8 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.counters[0, :] = 0
         table.needles[0, :] = 0.0
         table.needle_count[0, :] = 0
-        # The game's own compiled shop, a normal or a loaded roll (the flag a constant, as the game passes it):
-        # a flag known only at run time would compile the shop a third time, for this function alone.
-        if loaded_trait >= 0:
-            reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(0), seeds, True)
-        else:
-            reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(0), seeds, False)
+        # The game's own compiled shop, a normal or a loaded roll: the flag is a run-time bool, as the game passes it.
+        reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(0), seeds, loaded_trait >= 0)
         first = table.shops[0, 0]
         counts[first if first >= 0 else pool.shape[0]] += 1
     return counts
