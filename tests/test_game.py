@@ -117,6 +117,16 @@ def exact_first_slot(rules, level, pool, qualifies=None, empty_tier_skips=True):
     return probabilities
 
 
+@pytest.mark.parametrize("copies", [0.5, -1.0, np.nan])
+def test_first_slot_counts_refuses_a_pool_that_is_not_copies(copies):
+    """The shop's tier sums add whole numbers in any order (``whole_sums_kernel``), so the inspection helper that
+    deals from a caller's pool refuses one that is not whole, non-negative copies."""
+    pool = SET4.champion_copies.astype(float)
+    pool[3] = copies
+    with pytest.raises(ValueError, match="whole numbers, none negative"):
+        first_slot_counts(SET4, DEALERS["haystack"].code, 7, pool, 10, 0, -1)
+
+
 @pytest.mark.parametrize("dealer", [name for name, dealer in DEALERS.items() if dealer.exact])
 @pytest.mark.parametrize("level", [3, 7, 9])
 def test_first_slot_follows_odds_and_copies(dealer, level):
@@ -427,6 +437,7 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     play(TINY, "haystack", 0)
     situation = resolve(load_config(ROOT / "configs" / "set4.yaml"), RollQuestion(level=6, champion="Yuumi", rolls=3))
     simulate_odds(situation, 20, "haystack", simulation="game", threads=1)  # the lab's shop, through apply_action
+    first_slot_counts(TINY, DEALERS["haystack"].code, 3, TINY.champion_copies.astype(float), 2, 0, 0)  # a loaded roll
     compile_round_end(TINY)  # what a cold start's other process compiles, for the table's process to load
     compile_storage(TINY)  # likewise, from the argument types alone
     for function in (advance, _end_round, new_game, new_table, new_desk, start_round, table_is_sound, store_table,

@@ -153,7 +153,8 @@ def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definiti
 def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outside_it():
     """_standing_term serves whole HP differences within the starting HP from the table's memo, filled on first
     use: every one equals the logistic computed afresh (glibc's exp, as the compiled game's), before and after it
-    is memoized (0 marks a term not computed yet: none is 0); a fractional difference, one beyond the memo and a table without a memo compute it."""
+    is memoized (0 marks a term not computed yet: none is 0); a fractional difference, one beyond the memo and a
+    table without a memo compute it."""
     import math
 
     table = game_state.fresh_table(SET4)
@@ -171,11 +172,13 @@ def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outsid
     assert game_combat._standing_term(no_memo, 3.0, scale) == 1.0 / (1.0 + math.exp(-3.0 / scale))
 
 
-def test_the_shops_tier_sums_reordered_are_the_sums_in_order_bit_for_bit():
+def test_the_shops_tier_sums_equal_the_sums_in_order_bit_for_bit():
     """The shop's per-tier sums (the pool's tier totals; the weights of what a seat owns, of its pairs and of its
-    trait fit) add whole numbers, and are compiled with reordered additions (``whole_sums_kernel``): on whole
-    numbers every order gives the same bits as the sums in order that the game made before, which this compares
-    exactly, on set4's tiers with empty champions, owned flags and trait counts as a game has them."""
+    trait fit) add whole numbers, and are compiled with reordered additions (``whole_sums_kernel``): every order
+    gives the same bits. This compares them exactly with the loops in order that the game ran before, on set4's
+    tiers with empty champions, owned flags and trait counts as a game has them; the tier totals also skip
+    negative entries, as before (a game has none). A kernel that drops a champion, reads another tier or
+    forgets a sum fails it."""
     from autodup.game.shop import positive_tier_totals, weighted_tier_sums
 
     rng = np.random.default_rng(11)
@@ -185,16 +188,19 @@ def test_the_shops_tier_sums_reordered_are_the_sums_in_order_bit_for_bit():
         weights = rng.integers(0, 30, n).astype(np.float64) * (rng.random(n) < 0.8)
         owned, pairs = (rng.random(n) < 0.2).astype(np.float64), (rng.random(n) < 0.1).astype(np.float64)
         fit = rng.integers(0, 7, n).astype(np.float64)
+        signed = weights * np.where(rng.random(n) < 0.1, -1.0, 1.0)
         totals = np.full(n_tiers, np.nan)
         sums = [np.full(n_tiers, np.nan) for _ in range(3)]
-        positive_tier_totals(weights, tier_start, totals)
+        positive_tier_totals(signed, tier_start, totals)
         weighted_tier_sums(weights, owned, pairs, fit, tier_start, *sums)
         for t in range(n_tiers):
             in_order = [0.0, 0.0, 0.0, 0.0]
             for c in range(tier_start[t], tier_start[t + 1]):
+                if signed[c] > 0.0:
+                    in_order[0] += signed[c]
                 if weights[c] > 0.0:
-                    in_order = [in_order[0] + weights[c], in_order[1] + weights[c] * owned[c],
-                                in_order[2] + weights[c] * pairs[c], in_order[3] + weights[c] * fit[c]]
+                    in_order[1:] = [in_order[1] + weights[c] * owned[c], in_order[2] + weights[c] * pairs[c],
+                                    in_order[3] + weights[c] * fit[c]]
             assert [totals[t], sums[0][t], sums[1][t], sums[2][t]] == in_order
 
 

@@ -42,10 +42,11 @@ game_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 # inlined copy). Inlining everything makes the game 3x slower (measured): the
 # round start, the turns and the round's end stay separate.
 game_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
-# Sums of whole numbers held in float64 (copies in the pool, 0/1 ownership flags, trait counts): every partial
-# sum is a whole number below 2**53, so any order of the additions gives the same bits, and the compiler may
-# reorder them ("reassoc"), adding several at once (vectorized). Only such loops, out of line on plain arrays,
-# carry the flag: anywhere else it could change results.
+# Sums of non-negative whole numbers held in float64 (copies in the pool, 0/1 ownership flags, trait counts):
+# every partial sum is a whole number below 2**53 (the configuration's limits keep a tier's sums near 1e13), so
+# any order of the additions gives the same bits, and the compiler may reorder them ("reassoc"), adding several
+# at once (vectorized). "nsz" changes nothing either: no term is -0.0. Only such loops, out of line on plain
+# arrays, carry the flags: anywhere else they could change results.
 whole_sums_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, fastmath={"reassoc", "nsz"})
 # A kernel that only the game's compiled code calls (never Python, tests included): numba builds it no
 # Python-callable wrapper, thousands of instructions for the two named tuples (autodup.internal_kernels).

@@ -451,6 +451,9 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
     table = new_table(rules, np.int64(0))  # typed as the game's call is: its compiled code, not one of its own
     if pool.shape[0] != table.pool.shape[0]:
         raise ValueError("first_slot_counts: the pool needs one entry per champion")
+    for c in range(pool.shape[0]):  # the shop's tier sums add whole numbers in any order (whole_sums_kernel)
+        if not (pool[c] >= 0.0 and pool[c] == np.floor(pool[c])):
+            raise ValueError("first_slot_counts: the pool holds copies: whole numbers, none negative")
     counts = np.zeros(pool.shape[0] + 1, dtype=np.int64)
     seeds = np.zeros(rules.players, dtype=np.uint64)
     mark_trait(rules, loaded_trait, table.qualifies)
