@@ -172,6 +172,51 @@ def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outsid
     assert game_combat._standing_term(no_memo, 3.0, scale) == 1.0 / (1.0 + math.exp(-3.0 / scale))
 
 
+def test_the_values_hp_factor_memo_gives_the_exponential_bit_for_bit_and_falls_back_outside_it():
+    """_hp_factor serves exp(-d / (VALUE_SCALE H)) for whole HP differences within +-H from the table's memo
+    (value_terms), filled on first use, each equal to the exponential computed afresh (glibc's exp, as the
+    compiled game's); a fractional difference, one beyond the memo and a table without a memo compute it."""
+    import math
+
+    table = game_state.fresh_table(SET4)
+    hp = SET4.starting_hp
+    scale = game_stats.VALUE_SCALE * hp
+    assert table.value_terms.shape == (2 * hp + 1,) and not table.value_terms.any()
+    for difference in [float(d) for d in range(-hp - 3, hp + 4)] + [0.5, -17.25]:
+        expected = math.exp(-difference / scale)
+        assert game_combat._hp_factor(table, difference, scale) == expected  # computed (and memoized)
+        assert game_combat._hp_factor(table, difference, scale) == expected  # read back
+    assert table.value_terms.all()
+    np.testing.assert_array_equal(table.value_terms, [math.exp(-float(d) / scale) for d in range(-hp, hp + 1)])
+    no_memo = table._replace(value_terms=np.zeros(0))
+    assert game_combat._hp_factor(no_memo, 3.0, scale) == math.exp(-3.0 / scale)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_fights_odds_are_the_logistic_bit_for_bit_and_the_values_terms_the_logistic_of_their_edge(seed):
+    """prepare_fights keeps each pair's odds (fight_odds): a fight's P(a beats b) is exactly the logistic of the
+    boards' log-power difference it always was (the coin compares a uniform with it, so every game's events stay
+    the same), and each of the value's terms (_outlasts: the HP factor times those odds) is the logistic of its
+    summed edge to within a few units in the last place (results format 10)."""
+    import math
+
+    table = fight_state(seed, alive=7)
+    scale = game_stats.VALUE_SCALE * SET4.starting_hp
+    for a in range(7):
+        for b in range(7):
+            if a == b:
+                continue
+            p_a, _, _ = game_combat._fight_odds(SET4, table, a, b, 20)
+            exponent = -(table.fight_log_power[a] - table.fight_log_power[b]) / SET4.combat_scale
+            assert p_a == 1.0 / (1.0 + math.exp(exponent))
+            # At the round's HP, and after losses that leave both alive (0 HP or below: the terms are 0 or 1).
+            for hp_a, hp_b in ((table.fight_hp[a], table.fight_hp[b]),
+                               (max(table.fight_hp[a] - 7, 1.0), max(table.fight_hp[b] - 3, 1.0))):
+                edge = (hp_a - hp_b) / scale + table.fight_strength[a] - table.fight_strength[b]
+                term = game_combat._outlasts(SET4, table, a, hp_a, b, hp_b)
+                assert term == pytest.approx(1.0 / (1.0 + math.exp(-edge)), rel=1e-14, abs=0.0)
+
+
 def test_the_shops_tier_sums_equal_the_sums_in_order_bit_for_bit():
     """The shop's per-tier sums (the pool's tier totals; the weights of what a seat owns, of its pairs and of its
     trait fit) add whole numbers, and are compiled with reordered additions (``whole_sums_kernel``): every order

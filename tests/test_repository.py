@@ -107,6 +107,20 @@ def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
         data["seconds_to_verdict"]["independent"] / data["seconds_to_verdict"]["default"], rel=1e-9)
 
 
+def test_luck_terms_benchmark_fits_a_value_per_family_and_training_set():
+    """Every family of terms, fitted on each training set with ValueFit's ridge, gives a finite, positive variance
+    reduction on the evaluation boards."""
+    from autodup.analysis.value_fit import RIDGE
+
+    data = benchmark_json("luck_terms_worth.py", "--training-boards", "40", "--training-sets", "2",
+                          "--evaluation-boards", "40")
+    assert "every term kept" in data["reductions"] and data["terms"]["every term kept"] == []
+    for family, by_ridge in data["reductions"].items():
+        assert set(by_ridge) == {f"{RIDGE:g}"}
+        assert len(by_ridge[f"{RIDGE:g}"]) == 2 and all(0 < v < float("inf") for v in by_ridge[f"{RIDGE:g}"]), family
+    assert data["raw_comparison_variance"] > 0
+
+
 def test_tournament_benchmark_prints_its_figures_as_json():
     """A million games = the start once + a million games at the marginal rate, from the line through the runs."""
     data = benchmark_json("bench_tournament.py", "--boards", "10,30", "--workers-boards", "30")

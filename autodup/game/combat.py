@@ -40,9 +40,10 @@ def _damage(rules, round_index, power_winner, power_loser, units_winner):
 
 @game_inline
 def _fight_odds(rules, table, a, b, round_index):
-    """``(P(a beats b), HP a loses if it loses, HP b loses if it loses)`` on this round's boards (``fight_*``)."""
+    """``(P(a beats b), HP a loses if it loses, HP b loses if it loses)`` on this round's boards (``fight_*``;
+    the odds ``fight_odds``, which :func:`prepare_fights` computed for every pair of alive seats)."""
     power_a, power_b = table.fight_power[a], table.fight_power[b]
-    p_a = 1.0 / (1.0 + np.exp(-(table.fight_log_power[a] - table.fight_log_power[b]) / rules.combat_scale))
+    p_a = 1.0 / (1.0 + table.fight_odds[a, b])
     return (p_a, _damage(rules, round_index, power_b, power_a, table.fight_units[b]),
             _damage(rules, round_index, power_a, power_b, table.fight_units[a]))
 
@@ -64,6 +65,22 @@ def _standing_term(table, difference, scale):
 
 
 @game_inline
+def _hp_factor(table, difference, scale):
+    """exp(-``difference`` / ``scale``), from the table's memo (``value_terms``) for a whole difference within its
+    range, as :func:`_standing_term` (a term within it, |difference / scale| <= 4, is never 0)."""
+    terms = table.value_terms
+    half = (terms.shape[0] - 1) // 2
+    if -half <= difference <= half and int(difference) == difference:
+        index = int(difference) + half
+        term = terms[index]
+        if term == 0.0:
+            term = np.exp(-difference / scale)
+            terms[index] = term
+        return term
+    return np.exp(-difference / scale)
+
+
+@game_inline
 def _standing(rules, table, seat, hp):
     """The seat's standing with ``hp``: a state value fixed in advance, sum over the other alive seats of
     P(it outlasts them), taken as a logistic in the HP difference at the start of the round's fights
@@ -82,14 +99,18 @@ def _standing(rules, table, seat, hp):
 def _outlasts(rules, table, seat, seat_hp, other, other_hp):
     """P(seat outlasts other) in the value (:func:`_value`): a logistic in their HP difference (scale
     ``VALUE_SCALE`` x starting HP) plus the seat's log-odds of beating the other in one fight on this round's
-    boards; 0 if ``seat_hp`` <= 0, else 1 if ``other_hp`` <= 0."""
+    boards; 0 if ``seat_hp`` <= 0, else 1 if ``other_hp`` <= 0.
+
+    The logistic's exponential is a product of two factors: the HP difference's (:func:`_hp_factor`, a memo of
+    whole differences) and the boards' (``fight_odds``, the fight's own odds), so a game of a few thousand terms
+    pays no exponential of its own for them. Results format 10: before, one exponential of the summed edge,
+    which differs in the last bits."""
     if seat_hp <= 0:
         return 0.0
     if other_hp <= 0:
         return 1.0
-    edge = ((seat_hp - other_hp) / (VALUE_SCALE * rules.starting_hp)
-            + table.fight_strength[seat] - table.fight_strength[other])
-    return 1.0 / (1.0 + np.exp(-edge))
+    return 1.0 / (1.0 + _hp_factor(table, seat_hp - other_hp, VALUE_SCALE * rules.starting_hp)
+                  * table.fight_odds[seat, other])
 
 
 @game_inline
@@ -234,6 +255,13 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
             alive += 1
     if alive < 2:
         return
+    # Each pair's odds, read by the fights (_fight_odds) and by the value's terms (_outlasts).
+    for a in range(players):
+        if table.alive[a]:
+            for b in range(players):
+                if b != a and table.alive[b]:
+                    table.fight_odds[a, b] = np.exp(-(table.fight_log_power[a] - table.fight_log_power[b])
+                                                    / rules.combat_scale)
     # The state values the fights' terms weigh outcomes by are kept for them (_add_fight_luck).
     damages = table.loss_damage
     for seat in range(players):

@@ -88,6 +88,8 @@ SCRATCH = (
     ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
     ("fight_log_power", "float64 (players,): log(board power + 1), each alive seat's this round"),
     ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
+    ("fight_odds", "float64 (players, players): [a, b]: exp(-(fight_log_power[a] - fight_log_power[b]) / "
+                   "combat_scale), for alive a != b this round: P(a beats b) = 1 / (1 + it) (prepare_fights)"),
     ("standing_now", "float64 (players,): each alive seat's standing at fight_hp (see _standing)"),
     ("value_now", "float64 (players,): each alive seat's value at fight_hp (see _value)"),
     ("outlasts_now", "float64 (players, players): [s, o]: its term for o, P(s outlasts o) at fight_hp (_outlasts)"),
@@ -97,6 +99,8 @@ SCRATCH = (
     ("loss_opponent", "int64 (players,): for each, the first opponent that deals it"),
     ("standing_terms", "float64 (2 H + 1,): the standing's logistic term of each HP difference -H..H (H the "
                        "starting HP, none above STANDING_MEMO_HP), 0 until first used"),
+    ("value_terms", "float64 (2 H + 1,): exp(-d / (VALUE_SCALE H)) of each HP difference d = -H..H, the value's "
+                    "HP factor (as standing_terms: none above STANDING_MEMO_HP), 0 until first used"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.analysis.coupling; see trace_draw).
@@ -106,7 +110,7 @@ TRACE = (
     ("trace_outcome", "int16 (players, K): the champion it dealt, -1 for none"),
     ("trace_count", "int64 (players,): draws traced"),
 )
-# The largest starting HP whose standing terms are memoized (a table of 2 H + 1 values).
+# The largest starting HP whose standing and value terms are memoized (tables of 2 H + 1 values).
 STANDING_MEMO_HP = 2_000
 Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNIT_TERMS + SCRATCH + TRACE])
 
@@ -196,12 +200,13 @@ def new_table(rules, trace_draws):
         filled(n_tiers, 0.0, np.float64),
         filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled((4, n_tiers), 0.0, np.float64),
         filled(players, 0.0, np.float64), filled(players, 0.0, np.float64), filled(players, 0.0, np.float64),
+        filled((players, players), 0.0, np.float64),
         filled(players, 0.0, np.float64), filled(players, 0.0, np.float64),
         filled((players, players), 0.0, np.float64), filled((players, players), 0.0, np.float64),
         filled((players, players), 0.0, np.float64),
         filled(players, 0, np.int64),
         filled(players, 0, np.int64),
-        filled(standing_memo, 0.0, np.float64),
+        filled(standing_memo, 0.0, np.float64), filled(standing_memo, 0.0, np.float64),
         # trace
         filled((players, trace_draws, n_tiers + n), 0, np.float32),
         filled((players, trace_draws), 0, np.int64), filled((players, trace_draws), -1, np.int16),

@@ -37,7 +37,11 @@ CHUNK_BOARDS = 25
 #    training runs (boards of the training branch) keep each row's luck terms stage by stage (stage_luck).
 # 9: the haystack's Exp(1) values by the ziggurat (autodup.engine.ziggurat) instead of inversion: every haystack
 #    game's rows change, their law does not.
-FORMAT_VERSION = 9
+# 10: the value's logistic terms (coin_value, coin_duel, coin_onlooker, matchmaking_value) are computed as
+#    1 / (1 + HP factor x the fight's odds) from a memo and each pair's odds, not as one exponential of the
+#    summed edge: those four terms (and the corrections that weigh them) change in their last bits (1e-14 or
+#    less in a game); every game's events and placements are the same.
+FORMAT_VERSION = 10
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0

@@ -1,0 +1,136 @@
+"""What each family of luck terms buys: the variance a value removes with and without it, on other boards.
+
+A game pays for its luck terms (``profile_game.py``: the fights' state values and
+their terms are most of combat's share), and a value's corrections weigh them
+(``autodup.game.value``). This script measures the other side of that cost: for
+each family of terms, a value is fitted without it (its features zeroed, so the
+fit leaves them out, as ``autodup luck fit`` would fit a game without them) on
+several training sets (boards of the training branch, one seed each), and every
+fit corrects the same evaluation boards (another seed). A family is worth its
+cost when the variance it removes is worth more than the games it slows down:
+the seconds to a verdict go as a game's time times the variance
+(``bench_verdict.py``).
+
+Set4, the eight shipped bots seated by the Latin square (8 tables a board), the
+haystack. The figure is the variance reduction of the duplicate format's
+corrected bot comparisons against its raw ones: the mean over every pair of bots
+of the variance, over evaluation boards, of the difference of their mean
+placements on the board. Fits use :class:`autodup.analysis.value_fit.ValueFit`
+with its ridge, and ``--ridge`` adds others.
+
+Usage: ``python benchmarks/luck_terms_worth.py [--training-boards 2000] [--training-sets 3]
+[--evaluation-boards 3000] [--ridge 0.01] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+
+import numpy as np
+
+from autodup.analysis.value_fit import RIDGE, ValueFit
+from autodup.game.boards import play_boards
+from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
+from autodup.game.config import load_config
+from autodup.game.rules import rules_of
+from autodup.game.stats import LUCK_NAMES, RESULT_COLUMNS
+from autodup.game.value import corrections_of_boards
+
+# The families a game computes together: the value's terms share its state values before the fights, the
+# standing's its memo.
+FAMILIES = {
+    "every term kept": (),
+    "without the standing terms": ("coin_standing", "matchmaking_standing"),
+    "without the value terms": ("coin_value", "coin_duel", "coin_onlooker", "matchmaking_value"),
+    "without the duel": ("coin_duel",),
+    "without the onlookers": ("coin_onlooker",),
+    "without the shop terms": ("shop_hits", "shop_cost", "shop_pairs", "shop_traits"),
+}
+EVALUATION_SEED = 1
+TRAINING_SEED = 100
+PLACEMENT = RESULT_COLUMNS.index("placement")
+
+
+def comparison_variance(placement: np.ndarray, bots: np.ndarray, n_bots: int) -> float:
+    """Mean over pairs of bots of the variance over boards of the difference of their mean placements on a board.
+
+    ``placement`` float64 and ``bots`` int64, both (boards, tables, players)."""
+    means = np.zeros((placement.shape[0], n_bots))
+    for bot in range(n_bots):
+        seated = bots == bot
+        means[:, bot] = (placement * seated).sum(axis=(1, 2)) / seated.sum(axis=(1, 2))
+    return float(np.mean([np.var(means[:, i] - means[:, j]) for i, j in itertools.combinations(range(n_bots), 2)]))
+
+
+def without(stage_luck: np.ndarray, terms) -> np.ndarray:
+    """``stage_luck`` (..., len(LUCK), STAGE_BUCKETS) with ``terms`` zeroed."""
+    kept = stage_luck.copy()
+    for name in terms:
+        kept[..., LUCK_NAMES.index(name), :] = 0.0
+    return kept
+
+
+def measure(training_boards: int, training_sets: int, evaluation_boards: int, ridges) -> dict:
+    rules = rules_of(load_config("set4"))
+    names = bot_names()
+    lineup = policy_tuple([load_bot(name) for name in names])
+
+    def play(seed, boards, branch):
+        return play_boards(rules, "haystack", *lineup, seed=seed, boards=boards, tables=8, seating="latin",
+                           n_bots=len(names), branch=branch)
+
+    evaluation = play(EVALUATION_SEED, evaluation_boards, "evaluation")
+    placement = evaluation.results[..., PLACEMENT].astype(np.float64)
+    raw = comparison_variance(placement, evaluation.bots, len(names))
+    reductions = {family: {ridge: [] for ridge in ridges} for family in FAMILIES}
+    for k in range(training_sets):
+        training = play(TRAINING_SEED + k, training_boards, "training")
+        players = training.bots.shape[2]
+        for family, terms in FAMILIES.items():
+            fit = ValueFit(names)
+            stage_luck = without(training.stage_luck, terms)
+            fit.add(training.bots.reshape(-1), training.results[..., PLACEMENT].reshape(-1),
+                    stage_luck.reshape(-1, stage_luck.shape[-2] * stage_luck.shape[-1]), players)
+            evaluated = without(evaluation.stage_luck, terms)
+            for ridge in ridges:
+                weights = fit.weights(ridge)
+                corrections = corrections_of_boards(evaluated, evaluation.bots,
+                                                    np.array([weights[name] for name in names])).sum(axis=-1)
+                reductions[family][ridge].append(raw / comparison_variance(placement - corrections, evaluation.bots,
+                                                                           len(names)))
+    return {
+        "raw_comparison_variance": raw,
+        "reductions": {family: {f"{ridge:g}": values for ridge, values in by_ridge.items()}
+                       for family, by_ridge in reductions.items()},
+        "terms": {family: list(terms) for family, terms in FAMILIES.items()},
+        "training_boards": training_boards, "training_sets": training_sets, "evaluation_boards": evaluation_boards,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--training-boards", type=int, default=2000, help="boards of each training set")
+    parser.add_argument("--training-sets", type=int, default=3, help="training sets (one seed each)")
+    parser.add_argument("--evaluation-boards", type=int, default=3000, help="evaluation boards")
+    parser.add_argument("--ridge", type=float, action="append", default=[],
+                        help="a ridge to fit with besides ValueFit's own (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+    ridges = [RIDGE] + [r for r in args.ridge if r != RIDGE]
+    result = measure(args.training_boards, args.training_sets, args.evaluation_boards, ridges)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"variance reduction of the corrected bot comparisons over the raw duplicate ones, on "
+          f"{args.evaluation_boards:,} evaluation boards; {args.training_sets} fits on {args.training_boards:,} "
+          f"training boards each")
+    for family, by_ridge in result["reductions"].items():
+        for ridge, values in by_ridge.items():
+            print(f"{family:<28} ridge {ridge:<6} " + " ".join(f"{v:.2f}" for v in values)
+                  + f"   mean {np.mean(values):.2f}")
+
+
+if __name__ == "__main__":
+    main()
