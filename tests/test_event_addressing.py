@@ -239,6 +239,10 @@ def fight_table(powers):
     table.fight_power[:] = powers
     table.fight_log_power[:] = np.log(powers + 1.0)
     table.fight_strength[:] = table.fight_log_power / RULES.combat_scale
+    log_power = table.fight_log_power
+    for a in range(len(powers)):  # each pair's odds, with the C library's exp as prepare_fights computes them
+        for b in range(len(powers)):
+            table.fight_odds[a, b] = math.exp(-(log_power[a] - log_power[b]) / RULES.combat_scale)
     table.fight_units[:] = 3
     table.fight_hp[:] = table.hp
     return table

@@ -197,7 +197,8 @@ def test_the_fights_odds_are_the_logistic_bit_for_bit_and_the_values_terms_the_l
     """prepare_fights keeps each pair's odds (fight_odds): a fight's P(a beats b) is exactly the logistic of the
     boards' log-power difference it always was (the coin compares a uniform with it, so every game's events stay
     the same), and each of the value's terms (_outlasts: the HP factor times those odds) is the logistic of its
-    summed edge to within a few units in the last place (results format 10)."""
+    summed edge within 1e-14 (results format 10). The odds follow the boards from round to round: a seat that
+    dies and a board that changes between two rounds are seen by the next round's odds."""
     import math
 
     table = fight_state(seed, alive=7)
@@ -215,6 +216,19 @@ def test_the_fights_odds_are_the_logistic_bit_for_bit_and_the_values_terms_the_l
                 edge = (hp_a - hp_b) / scale + table.fight_strength[a] - table.fight_strength[b]
                 term = game_combat._outlasts(SET4, table, a, hp_a, b, hp_b)
                 assert term == pytest.approx(1.0 / (1.0 + math.exp(-edge)), rel=1e-14, abs=0.0)
+    # The next round: seat 6 is gone and seat 0's board lost its units but one; every pair's odds are computed again.
+    table.alive[6] = False
+    table.n_units[0] = 1
+    order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
+    before = table.fight_log_power[0]
+    game_combat.prepare_fights(SET4, table, 21, order, traits)
+    assert table.fight_log_power[0] < before
+    for a in range(6):
+        for b in range(6):
+            if a != b:
+                exponent = -(table.fight_log_power[a] - table.fight_log_power[b]) / SET4.combat_scale
+                assert game_combat._fight_odds(SET4, table, a, b, 21)[0] == 1.0 / (1.0 + math.exp(exponent))
 
 
 def test_the_shops_tier_sums_equal_the_sums_in_order_bit_for_bit():

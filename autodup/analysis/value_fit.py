@@ -7,6 +7,16 @@ zero-mean innovations, so the slopes that best predict the placement from them
 are those whose correction removes the most variance: fitting the value this way
 chooses the linear value whose AIVAT correction is smallest in variance. They are
 fitted once, on boards of the training branch of the seed tree, and frozen.
+
+A feature gets a slope only where it moved in at least :data:`MIN_SUPPORT` of the
+rows fitted (a bot's, or all of them for the pooled weights); elsewhere its weight
+is 0. A late stage that a bot seldom reaches moves its features in a handful of
+rows, by little: fitted on those few rows, their slopes took weights up to 1,288,
+and on a later board where the bot did reach that stage, one seat's correction came
+to 592 places. That fit (set4, the shipped roster, 3,000 training boards) made the
+bots' comparisons on the 3,000 boards that follow noisier than raw placements
+(0.55x the variance removed); with the minimum, 2.47x, no correction beyond 8
+places (``tests/test_value.py``; ``benchmarks/luck_terms_worth.py`` for more fits).
 """
 
 from __future__ import annotations
@@ -18,20 +28,48 @@ import numpy as np
 from ..game.stats import LUCK_NAMES, STAGE_BUCKETS
 from ..game.value import POOLED, VALUE_FEATURES, VALUE_FORMAT, value_features
 
-__all__ = ["RIDGE", "ValueFit", "fit_value_folder"]
+__all__ = ["RIDGE", "MIN_SUPPORT", "ridge_fit", "ValueFit", "fit_value_folder"]
 
-# Ridge on standardized features, as a share of the rows: enough to keep a feature that barely varies (a late
-# stage few seats reach) from taking a wild slope, small beside the signal of any feature that matters.
+# Ridge on standardized features, as a share of the rows: small beside the signal of any feature that matters.
 RIDGE = 1e-3
+# Rows in which a feature must move (be other than 0) to get a slope. A ridge on standardized features does not
+# stop a feature that moved in a few rows from taking a wild weight (standardized, its slope looks ordinary).
+MIN_SUPPORT = 50
+
+
+def ridge_fit(moments: np.ndarray, ridge: float, usable: np.ndarray | None = None) -> tuple:
+    """``(weights float64 (F,), intercept)``: the least-squares fit of the last column on the middle ones with a
+    ridge on standardized features, from the moment sums of rows ``[1, features, target]`` (float64 (F + 2,
+    F + 2)). Features that do not vary, or that ``usable`` (bool (F,)) excludes, get weight 0."""
+    count = moments[0, 0]
+    w = np.zeros(moments.shape[0] - 2)
+    if count <= 1:
+        return w, 0.0
+    mean = moments[0] / count
+    covariance = moments / count - np.outer(mean, mean)
+    xx = covariance[1:-1, 1:-1]
+    xy = covariance[1:-1, -1]
+    scale = np.sqrt(np.clip(np.diag(xx), 0.0, None))
+    varies = scale > 1e-12 * max(1.0, float(scale.max()))
+    if usable is not None:
+        varies &= usable
+    if varies.any():
+        s = scale[varies]
+        a = xx[np.ix_(varies, varies)] / np.outer(s, s) + ridge * np.eye(int(varies.sum()))
+        w[varies] = np.linalg.solve(a, xy[varies] / s) / s
+    return w, float(mean[-1] - mean[1:-1] @ w)
 
 
 class ValueFit:
-    """Moment sums of ``[1, features, placement]`` per bot and pooled, added chunk by chunk (memory flat)."""
+    """Moment sums of ``[1, features, placement]`` per bot and pooled (``moments`` float64 (bots + 1, F + 2,
+    F + 2)), and the rows in which each feature moved (``support`` int64 (bots + 1, F)), added chunk by chunk
+    (memory flat)."""
 
     def __init__(self, bot_names):
         self.bot_names = list(bot_names)
         width = len(VALUE_FEATURES) + 2
         self.moments = np.zeros((len(self.bot_names) + 1, width, width))  # the last row: every bot pooled
+        self.support = np.zeros((len(self.bot_names) + 1, len(VALUE_FEATURES)), dtype=np.int64)
 
     def add(self, bot: np.ndarray, placement: np.ndarray, stage_luck: np.ndarray, players: int) -> None:
         """Add rows of whole tables, in (table, seat) order: ``bot`` int64 (rows,), ``placement`` (rows,),
@@ -43,31 +81,24 @@ class ValueFit:
             value_features(np.ascontiguousarray(tables[t]), scratch)
             features[t * players:(t + 1) * players] = scratch
         x = np.column_stack([np.ones(bot.size), features, placement.astype(np.float64)])
+        moved = features != 0.0
         for b in np.unique(bot):
             rows = x[bot == b]
             self.moments[b] += rows.T @ rows
+            self.support[b] += moved[bot == b].sum(axis=0)
         self.moments[-1] += x.T @ x
+        self.support[-1] += moved.sum(axis=0)
 
-    def weights(self, ridge: float = RIDGE) -> dict:
-        """``{bot name: weights, POOLED: weights}``, each float64 (len(VALUE_FEATURES),)."""
-        result = {}
-        for index, name in enumerate([*self.bot_names, POOLED]):
-            m = self.moments[index]
-            count = m[0, 0]
-            w = np.zeros(len(VALUE_FEATURES))
-            if count > 1:
-                mean = m[0] / count
-                covariance = m / count - np.outer(mean, mean)
-                xx = covariance[1:-1, 1:-1]
-                xy = covariance[1:-1, -1]
-                scale = np.sqrt(np.clip(np.diag(xx), 0.0, None))
-                varies = scale > 1e-12 * max(1.0, float(scale.max()))
-                if varies.any():
-                    s = scale[varies]
-                    a = xx[np.ix_(varies, varies)] / np.outer(s, s) + ridge * np.eye(int(varies.sum()))
-                    w[varies] = np.linalg.solve(a, xy[varies] / s) / s
-            result[name] = w
-        return result
+    def weights(self, ridge: float = RIDGE, min_support: int = MIN_SUPPORT) -> dict:
+        """``{bot name: weights, POOLED: weights}``, each float64 (len(VALUE_FEATURES),); a feature that moved in
+        fewer than ``min_support`` of the rows gets weight 0."""
+        return {name: ridge_fit(self.moments[index], ridge, self.support[index] >= min_support)[0]
+                for index, name in enumerate([*self.bot_names, POOLED])}
+
+    def left_out(self, min_support: int = MIN_SUPPORT) -> dict:
+        """``{bot name or POOLED: features}``: how many features moved in some rows but too few to get a slope."""
+        return {name: int(np.count_nonzero((self.support[index] > 0) & (self.support[index] < min_support)))
+                for index, name in enumerate([*self.bot_names, POOLED])}
 
     def rows(self) -> dict:
         """Rows fitted, per bot and pooled."""
@@ -96,7 +127,8 @@ def fit_value_folder(folder, ridge: float = RIDGE) -> str:
         "roster": [[name, sha] for name, _, sha, _ in identity["bots"]],
         "training": {"seed": identity["seed"], "boards": identity["boards"], "branch": identity.get("branch"),
                      "dealer": identity["dealer"], "design": identity["design"], "events": identity["events"],
-                     "tables": identity["tables"], "ridge": ridge, "rows": fit.rows()},
+                     "tables": identity["tables"], "ridge": ridge, "min_support": MIN_SUPPORT,
+                     "rows": fit.rows(), "left_out": fit.left_out()},
         "features": list(VALUE_FEATURES),
         "weights": {name: [round(float(x), 10) for x in w] for name, w in weights.items()},
     }

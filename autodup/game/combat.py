@@ -67,7 +67,7 @@ def _standing_term(table, difference, scale):
 @game_inline
 def _hp_factor(table, difference, scale):
     """exp(-``difference`` / ``scale``), from the table's memo (``value_terms``) for a whole difference within its
-    range, as :func:`_standing_term` (a term within it, |difference / scale| <= 4, is never 0)."""
+    range, as :func:`_standing_term` (a term within it, |difference / scale| <= 1 / VALUE_SCALE, is never 0)."""
     terms = table.value_terms
     half = (terms.shape[0] - 1) // 2
     if -half <= difference <= half and int(difference) == difference:
@@ -102,9 +102,8 @@ def _outlasts(rules, table, seat, seat_hp, other, other_hp):
     boards; 0 if ``seat_hp`` <= 0, else 1 if ``other_hp`` <= 0.
 
     The logistic's exponential is a product of two factors: the HP difference's (:func:`_hp_factor`, a memo of
-    whole differences) and the boards' (``fight_odds``, the fight's own odds), so a game of a few thousand terms
-    pays no exponential of its own for them. Results format 10: before, one exponential of the summed edge,
-    which differs in the last bits."""
+    whole differences) and the boards' (``fight_odds``, the fight's own odds), so a game's few thousand terms pay
+    an exponential only at each HP difference's first use."""
     if seat_hp <= 0:
         return 0.0
     if other_hp <= 0:

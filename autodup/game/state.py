@@ -98,9 +98,9 @@ SCRATCH = (
     ("loss_damage", "int64 (players,): the distinct damages a seat may take this round (prepare_fights)"),
     ("loss_opponent", "int64 (players,): for each, the first opponent that deals it"),
     ("standing_terms", "float64 (2 H + 1,): the standing's logistic term of each HP difference -H..H (H the "
-                       "starting HP, none above STANDING_MEMO_HP), 0 until first used"),
+                       "starting HP, none above MEMO_HP), 0 until first used"),
     ("value_terms", "float64 (2 H + 1,): exp(-d / (VALUE_SCALE H)) of each HP difference d = -H..H, the value's "
-                    "HP factor (as standing_terms: none above STANDING_MEMO_HP), 0 until first used"),
+                    "HP factor (as standing_terms: none above MEMO_HP), 0 until first used"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.analysis.coupling; see trace_draw).
@@ -111,7 +111,7 @@ TRACE = (
     ("trace_count", "int64 (players,): draws traced"),
 )
 # The largest starting HP whose standing and value terms are memoized (tables of 2 H + 1 values).
-STANDING_MEMO_HP = 2_000
+MEMO_HP = 2_000
 Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNIT_TERMS + SCRATCH + TRACE])
 
 # A seat's workspace: its view ``me`` (refreshed before each decision) and its
@@ -171,7 +171,7 @@ def new_table(rules, trace_draws):
     # combine is allowed with a full bench, and holds one extra unit until it combines.
     capacity = rules.bench_size + largest(rules.level_board_size) + 1
     pool = as_floats(rules.champion_copies)
-    standing_memo = 2 * rules.starting_hp + 1 if rules.starting_hp <= STANDING_MEMO_HP else 0
+    memo = 2 * rules.starting_hp + 1 if rules.starting_hp <= MEMO_HP else 0
     return Table(
         # game state
         pool, as_floats(pool), filled((players, rules.shop_size), -1, np.int64), filled(players, 0, np.bool_),
@@ -206,7 +206,7 @@ def new_table(rules, trace_draws):
         filled((players, players), 0.0, np.float64),
         filled(players, 0, np.int64),
         filled(players, 0, np.int64),
-        filled(standing_memo, 0.0, np.float64), filled(standing_memo, 0.0, np.float64),
+        filled(memo, 0.0, np.float64), filled(memo, 0.0, np.float64),
         # trace
         filled((players, trace_draws, n_tiers + n), 0, np.float32),
         filled((players, trace_draws), 0, np.int64), filled((players, trace_draws), -1, np.int16),
