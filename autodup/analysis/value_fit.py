@@ -14,9 +14,12 @@ is 0. A late stage that a bot seldom reaches moves its features in a handful of
 rows, by little: fitted on those few rows, their slopes took weights up to 1,288,
 and on a later board where the bot did reach that stage, one seat's correction came
 to 592 places. That fit (set4, the shipped roster, 3,000 training boards) made the
-bots' comparisons on the 3,000 boards that follow noisier than raw placements
-(0.55x the variance removed); with the minimum, 2.47x, no correction beyond 8
-places (``tests/test_value.py``; ``benchmarks/luck_terms_worth.py`` for more fits).
+variance of the bots' comparisons on the 3,000 boards that follow 1.8x the raw
+placements' (a reduction of 0.55x); with the minimum, a reduction of 2.47x and no
+correction beyond 8 places (``tests/test_value.py`` checks it on the first 800 of
+those boards; ``benchmarks/luck_terms_worth.py`` compares more fits). The minimum is
+a rule of thumb: it counts rows, not how far a feature moved. A bot's feature left
+out gets weight 0 in its own weights, not the pooled weight.
 """
 
 from __future__ import annotations
@@ -105,9 +108,9 @@ class ValueFit:
         return {name: int(self.moments[i, 0, 0]) for i, name in enumerate([*self.bot_names, POOLED])}
 
 
-def fit_value_folder(folder, ridge: float = RIDGE) -> str:
+def fit_value_folder(folder, ridge: float = RIDGE, min_support: int = MIN_SUPPORT) -> str:
     """The text of a value file fitted on a training run folder (:class:`~autodup.tournament.results.RunFolder`,
-    or its path) whose rows kept their luck stage by stage."""
+    or its path) whose rows kept their luck stage by stage (``min_support``: see :meth:`ValueFit.weights`)."""
     from ..tournament.results import RunFolder
     from ..version import __version__
 
@@ -120,15 +123,15 @@ def fit_value_folder(folder, ridge: float = RIDGE) -> str:
         bot = np.array([index[name] for name in table.column("bot").to_pylist()], dtype=np.int64)
         stage_luck = np.asarray(table.column("stage_luck").combine_chunks().flatten(), dtype=np.float64)
         fit.add(bot, table.column("placement").to_numpy(), stage_luck.reshape(bot.size, -1), players)
-    weights = fit.weights(ridge)
+    weights = fit.weights(ridge, min_support)
     content = {
         "kind": "autodup value", "format": VALUE_FORMAT, "autodup": __version__,
         "config": {"name": folder.config.name, "sha256": identity["config_sha256"]},
         "roster": [[name, sha] for name, _, sha, _ in identity["bots"]],
         "training": {"seed": identity["seed"], "boards": identity["boards"], "branch": identity.get("branch"),
                      "dealer": identity["dealer"], "design": identity["design"], "events": identity["events"],
-                     "tables": identity["tables"], "ridge": ridge, "min_support": MIN_SUPPORT,
-                     "rows": fit.rows(), "left_out": fit.left_out()},
+                     "tables": identity["tables"], "ridge": ridge, "min_support": min_support,
+                     "rows": fit.rows(), "left_out": fit.left_out(min_support)},
         "features": list(VALUE_FEATURES),
         "weights": {name: [round(float(x), 10) for x in w] for name, w in weights.items()},
     }

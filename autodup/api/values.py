@@ -129,7 +129,12 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     text = fit_value_folder(folder)
     write_bytes_atomically(out, text.encode("utf-8"))
     note(f"value fitted on {boards:,} training boards (seed {seed}, run {folder}): {out}")
-    fewest = min(json.loads(text)["training"]["rows"].values())
+    training = json.loads(text)["training"]
+    left_out = {name: count for name, count in training["left_out"].items() if count}
+    if left_out:  # said, not warned: a feature that seldom moves has no slope to fit
+        note(f"features that moved in fewer than {training['min_support']} of a bot's rows, left without a slope: "
+             + ", ".join(f"{name} {count}" for name, count in left_out.items()) + f" of {len(VALUE_FEATURES)}")
+    fewest = min(training["rows"].values())
     if fewest < ROWS_PER_FEATURE * len(VALUE_FEATURES):
         # Weights fitted on too few rows are noisy: their corrections keep mean zero but may add variance.
         rows_per_board = fewest / boards

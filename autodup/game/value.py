@@ -148,7 +148,9 @@ class ValueModel:
     weights : dict
         ``{bot name or POOLED: float64 (len(VALUE_FEATURES),)}``.
     training : dict
-        How it was fitted: seed, boards, branch, dealer, design, events, ridge, rows.
+        How it was fitted: seed, boards, branch, dealer, design, events, tables, ridge, rows; and since the
+        minimum support, ``min_support`` and ``left_out`` (features per bot that moved in too few rows; absent:
+        fitted without a minimum).
     autodup_version : str
     """
 
