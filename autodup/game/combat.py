@@ -49,35 +49,41 @@ def _fight_odds(rules, table, a, b, round_index):
 
 
 @game_inline
-def _standing_term(table, difference, scale):
-    """logistic(``difference`` / ``scale``), from the table's memo (``standing_terms``) for a whole difference
-    within its range: a game asks for the same few hundred HP differences thousands of times."""
-    terms = table.standing_terms
-    half = (terms.shape[0] - 1) // 2
-    if -half <= difference <= half and int(difference) == difference:
-        index = int(difference) + half
-        term = terms[index]
-        if term == 0.0:  # not computed yet: a logistic term within the memo (|difference / scale| <= 8) is never 0
-            term = 1.0 / (1.0 + np.exp(-difference / scale))
-            terms[index] = term
-        return term
-    return 1.0 / (1.0 + np.exp(-difference / scale))
+def _term(difference, scale, logistic):
+    """exp(-``difference`` / ``scale``), or with ``logistic`` (a constant at every call) logistic(difference /
+    scale) = 1 / (1 + that)."""
+    factor = np.exp(-difference / scale)
+    return 1.0 / (1.0 + factor) if logistic else factor
 
 
 @game_inline
-def _hp_factor(table, difference, scale):
-    """exp(-``difference`` / ``scale``), from the table's memo (``value_terms``) for a whole difference within its
-    range, as :func:`_standing_term` (a term within it, |difference / scale| <= 1 / VALUE_SCALE, is never 0)."""
-    terms = table.value_terms
+def _memoized_term(terms, difference, scale, logistic):
+    """:func:`_term`, from the memo ``terms`` (float64 (2 H + 1,), an entry per whole difference -H..H) for a whole
+    difference within it, computed and kept on first use: a game asks for the same few hundred HP differences
+    thousands of times. An entry 0 is one not computed yet (no term within a memo is 0: |difference / scale| is
+    at most 8 for the standing, 1 / VALUE_SCALE for the value); outside the memo the term is computed afresh."""
     half = (terms.shape[0] - 1) // 2
     if -half <= difference <= half and int(difference) == difference:
         index = int(difference) + half
         term = terms[index]
         if term == 0.0:
-            term = np.exp(-difference / scale)
+            term = _term(difference, scale, logistic)
             terms[index] = term
         return term
-    return np.exp(-difference / scale)
+    return _term(difference, scale, logistic)
+
+
+@game_inline
+def _standing_term(table, difference, scale):
+    """logistic(``difference`` / ``scale``), from the table's memo ``standing_terms`` (:func:`_memoized_term`)."""
+    return _memoized_term(table.standing_terms, difference, scale, True)
+
+
+@game_inline
+def _hp_factor(table, difference, scale):
+    """exp(-``difference`` / ``scale``), the value's HP factor, from the table's memo ``value_terms``
+    (:func:`_memoized_term`)."""
+    return _memoized_term(table.value_terms, difference, scale, False)
 
 
 @game_inline
