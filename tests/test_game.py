@@ -204,6 +204,23 @@ def test_loot_is_a_shuffle_bag_per_seat():
     assert goodness_of_fit(np.bincount(firsts, minlength=bag), np.ones(bag)) > P_FLOOR
 
 
+def test_a_seats_loot_follows_its_bags_definition_cycle_by_cycle():
+    """Each cycle's shuffle is kept through the cycle (bag_item): its items are the Fisher-Yates shuffle on the
+    seat's loot stream at counters ``cycle * bag + i``, written out here with the stream's uniforms."""
+    from autodup.engine.rng import STREAM_LOOT_BAG, random_uniform
+
+    bag = SET4.loot_gold.shape[0]
+    seed = 12345
+    expected = []
+    for cycle in range(4):
+        permutation = list(range(bag))
+        for i in range(bag - 1, 0, -1):
+            j = int(random_uniform(np.uint64(seed), np.uint64(STREAM_LOOT_BAG), np.uint64(cycle * bag + i)) * (i + 1))
+            permutation[i], permutation[j] = permutation[j], permutation[i]
+        expected += permutation
+    assert loot_items(SET4, seed, 4 * bag).tolist() == expected
+
+
 # --------------------------------------------------------------------------
 # the checks themselves, and rule variants
 # --------------------------------------------------------------------------

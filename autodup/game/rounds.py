@@ -40,7 +40,7 @@ from .state import capacity_of
 from .stats import LUCK_LOOT, STAT_ROUNDS_ALIVE, STAT_SHOPS_SEEN
 from .units import add_unit, level_up
 
-__all__ = ["shuffle_alive", "ghost_of", "streak_gold_of", "start_round", "bag_item", "deal_loot"]
+__all__ = ["shuffle_alive", "ghost_of", "streak_gold_of", "start_round", "bag_item", "shuffle_bag", "deal_loot"]
 
 
 @game_kernel
@@ -183,20 +183,30 @@ def start_round(rules, dealer, order, events, table, round_index, seat_seeds, ev
     return alive_count
 
 
-@game_kernel
-def bag_item(seat_seed, bag, position, permutation):
-    """Item of a seat's shuffle bag at ``position``: every span of ``bag`` draws is one shuffle of the bag.
+@game_inline
+def bag_item(seat_seed, bag, position, shuffled, shuffled_cycle):
+    """Item of a seat's shuffle bag at ``position``: every span of ``bag`` draws (a cycle) is one shuffle of the bag.
 
-    The shuffle of span ``cycle`` is a Fisher-Yates shuffle on the seat's loot
-    stream at counters ``cycle * bag + i``.
+    ``shuffled`` (int64 (bag,)) keeps the seat's shuffle of cycle ``shuffled_cycle[0]`` (int64 (1,); -1 for none
+    yet): a cycle is shuffled once, when its first item is asked for (:func:`shuffle_bag`), where shuffling the
+    whole bag again for each item cost a Philox block per item of the bag.
     """
-    cycle, index = position // bag, position % bag
+    cycle = position // bag
+    if shuffled_cycle[0] != cycle:
+        shuffle_bag(seat_seed, bag, cycle, shuffled)
+        shuffled_cycle[0] = cycle
+    return shuffled[position % bag]
+
+
+@game_kernel
+def shuffle_bag(seat_seed, bag, cycle, permutation):
+    """The seat's shuffle of its bag in cycle ``cycle`` into ``permutation`` (int64 (bag,)): a Fisher-Yates
+    shuffle on the seat's loot stream at counters ``cycle * bag + i``."""
     for i in range(bag):
         permutation[i] = i
     for i in range(bag - 1, 0, -1):
         j = int(random_uniform(seat_seed, STREAM_LOOT_BAG_KEY, np.uint64(cycle * bag + i)) * (i + 1))
         permutation[i], permutation[j] = permutation[j], permutation[i]
-    return permutation[index]
 
 
 @game_inline
@@ -215,11 +225,11 @@ def deal_loot(rules, dealer, table, seat, round_index, seat_seeds):
     for _ in range(rules.loot_per_pve_round):
         position = table.loot_position[seat]
         table.loot_position[seat] += 1
-        item = bag_item(seat_seeds[seat], bag, position, table.bag_scratch)
+        item = bag_item(seat_seeds[seat], bag, position, table.bags[seat], table.bag_cycle[seat:seat + 1])
         # The bag's cycle deals its items without replacement: the expectation is over those left in it.
         expected = 0.0
         for i in range(position % bag, bag):
-            expected += _loot_worth(rules, table.bag_scratch[i])
+            expected += _loot_worth(rules, table.bags[seat, i])
         table.luck[seat, LUCK_LOOT] += _loot_worth(rules, item) - expected / (bag - position % bag)
         tier = rules.loot_unit_tier[item]
         if tier < 0:

@@ -74,7 +74,9 @@ SCRATCH = (
     ("qualifying_totals", "float64 (T,): copies per tier that qualify for a loaded roll"),
     ("scratch_pool", "float64 (N,): the pool a loaded roll draws from"),
     ("qualifies", "bool (N,): the champions a loaded roll may deal"),
-    ("bag_scratch", "int64 (loot bag size,): a loot bag's shuffle"),
+    ("bags", "int64 (players, loot bag size): each seat's shuffle of its loot bag in cycle bag_cycle, kept through "
+             "the cycle (autodup.game.rounds.bag_item)"),
+    ("bag_cycle", "int64 (players,): the cycle of each seat's shuffle in bags, -1 before the first"),
     ("power_counts", "int64 (unit_power_rank.size + 1,): a board's units per power rank, while it is ordered"),
     ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
     ("event_keys", "float64 (players,): each seat's key when events are addressed by seat, or when seats are ranked"),
@@ -194,7 +196,8 @@ def new_table(rules, trace_draws):
         # scratch
         filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64),
         filled(n, 0.0, np.float64), filled(n, 0, np.bool_),
-        filled(max(rules.loot_gold.shape[0], 1), 0, np.int64), filled(rules.unit_power_rank.size + 1, 0, np.int64),
+        filled((players, max(rules.loot_gold.shape[0], 1)), 0, np.int64), filled(players, -1, np.int64),
+        filled(rules.unit_power_rank.size + 1, 0, np.int64),
         filled(players, 0, np.int64),
         filled(players, 0.0, np.float64), filled(players, 0.0, np.float64), filled(players, 0, np.int64),
         filled(n_tiers, 0.0, np.float64),

@@ -479,7 +479,8 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
 def loot_items(rules, seat_seed, n):
     """The first ``n`` loot bag items (indices into the bag) one seat receives."""
     out = np.zeros(n, dtype=np.int64)
-    permutation = np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64)
+    shuffled = np.zeros(max(rules.loot_gold.shape[0], 1), dtype=np.int64)
+    shuffled_cycle = np.full(1, -1, dtype=np.int64)
     for k in range(n):
-        out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k, permutation)
+        out[k] = bag_item(np.uint64(seat_seed), rules.loot_gold.shape[0], k, shuffled, shuffled_cycle)
     return out
