@@ -15,7 +15,8 @@ Set4, the eight shipped bots seated by the Latin square (8 tables a board), the
 haystack. The figure is the variance reduction of the duplicate format's
 corrected bot comparisons against its raw ones: the mean over every pair of bots
 of the variance, over evaluation boards, of the difference of their mean
-placements on the board. Fits use :class:`autodup.analysis.value_fit.ValueFit`
+placements on the board (:func:`autodup.analysis.value_fit.comparison_variance`).
+Fits use :class:`autodup.analysis.value_fit.ValueFit`
 as ``autodup luck fit`` does; each is made with every minimum support given
 (``--min-support``, repeatable: the rows in which a feature must move to get a
 slope; by default the fit's own, and 0, none).
@@ -27,12 +28,11 @@ Usage: ``python benchmarks/luck_terms_worth.py [--training-boards 2000] [--train
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 
 import numpy as np
 
-from autodup.analysis.value_fit import MIN_SUPPORT, ValueFit
+from autodup.analysis.value_fit import MIN_SUPPORT, ValueFit, comparison_variance
 from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
@@ -53,17 +53,6 @@ FAMILIES = {
 EVALUATION_SEED = 1
 TRAINING_SEED = 100
 PLACEMENT = RESULT_COLUMNS.index("placement")
-
-
-def comparison_variance(placement: np.ndarray, bots: np.ndarray, n_bots: int) -> float:
-    """Mean over pairs of bots of the variance over boards of the difference of their mean placements on a board.
-
-    ``placement`` float64 and ``bots`` int64, both (boards, tables, players)."""
-    means = np.zeros((placement.shape[0], n_bots))
-    for bot in range(n_bots):
-        seated = bots == bot
-        means[:, bot] = (placement * seated).sum(axis=(1, 2)) / seated.sum(axis=(1, 2))
-    return float(np.mean([np.var(means[:, i] - means[:, j]) for i, j in itertools.combinations(range(n_bots), 2)]))
 
 
 def without(stage_luck: np.ndarray, terms) -> np.ndarray:

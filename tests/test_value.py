@@ -286,9 +286,7 @@ def test_a_value_whose_features_need_support_removes_luck_where_one_without_it_a
     stage 6 with a value term of 0.53, its correction came to 592 places, and the comparisons of the 800 boards
     from 3,000 on had 5.5x the raw placements' variance (a reduction of 0.18x). With the minimum: a reduction of
     2.49x, no correction beyond 5.6 places. The fit without it, the wrong one, is caught by the same measures."""
-    import itertools
-
-    from autodup.analysis.value_fit import ValueFit
+    from autodup.analysis.value_fit import ValueFit, comparison_variance
 
     bots, lineup = roster
     names = [bot.name for bot in bots]
@@ -308,11 +306,8 @@ def test_a_value_whose_features_need_support_removes_luck_where_one_without_it_a
         return corrections_of_boards(others.stage_luck, others.bots,
                                      np.array([weights[name] for name in names])).sum(axis=-1)
 
-    def comparison_variance(corrected):
-        means = np.stack([(corrected * (others.bots == b)).sum(axis=(1, 2)) / 8 for b in range(8)], axis=1)
-        return np.mean([np.var(means[:, i] - means[:, j]) for i, j in itertools.combinations(range(8), 2)])
-
-    raw = comparison_variance(placement)
+    raw = comparison_variance(placement, others.bots, 8)
     supported, unsupported = corrections(fit.weights()), corrections(fit.weights(min_support=0))
-    assert np.abs(supported).max() < 10.0 and raw / comparison_variance(placement - supported) > 2.0
-    assert np.abs(unsupported).max() > 100.0 and raw / comparison_variance(placement - unsupported) < 1.0
+    assert np.abs(supported).max() < 10.0 and raw / comparison_variance(placement - supported, others.bots, 8) > 2.0
+    assert (np.abs(unsupported).max() > 100.0
+            and raw / comparison_variance(placement - unsupported, others.bots, 8) < 1.0)

@@ -24,6 +24,7 @@ out gets weight 0 in its own weights, not the pooled weight.
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy as np
 from ..game.stats import LUCK_NAMES, STAGE_BUCKETS
 from ..game.value import POOLED, VALUE_FEATURES, VALUE_FORMAT, value_features
 
-__all__ = ["RIDGE", "MIN_SUPPORT", "ridge_fit", "ValueFit", "fit_value_folder"]
+__all__ = ["RIDGE", "MIN_SUPPORT", "ridge_fit", "ValueFit", "fit_value_folder", "comparison_variance"]
 
 # Ridge on standardized features, as a share of the rows: small beside the signal of any feature that matters.
 RIDGE = 1e-3
@@ -86,9 +87,10 @@ class ValueFit:
         x = np.column_stack([np.ones(bot.size), features, placement.astype(np.float64)])
         moved = features != 0.0
         for b in np.unique(bot):
-            rows = x[bot == b]
+            own = bot == b
+            rows = x[own]
             self.moments[b] += rows.T @ rows
-            self.support[b] += moved[bot == b].sum(axis=0)
+            self.support[b] += moved[own].sum(axis=0)
         self.moments[-1] += x.T @ x
         self.support[-1] += moved.sum(axis=0)
 
@@ -136,3 +138,14 @@ def fit_value_folder(folder, ridge: float = RIDGE, min_support: int = MIN_SUPPOR
         "weights": {name: [round(float(x), 10) for x in w] for name, w in weights.items()},
     }
     return json.dumps(content, indent=1) + "\n"
+
+
+def comparison_variance(placement: np.ndarray, bots: np.ndarray, n_bots: int) -> float:
+    """What a value's corrections are fitted to lower: the mean over pairs of bots of the variance over boards of
+    the difference of their mean placements on a board (``placement`` float64, raw or corrected, and ``bots``
+    int64, both (boards, tables, players); every bot seated on every board)."""
+    means = np.zeros((placement.shape[0], n_bots))
+    for bot in range(n_bots):
+        seated = bots == bot
+        means[:, bot] = (placement * seated).sum(axis=(1, 2)) / seated.sum(axis=(1, 2))
+    return float(np.mean([np.var(means[:, i] - means[:, j]) for i, j in itertools.combinations(range(n_bots), 2)]))
