@@ -237,12 +237,11 @@ def fight_table(powers):
     """A table whose seats all have board power ``powers[seat]`` (3 units each), as prepare_fights leaves it."""
     table = fresh_table(RULES)
     table.fight_power[:] = powers
-    table.fight_log_power[:] = np.log(powers + 1.0)
-    table.fight_strength[:] = table.fight_log_power / RULES.combat_scale
-    log_power = table.fight_log_power
-    for a in range(len(powers)):  # each pair's odds, with the C library's exp as prepare_fights computes them
+    table.fight_strength[:] = np.log(powers + 1.0) / RULES.combat_scale
+    strength = table.fight_strength
+    for a in range(len(powers)):  # each pair's odds (prepare_fights: a product of two factors, within 1e-14 of this)
         for b in range(len(powers)):
-            table.fight_odds[a, b] = math.exp(-(log_power[a] - log_power[b]) / RULES.combat_scale)
+            table.fight_odds[a, b] = math.exp(strength[b] - strength[a])
     table.fight_units[:] = 3
     table.fight_hp[:] = table.hp
     return table

@@ -125,19 +125,18 @@ def test_matchmaking_terms_average_to_zero_over_the_pairing_law_exactly(seed):
         assert np.all(subtracted[seat, MATCHMAKING_TERMS] != 0.0)
 
 
-def _value(table, seat, hp):
-    """The seat's value with ``hp`` (combat._value, its terms not kept)."""
-    return game_combat._value(SET4, table, seat, hp, np.zeros(table.alive.shape[0]), False)
+def _value(table, seat, loss):
+    """The seat's value once it has lost ``loss`` HP in the round's fights (combat._value, its terms not kept)."""
+    return game_combat._value(SET4, table, seat, loss, np.zeros(table.alive.shape[0]), False)
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definition_exactly(seed):
-    """prepare_fights computes a seat's standing and value after a loss once per distinct damage and copies it
-    to the other opponents that deal the same damage: bit for bit what the definitions give for each pair."""
+    """prepare_fights computes a seat's value after a loss once per distinct damage and copies it to the other
+    opponents that deal the same damage: bit for bit what the definition gives for each pair."""
     table = fight_state(seed, alive=8)
     reused = 0
     for seat in range(8):
-        hp = table.fight_hp[seat]
         damages = []
         for other in range(8):
             if other == seat:
@@ -145,31 +144,8 @@ def test_states_after_a_loss_are_computed_once_per_damage_and_equal_the_definiti
             _, damage_if_lost, _ = game_combat._fight_odds(SET4, table, seat, other, 20)
             reused += damage_if_lost in damages
             damages.append(damage_if_lost)
-            assert table.standing_if_lost[seat, other] == game_combat._standing(SET4, table, seat, hp - damage_if_lost)
-            assert table.value_if_lost[seat, other] == _value(table, seat, hp - damage_if_lost)
+            assert table.value_if_lost[seat, other] == _value(table, seat, damage_if_lost)
     assert reused > 0  # the shared path ran
-
-
-def test_the_standings_memo_gives_the_logistic_bit_for_bit_and_falls_back_outside_it():
-    """_standing_term serves whole HP differences within the starting HP from the table's memo, filled on first
-    use: every one equals the logistic computed afresh (glibc's exp, as the compiled game's), before and after it
-    is memoized (0 marks a term not computed yet: none is 0); a fractional difference, one beyond the memo and a
-    table without a memo compute it."""
-    import math
-
-    table = game_state.fresh_table(SET4)
-    hp = SET4.starting_hp
-    scale = game_stats.STANDING_SCALE * hp
-    assert table.standing_terms.shape == (2 * hp + 1,) and not table.standing_terms.any()
-    for difference in [float(d) for d in range(-hp - 3, hp + 4)] + [0.5, -17.25]:
-        expected = 1.0 / (1.0 + math.exp(-difference / scale))
-        assert game_combat._standing_term(table, difference, scale) == expected  # computed (and memoized)
-        assert game_combat._standing_term(table, difference, scale) == expected  # read back
-    assert table.standing_terms.all()  # every whole difference within +-H was memoized
-    np.testing.assert_array_equal(table.standing_terms,
-                                  [1.0 / (1.0 + math.exp(-float(d) / scale)) for d in range(-hp, hp + 1)])
-    no_memo = table._replace(standing_terms=np.zeros(0))
-    assert game_combat._standing_term(no_memo, 3.0, scale) == 1.0 / (1.0 + math.exp(-3.0 / scale))
 
 
 def test_the_values_hp_factor_memo_gives_the_exponential_bit_for_bit_and_falls_back_outside_it():
@@ -193,42 +169,75 @@ def test_the_values_hp_factor_memo_gives_the_exponential_bit_for_bit_and_falls_b
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_the_fights_odds_are_the_logistic_bit_for_bit_and_the_values_terms_the_logistic_of_their_edge(seed):
-    """prepare_fights keeps each pair's odds (fight_odds): a fight's P(a beats b) is exactly the logistic of the
-    boards' log-power difference it always was (the coin compares a uniform with it, so every game's events stay
-    the same), and each of the value's terms (_outlasts: the HP factor times those odds) is the logistic of its
-    summed edge within 1e-14 (results format 10). The odds follow the boards from round to round: a seat that
-    dies and a board that changes between two rounds are seen by the next round's odds."""
+def test_the_fights_odds_are_the_logistic_of_the_strengths_and_the_values_terms_the_logistic_of_their_edge(seed):
+    """prepare_fights keeps each pair's odds (fight_odds), the product of the two seats' factors about their
+    strengths' midrange (results format 11): a fight's P(a beats b) is the logistic of the boards' log-power
+    difference within 1e-14, and bit for bit 1 / (1 + weakness[a] threat[b]); each of the value's terms
+    (_outlasts: the HP factor times those odds) is the logistic of its summed edge within 1e-14. The odds follow
+    the boards from round to round: a seat that dies and a board that changes between two rounds are seen by the
+    next round's odds."""
     import math
 
     table = fight_state(seed, alive=7)
     scale = game_stats.VALUE_SCALE * SET4.starting_hp
+    strength = table.fight_strength
     for a in range(7):
         for b in range(7):
             if a == b:
                 continue
             p_a, _, _ = game_combat._fight_odds(SET4, table, a, b, 20)
-            exponent = -(table.fight_log_power[a] - table.fight_log_power[b]) / SET4.combat_scale
-            assert p_a == 1.0 / (1.0 + math.exp(exponent))
+            assert p_a == 1.0 / (1.0 + table.fight_weakness[a] * table.fight_threat[b])
+            assert p_a == pytest.approx(1.0 / (1.0 + math.exp(strength[b] - strength[a])), rel=1e-14, abs=0.0)
             # At the round's HP, and after losses that leave both alive (0 HP or below: the terms are 0 or 1).
             for hp_a, hp_b in ((table.fight_hp[a], table.fight_hp[b]),
                                (max(table.fight_hp[a] - 7, 1.0), max(table.fight_hp[b] - 3, 1.0))):
-                edge = (hp_a - hp_b) / scale + table.fight_strength[a] - table.fight_strength[b]
-                term = game_combat._outlasts(SET4, table, a, hp_a, b, hp_b)
+                edge = (hp_a - hp_b) / scale + strength[a] - strength[b]
+                term = game_combat._outlasts(SET4, table, a, table.fight_hp[a] - hp_a, b, table.fight_hp[b] - hp_b)
                 assert term == pytest.approx(1.0 / (1.0 + math.exp(-edge)), rel=1e-14, abs=0.0)
     # The next round: seat 6 is gone and seat 0's board lost its units but one; every pair's odds are computed again.
     table.alive[6] = False
     table.n_units[0] = 1
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
-    before = table.fight_log_power[0]
+    before = strength[0]
     game_combat.prepare_fights(SET4, table, 21, order, traits)
-    assert table.fight_log_power[0] < before
+    assert strength[0] < before
     for a in range(6):
         for b in range(6):
             if a != b:
-                exponent = -(table.fight_log_power[a] - table.fight_log_power[b]) / SET4.combat_scale
-                assert game_combat._fight_odds(SET4, table, a, b, 21)[0] == 1.0 / (1.0 + math.exp(exponent))
+                exact = 1.0 / (1.0 + math.exp(strength[b] - strength[a]))
+                assert game_combat._fight_odds(SET4, table, a, b, 21)[0] == pytest.approx(exact, rel=1e-14, abs=0.0)
+
+
+def test_the_fights_odds_are_one_exponential_each_when_the_strengths_span_too_wide_for_factors():
+    """With a combat scale so small that the strengths span more than prepare_fights' factors can carry (each
+    within exp(+-300)), every pair's odds are exp(s_b - s_a) itself, bit for bit: no product of an overflowing and
+    a vanishing factor (inf x 0, NaN) reaches a fight, and odds beyond the doubles' range are inf or 0, so
+    P(a beats b) is exactly 0 or 1."""
+    import math
+
+    rules = SET4._replace(combat_scale=1e-3)
+    table = game_state.fresh_table(rules)
+    table.level[:] = 6
+    for seat in range(8):
+        table.n_units[seat] = 1 + seat % 3
+        table.unit_champion[seat, :3] = [seat, seat + 9, seat + 20]
+        table.unit_star[seat, :3] = 1 + seat % 2
+    order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    traits = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
+    game_combat.prepare_fights(rules, table, 20, order, traits)
+    strength = table.fight_strength
+    assert strength.max() - strength.min() > game_combat._FACTORED_SPREAD
+    certain = 0
+    for a in range(8):
+        for b in range(8):
+            if a != b:
+                difference = strength[b] - strength[a]
+                assert table.fight_odds[a, b] == (math.exp(difference) if difference < 709.0 else math.inf)
+                p_a = game_combat._fight_odds(rules, table, a, b, 20)[0]
+                assert 0.0 <= p_a <= 1.0
+                certain += p_a in (0.0, 1.0)
+    assert certain > 0  # some pairs' odds left the doubles' range
 
 
 def test_the_shops_tier_sums_equal_the_sums_in_order_bit_for_bit():
@@ -264,8 +273,9 @@ def test_the_shops_tier_sums_equal_the_sums_in_order_bit_for_bit():
 
 
 def test_value_is_expected_seats_outlasted():
-    """The value is the sum over the other alive seats of a logistic in HP difference and board power; swapping
-    one seat's term gives the value with that seat's HP replaced (the duel); a seat out of HP outlasts nobody."""
+    """The value is the sum over the other alive seats of a logistic in HP difference and board power, within
+    1e-12 of the definition (its exponentials are products of factors); swapping one seat's term gives the value
+    with that seat's HP replaced (the duel); a seat out of HP outlasts nobody."""
     table = fight_state(11, alive=7)
     scale = game_stats.VALUE_SCALE * SET4.starting_hp
 
@@ -285,24 +295,24 @@ def test_value_is_expected_seats_outlasted():
 
     for seat in range(7):
         hp = table.fight_hp[seat]
-        assert _value(table, seat, hp) == pytest.approx(by_hand(seat, hp), rel=1e-12)
+        assert _value(table, seat, 0.0) == pytest.approx(by_hand(seat, hp), rel=1e-12)
         # Kept terms (what the fights' luck terms read again): one per other alive seat, summing to the value.
         terms = np.full(8, np.nan)
-        value = game_combat._value(SET4, table, seat, hp, terms, True)
-        assert value == _value(table, seat, hp)
+        value = game_combat._value(SET4, table, seat, 0.0, terms, True)
+        assert value == _value(table, seat, 0.0)
         for other in range(8):
             if other == seat or not table.alive[other]:
                 assert np.isnan(terms[other])
             else:
-                assert terms[other] == game_combat._outlasts(SET4, table, seat, hp, other, table.fight_hp[other])
-        # The duel's value (_add_fight_luck): the value with the opponent's term swapped for its HP after.
+                assert terms[other] == game_combat._outlasts(SET4, table, seat, 0.0, other, 0.0)
+        # The duel's value (_add_fight_luck): the value with the opponent's term swapped for its HP after (here 0).
         opponent = 3 if seat != 3 else 5
-        duel = (_value(table, seat, hp - 5)
-                - game_combat._outlasts(SET4, table, seat, hp - 5, opponent, table.fight_hp[opponent])
-                + game_combat._outlasts(SET4, table, seat, hp - 5, opponent, 0.0))
+        duel = (_value(table, seat, 5)
+                - game_combat._outlasts(SET4, table, seat, 5, opponent, 0.0)
+                + game_combat._outlasts(SET4, table, seat, 5, opponent, table.fight_hp[opponent]))
         assert duel == pytest.approx(by_hand(seat, hp - 5, opponent, 0.0), rel=1e-12)
-        assert _value(table, seat, 0.0) == 0.0
-    assert 0.0 < _value(table, 0, table.fight_hp[0]) < 6.0
+        assert _value(table, seat, hp) == 0.0
+    assert 0.0 < _value(table, 0, 0.0) < 6.0
 
 
 def test_a_term_that_is_not_zero_mean_is_caught():

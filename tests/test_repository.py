@@ -98,7 +98,7 @@ def test_game_benchmark_prints_its_figures_as_json():
 def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
     """Seconds to a verdict = the quality run's games needed / games per second, for each format; the default
     (haystack, corrected) needs fewer games than independent tables on set4's closest pair."""
-    data = benchmark_json("bench_verdict.py", "--boards", "300", "--speed-boards", "10", "--repeats", "1")
+    data = benchmark_json("bench_verdict.py", "--boards", "400", "--speed-boards", "10", "--repeats", "1")
     for name in ("default", "independent"):
         assert data["seconds_to_verdict"][name] == pytest.approx(
             data["games_needed"][name] / data["games_per_second"][name], rel=1e-9)

@@ -14,19 +14,20 @@ from .stats import (
     LUCK_COIN_GOLD,
     LUCK_COIN_HP,
     LUCK_COIN_ONLOOKER,
-    LUCK_COIN_STANDING,
     LUCK_COIN_VALUE,
     LUCK_MATCHMAKING,
     LUCK_MATCHMAKING_HP,
-    LUCK_MATCHMAKING_STANDING,
     LUCK_MATCHMAKING_VALUE,
     LUCK_TIEBREAK,
-    STANDING_SCALE,
     VALUE_SCALE,
 )
 from .units import board_power, record_final_board, remove_unit
 
 __all__ = ["play_fights", "play_fight", "prepare_fights", "eliminate", "rank_seats"]
+
+# The widest span of the round's strengths for which a pair's odds are a product of two seats' factors
+# (prepare_fights): each factor then stays within exp(+-300), far from overflow and from subnormals.
+_FACTORED_SPREAD = 600.0
 
 
 @game_inline
@@ -49,85 +50,56 @@ def _fight_odds(rules, table, a, b, round_index):
 
 
 @game_inline
-def _term(difference, scale, logistic):
-    """exp(-``difference`` / ``scale``), or with ``logistic`` (a constant at every call) logistic(difference /
-    scale) = 1 / (1 + that)."""
-    factor = np.exp(-difference / scale)
-    return 1.0 / (1.0 + factor) if logistic else factor
-
-
-@game_inline
-def _memoized_term(terms, difference, scale, logistic):
-    """:func:`_term`, from the memo ``terms`` (float64 (2 H + 1,), an entry per whole difference -H..H) for a whole
-    difference within it, computed and kept on first use: a game asks for the same few hundred HP differences
-    thousands of times. An entry 0 is one not computed yet (no term within a memo is 0: |difference / scale| is
-    at most 8 for the standing, 1 / VALUE_SCALE for the value); outside the memo the term is computed afresh."""
+def _hp_factor(table, difference, scale):
+    """exp(-``difference`` / ``scale``), the value's HP factor, from the table's memo ``value_terms`` (float64
+    (2 H + 1,), an entry per whole difference -H..H) for a whole difference within it, computed and kept on
+    first use: a game asks for the same few hundred HP differences thousands of times. An entry 0 is one not
+    computed yet (no factor within the memo is 0: |difference / scale| is at most 1 / VALUE_SCALE); outside the
+    memo the factor is computed afresh."""
+    terms = table.value_terms
     half = (terms.shape[0] - 1) // 2
     if -half <= difference <= half and int(difference) == difference:
         index = int(difference) + half
         term = terms[index]
         if term == 0.0:
-            term = _term(difference, scale, logistic)
+            term = np.exp(-difference / scale)
             terms[index] = term
         return term
-    return _term(difference, scale, logistic)
+    return np.exp(-difference / scale)
 
 
 @game_inline
-def _standing_term(table, difference, scale):
-    """logistic(``difference`` / ``scale``), from the table's memo ``standing_terms`` (:func:`_memoized_term`)."""
-    return _memoized_term(table.standing_terms, difference, scale, True)
-
-
-@game_inline
-def _hp_factor(table, difference, scale):
-    """exp(-``difference`` / ``scale``), the value's HP factor, from the table's memo ``value_terms``
-    (:func:`_memoized_term`)."""
-    return _memoized_term(table.value_terms, difference, scale, False)
-
-
-@game_inline
-def _standing(rules, table, seat, hp):
-    """The seat's standing with ``hp``: a state value fixed in advance, sum over the other alive seats of
-    P(it outlasts them), taken as a logistic in the HP difference at the start of the round's fights
-    (scale ``STANDING_SCALE`` x starting HP); 0 at 0 HP or below."""
-    if hp <= 0:
-        return 0.0
-    scale = STANDING_SCALE * rules.starting_hp
-    total = 0.0
-    for other in range(table.alive.shape[0]):
-        if other != seat and table.alive[other]:
-            total += _standing_term(table, hp - table.fight_hp[other], scale)
-    return total
-
-
-@game_inline
-def _outlasts(rules, table, seat, seat_hp, other, other_hp):
-    """P(seat outlasts other) in the value (:func:`_value`): a logistic in their HP difference (scale
+def _outlasts(rules, table, seat, seat_loss, other, other_loss):
+    """P(seat outlasts other) in the value (:func:`_value`) once the seat has lost ``seat_loss`` HP and the other
+    ``other_loss`` since the round's fights started (``fight_hp``): a logistic in their HP difference (scale
     ``VALUE_SCALE`` x starting HP) plus the seat's log-odds of beating the other in one fight on this round's
-    boards; 0 if ``seat_hp`` <= 0, else 1 if ``other_hp`` <= 0.
+    boards; 0 if the seat's HP is then 0 or below, else 1 if the other's is.
 
-    The logistic's exponential is a product of two factors: the HP difference's (:func:`_hp_factor`, a memo of
-    whole differences) and the boards' (``fight_odds``, the fight's own odds), so a game's few thousand terms pay
-    an exponential only at each HP difference's first use."""
-    if seat_hp <= 0:
+    The logistic's exponential is the pair's factor at the round's HP (``outlasts_factor``, kept by
+    :func:`prepare_fights`) times the HP factor of the losses (:func:`_hp_factor`, a memo of whole
+    differences): an exponential of a sum is the product of the exponentials."""
+    if table.fight_hp[seat] - seat_loss <= 0:
         return 0.0
-    if other_hp <= 0:
+    if table.fight_hp[other] - other_loss <= 0:
         return 1.0
-    return 1.0 / (1.0 + _hp_factor(table, seat_hp - other_hp, VALUE_SCALE * rules.starting_hp)
-                  * table.fight_odds[seat, other])
+    return 1.0 / (1.0 + table.outlasts_factor[seat, other]
+                  * _hp_factor(table, other_loss - seat_loss, VALUE_SCALE * rules.starting_hp))
 
 
 @game_inline
-def _value(rules, table, seat, hp, terms, keep):
-    """The seat's value with ``hp``: a state value fixed in advance, its expected number of alive seats outlasted
-    (:func:`_outlasts`), so players - value estimates its placement. Unlike the standing, it weighs board power:
-    a stronger board outlasts an equal HP. The other seats have their HP at the start of the round's fights.
-    With ``keep``, each term against another seat is written into ``terms`` (float64 (players,))."""
+def _value(rules, table, seat, seat_loss, terms, keep):
+    """The seat's value once it has lost ``seat_loss`` HP since the round's fights started: a state value fixed in
+    advance, its expected number of alive seats outlasted (:func:`_outlasts`), so players - value estimates its
+    placement. It weighs board power as well as HP: a stronger board outlasts an equal HP. The other seats have
+    their HP at the start of the round's fights. With ``keep``, each term against another seat is written into
+    ``terms`` (float64 (players,)). The losses' HP factor is the same in every term: looked up once."""
+    if table.fight_hp[seat] - seat_loss <= 0:
+        return 0.0
+    factor = _hp_factor(table, -seat_loss, VALUE_SCALE * rules.starting_hp)
     total = 0.0
     for other in range(table.alive.shape[0]):
         if other != seat and table.alive[other]:
-            term = _outlasts(rules, table, seat, hp, other, table.fight_hp[other])
+            term = 1.0 if table.fight_hp[other] <= 0 else 1.0 / (1.0 + table.outlasts_factor[seat, other] * factor)
             if keep:
                 terms[other] = term
             total += term
@@ -136,10 +108,20 @@ def _value(rules, table, seat, hp, terms, keep):
 
 @game_inline
 def _form(event_seed, round_index, index):
-    """A Gumbel "form" (-log of an Exp(1)) of a seat (``index``) or of the round's ghost: with events addressed
-    by seat, a beats b when log(power_a + 1) / scale + form_a > log(power_b + 1) / scale + form_b, which
-    happens with the combat law's probability (the difference of two Gumbels is logistic)."""
-    return -np.log(-np.log1p(-event_uniform(event_seed, STREAM_COMBAT_KEY, round_index, index)))
+    """The Exp(1) "form" E of a seat (``index``) or of the round's ghost, with events addressed by seat: its
+    Gumbel -log E added to its strength decides the fight (:func:`_beats`)."""
+    return -np.log1p(-event_uniform(event_seed, STREAM_COMBAT_KEY, round_index, index))
+
+
+@game_inline
+def _beats(table, a, b, form_a, form_b):
+    """Whether ``a`` beats ``b`` on this round's boards with forms ``form_a`` and ``form_b`` (:func:`_form`):
+    s_a - log form_a > s_b - log form_b for their strengths s, which happens with the combat law's probability
+    (the difference of two Gumbels is logistic). Written without a logarithm: form_b > form_a x exp(s_b - s_a),
+    the pair's odds (``fight_odds``). A form of 0 is a Gumbel of +inf: it wins, unless the other's is 0 too."""
+    if form_a > 0.0:
+        return form_b > form_a * table.fight_odds[a, b]
+    return form_b > 0.0
 
 
 @game_inline
@@ -147,14 +129,11 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, da
     """The seat's coin and matchmaking terms of a fight against ``opponent`` that it won (or lost) with P(win)
     ``p_win``: it loses ``damage_if_lost`` if it loses, the opponent ``damage_to_opponent`` (0 for a ghost) if
     it wins. The state values are this round's, kept by :func:`prepare_fights`."""
-    hp = table.fight_hp[seat]
-    standing_won, standing_lost = table.standing_now[seat], table.standing_if_lost[seat, opponent]
     value_won, value_lost = table.value_now[seat], table.value_if_lost[seat, opponent]
     # The duel's value: the value with the opponent's HP after the fight (unchanged when the seat loses), its
     # one term against the opponent swapped.
-    opponent_hp = table.fight_hp[opponent]
     duel_won = (value_won - table.outlasts_now[seat, opponent]
-                + _outlasts(rules, table, seat, hp, opponent, opponent_hp - damage_to_opponent))
+                + _outlasts(rules, table, seat, 0.0, opponent, damage_to_opponent))
     duel_lost = value_lost
     # The gold a win pays now, and the streak gold the next income pays after a win or a loss.
     streak = table.streak[seat]
@@ -163,14 +142,12 @@ def _add_fight_luck(rules, table, seat, won, p_win, damage_if_lost, opponent, da
     luck = (1.0 if won else 0.0) - p_win
     table.luck[seat, LUCK_COIN] += luck
     table.luck[seat, LUCK_COIN_HP] += luck * damage_if_lost
-    table.luck[seat, LUCK_COIN_STANDING] += luck * (standing_won - standing_lost)
     table.luck[seat, LUCK_COIN_VALUE] += luck * (value_won - value_lost)
     table.luck[seat, LUCK_COIN_DUEL] += luck * (duel_won - duel_lost)
     table.luck[seat, LUCK_COIN_GOLD] += luck * (gold_won - gold_lost)
     # The opponent drawn: prepare_fights subtracted the mean over the pairing's law.
     table.luck[seat, LUCK_MATCHMAKING] += p_win
     table.luck[seat, LUCK_MATCHMAKING_HP] -= (1.0 - p_win) * damage_if_lost
-    table.luck[seat, LUCK_MATCHMAKING_STANDING] += p_win * standing_won + (1.0 - p_win) * standing_lost
     table.luck[seat, LUCK_MATCHMAKING_VALUE] += p_win * value_won + (1.0 - p_win) * value_lost
 
 
@@ -179,16 +156,14 @@ def _add_onlooker_luck(rules, table, a, b, b_takes_damage, a_wins, p_a, damage_a
     """Every other alive seat's term of a's fight against b: (a won - P(a wins)) times the seat's value when a
     wins minus when b wins (only the fighters' HP differ: the sum of its :func:`_outlasts` against them)."""
     luck = (1.0 if a_wins else 0.0) - p_a
-    hp_a, hp_b = table.fight_hp[a], table.fight_hp[b]
-    hp_b_beaten = hp_b - damage_b if b_takes_damage else hp_b  # a ghost loses nothing
+    b_beaten_loss = damage_b if b_takes_damage else 0.0  # a ghost loses nothing
     for seat in range(table.alive.shape[0]):
         if seat == a or (seat == b and b_takes_damage) or not table.alive[seat]:
             continue
-        hp = table.fight_hp[seat]
         a_won = table.outlasts_now[seat, a]
-        b_won = _outlasts(rules, table, seat, hp, a, hp_a - damage_a)
+        b_won = _outlasts(rules, table, seat, 0.0, a, damage_a)
         if seat != b:  # b's own board fights elsewhere as a ghost: its HP is not at stake here
-            a_won += _outlasts(rules, table, seat, hp, b, hp_b_beaten)
+            a_won += _outlasts(rules, table, seat, 0.0, b, b_beaten_loss)
             b_won += table.outlasts_now[seat, b]
         table.luck[seat, LUCK_COIN_ONLOOKER] += luck * (a_won - b_won)
 
@@ -220,8 +195,8 @@ def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed
     """
     p_a, damage_a, damage_b = _fight_odds(rules, table, a, b, round_index)
     if events == EVENTS_BY_SEAT:
-        b_form = _form(event_seed, round_index, b if b_takes_damage else EVENT_GHOST_INDEX)
-        a_wins = (table.fight_strength[a] + _form(event_seed, round_index, a) > table.fight_strength[b] + b_form)
+        a_wins = _beats(table, a, b, _form(event_seed, round_index, a),
+                        _form(event_seed, round_index, b if b_takes_damage else EVENT_GHOST_INDEX))
     else:
         a_wins = event_uniform(event_seed, STREAM_COMBAT_KEY, round_index, pair) < p_a
     _add_fight_luck(rules, table, a, a_wins, p_a, damage_a, b, damage_b if b_takes_damage else 0.0)
@@ -254,56 +229,70 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
         if table.alive[seat]:
             table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
                                                                           trait_counts)
-            table.fight_log_power[seat] = np.log(table.fight_power[seat] + 1.0)
-            table.fight_strength[seat] = table.fight_log_power[seat] / rules.combat_scale
+            table.fight_strength[seat] = np.log(table.fight_power[seat] + 1.0) / rules.combat_scale
             table.fight_hp[seat] = table.hp[seat]
             alive += 1
     if alive < 2:
         return
-    # Each pair's odds, read by the fights (_fight_odds) and by the value's terms (_outlasts).
+    # Each pair's odds exp(-(s_a - s_b)), s the strengths, read by the fights (_fight_odds) and by the value's terms
+    # (_outlasts): the product of two factors of each seat's, exp(c - s_a) exp(s_b - c) about the strengths'
+    # midrange c, so 2 k exponentials a round instead of k (k - 1). While the strengths span at most
+    # _FACTORED_SPREAD, no factor leaves [exp(-300), exp(300)], nor a product [exp(-600), exp(600)]; beyond it
+    # (a very small combat scale), each pair's odds are one exponential of their difference.
+    lowest, highest = np.inf, -np.inf
+    for seat in range(players):
+        if table.alive[seat]:
+            lowest = min(lowest, table.fight_strength[seat])
+            highest = max(highest, table.fight_strength[seat])
+    factored = highest - lowest <= _FACTORED_SPREAD
+    scale = VALUE_SCALE * rules.starting_hp
+    if factored:
+        center = 0.5 * (lowest + highest)
+        for seat in range(players):
+            if table.alive[seat]:
+                table.fight_weakness[seat] = np.exp(center - table.fight_strength[seat])
+                table.fight_threat[seat] = np.exp(table.fight_strength[seat] - center)
     for a in range(players):
         if table.alive[a]:
             for b in range(players):
                 if b != a and table.alive[b]:
-                    table.fight_odds[a, b] = np.exp(-(table.fight_log_power[a] - table.fight_log_power[b])
-                                                    / rules.combat_scale)
-    # The state values the fights' terms weigh outcomes by are kept for them (_add_fight_luck).
+                    if factored:
+                        table.fight_odds[a, b] = table.fight_weakness[a] * table.fight_threat[b]
+                    else:
+                        table.fight_odds[a, b] = np.exp(table.fight_strength[b] - table.fight_strength[a])
+                    table.outlasts_factor[a, b] = (_hp_factor(table, table.fight_hp[a] - table.fight_hp[b], scale)
+                                                   * table.fight_odds[a, b])
+    # The values the fights' terms weigh outcomes by are kept for them (_add_fight_luck).
     damages = table.loss_damage
     for seat in range(players):
         if not table.alive[seat]:
             continue
-        hp = table.fight_hp[seat]
-        table.standing_now[seat] = _standing(rules, table, seat, hp)
         # Its terms are kept: the fights' luck terms read them again (_add_fight_luck, _add_onlooker_luck).
-        table.value_now[seat] = _value(rules, table, seat, hp, table.outlasts_now[seat], True)
-        p_mean, hp_mean, standing_mean, value_mean = 0.0, 0.0, 0.0, 0.0
+        table.value_now[seat] = _value(rules, table, seat, 0.0, table.outlasts_now[seat], True)
+        p_mean, hp_mean, value_mean = 0.0, 0.0, 0.0
         distinct = 0
         for other in range(players):
             if other == seat or not table.alive[other]:
                 continue
             p_win, damage_if_lost, _ = _fight_odds(rules, table, seat, other, round_index)
-            # The states after a loss depend on the damage alone: computed once per distinct damage.
+            # The value after a loss depends on the damage alone: computed once per distinct damage.
             same = -1
             for k in range(distinct):
                 if damages[k] == damage_if_lost:
                     same = table.loss_opponent[k]
                     break
             if same >= 0:
-                table.standing_if_lost[seat, other] = table.standing_if_lost[seat, same]
                 table.value_if_lost[seat, other] = table.value_if_lost[seat, same]
             else:
                 damages[distinct], table.loss_opponent[distinct] = damage_if_lost, other
                 distinct += 1
-                table.standing_if_lost[seat, other] = _standing(rules, table, seat, hp - damage_if_lost)
-                table.value_if_lost[seat, other] = _value(rules, table, seat, hp - damage_if_lost,
-                                                          table.outlasts_now[seat], False)
+                table.value_if_lost[seat, other] = _value(rules, table, seat, damage_if_lost, table.outlasts_now[seat],
+                                                          False)
             p_mean += p_win
             hp_mean += (1.0 - p_win) * damage_if_lost
-            standing_mean += p_win * table.standing_now[seat] + (1.0 - p_win) * table.standing_if_lost[seat, other]
             value_mean += p_win * table.value_now[seat] + (1.0 - p_win) * table.value_if_lost[seat, other]
         table.luck[seat, LUCK_MATCHMAKING] -= p_mean / (alive - 1)
         table.luck[seat, LUCK_MATCHMAKING_HP] += hp_mean / (alive - 1)
-        table.luck[seat, LUCK_MATCHMAKING_STANDING] -= standing_mean / (alive - 1)
         table.luck[seat, LUCK_MATCHMAKING_VALUE] -= value_mean / (alive - 1)
 
 

@@ -87,22 +87,21 @@ SCRATCH = (
     ("tier_fit", "float64 (T,): per tier, the weighted sum of trait_fit"),
     ("tier_slot_terms", "float64 (4, T): per tier, its part of a slot's expected hits, pairs, trait fit and cost "
                         "(autodup.game.shop.keep_tier_slot_terms)"),
-    ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the standing terms)"),
-    ("fight_log_power", "float64 (players,): log(board power + 1), each alive seat's this round"),
+    ("fight_hp", "float64 (players,): each seat's HP when the round's fights start (the value terms)"),
     ("fight_strength", "float64 (players,): log(board power + 1) / combat_scale, each alive seat's this round"),
-    ("fight_odds", "float64 (players, players): [a, b]: exp(-(fight_log_power[a] - fight_log_power[b]) / "
-                   "combat_scale), for alive a != b this round: P(a beats b) = 1 / (1 + it) (prepare_fights)"),
-    ("standing_now", "float64 (players,): each alive seat's standing at fight_hp (see _standing)"),
+    ("fight_weakness", "float64 (players,): exp(c - fight_strength), c the alive strengths' midrange (prepare_fights)"),
+    ("fight_threat", "float64 (players,): exp(fight_strength - c), the same c"),
+    ("fight_odds", "float64 (players, players): [a, b]: exp(fight_strength[b] - fight_strength[a]), for alive "
+                   "a != b this round: P(a beats b) = 1 / (1 + it) (prepare_fights)"),
+    ("outlasts_factor", "float64 (players, players): [s, o]: exp(-(fight_hp[s] - fight_hp[o]) / (VALUE_SCALE x "
+                        "starting HP)) x fight_odds[s, o], for alive s != o: P(s outlasts o) = 1 / (1 + it)"),
     ("value_now", "float64 (players,): each alive seat's value at fight_hp (see _value)"),
     ("outlasts_now", "float64 (players, players): [s, o]: its term for o, P(s outlasts o) at fight_hp (_outlasts)"),
-    ("standing_if_lost", "float64 (players, players): [s, o]: s's standing if it loses to o"),
     ("value_if_lost", "float64 (players, players): [s, o]: s's value if it loses to o"),
     ("loss_damage", "int64 (players,): the distinct damages a seat may take this round (prepare_fights)"),
     ("loss_opponent", "int64 (players,): for each, the first opponent that deals it"),
-    ("standing_terms", "float64 (2 H + 1,): the standing's logistic term of each HP difference -H..H (H the "
-                       "starting HP, none above MEMO_HP), 0 until first used"),
-    ("value_terms", "float64 (2 H + 1,): exp(-d / (VALUE_SCALE H)) of each HP difference d = -H..H, the value's "
-                    "HP factor (as standing_terms: none above MEMO_HP), 0 until first used"),
+    ("value_terms", "float64 (2 H + 1,): exp(-d / (VALUE_SCALE H)) of each HP difference d = -H..H (H the "
+                    "starting HP, none above MEMO_HP), the value's HP factor, 0 until first used"),
 )
 # The trace: each seat's first K draws, with their inputs (K = 0 unless a game is traced for the coupling
 # diagnostic of autodup.analysis.coupling; see trace_draw).
@@ -112,7 +111,7 @@ TRACE = (
     ("trace_outcome", "int16 (players, K): the champion it dealt, -1 for none"),
     ("trace_count", "int64 (players,): draws traced"),
 )
-# The largest starting HP whose standing and value terms are memoized (tables of 2 H + 1 values).
+# The largest starting HP whose value terms are memoized (tables of 2 H + 1 values).
 MEMO_HP = 2_000
 Table = namedtuple("Table", [name for name, _ in GAME_STATE + DEALER_STATE + UNIT_TERMS + SCRATCH + TRACE])
 
@@ -203,13 +202,13 @@ def new_table(rules, trace_draws):
         filled(n_tiers, 0.0, np.float64),
         filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled((4, n_tiers), 0.0, np.float64),
         filled(players, 0.0, np.float64), filled(players, 0.0, np.float64), filled(players, 0.0, np.float64),
-        filled((players, players), 0.0, np.float64),
-        filled(players, 0.0, np.float64), filled(players, 0.0, np.float64),
+        filled(players, 0.0, np.float64),
         filled((players, players), 0.0, np.float64), filled((players, players), 0.0, np.float64),
-        filled((players, players), 0.0, np.float64),
+        filled(players, 0.0, np.float64),
+        filled((players, players), 0.0, np.float64), filled((players, players), 0.0, np.float64),
         filled(players, 0, np.int64),
         filled(players, 0, np.int64),
-        filled(memo, 0.0, np.float64), filled(memo, 0.0, np.float64),
+        filled(memo, 0.0, np.float64),
         # trace
         filled((players, trace_draws, n_tiers + n), 0, np.float32),
         filled((players, trace_draws), 0, np.int64), filled((players, trace_draws), -1, np.int16),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .view import declare_indices
 
 __all__ = ["STATS", "STAT_NAMES", "FINAL_STATE_COLUMNS", "RESULT_COLUMNS", "MISBEHAVIOUR_COLUMNS", "LUCK",
-           "LUCK_NAMES", "LUCK_SOURCES", "STAGE_BUCKETS", "STANDING_SCALE", "VALUE_SCALE"]
+           "LUCK_NAMES", "LUCK_SOURCES", "STAGE_BUCKETS", "VALUE_SCALE"]
 
 # What a table counts of each seat as it plays (``table.stats[seat, STAT_*]``), declared once: the
 # STAT_* indices and the result columns after the seat's final state derive from this list.
@@ -36,14 +36,12 @@ MISBEHAVIOUR_COLUMNS = ("illegal_actions", "cap_hits", "bot_errors", "bad_answer
 LUCK = (
     ("coin", "combat coins: won - P(win)"),
     ("coin_hp", "combat coins: E[HP lost] - HP lost"),
-    ("coin_standing", "combat coins: standing after the fight - its expectation (standing: see _standing)"),
     ("coin_value", "combat coins: value after the fight - its expectation (value: see _value)"),
     ("coin_duel", "combat coins: value after the fight, the opponent's HP too - its expectation"),
     ("coin_onlooker", "other seats' combat coins: value after their fight - its expectation"),
     ("coin_gold", "combat coins: gold the outcome gives (win gold, next streak gold) - its expectation"),
     ("matchmaking", "opponents drawn: P(win) against the one drawn - its mean over the pairing's law"),
     ("matchmaking_hp", "opponents drawn: mean E[HP lost] over the law - E[HP lost] against the one drawn"),
-    ("matchmaking_standing", "opponents drawn: E[standing after] against the one drawn - its mean over the law"),
     ("matchmaking_value", "opponents drawn: E[value after] against the one drawn - its mean over the law"),
     ("shop_hits", "shop slots: 1 if the seat owns the champion dealt, minus the chance of that"),
     ("shop_cost", "shop slots: the cost of the champion dealt (0 for none) minus its expectation"),
@@ -60,8 +58,8 @@ LUCK = (
 LUCK_NAMES = declare_indices("LUCK", LUCK, globals())
 # The kinds of chance event, and the luck terms each adds: a value's correction is reported kind by kind.
 LUCK_SOURCES = {
-    "combat coin": ("coin", "coin_hp", "coin_standing", "coin_value", "coin_duel", "coin_onlooker", "coin_gold"),
-    "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_standing", "matchmaking_value"),
+    "combat coin": ("coin", "coin_hp", "coin_value", "coin_duel", "coin_onlooker", "coin_gold"),
+    "matchmaking": ("matchmaking", "matchmaking_hp", "matchmaking_value"),
     "shop slots": ("shop_hits", "shop_cost", "shop_pairs", "shop_traits"),
     "loot": ("loot",),
     "tie-breaks": ("tiebreak",),
@@ -70,5 +68,4 @@ LUCK_SOURCES = {
 # A seat's luck terms are also kept stage by stage (TableLog.stage_luck): a value fitted on other boards weighs an
 # early stage's luck differently from a late one's (autodup.game.value). Stages from the last bucket on share it.
 STAGE_BUCKETS = 8
-STANDING_SCALE = 0.125  # the standing's HP scale, as a share of the starting HP (fixed in advance)
 VALUE_SCALE = 0.25  # the value's HP scale, as a share of the starting HP (fixed in advance)

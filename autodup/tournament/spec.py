@@ -41,7 +41,11 @@ CHUNK_BOARDS = 25
 #    1 / (1 + HP factor x the fight's odds) from a memo and each pair's odds, not as one exponential of the
 #    summed edge: those four terms (and the corrections that weigh them) change in their last bits (1e-14 or
 #    less in a game); every game's events and placements are the same.
-FORMAT_VERSION = 10
+# 11: no standing terms (coin_standing, matchmaking_standing): the value's terms weigh the same HP differences and
+#    board power too, and the standing's cost a game 2.5% of its time for 1% of the value's variance reduction
+#    (benchmarks/luck_terms_worth.py). Each pair's odds are a product of two per-seat exponentials
+#    (prepare_fights): the value's terms change in their last bits, as in 10.
+FORMAT_VERSION = 11
 PROBE_GAMES = 2      # tables per bot, each played twice, to tell whether a bot is deterministic
 DETERMINISM_FILE = "determinism.json"
 RAY_CONNECT_SECONDS = 5.0
