@@ -15,6 +15,7 @@ from autodup.analysis.luck import (
 from autodup.game import combat as game_combat
 from autodup.game import state as game_state
 from autodup.game import stats as game_stats
+from autodup.game import units as game_units
 from autodup.game.boards import SEATING_PAIRED, play_boards, scored_seat, seat_bot
 from autodup.game.bot_loading import load_bot, policy_tuple
 from autodup.game.config import load_config
@@ -197,6 +198,7 @@ def test_the_fights_odds_are_the_logistic_of_the_strengths_and_the_values_terms_
     # The next round: seat 6 is gone and seat 0's board lost its units but one; every pair's odds are computed again.
     table.alive[6] = False
     table.n_units[0] = 1
+    table.board_changed[0] = True  # as the units' own helpers mark it (autodup.game.units)
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
     before = strength[0]
@@ -207,6 +209,47 @@ def test_the_fights_odds_are_the_logistic_of_the_strengths_and_the_values_terms_
             if a != b:
                 exact = 1.0 / (1.0 + math.exp(strength[b] - strength[a]))
                 assert game_combat._fight_odds(SET4, table, a, b, 21)[0] == pytest.approx(exact, rel=1e-14, abs=0.0)
+
+
+def test_a_board_is_measured_again_exactly_when_its_units_or_level_change():
+    """prepare_fights measures a seat's board (its power, units and strength) only when its units or level changed
+    since it last did: the units' helpers (add_unit, remove_unit, level_up) mark it. Every kept measure equals a
+    fresh one bit for bit, round after round; a change written around the helpers is not seen, so the mark, not
+    a recomputation, is what keeps the measure fresh."""
+    table = game_state.fresh_table(SET4)
+    table.level[:] = 5
+    champions = SET4.champion_copies.shape[0]
+    for seat in range(8):
+        for k in range(4):
+            game_units.add_unit(SET4, table, seat, (7 * seat + 5 * k) % champions)
+    order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
+    traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
+
+    def measured_as_fresh():
+        for seat in range(8):
+            power, units = game_units.board_power(SET4, table, seat, order, traits)
+            if (table.fight_power[seat], table.fight_units[seat]) != (power, units):
+                return False
+            if table.fight_strength[seat] != np.log(power + 1.0) / SET4.combat_scale:
+                return False
+        return True
+
+    game_combat.prepare_fights(SET4, table, 10, order, traits)
+    assert not table.board_changed.any() and measured_as_fresh()
+    before = table.fight_power.copy()
+    game_units.add_unit(SET4, table, 1, 30)
+    game_units.remove_unit(SET4, table, 2, 0)
+    table.xp[3] = SET4.level_xp[6]
+    game_units.level_up(SET4, table, 3)
+    assert table.level[3] == 6 and list(np.flatnonzero(table.board_changed)) == [1, 2, 3]
+    game_combat.prepare_fights(SET4, table, 11, order, traits)
+    assert not table.board_changed.any() and measured_as_fresh()
+    assert table.fight_power[1] > before[1] and table.fight_power[2] < before[2]
+    np.testing.assert_array_equal(table.fight_power[4:], before[4:])
+    # Around the helpers: seat 4's first unit made a 3-star by hand is not measured (the mark is the mechanism).
+    table.unit_star[4, 0] = 3
+    game_combat.prepare_fights(SET4, table, 12, order, traits)
+    assert table.fight_power[4] == before[4] and not measured_as_fresh()
 
 
 def test_the_fights_odds_are_one_exponential_each_when_the_strengths_span_too_wide_for_factors():

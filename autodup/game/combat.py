@@ -227,9 +227,13 @@ def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
     alive = 0
     for seat in range(players):
         if table.alive[seat]:
-            table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
-                                                                          trait_counts)
-            table.fight_strength[seat] = np.log(table.fight_power[seat] + 1.0) / rules.combat_scale
+            # A board is measured again only when its units or level changed since (most rounds, for some
+            # seats, nothing did): the measure is a function of them alone.
+            if table.board_changed[seat]:
+                table.fight_power[seat], table.fight_units[seat] = board_power(rules, table, seat, order_scratch,
+                                                                              trait_counts)
+                table.fight_strength[seat] = np.log(table.fight_power[seat] + 1.0) / rules.combat_scale
+                table.board_changed[seat] = False
             table.fight_hp[seat] = table.hp[seat]
             alive += 1
     if alive < 2:

@@ -66,6 +66,9 @@ UNIT_TERMS = (
     ("seat_traits", "float64 (players, K): per trait, the distinct champions with it that the seat owns"),
     ("trait_fit", "float64 (players, N): the other champions the seat owns sharing a trait with each one, counted "
                   "once per trait shared (shop_traits)"),
+    ("board_changed", "bool (players,): whether the seat's units or level changed since prepare_fights last "
+                      "measured its board (fight_power, fight_units, fight_strength); every change goes through "
+                      "autodup.game.units (_take_out, _place, level_up)"),
 )
 # Scratch: working space rebuilt by each use, kept here so that nothing is allocated while a game plays.
 SCRATCH = (
@@ -191,7 +194,7 @@ def new_table(rules, trace_draws):
         # unit terms (no units yet)
         filled((players, n), 0, np.int64), filled((players, n), 0, np.int64), filled((players, n), 0.0, np.float64),
         filled((players, n), 0.0, np.float64), filled((players, rules.trait_breakpoints.shape[0]), 0.0, np.float64),
-        filled((players, n), 0.0, np.float64),
+        filled((players, n), 0.0, np.float64), filled(players, 1, np.bool_),
         # scratch
         filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64),
         filled(n, 0.0, np.float64), filled(n, 0, np.bool_),

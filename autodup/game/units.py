@@ -47,22 +47,26 @@ def count_unit(rules, table, seat, champion, star, change):
 
 @game_inline
 def _take_out(table, seat, index):
-    """Take unit ``index`` off the seat's arrays: the last unit fills its place (the terms are not touched)."""
+    """Take unit ``index`` off the seat's arrays: the last unit fills its place (the terms are not touched; the
+    board is measured again before the next fights)."""
     last = table.n_units[seat] - 1
     table.unit_champion[seat, index] = table.unit_champion[seat, last]
     table.unit_star[seat, index] = table.unit_star[seat, last]
     table.unit_champion[seat, last] = -1
     table.unit_star[seat, last] = 0
     table.n_units[seat] = last
+    table.board_changed[seat] = True
 
 
 @game_inline
 def _place(table, seat, champion, star):
-    """Put a unit at the end of the seat's arrays (the terms are not touched)."""
+    """Put a unit at the end of the seat's arrays (the terms are not touched; the board is measured again before
+    the next fights)."""
     n = table.n_units[seat]
     table.unit_champion[seat, n] = champion
     table.unit_star[seat, n] = star
     table.n_units[seat] = n + 1
+    table.board_changed[seat] = True
 
 
 @game_inline
@@ -125,6 +129,7 @@ def level_up(rules, table, seat):
     while table.level[seat] < rules.max_level and table.xp[seat] >= rules.level_xp[table.level[seat] + 1]:
         table.xp[seat] -= rules.level_xp[table.level[seat] + 1]
         table.level[seat] += 1
+        table.board_changed[seat] = True
     if table.level[seat] == rules.max_level:
         table.xp[seat] = 0
 
