@@ -83,7 +83,8 @@ SCRATCH = (
     ("power_counts", "int64 (unit_power_rank.size + 1,): a board's units per power rank, while it is ordered"),
     ("remaining", "int64 (players,): slots each seat still waits for in a race-ordered refresh"),
     ("event_keys", "float64 (players,): each seat's key when events are addressed by seat, or when seats are ranked"),
-    ("fight_power", "float64 (players,): each alive seat's board power in this round's fights"),
+    ("fight_power", "float64 (players,): each alive seat's board power in this round's fights (with fight_units "
+                    "and fight_strength, kept from round to round while the board is unchanged: board_changed)"),
     ("fight_units", "int64 (players,): the units on that board"),
     ("tier_hits", "float64 (T,): per tier, the weight of the champions it owns (the shop-hit term)"),
     ("tier_pairs", "float64 (T,): per tier, the weight of the champions in owned_pairs"),
