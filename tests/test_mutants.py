@@ -27,6 +27,7 @@ from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action
 from autodup.game.rounds import _refresh_by_race
 from autodup.game.rules import rules_of
+from autodup.game.shop import fill_tier_totals
 from autodup.game.state import conservation_holds, copy_flat, fresh_table, new_table
 from autodup.game.units import add_unit
 
@@ -70,6 +71,7 @@ def _race_trials(rules, pool, levels, locked, shops_before, order, alive_count, 
             table.order[i] = order[i]
         for r in range(n_refreshes):
             copy_flat(pool, table.pool)
+            fill_tier_totals(rules, table.pool, table.tier_totals)  # the table keeps them with its pool
             copy_flat(shops_before, table.shops)
             copy_flat(locked, table.locked)
             _refresh_by_race(rules, table, seeds, alive_count)
@@ -556,6 +558,7 @@ HAYSTACK = 2  # the dealer code (selling deals nothing, so any dealer does)
 def _give(table, seat, champion, n):
     for _ in range(n):
         table.pool[champion] -= 1.0
+        table.tier_totals[RULES.champion_tier[champion]] -= 1.0  # as the game's own moves keep them
         add_unit(RULES, table, seat, champion)
 
 

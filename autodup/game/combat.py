@@ -317,10 +317,12 @@ def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch
         if table.alive[seat] and table.hp[seat] <= 0:
             table.alive[seat] = False
             record_final_board(rules, table, seat, order_scratch, final_champion, final_star)
-            clear_shop(rules, table.shops, seat, table.pool)
+            clear_shop(rules, table.shops, seat, table.pool, table.tier_totals)
             while table.n_units[seat] > 0:
                 u = table.n_units[seat] - 1
-                table.pool[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
+                champion = table.unit_champion[seat, u]
+                table.pool[champion] += copies_of_star(table.unit_star[seat, u])
+                table.tier_totals[rules.champion_tier[champion]] += copies_of_star(table.unit_star[seat, u])
                 remove_unit(rules, table, seat, u)
     return alive_before - dying
 

@@ -71,6 +71,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         cost = rules.tier_cost[rules.champion_tier[champion]]
         if not rules.units_leave_pool:
             table.pool[champion] -= 1.0  # shown units stayed in the pool: the bought one leaves it now
+            table.tier_totals[rules.champion_tier[champion]] -= 1.0
         table.gold[seat] -= cost
         table.stats[seat, STAT_GOLD_SPENT] += cost
         table.stats[seat, STAT_UNITS_BOUGHT] += 1
@@ -86,6 +87,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         copies = copies_of_star(table.unit_star[seat, argument])
         table.gold[seat] += rules.tier_cost[rules.champion_tier[champion]] * copies
         table.pool[champion] += copies
+        table.tier_totals[rules.champion_tier[champion]] += copies
         remove_unit(rules, table, seat, argument)
         return True
     if action == ACTION_REROLL:

@@ -28,7 +28,6 @@ from .shop import (
     clear_shop,
     deal_one,
     event_uniform,
-    fill_tier_totals,
     keep_slot_terms,
     prepare_slot_luck,
     put_in_shop,
@@ -118,7 +117,6 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         if not table.locked[seat]:
             remaining[seat] = rules.shop_size
             total_remaining += rules.shop_size
-    fill_tier_totals(rules, table.pool, table.tier_totals)  # kept up to date serve by serve (whole copies: exact)
     while total_remaining > 0:
         winner, tier = -1, -1
         best_gap = np.inf
@@ -169,7 +167,7 @@ def start_round(rules, dealer, order, events, table, round_index, seat_seeds, ev
         table.loaded_used[seat] = False
         table.stats[seat, STAT_ROUNDS_ALIVE] += 1
         if not table.locked[seat]:
-            clear_shop(rules, table.shops, seat, table.pool)
+            clear_shop(rules, table.shops, seat, table.pool, table.tier_totals)
     # For the events order (None: ORDER_EVENTS) numba prunes this test by the argument's type, and compiles no race.
     if order == ORDER_RACE and dealer == ENGINE_HAYSTACK:
         _refresh_by_race(rules, table, seat_seeds, alive_count)
@@ -247,4 +245,5 @@ def deal_loot(rules, dealer, table, seat, round_index, seat_seeds):
             table.gold[seat] += rules.tier_cost[tier]
             continue
         table.pool[champion] -= 1.0
+        table.tier_totals[rules.champion_tier[champion]] -= 1.0
         add_unit(rules, table, seat, champion)

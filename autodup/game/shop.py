@@ -244,12 +244,14 @@ def mark_trait(rules, trait, qualifies):
 
 
 @game_internal
-def clear_shop(rules, shops, seat, pool):
+def clear_shop(rules, shops, seat, pool, tier_totals):
+    """Empty ``seat``'s shop; its shown units go back to the pool (and their tiers' totals) if they had left it."""
     for slot in range(shops.shape[1]):
         champion = shops[seat, slot]
         if champion >= 0:
             if rules.units_leave_pool:
                 pool[champion] += 1.0
+                tier_totals[rules.champion_tier[champion]] += 1.0
             shops[seat, slot] = -1
 
 
@@ -259,11 +261,10 @@ def fill_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, constra
 
     With ``constrained``, only champions with ``table.qualifies[c]`` are dealt (a loaded roll).
     """
-    # Tier totals are computed once and kept up to date slot by slot; copies are
-    # whole numbers, so the sums stay exact.
+    # The pool's tier totals are kept with it (table.tier_totals: every change to the pool changes them, in whole
+    # copies, so exactly), not summed again for every shop.
     pool = table.pool
     scratch_pool = table.scratch_pool
-    fill_tier_totals(rules, pool, table.tier_totals)
     if constrained:
         for c in range(pool.shape[0]):
             scratch_pool[c] = pool[c] if table.qualifies[c] else 0.0
@@ -327,7 +328,7 @@ def reroll_shop(rules, dealer, table, seat, round_index, roll, seat_seeds, const
             dealt = table.order[i]
             if table.locked[dealt]:
                 continue
-        clear_shop(rules, table.shops, dealt, table.pool)
+        clear_shop(rules, table.shops, dealt, table.pool, table.tier_totals)
         fill_shop(rules, dealer, table, dealt, round_index, roll, seat_seeds, constrained)
         table.stats[dealt, STAT_SHOPS_SEEN] += 1
 

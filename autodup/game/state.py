@@ -72,7 +72,8 @@ UNIT_TERMS = (
 )
 # Scratch: working space rebuilt by each use, kept here so that nothing is allocated while a game plays.
 SCRATCH = (
-    ("tier_totals", "float64 (T,): copies left per tier"),
+    ("tier_totals", "float64 (T,): copies left in the pool per tier, kept with it: every change to the pool "
+                    "changes them (whole copies, so exactly; conservation_holds checks them)"),
     ("tier_weights", "float64 (T,): a slot's tier weights"),
     ("qualifying_totals", "float64 (T,): copies per tier that qualify for a loaded roll"),
     ("scratch_pool", "float64 (N,): the pool a loaded roll draws from"),
@@ -176,6 +177,10 @@ def new_table(rules, trace_draws):
     # combine is allowed with a full bench, and holds one extra unit until it combines.
     capacity = rules.bench_size + largest(rules.level_board_size) + 1
     pool = as_floats(rules.champion_copies)
+    tier_totals = filled(n_tiers, 0.0, np.float64)
+    for t in range(n_tiers):
+        for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
+            tier_totals[t] += pool[c]
     memo = 2 * rules.starting_hp + 1 if rules.starting_hp <= MEMO_HP else 0
     return Table(
         # game state
@@ -197,7 +202,7 @@ def new_table(rules, trace_draws):
         filled((players, n), 0.0, np.float64), filled((players, rules.trait_breakpoints.shape[0]), 0.0, np.float64),
         filled((players, n), 0.0, np.float64), filled(players, 1, np.bool_),
         # scratch
-        filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64),
+        tier_totals, filled(n_tiers, 0.0, np.float64), filled(n_tiers, 0.0, np.float64),
         filled(n, 0.0, np.float64), filled(n, 0, np.bool_),
         filled((players, max(rules.loot_gold.shape[0], 1)), 0, np.int64), filled(players, -1, np.int64),
         filled(rules.unit_power_rank.size + 1, 0, np.int64),
@@ -274,7 +279,8 @@ def capacity_of(rules, table, seat):
 
 @game_kernel
 def conservation_holds(rules, table):
-    """pool + shops + units (in copies) == initial copies, for every champion."""
+    """pool + shops + units (in copies) == initial copies, for every champion; and the pool's tier totals
+    (``tier_totals``) are its sums."""
     count = table.scratch_pool
     for c in range(count.shape[0]):
         count[c] = table.pool[c]
@@ -287,6 +293,12 @@ def conservation_holds(rules, table):
             count[table.unit_champion[seat, u]] += copies_of_star(table.unit_star[seat, u])
     for c in range(count.shape[0]):
         if count[c] != table.initial[c] or table.pool[c] < 0:
+            return False
+    for t in range(table.tier_totals.shape[0]):
+        total = 0.0
+        for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
+            total += table.pool[c]
+        if total != table.tier_totals[t]:
             return False
     return True
 

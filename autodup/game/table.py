@@ -48,7 +48,7 @@ from .policy_frames import FRAME_SIGNATURE
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
 from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_inline, game_internal
-from .shop import mark_trait, reroll_shop
+from .shop import fill_tier_totals, mark_trait, reroll_shop
 from .state import largest, new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
 from .turn import LOG_GOLD, LOG_HP, LOG_LEVEL, play_turns
@@ -463,6 +463,7 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         # contiguous pool, which a caller's may not be.
         for c in range(pool.shape[0]):
             table.pool[c] = pool[c]
+        fill_tier_totals(rules, table.pool, table.tier_totals)  # kept with the pool from here on
         table.shops[0, :] = -1
         table.level[0] = level
         table.counters[0, :] = 0

@@ -24,7 +24,7 @@ from ..engine.rng import LABEL_SEAT, LABEL_TRIAL, derive_seed_kernel, shop_key
 from ..errors import UsageError
 from ..game.actions import ACTION_BUY, ACTION_REROLL
 from ..game.legality import apply_action
-from ..game.shop import tier_weights
+from ..game.shop import fill_tier_totals, tier_weights
 from ..game.state import fresh_table
 from ..game.units import remove_unit
 from .odds import (
@@ -93,6 +93,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
             seat_seeds[seat] = derive_seed_kernel(trial_seed, LABEL_SEAT, np.uint64(seat))
         for c in range(pool.shape[0]):
             table.pool[c] = pool[c]
+        fill_tier_totals(rules, table.pool, table.tier_totals)  # the table keeps them with its pool
         table.shops[:, :] = -1
         table.counters[:, :] = 0
         table.needles[:, :] = 0.0
