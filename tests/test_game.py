@@ -14,7 +14,7 @@ from autodup.game.config import load_config, parse_config
 from autodup.game.progress import new_progress
 from autodup.game.rounds import start_round
 from autodup.game.rules import ORDER_EVENTS, ORDER_RACE, rules_of
-from autodup.game.shop import reroll_shop
+from autodup.game.shop import move_copies, reroll_shop
 from autodup.game.state import new_desk, new_table, table_is_sound
 from autodup.game.stats import RESULT_COLUMNS
 from autodup.game.table import (
@@ -226,21 +226,15 @@ def test_a_seats_loot_follows_its_bags_definition_cycle_by_cycle():
 # --------------------------------------------------------------------------
 
 
-def _move_copies(rules, table, champion, change):
-    """Add ``change`` copies of ``champion`` to the pool, and to its tier's total, as the game's own moves do."""
-    table.pool[champion] += change
-    table.tier_totals[rules.champion_tier[champion]] += change
-
-
 def test_the_soundness_check_catches_a_corrupted_table():
     from autodup.game.state import conservation_holds, fresh_table, table_is_sound
     from autodup.game.units import add_unit
 
     table = fresh_table(TINY)
     assert conservation_holds(TINY, table) and table_is_sound(TINY, table)
-    _move_copies(TINY, table, 3, -1.0)  # a copy vanished
+    move_copies(TINY, table.pool, table.tier_totals, 3, -1.0)  # a copy vanished
     assert not conservation_holds(TINY, table)
-    _move_copies(TINY, table, 3, 1.0)
+    move_copies(TINY, table.pool, table.tier_totals, 3, 1.0)
     table.pool[3] -= 1.0  # a copy left the pool but not its tier's total
     assert not conservation_holds(TINY, table)
     table.pool[3] += 1.0
@@ -249,7 +243,7 @@ def test_the_soundness_check_catches_a_corrupted_table():
     table.gold[2] = 0
     for champion in range(TINY.bench_size + 2):  # distinct champions: no combines; more than level 1 may hold
         champion = champion % 9
-        _move_copies(TINY, table, champion, -1.0)
+        move_copies(TINY, table.pool, table.tier_totals, champion, -1.0)
         add_unit(TINY, table, 1, champion)
     assert conservation_holds(TINY, table) and not table_is_sound(TINY, table)
 
@@ -289,10 +283,11 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
         if table.n_units[seat] > 0 and (rng.random() < 0.2 or table.n_units[seat] >= table.unit_champion.shape[1] - 1
                                         or table.pool[champion] < 1.0):
             u = int(rng.integers(table.n_units[seat]))  # sold: its copies go back to the pool
-            _move_copies(rules, table, table.unit_champion[seat, u], copies_of_star(int(table.unit_star[seat, u])))
+            move_copies(rules, table.pool, table.tier_totals, table.unit_champion[seat, u],
+                        copies_of_star(int(table.unit_star[seat, u])))
             remove_unit(rules, table, seat, u)
         elif table.pool[champion] >= 1.0:
-            _move_copies(rules, table, champion, -1.0)
+            move_copies(rules, table.pool, table.tier_totals, champion, -1.0)
             add_unit(rules, table, seat, champion)
         stars_seen.update(table.unit_star[seat, :table.n_units[seat]].tolist())
         expected = _unit_terms_by_definition(rules, table, seat)

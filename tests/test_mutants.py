@@ -27,7 +27,7 @@ from autodup.game.config import load_config, parse_config
 from autodup.game.legality import apply_action
 from autodup.game.rounds import _refresh_by_race
 from autodup.game.rules import rules_of
-from autodup.game.shop import fill_tier_totals
+from autodup.game.shop import fill_tier_totals, move_copies
 from autodup.game.state import conservation_holds, copy_flat, fresh_table, new_table
 from autodup.game.units import add_unit
 
@@ -557,8 +557,7 @@ HAYSTACK = 2  # the dealer code (selling deals nothing, so any dealer does)
 
 def _give(table, seat, champion, n):
     for _ in range(n):
-        table.pool[champion] -= 1.0
-        table.tier_totals[RULES.champion_tier[champion]] -= 1.0  # as the game's own moves keep them
+        move_copies(RULES, table.pool, table.tier_totals, champion, -1.0)
         add_unit(RULES, table, seat, champion)
 
 

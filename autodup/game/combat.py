@@ -7,7 +7,7 @@ import numpy as np
 from ..engine.rng import EVENT_GHOST_INDEX
 from .rounds import ghost_of, streak_gold_of
 from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_internal, game_kernel
-from .shop import clear_shop, copies_of_star, event_uniform
+from .shop import clear_shop, copies_of_star, event_uniform, move_copies
 from .stats import (
     LUCK_COIN,
     LUCK_COIN_DUEL,
@@ -320,9 +320,8 @@ def eliminate(rules, table, round_index, event_seed, alive_before, order_scratch
             clear_shop(rules, table.shops, seat, table.pool, table.tier_totals)
             while table.n_units[seat] > 0:
                 u = table.n_units[seat] - 1
-                champion = table.unit_champion[seat, u]
-                table.pool[champion] += copies_of_star(table.unit_star[seat, u])
-                table.tier_totals[rules.champion_tier[champion]] += copies_of_star(table.unit_star[seat, u])
+                move_copies(rules, table.pool, table.tier_totals, table.unit_champion[seat, u],
+                            copies_of_star(table.unit_star[seat, u]))
                 remove_unit(rules, table, seat, u)
     return alive_before - dying
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .actions import ACTION_BUY, ACTION_BUY_XP, ACTION_END, ACTION_LOADED_ROLL, ACTION_LOCK, ACTION_REROLL, ACTION_SELL
 from .rules import game_inline
-from .shop import copies_of_star, mark_trait, reroll_shop
+from .shop import copies_of_star, mark_trait, move_copies, reroll_shop
 from .state import capacity_of
 from .stats import STAT_GOLD_SPENT, STAT_ROLLS, STAT_UNITS_BOUGHT
 from .units import add_unit, level_up, remove_unit, seat_completes_a_combine
@@ -70,8 +70,8 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         champion = table.shops[seat, argument]
         cost = rules.tier_cost[rules.champion_tier[champion]]
         if not rules.units_leave_pool:
-            table.pool[champion] -= 1.0  # shown units stayed in the pool: the bought one leaves it now
-            table.tier_totals[rules.champion_tier[champion]] -= 1.0
+            # Shown units stayed in the pool: the bought one leaves it now.
+            move_copies(rules, table.pool, table.tier_totals, champion, -1.0)
         table.gold[seat] -= cost
         table.stats[seat, STAT_GOLD_SPENT] += cost
         table.stats[seat, STAT_UNITS_BOUGHT] += 1
@@ -86,8 +86,7 @@ def apply_action(rules, dealer, table, seat, round_index, roll, seat_seeds, acti
         champion = table.unit_champion[seat, argument]
         copies = copies_of_star(table.unit_star[seat, argument])
         table.gold[seat] += rules.tier_cost[rules.champion_tier[champion]] * copies
-        table.pool[champion] += copies
-        table.tier_totals[rules.champion_tier[champion]] += copies
+        move_copies(rules, table.pool, table.tier_totals, champion, copies)
         remove_unit(rules, table, seat, argument)
         return True
     if action == ACTION_REROLL:

@@ -29,6 +29,7 @@ from .shop import (
     deal_one,
     event_uniform,
     keep_slot_terms,
+    move_copies,
     prepare_slot_luck,
     put_in_shop,
     reroll_shop,
@@ -244,6 +245,5 @@ def deal_loot(rules, dealer, table, seat, round_index, seat_seeds):
         if champion < 0:
             table.gold[seat] += rules.tier_cost[tier]
             continue
-        table.pool[champion] -= 1.0
-        table.tier_totals[rules.champion_tier[champion]] -= 1.0
+        move_copies(rules, table.pool, table.tier_totals, champion, -1.0)
         add_unit(rules, table, seat, champion)

@@ -7,8 +7,8 @@ from ..engine.rng import event_counter, random_uniform, shop_key
 from .rules import game_inline, game_internal, game_kernel, whole_sums_kernel
 from .stats import LUCK_SHOP_COST, LUCK_SHOP_HITS, LUCK_SHOP_PAIRS, LUCK_SHOP_TRAITS, STAT_SHOPS_SEEN
 
-__all__ = ["event_uniform", "unit_power", "copies_of_star", "fill_tier_totals", "positive_tier_totals", "tier_weights",
-           "deal_one", "weighted_tier_sums", "put_in_shop", "prepare_slot_luck", "take_slot_luck",
+__all__ = ["event_uniform", "unit_power", "copies_of_star", "move_copies", "fill_tier_totals", "positive_tier_totals",
+           "tier_weights", "deal_one", "weighted_tier_sums", "put_in_shop", "prepare_slot_luck", "take_slot_luck",
            "keep_tier_slot_terms", "keep_slot_terms", "add_slot_luck", "trace_draw", "mark_trait", "clear_shop",
            "fill_shop", "reroll_shop", "FREE_REFRESH"]
 
@@ -87,10 +87,22 @@ def deal_one(rules, dealer, seat, seat_seeds, counters, needles, needle_count, t
 
 
 @game_inline
-def _take_from_pool(rules, pool, champion):
+def move_copies(rules, pool, tier_totals, champion, change):
+    """Add ``change`` copies of ``champion`` to the pool (take them out when negative) and to its tier's total.
+
+    Every move of the pool's copies goes through here (a shop dealt or
+    cleared, a purchase, a sale, loot, an elimination), so ``tier_totals``
+    (float64 (T,)) stays the pool's per-tier sums, exactly: copies are whole.
+    """
+    pool[champion] += change
+    tier_totals[rules.champion_tier[champion]] += change
+
+
+@game_inline
+def _take_from_pool(rules, pool, tier_totals, champion):
     """A champion dealt to a shop leaves the pool (if the rules say so); returns whether it did."""
     if champion >= 0 and rules.units_leave_pool:
-        pool[champion] -= 1.0
+        move_copies(rules, pool, tier_totals, champion, -1.0)
         return True
     return False
 
@@ -105,10 +117,7 @@ def put_in_shop(rules, table, seat, slot, champion):
     table.shops[seat, slot] = champion
     if champion >= 0:
         table.offers[seat, champion] += 1
-    if _take_from_pool(rules, table.pool, champion):
-        table.tier_totals[rules.champion_tier[champion]] -= 1.0
-        return True
-    return False
+    return _take_from_pool(rules, table.pool, table.tier_totals, champion)
 
 
 @game_inline
@@ -250,8 +259,7 @@ def clear_shop(rules, shops, seat, pool, tier_totals):
         champion = shops[seat, slot]
         if champion >= 0:
             if rules.units_leave_pool:
-                pool[champion] += 1.0
-                tier_totals[rules.champion_tier[champion]] += 1.0
+                move_copies(rules, pool, tier_totals, champion, 1.0)
             shops[seat, slot] = -1
 
 

@@ -11,7 +11,7 @@ from ..array_allocation import filled
 from ..internal_kernels import internal_kernel
 from .policy_frames import FRAME_WORDS
 from .rules import game_inline, game_kernel
-from .shop import copies_of_star
+from .shop import copies_of_star, fill_tier_totals
 from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
 
@@ -178,9 +178,7 @@ def new_table(rules, trace_draws):
     capacity = rules.bench_size + largest(rules.level_board_size) + 1
     pool = as_floats(rules.champion_copies)
     tier_totals = filled(n_tiers, 0.0, np.float64)
-    for t in range(n_tiers):
-        for c in range(rules.tier_start[t], rules.tier_start[t + 1]):
-            tier_totals[t] += pool[c]
+    fill_tier_totals(rules, pool, tier_totals)  # kept with the pool from here on (autodup.game.shop.move_copies)
     memo = 2 * rules.starting_hp + 1 if rules.starting_hp <= MEMO_HP else 0
     return Table(
         # game state
