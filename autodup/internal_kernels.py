@@ -13,15 +13,18 @@ option. Compiled callers call it as before, and it is cached as before; called
 from Python, numba would jump through the wrapper it did not build, so the
 dispatcher here refuses the call with a ``TypeError`` instead. To compile one
 ahead of its callers (a cold start's second process does), pass the argument
-values to :func:`compile_for`.
+values to :func:`compile_for`. A test or a tool that calls one from Python goes
+through :func:`python_entry`, a wrapper compiled on first use in its own process.
 """
 
 from __future__ import annotations
 
-from numba import typeof, types
+import functools
+
+from numba import njit, typeof, types
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["InternalDispatcher", "internal_kernel", "compile_for", "compiled_return_type"]
+__all__ = ["InternalDispatcher", "internal_kernel", "compile_for", "compiled_return_type", "python_entry"]
 
 
 class InternalDispatcher(CPUDispatcher):
@@ -29,7 +32,8 @@ class InternalDispatcher(CPUDispatcher):
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} is called from compiled code only "
-                        f"(it has no Python entry point); compile it ahead with autodup.internal_kernels.compile_for")
+                        f"(it has no Python entry point); call it through autodup.internal_kernels.python_entry, "
+                        f"or compile it ahead with autodup.internal_kernels.compile_for")
 
 
 def internal_kernel(function=None, **options):
@@ -57,3 +61,18 @@ def compiled_return_type(dispatcher, argument_types: tuple):
     """Compile ``dispatcher`` for ``argument_types`` (numba types; or load it from the cache); its return type."""
     dispatcher.compile(argument_types)
     return dispatcher.overloads[argument_types].signature.return_type
+
+
+@functools.cache
+def python_entry(kernel):
+    """A Python-callable function that calls internal kernel ``kernel`` with its arguments and returns its result.
+
+    For tests and tools that call a kernel of the game from Python: the entry and its Python wrapper are compiled
+    in the calling process, on first call with each argument types (not cached: its code is the same for every
+    kernel, the kernel itself is cached as always), so that a run, which never calls it, does not compile them.
+    """
+    def entry(*arguments):
+        return kernel(*arguments)
+
+    entry.__name__ = entry.__qualname__ = f"python_entry_{kernel.py_func.__name__}"
+    return njit(no_cfunc_wrapper=True)(entry)

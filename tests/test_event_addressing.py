@@ -16,9 +16,9 @@ import pytest
 from scipy import stats
 
 from autodup.engine.rng import board_seed, event_seed
+from autodup.game import rounds
 from autodup.game.combat import _fight_odds, play_fight
 from autodup.game.config import load_config
-from autodup.game.rounds import ghost_of, shuffle_alive
 from autodup.game.rules import (
     EVENTS_BY_POSITION,
     EVENTS_BY_SEAT,
@@ -27,11 +27,15 @@ from autodup.game.rules import (
     rules_of,
 )
 from autodup.game.state import fresh_table
+from autodup.internal_kernels import python_entry
 
 from .stats_helpers import P_FLOOR, goodness_of_fit
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = rules_of(load_config(ROOT / "configs" / "set4.yaml"))
+# Internal kernels (compiled code calls them): called from Python through an entry compiled here.
+shuffle_alive = python_entry(rounds.shuffle_alive)
+ghost_of = python_entry(rounds.ghost_of)
 PLAYERS = RULES.players  # 8
 ADDRESSINGS = [EVENTS_BY_POSITION, EVENTS_BY_SEAT]
 ADDRESSING_IDS = ["by-position", "by-seat"]

@@ -21,6 +21,7 @@ from autodup.game.table import (
     _end_round,
     advance,
     compile_round_end,
+    compile_shop_draw,
     first_slot_counts,
     game_log,
     game_results,
@@ -227,8 +228,14 @@ def test_a_seats_loot_follows_its_bags_definition_cycle_by_cycle():
 
 
 def test_the_soundness_check_catches_a_corrupted_table():
-    from autodup.game.state import conservation_holds, fresh_table, table_is_sound
+    from autodup.game.state import fresh_table, soundness
     from autodup.game.units import add_unit
+
+    def conservation_holds(rules, table):
+        return soundness(rules, table)[0]
+
+    def table_is_sound(rules, table):
+        return soundness(rules, table)[2]
 
     table = fresh_table(TINY)
     assert conservation_holds(TINY, table) and table_is_sound(TINY, table)
@@ -268,8 +275,14 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     """The shop's unit terms, kept up to date by add_unit and remove_unit through buys, combines into 2- and
     3-stars and sales, equal their definitions after every step; the soundness check sees a wrong one."""
     from autodup.game.shop import copies_of_star
-    from autodup.game.state import fresh_table, table_is_sound, unit_terms_hold
+    from autodup.game.state import fresh_table, soundness
     from autodup.game.units import add_unit, completes_a_combine, remove_unit, seat_completes_a_combine
+
+    def unit_terms_hold(rules, table):
+        return soundness(rules, table)[1]
+
+    def table_is_sound(rules, table):
+        return soundness(rules, table)[2]
 
     rng = np.random.default_rng(5)
     n = rules.champion_copies.shape[0]
@@ -459,7 +472,8 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     situation = resolve(load_config(ROOT / "configs" / "set4.yaml"), RollQuestion(level=6, champion="Yuumi", rolls=3))
     simulate_odds(situation, 20, "haystack", simulation="game", threads=1)  # the lab's shop, through apply_action
     first_slot_counts(TINY, DEALERS["haystack"].code, 3, TINY.champion_copies.astype(float), 2, 0, 0)  # a loaded roll
-    compile_round_end(TINY)  # what a cold start's other process compiles, for the table's process to load
+    compile_shop_draw(TINY)  # what a cold start's other process compiles, for the table's process to load
+    compile_round_end(TINY)
     compile_storage(TINY)  # likewise, from the argument types alone
     for function in (advance, _end_round, new_game, new_table, new_desk, start_round, table_is_sound, store_table,
                      game_results, game_log, engine_draw_hierarchical):

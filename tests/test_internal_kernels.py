@@ -1,15 +1,18 @@
 """Kernels only compiled code calls (autodup.internal_kernels): called from compiled code as before, refused
 from Python with a TypeError (numba would jump through the wrapper it did not build), compiled ahead by
-compile_for, and the game's own are such kernels."""
+compile_for, called from Python through python_entry, and the game's own are such kernels."""
 
 import numpy as np
 import pytest
 from numba import njit
 
-from autodup.game.rounds import deal_loot
-from autodup.game.table import _end_round, advance, new_game
+from autodup.game.boards import store_table
+from autodup.game.combat import prepare_fights
+from autodup.game.rounds import deal_loot, ghost_of, shuffle_alive, start_round
+from autodup.game.state import conservation_holds, table_is_sound, unit_terms_hold
+from autodup.game.table import _close_stage, _end_round, advance, game_log, game_results, new_game, stage_bucket
 from autodup.game.turn import play_turns
-from autodup.internal_kernels import InternalDispatcher, compile_for, internal_kernel
+from autodup.internal_kernels import InternalDispatcher, compile_for, internal_kernel, python_entry
 
 
 @internal_kernel
@@ -45,7 +48,24 @@ def test_compile_for_compiles_it_for_those_arguments_without_calling_it():
     assert [str(argument) for argument in scaled.signatures[0]] == ["array(float64, 1d, C)", "int64"]
 
 
-@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round, advance, new_game])
+def test_python_entry_calls_it_from_python_with_its_effects():
+    values = np.arange(4.0)
+    entry = python_entry(weighted_sum)
+    assert entry(values, values) == 14.0 and python_entry(weighted_sum) is entry  # one entry per kernel
+
+    @internal_kernel
+    def doubled_in_place(values):
+        values *= 2.0
+
+    python_entry(doubled_in_place)(values)
+    assert values.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+# Each of them had a Python wrapper taking the rules and the table (or the whole game), a second or so of a
+# cold start's compile each, though only the game's compiled code calls them.
+@pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round, advance, new_game, game_results, game_log,
+                                    store_table, conservation_holds, unit_terms_hold, table_is_sound, prepare_fights,
+                                    start_round, shuffle_alive, ghost_of, stage_bucket, _close_stage])
 def test_the_games_kernels_called_only_from_the_game_are_internal(kernel):
     assert isinstance(kernel, InternalDispatcher)
     with pytest.raises(TypeError, match=kernel.py_func.__name__):

@@ -21,9 +21,12 @@ from autodup.game.bot_loading import load_bot, policy_tuple
 from autodup.game.config import load_config
 from autodup.game.rules import rules_of
 from autodup.game.stats import LUCK_NAMES
+from autodup.internal_kernels import python_entry
 
 SET4 = rules_of(load_config("set4"))
 BOTS = ["greedy", "traits", "reroll3", "econ", "fast8", "random", "reroll1", "reroll2"]
+# An internal kernel (compiled code calls it): called from Python through an entry compiled here.
+prepare_fights = python_entry(game_combat.prepare_fights)
 Z_LIMIT = 4.5  # per term; 15 terms: a false alarm about once in 10,000 runs
 
 
@@ -59,7 +62,7 @@ def test_every_luck_term_has_mean_zero_under_the_control(control_tables, events)
 
 def fight_state(seed: int, alive: int = 8):
     """A set4 table at round 20 with random units (level 6), HPs and ``alive`` seats, prepared for its fights
-    (game_combat.prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
+    (prepare_fights: boards measured, state values kept, each seat's matchmaking means subtracted)."""
     generator = np.random.default_rng(seed)
     table = game_state.fresh_table(SET4)
     table.level[:] = 6
@@ -72,7 +75,7 @@ def fight_state(seed: int, alive: int = 8):
     table.alive[alive:] = False
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
-    game_combat.prepare_fights(SET4, table, 20, order, traits)
+    prepare_fights(SET4, table, 20, order, traits)
     return table
 
 
@@ -202,7 +205,7 @@ def test_the_fights_odds_are_the_logistic_of_the_strengths_and_the_values_terms_
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(SET4.trait_breakpoints.shape[0], dtype=np.int64)
     before = strength[0]
-    game_combat.prepare_fights(SET4, table, 21, order, traits)
+    prepare_fights(SET4, table, 21, order, traits)
     assert strength[0] < before
     for a in range(6):
         for b in range(6):
@@ -234,7 +237,7 @@ def test_a_board_is_measured_again_exactly_when_its_units_or_level_change():
                 return False
         return True
 
-    game_combat.prepare_fights(SET4, table, 10, order, traits)
+    prepare_fights(SET4, table, 10, order, traits)
     assert not table.board_changed.any() and measured_as_fresh()
     before = table.fight_power.copy()
     game_units.add_unit(SET4, table, 1, 30)
@@ -242,13 +245,13 @@ def test_a_board_is_measured_again_exactly_when_its_units_or_level_change():
     table.xp[3] = SET4.level_xp[6]
     game_units.level_up(SET4, table, 3)
     assert table.level[3] == 6 and list(np.flatnonzero(table.board_changed)) == [1, 2, 3]
-    game_combat.prepare_fights(SET4, table, 11, order, traits)
+    prepare_fights(SET4, table, 11, order, traits)
     assert not table.board_changed.any() and measured_as_fresh()
     assert table.fight_power[1] > before[1] and table.fight_power[2] < before[2]
     np.testing.assert_array_equal(table.fight_power[4:], before[4:])
     # Around the helpers: seat 4's first unit made a 3-star by hand is not measured (the mark is the mechanism).
     table.unit_star[4, 0] = 3
-    game_combat.prepare_fights(SET4, table, 12, order, traits)
+    prepare_fights(SET4, table, 12, order, traits)
     assert table.fight_power[4] == before[4] and not measured_as_fresh()
 
 
@@ -268,7 +271,7 @@ def test_the_fights_odds_are_one_exponential_each_when_the_strengths_span_too_wi
         table.unit_star[seat, :3] = 1 + seat % 2
     order = np.zeros(table.unit_champion.shape[1], dtype=np.int64)
     traits = np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64)
-    game_combat.prepare_fights(rules, table, 20, order, traits)
+    prepare_fights(rules, table, 20, order, traits)
     strength = table.fight_strength
     assert strength.max() - strength.min() > game_combat._FACTORED_SPREAD
     certain = 0

@@ -5,16 +5,20 @@ from pathlib import Path
 import numpy as np
 
 from autodup.engine.dealers import DEALERS
+from autodup.game import combat, rounds
 from autodup.game.actions import ACTION_BUY, ACTION_BUY_XP, ACTION_LOCK, ACTION_SELL
-from autodup.game.combat import play_fight, prepare_fights
+from autodup.game.combat import play_fight
 from autodup.game.config import load_config
 from autodup.game.legality import apply_action
-from autodup.game.rounds import start_round
 from autodup.game.rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_EVENTS, rules_of
 from autodup.game.state import fresh_table
 from autodup.game.units import add_unit
+from autodup.internal_kernels import python_entry
 
 HAYSTACK = DEALERS["haystack"].code
+# Internal kernels (compiled code calls them): called from Python through an entry compiled here.
+prepare_fights = python_entry(combat.prepare_fights)
+start_round = python_entry(rounds.start_round)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = load_config(ROOT / "configs" / "set4.yaml")

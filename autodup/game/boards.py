@@ -43,7 +43,7 @@ from ..driver_linking import optimised_before_linking
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
 from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, LABEL_TRAINING_BOARD, derive_seed_kernel
 from ..errors import UsageError
-from ..internal_kernels import compiled_return_type
+from ..internal_kernels import compiled_return_type, internal_kernel
 from .cursor import CURSOR_VIOLATIONS
 from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
@@ -228,7 +228,9 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, arrays):
             trace_count)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+# Compiled code calls it (the board driver, collect_games): no Python-callable wrapper, which for its 24 arguments
+# took about a second of a cold start's compile.
+@internal_kernel
 def store_table(rules, i, t, n_tables, table_results, unsound, log, results, violations, offers, bought, luck,
                 stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,
                 shop_offsets, shop_values, state_values, used, used_rounds):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..engine.rng import EVENT_GHOST_INDEX
 from .rounds import ghost_of, streak_gold_of
-from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_internal, game_kernel
+from .rules import EVENTS_BY_SEAT, STREAM_COMBAT_KEY, STREAM_TIEBREAK_KEY, game_inline, game_internal
 from .shop import clear_shop, copies_of_star, event_uniform, move_copies
 from .stats import (
     LUCK_COIN,
@@ -213,7 +213,7 @@ def play_fight(rules, table, a, b, b_takes_damage, round_index, pair, event_seed
         table.streak[winner] = max(table.streak[winner], 0) + 1
 
 
-@game_kernel
+@game_internal
 def prepare_fights(rules, table, round_index, order_scratch, trait_counts):
     """Before the round's fights: each alive seat's board power and HP, and the matchmaking terms' expectations.
 

@@ -35,7 +35,8 @@ from .table import TableLog, advance, check_table_arguments, end_every_turn, gam
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SeatView", "ResumableTables", "ResumableTable", "advance_tables", "restart_games", "call_policy",
-           "new_games", "append_game", "game_at", "desk_at", "cursor_field", "box_policies", "rules_from", "bots_from"]
+           "new_games", "append_game", "game_at", "results_at", "log_at", "desk_at", "cursor_field", "box_policies",
+           "rules_from", "bots_from"]
 
 
 class SeatView(NamedTuple):
@@ -170,6 +171,18 @@ def append_game(games, game):
 def game_at(games, i):
     """Entry ``i`` of ``games``: the game itself, its arrays shared with the List's."""
     return games[i]
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def results_at(rules, games, i):
+    """:func:`~autodup.game.table.game_results` of entry ``i`` of ``games`` (int64 (players, len(RESULT_COLUMNS)))."""
+    return game_results(rules, games[i])
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def log_at(games, i):
+    """:func:`~autodup.game.table.game_log` of entry ``i`` of ``games`` (its arrays, not copies)."""
+    return game_log(games[i])
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -487,11 +500,11 @@ class ResumableTables:
         i = self._index(i)
         if not self._over[i]:
             raise UsageError(f"table {i}: the game is not over: its results are not known yet", "results")
-        return game_results(self.rules, game_at(self.games, i))
+        return results_at(self.rules, self.games, i)
 
     def log(self, i: int = 0) -> TableLog:
         """What :func:`~autodup.game.table.play_table` logs of table ``i``'s game (its rows so far)."""
-        return game_log(game_at(self.games, self._index(i)))
+        return log_at(self.games, self._index(i))
 
     def _index(self, i) -> int:
         return integer("i", i, 0, len(self) - 1)

@@ -43,7 +43,7 @@ from .units import add_unit, level_up
 __all__ = ["shuffle_alive", "ghost_of", "streak_gold_of", "start_round", "bag_item", "shuffle_bag", "deal_loot"]
 
 
-@game_kernel
+@game_internal
 def shuffle_alive(table, event_seed, kind, round_index, events):
     """``table.order[:k]`` = the alive seats in a uniformly random order from the event stream; returns k.
 
@@ -75,7 +75,7 @@ def shuffle_alive(table, event_seed, kind, round_index, events):
     return k
 
 
-@game_kernel
+@game_internal
 def ghost_of(table, event_seed, round_index, k, events):
     """The seat whose board the odd seat out (``table.order[k - 1]``) fights: uniform over the other alive seats."""
     if events == EVENTS_BY_SEAT:  # the smallest of the others' second keys
@@ -155,7 +155,7 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         total_remaining -= 1
 
 
-@game_kernel
+@game_internal
 def start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed):
     alive_count = shuffle_alive(table, event_seed, STREAM_SERVING_ORDER_KEY, round_index, events)
     for i in range(alive_count):

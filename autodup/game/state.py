@@ -10,7 +10,7 @@ from numba import njit
 from ..array_allocation import filled
 from ..internal_kernels import internal_kernel
 from .policy_frames import FRAME_WORDS
-from .rules import game_inline, game_kernel
+from .rules import game_inline, game_internal
 from .shop import copies_of_star, fill_tier_totals
 from .stats import LUCK, STATS
 from .view import MEMORY_SIZE, VIEW_FIELDS
@@ -18,7 +18,7 @@ from .view import MEMORY_SIZE, VIEW_FIELDS
 __all__ = ["POLICY_BLOCKS_AHEAD", "GAME_STATE", "DEALER_STATE", "UNIT_TERMS", "SCRATCH", "TRACE", "Table", "Desk",
            "largest", "as_floats",
            "seat_numbers", "new_table", "fresh_table", "new_desk", "fresh_desk", "copy_flat",
-           "capacity_of", "conservation_holds", "unit_terms_hold", "table_is_sound"]
+           "capacity_of", "conservation_holds", "unit_terms_hold", "table_is_sound", "soundness"]
 
 
 # A table's arrays, declared in three groups. N champions, T tiers; ``capacity`` is the largest bench
@@ -275,7 +275,9 @@ def capacity_of(rules, table, seat):
     return rules.bench_size + rules.level_board_size[table.level[seat]]
 
 
-@game_kernel
+# The checks are internal kernels, as the game calls them: a Python-callable wrapper of each (the rules and the
+# table, about 80 arrays) took about a second of a cold start's compile. A Python caller uses soundness.
+@game_internal
 def conservation_holds(rules, table):
     """pool + shops + units (in copies) == initial copies, for every champion; and the pool's tier totals
     (``tier_totals``) are its sums."""
@@ -301,7 +303,7 @@ def conservation_holds(rules, table):
     return True
 
 
-@game_kernel
+@game_internal
 def unit_terms_hold(rules, table):
     """Every seat's :data:`UNIT_TERMS` equal what its units give, computed afresh (the definitions).
 
@@ -349,7 +351,7 @@ def unit_terms_hold(rules, table):
     return True
 
 
-@game_kernel
+@game_internal
 def table_is_sound(rules, table):
     """Copies are conserved, gold is not negative, units fit, and the unit terms are up to date."""
     if not conservation_holds(rules, table) or not unit_terms_hold(rules, table):
@@ -358,3 +360,15 @@ def table_is_sound(rules, table):
         if table.gold[seat] < 0 or table.n_units[seat] > capacity_of(rules, table, seat):
             return False
     return True
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def soundness(rules, table):
+    """The soundness checks of ``table`` for a Python caller, as a checked game computes them.
+
+    Returns
+    -------
+    (bool, bool, bool)
+        :func:`conservation_holds`, :func:`unit_terms_hold` and :func:`table_is_sound`.
+    """
+    return conservation_holds(rules, table), unit_terms_hold(rules, table), table_is_sound(rules, table)

@@ -22,7 +22,7 @@ import numpy as np
 from numba import cfunc, njit, typeof, types
 
 from ..array_allocation import filled
-from ..engine.kernels import ENGINE_COUNT
+from ..engine.kernels import ENGINE_COUNT, engine_draw_hierarchical
 from ..internal_kernels import compile_for, compiled_return_type, internal_kernel
 from .actions import ACTION_END, encode_decision
 from .combat import eliminate, play_fights, prepare_fights, rank_seats
@@ -56,7 +56,7 @@ from .units import record_final_board
 
 __all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "fresh_game", "check_table_arguments", "advance",
            "game_results", "game_log", "play_table", "play_table_inline", "stage_bucket", "end_every_turn",
-           "compile_round_end", "first_slot_counts", "loot_items"]
+           "compile_shop_draw", "compile_round_end", "first_slot_counts", "loot_items"]
 
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
@@ -102,7 +102,7 @@ def _log_round(table, alive_count, round_index, shop_log, state_log):
         state_log[round_index, seat, LOG_HP] = table.hp[seat]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def _close_stage(luck, mark, stage_luck, bucket):
     """Add what each seat's luck terms gained since ``mark`` to stage bucket ``bucket``; ``mark`` = the terms now."""
     for seat in range(luck.shape[0]):
@@ -111,7 +111,7 @@ def _close_stage(luck, mark, stage_luck, bucket):
             mark[seat, k] = luck[seat, k]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+@game_internal
 def stage_bucket(rules, round_index):
     """The stage bucket of a round: its stage, the last ones sharing ``STAGE_BUCKETS - 1``."""
     return min(rules.round_stage[round_index], STAGE_BUCKETS - 1)
@@ -266,7 +266,10 @@ def _end_game(rules, game, event_seed):
     cursor[CURSOR_WAITING] = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+# game_results and game_log are internal kernels: a Python-callable wrapper would take the whole Game, about 90
+# arrays, 1.1 and 1.0 s of a cold start's compile for functions only compiled code calls (a Python caller goes
+# through autodup.game.resumable's results_at and log_at).
+@internal_kernel
 def game_results(rules, game):
     """int64 (players, len(RESULT_COLUMNS)): each seat's final state, then its stats (a game that is over)."""
     table = game.table
@@ -281,7 +284,7 @@ def game_results(rules, game):
     return results
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@internal_kernel
 def game_log(game):
     """The game's :class:`TableLog` (its arrays, not copies; rows so far for a game in progress)."""
     table = game.table
@@ -404,23 +407,35 @@ def end_every_turn():
     return cfunc(FRAME_SIGNATURE, cache=True)(_end_every_turn)
 
 
+def compile_shop_draw(rules) -> None:
+    """Compile the shop's draw (:func:`~autodup.engine.kernels.engine_draw_hierarchical`) into the cache, with the
+    types the shop passes (a seat's row of each dealer array, the slot's tier weights, the pool).
+
+    A cold start's second process compiles it first, before its bots: the table's process reaches it in the round's
+    start, about 9 s in, and loads it (2.2 s less on the path a cold start waits for), and the round's end, which
+    deals loot with it, no longer waits for it either.
+    """
+    rows = np.zeros(rules.tier_start.shape[0], dtype=np.int64)  # only the types count
+    weights = np.zeros(rules.tier_start.shape[0])
+    compile_for(engine_draw_hierarchical, 0, np.uint64(0), rows, weights, rows, weights, weights, rules.tier_start)
+
+
 def compile_round_end(rules) -> None:
     """Compile the soundness check and :func:`_end_round` (loot, fights, elimination) into the cache.
 
     A cold start compiles the table in one process, which types its kernels
     in the order :func:`play_table` calls them: the game, the round's start
-    (whose free refresh compiles the shop's draw,
-    :func:`~autodup.engine.kernels.engine_draw_hierarchical`), the soundness
-    check (:func:`~autodup.game.state.table_is_sound`, after every step of a
-    checked game), a seat's turn, then the round's end. Another process, once
-    its bots are compiled, compiles the check and the round's end, which the
-    first then finds in the cache: on this project's 2-core VM it has them
-    about 12 and 20 s into a cold start, and the first reaches them about 15
-    and 23 s in. The round's end deals loot with the draw, which the first
-    process is compiling by then: this one waits for it and loads it
+    (whose free refresh reaches the shop's draw), the soundness check
+    (:func:`~autodup.game.state.table_is_sound`, after every step of a
+    checked game), a seat's turn, then the round's end. Another process
+    compiles the shop's draw (:func:`compile_shop_draw`), then its bots, then
+    the check and the round's end, which the first then finds in the cache
     (:mod:`autodup.compile_cache` compiles each function once across
-    processes). The argument types are those :func:`play_table` passes, so
-    that the cached code is the code it uses.
+    processes: whichever process reaches the check first compiles it, and
+    the other loads it). On this project's 2-core VM the other process has
+    the round's end about 22 s into a cold start, about when the first
+    finishes the turns. The argument types are those :func:`play_table`
+    passes, so that the cached code is the code it uses.
     """
     # The table's type as new_game makes it (trace_draws an int64), from the version the table's process compiled
     # first (or compiles: this process then waits for it); a table built here would compile a Python entry to it.

@@ -89,21 +89,26 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
 def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
     """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
 
-    With ``config_text`` (a cold start), then compile the soundness check, the round's end and the storage,
-    beside the worker compiling the table, which finds them in the cache
-    (:func:`autodup.game.table.compile_round_end`, :func:`autodup.game.boards.compile_storage`).
+    With ``config_text`` (a cold start), compile the shop's draw first, then load the bots, then compile the
+    soundness check, the round's end and the storage, beside the worker compiling the table, which finds them in
+    the cache (:func:`autodup.game.table.compile_shop_draw`, :func:`autodup.game.table.compile_round_end`,
+    :func:`autodup.game.boards.compile_storage`).
     """
+    if config_text is not None:  # the shop's draw first: the table's process needs it before this one has its bots
+        from ..game.config import parse_config
+        from ..game.rules import rules_of
+        from ..game.table import compile_shop_draw
+
+        rules = rules_of(parse_config(config_text))
+        compile_shop_draw(rules)
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
     if config_text is not None:
         from ..game.boards import compile_storage
-        from ..game.config import parse_config
         from ..game.progress import PROGRESS_COMPILING
-        from ..game.rules import rules_of
         from ..game.table import compile_round_end
 
         progress[PROGRESS_COMPILING] = 1
         try:
-            rules = rules_of(parse_config(config_text))
             compile_round_end(rules)
             compile_storage(rules)  # the table's process reaches it last: done here by then, it loads it
         finally:
