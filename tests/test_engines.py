@@ -159,6 +159,47 @@ def test_a_race_with_values_computed_ahead_deals_what_the_race_deals():
             assert np.array_equal(plain[2][2:], fast[2][2:]) and np.array_equal(plain[1][2:], fast[1][2:])
 
 
+def test_the_hierarchical_haystack_is_its_two_races_in_turn():
+    """The haystack's hierarchical draw against its definition, haystack_race on the tiers (needles N + t), then
+    on the chosen tier's outcomes: 3,000 draws from a pool that empties and refills (a tier left without copies
+    too) give the same outcomes and leave every needle the same, bit for bit; and so does the draw that watches
+    one tier (another tier picked: -2, or -1 if it has no copies)."""
+    from autodup.engine import kernels
+
+    tier_start = np.array([0, 4, 9, 12], dtype=np.int64)
+    for watched in (-1, 1):
+        generator = np.random.default_rng(21 + watched)
+        pool = generator.integers(0, 4, 12).astype(float)
+        tier_weights = np.array([1.0, 0.6, 0.3])
+        fast, reference = kernels.engine_state(15), kernels.engine_state(15)
+        outcomes = set()
+        for step in range(3_000):
+            if watched < 0:
+                got = kernels.engine_draw_hierarchical(kernels.ENGINE_HAYSTACK, U(5), fast[0], fast[1], fast[2],
+                                                       tier_weights, pool, tier_start)
+            else:
+                totals = np.array([pool[tier_start[t]:tier_start[t + 1]].sum() for t in range(3)])
+                got = kernels.engine_draw_watching_tier(kernels.ENGINE_HAYSTACK, U(5), fast[0], fast[1], fast[2],
+                                                        tier_weights, totals, pool, tier_start, watched)
+            tier = kernels.haystack_race(U(5), reference[1], reference[2], tier_weights, 0, 3, 12)
+            if watched >= 0 and tier != watched:
+                expected = -2 if pool[tier_start[tier]:tier_start[tier + 1]].sum() > 0 else -1
+            else:
+                expected = kernels.haystack_race(U(5), reference[1], reference[2], pool, tier_start[tier],
+                                                 tier_start[tier + 1], 0)
+            assert got == expected, (watched, step)
+            outcomes.add(int(got))
+            if got >= 0:
+                pool[got] -= 1.0
+            if generator.random() < 0.05 or pool.sum() == 0:
+                pool = generator.integers(0, 4, 12).astype(float)
+                if generator.random() < 0.3:
+                    pool[tier_start[2]:] = 0.0  # the last tier without copies: its races give -1
+        assert np.array_equal(fast[1], reference[1]) and np.array_equal(fast[2], reference[2])
+        cases = {-1, *range(12)} if watched < 0 else {-2, -1, *range(tier_start[1], tier_start[2])}
+        assert outcomes == cases  # every case was reached
+
+
 @pytest.mark.parametrize("name", ENGINE_NAMES)
 def test_hierarchical_tier_without_outcomes_returns_minus_one(name):
     sampler = make_sampler(name, 1)
