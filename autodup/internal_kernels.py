@@ -68,8 +68,8 @@ def python_entry(kernel):
     """A Python-callable function that calls internal kernel ``kernel`` with its arguments and returns its result.
 
     For tests and tools that call a kernel of the game from Python: the entry and its Python wrapper are compiled
-    in the calling process, on first call with each argument types (not cached: its code is the same for every
-    kernel, the kernel itself is cached as always), so that a run, which never calls it, does not compile them.
+    in the calling process, on its first call with each set of argument types (not cached: its code is the same
+    for every kernel; the kernel itself is cached as always), so that a run, which never calls it, compiles none.
     """
     def entry(*arguments):
         return kernel(*arguments)

@@ -245,8 +245,8 @@ def compile_game(config, specs: list, overrides: tuple, game_timeout: float, not
     ``autodup check-bot``): it takes the cache's compile lock too, so that it waits for a command already
     compiling instead of compiling the whole game beside it at half the machine's speed (and has one beside it
     wait for it), and compiles in two processes, the table in one and the bots and the round's end in the
-    other. Its bots are loaded there first, so that a bot that cannot load is reported at once, not after the
-    game has compiled.
+    other. Its bots are loaded there first (after the shop's draw, about 2 s), so that a bot that cannot load is
+    reported at once, not after the game has compiled.
     """
     from ..game.boards import table_is_compiled
 
