@@ -68,8 +68,11 @@ def python_entry(kernel):
     """A Python-callable function that calls internal kernel ``kernel`` with its arguments and returns its result.
 
     For tests and tools that call a kernel of the game from Python: the entry and its Python wrapper are compiled
-    in the calling process, on its first call with each set of argument types (not cached: its code is the same
-    for every kernel; the kernel itself is cached as always), so that a run, which never calls it, compiles none.
+    in the calling process, on its first call with each set of argument types, so that a run, which never calls
+    it, compiles none. The kernel itself is cached as always; the entry is not: numba keys a closure's cache by a
+    pickle of what it captures, and a dispatcher's pickle holds an identifier of its process, so each process
+    would add a version that no other finds. Arguments are passed by position, all of them: a kernel's defaults
+    left out would compile another version of the kernel.
     """
     def entry(*arguments):
         return kernel(*arguments)

@@ -231,28 +231,28 @@ def test_the_soundness_check_catches_a_corrupted_table():
     from autodup.game.state import fresh_table, soundness
     from autodup.game.units import add_unit
 
-    def conservation_holds(rules, table):
+    def conserved(rules, table):
         return soundness(rules, table)[0]
 
-    def table_is_sound(rules, table):
+    def sound(rules, table):
         return soundness(rules, table)[2]
 
     table = fresh_table(TINY)
-    assert conservation_holds(TINY, table) and table_is_sound(TINY, table)
+    assert conserved(TINY, table) and sound(TINY, table)
     move_copies(TINY, table.pool, table.tier_totals, 3, -1.0)  # a copy vanished
-    assert not conservation_holds(TINY, table)
+    assert not conserved(TINY, table)
     move_copies(TINY, table.pool, table.tier_totals, 3, 1.0)
     table.pool[3] -= 1.0  # a copy left the pool but not its tier's total
-    assert not conservation_holds(TINY, table)
+    assert not conserved(TINY, table)
     table.pool[3] += 1.0
     table.gold[2] = -1
-    assert conservation_holds(TINY, table) and not table_is_sound(TINY, table)
+    assert conserved(TINY, table) and not sound(TINY, table)
     table.gold[2] = 0
     for champion in range(TINY.bench_size + 2):  # distinct champions: no combines; more than level 1 may hold
         champion = champion % 9
         move_copies(TINY, table.pool, table.tier_totals, champion, -1.0)
         add_unit(TINY, table, 1, champion)
-    assert conservation_holds(TINY, table) and not table_is_sound(TINY, table)
+    assert conserved(TINY, table) and not sound(TINY, table)
 
 
 def _unit_terms_by_definition(rules, table, seat):
@@ -278,10 +278,10 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     from autodup.game.state import fresh_table, soundness
     from autodup.game.units import add_unit, completes_a_combine, remove_unit, seat_completes_a_combine
 
-    def unit_terms_hold(rules, table):
+    def terms_hold(rules, table):
         return soundness(rules, table)[1]
 
-    def table_is_sound(rules, table):
+    def sound(rules, table):
         return soundness(rules, table)[2]
 
     rng = np.random.default_rng(5)
@@ -307,7 +307,7 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
         for name, value in zip(("held", "held_one_star", "owned", "owned_pairs", "seat_traits", "trait_fit"),
                                expected):
             np.testing.assert_array_equal(getattr(table, name)[seat], value, err_msg=f"{name} at step {step}")
-        assert table_is_sound(rules, table)
+        assert sound(rules, table)
         # A full bench's purchase reads the pair from the terms; bots count their units: the same answer.
         assert [seat_completes_a_combine(table, seat, c) for c in range(n)] == \
             [completes_a_combine(table.unit_champion[seat], table.unit_star[seat], table.n_units[seat], c)
@@ -316,21 +316,21 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     owner = int(np.argmax(table.n_units))
     champion = int(table.unit_champion[owner, 0])
     table.trait_fit[owner, champion] += 1.0
-    assert not unit_terms_hold(rules, table) and not table_is_sound(rules, table)
+    assert not terms_hold(rules, table) and not sound(rules, table)
     table.trait_fit[owner, champion] -= 1.0
-    assert unit_terms_hold(rules, table)
+    assert terms_hold(rules, table)
     for name in ("held", "held_one_star", "owned", "owned_pairs", "seat_traits"):  # each term, one value off
         terms = getattr(table, name)
         for seat, index in ((owner, champion), (owner, int(np.argmax(terms[owner]))), (2 - owner % 3, 0)):
             index = min(index, terms.shape[1] - 1)
             terms[seat, index] += 1
-            assert not unit_terms_hold(rules, table), (name, seat, index)
+            assert not terms_hold(rules, table), (name, seat, index)
             terms[seat, index] -= 1
-    assert unit_terms_hold(rules, table)
+    assert terms_hold(rules, table)
     table.unit_champion[owner, 0] = (champion + 1) % n  # a unit changed behind the terms' back
-    assert not unit_terms_hold(rules, table)
+    assert not terms_hold(rules, table)
     table.unit_champion[owner, 0] = n  # not a champion at all: unsound, not read out of bounds
-    assert not unit_terms_hold(rules, table)
+    assert not terms_hold(rules, table)
 
 
 def test_the_board_never_exceeds_the_level():

@@ -61,8 +61,8 @@ def test_python_entry_calls_it_from_python_with_its_effects():
     assert values.tolist() == [0.0, 2.0, 4.0, 6.0]
 
 
-# Each of them had a Python wrapper taking the rules and the table (or the whole game), a second or so of a
-# cold start's compile each, though only the game's compiled code calls them.
+# Each of them had a Python wrapper, most of them taking the rules and the table (or the whole game), up to a
+# second or so of a cold start's compile each, though only the game's compiled code calls them.
 @pytest.mark.parametrize("kernel", [play_turns, deal_loot, _end_round, advance, new_game, game_results, game_log,
                                     store_table, conservation_holds, unit_terms_hold, table_is_sound, prepare_fights,
                                     start_round, shuffle_alive, ghost_of, stage_bucket, _close_stage])

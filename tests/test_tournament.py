@@ -365,8 +365,15 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
 
 def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
     """A cold start's bar (autodup.tournament.loading.CompileProgress) follows the two workers' progress blocks:
-    the table beside each bot in turn, then the round's end; it counts steps done and never goes back."""
-    from autodup.game.progress import PROGRESS_COMPILING, PROGRESS_FIELDS, PROGRESS_LOADING
+    the table beside the shop's draw, then each bot in turn, then the round's end; it counts steps done and never
+    goes back."""
+    from autodup.game.progress import (
+        COMPILING_ROUND_END,
+        COMPILING_SHOP_DRAW,
+        PROGRESS_COMPILING,
+        PROGRESS_FIELDS,
+        PROGRESS_LOADING,
+    )
     from autodup.tournament.loading import COMPILE_BAR, CompileProgress
 
     bar = CompileProgress(["greedy", "bots/econ.py", "my_bots/mine.py:Agent"], show=True)
@@ -377,16 +384,19 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
         bar.update(busy)
         seen.append((bar.bar.n, bar.bar.desc.removeprefix(COMPILE_BAR)))
 
-    poll([("bots", bots), ("table", table)])  # the bots' worker has not started its first bot yet
+    poll([("bots", bots), ("table", table)])  # the bots' worker has not started yet
+    bots[PROGRESS_COMPILING] = COMPILING_SHOP_DRAW
+    poll([("bots", bots), ("table", table)])
+    bots[PROGRESS_COMPILING] = 0
     for index in range(3):
         bots[PROGRESS_LOADING] = index + 1
         poll([("bots", bots), ("table", table)])
-    bots[PROGRESS_LOADING], bots[PROGRESS_COMPILING] = 0, 1
+    bots[PROGRESS_LOADING], bots[PROGRESS_COMPILING] = 0, COMPILING_ROUND_END
     poll([("bots", bots), ("table", table)])
     poll([("bots", bots)])  # the table is compiled
     poll([])  # so is the round's end
     bar.close()
-    assert seen == [(0, ": the table"), (0, ": bot greedy, the table"), (1, ": bot econ, the table"),
-                    (2, ": bot mine, the table"), (3, ": the round's end, the table"), (4, ": the round's end"),
-                    (5, ": done")]
+    assert seen == [(0, ": the table"), (0, ": the shop's draw, the table"), (0, ": bot greedy, the table"),
+                    (1, ": bot econ, the table"), (2, ": bot mine, the table"), (3, ": the round's end, the table"),
+                    (4, ": the round's end"), (5, ": done")]
     assert bar.bar.total == 5 and COMPILE_BAR in capsys.readouterr().err

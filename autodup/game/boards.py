@@ -229,7 +229,7 @@ def collect_games(rules, games, bot_of_seat, n_boards, n_tables, arrays):
 
 
 # Compiled code calls it (the board driver, collect_games): no Python-callable wrapper, which for its 24 arguments
-# took about a second of a cold start's compile.
+# took 0.7 s of a cold start's compile (2.4 s against 1.7 s).
 @internal_kernel
 def store_table(rules, i, t, n_tables, table_results, unsound, log, results, violations, offers, bought, luck,
                 stage_luck, trace_weights, trace_key, trace_outcome, trace_count, final_champion, final_star,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PROGRESS_GAMES", "PROGRESS_IN_GAME", "PROGRESS_SEAT", "PROGRESS_BOARD", "PROGRESS_TABLE",
-           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_COMPILING", "PROGRESS_FIELDS", "new_progress"]
+           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_COMPILING", "PROGRESS_FIELDS", "COMPILING_ROUND_END",
+           "COMPILING_SHOP_DRAW", "new_progress"]
 
 # A table writes where it is into a small int64 array (shared memory when it
 # runs in a worker process), so that a process watching it can enforce a
@@ -19,9 +20,12 @@ PROGRESS_TABLE = 4
 PROGRESS_LOADING = 5  # set while bots load: 1 + the index of the bot being loaded, 0 when none is
 PROGRESS_PROBE = 6    # set while a run probes a bot's determinism: 1 + the bot's index, 0 otherwise (the board
                       # loops own PROGRESS_TABLE, so the probe's tables are marked here)
-PROGRESS_COMPILING = 7  # set while a worker compiles the round's end ahead of a run: 1, 0 otherwise (the loading
-                        # and playing fields say nothing then)
+PROGRESS_COMPILING = 7  # set while a worker compiles ahead of a run: COMPILING_*, 0 otherwise (the loading and
+                        # playing fields say nothing then)
 PROGRESS_FIELDS = 8
+
+COMPILING_ROUND_END = 1  # the soundness check, the round's end and the storage (after the bots)
+COMPILING_SHOP_DRAW = 2  # the shop's draw (before the bots)
 
 
 def new_progress() -> np.ndarray:

@@ -48,8 +48,9 @@ game_inline = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always
 # at once (vectorized). "nsz" changes nothing either: no term is -0.0. Only such loops, out of line on plain
 # arrays, carry the flags: anywhere else they could change results.
 whole_sums_kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, fastmath={"reassoc", "nsz"})
-# A kernel that only the game's compiled code calls (never Python, tests included): numba builds it no
-# Python-callable wrapper, thousands of instructions for the two named tuples (autodup.internal_kernels).
+# A kernel that only the game's compiled code calls (Python, tests included, goes through
+# autodup.internal_kernels.python_entry): numba builds it no Python-callable wrapper, thousands of instructions
+# for the two named tuples (autodup.internal_kernels).
 game_internal = internal_kernel(_nrt=False)
 
 # The dealer is an engine code (ENGINE_*); autodup.engine.dealers.DEALERS holds one record per dealer.

@@ -276,7 +276,8 @@ def capacity_of(rules, table, seat):
 
 
 # The checks are internal kernels, as the game calls them: a Python-callable wrapper of each (the rules and the
-# table, about 80 arrays) took about a second of a cold start's compile. A Python caller uses soundness.
+# table, about 80 arrays) made the three take 3.0 s of a cold start's compile, against 1.0 s without. A Python
+# caller uses soundness.
 @game_internal
 def conservation_holds(rules, table):
     """pool + shops + units (in copies) == initial copies, for every champion; and the pool's tier totals

@@ -267,7 +267,7 @@ def _end_game(rules, game, event_seed):
 
 
 # game_results and game_log are internal kernels: a Python-callable wrapper would take the whole Game, about 90
-# arrays, 1.1 and 1.0 s of a cold start's compile for functions only compiled code calls (a Python caller goes
+# arrays, about 1.1 s of a cold start's compile each, for functions only compiled code calls (a Python caller goes
 # through autodup.game.resumable's results_at and log_at).
 @internal_kernel
 def game_results(rules, game):

@@ -94,20 +94,25 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) ->
     the cache (:func:`autodup.game.table.compile_shop_draw`, :func:`autodup.game.table.compile_round_end`,
     :func:`autodup.game.boards.compile_storage`).
     """
+    from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING
+
     if config_text is not None:  # the shop's draw first: the table's process needs it before this one has its bots
         from ..game.config import parse_config
         from ..game.rules import rules_of
         from ..game.table import compile_shop_draw
 
         rules = rules_of(parse_config(config_text))
-        compile_shop_draw(rules)
+        progress[PROGRESS_COMPILING] = COMPILING_SHOP_DRAW
+        try:
+            compile_shop_draw(rules)
+        finally:
+            progress[PROGRESS_COMPILING] = 0
     infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
     if config_text is not None:
         from ..game.boards import compile_storage
-        from ..game.progress import PROGRESS_COMPILING
         from ..game.table import compile_round_end
 
-        progress[PROGRESS_COMPILING] = 1
+        progress[PROGRESS_COMPILING] = COMPILING_ROUND_END
         try:
             compile_round_end(rules)
             compile_storage(rules)  # the table's process reaches it last: done here by then, it loads it
@@ -134,8 +139,9 @@ class CompileProgress:
     """A bar of a cold start's steps: the table, each bot, the round's end; its label names what is compiling.
 
     The two workers' progress blocks say where they are (:meth:`update`, called as the pool waits): the
-    bots' worker loads bot ``PROGRESS_LOADING - 1`` and then compiles the round's end
-    (``PROGRESS_COMPILING``) while the other compiles the table.
+    bots' worker compiles the shop's draw (``PROGRESS_COMPILING`` = ``COMPILING_SHOP_DRAW``, named but not a
+    step of its own: the table's), loads bot ``PROGRESS_LOADING - 1`` and then compiles the round's end
+    (``COMPILING_ROUND_END``) while the other compiles the table.
     """
 
     def __init__(self, specs: list, show: bool):
@@ -149,7 +155,7 @@ class CompileProgress:
         self.drawn = time.monotonic()
 
     def update(self, busy: list) -> None:
-        from ..game.progress import PROGRESS_COMPILING, PROGRESS_LOADING
+        from ..game.progress import COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
 
         keys = {key for key, _ in busy}
         self.table_done = self.table_done or "table" not in keys
@@ -159,6 +165,8 @@ class CompileProgress:
         for key, progress in busy:
             if key != "bots":
                 working.append("the table")
+            elif progress[PROGRESS_COMPILING] == COMPILING_SHOP_DRAW:
+                working.append("the shop's draw")
             elif progress[PROGRESS_COMPILING]:
                 self.bots_loaded = len(self.names)
                 working.append("the round's end")
