@@ -13,6 +13,8 @@ one haystack game with greedy at every seat over the time of one plain
 hierarchical draw (``bench_draws.py``'s loop: a set4-sized pool, level-7 odds),
 the draws timed in the same repeats as the games. Targets (issue 31): at most
 6,000 draws a game, and the roster at most 10% below greedy alone.
+``draws_per_game_by_repeat`` gives each repeat's own figure (its haystack games over the plain draw timed
+just before them): how far apart they lie says how much the machine moved during the run.
 
 Usage: ``python benchmarks/bench_game.py [CONFIG] [--games N] [--repeats R] [--json]``
 """
@@ -58,6 +60,7 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
     plain_draws()  # compiled before timing
     samples = {name: [] for name in cases}
     draw_seconds = []
+    repeat_draws = []  # each repeat's haystack game over its own plain draw: the machine's noise, seen in one run
     rounds = {}
     for _ in range(repeats):
         start = time.perf_counter()
@@ -67,12 +70,15 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
             start = time.perf_counter()
             played = play_boards(rules, dealer, *lineup, seed=2026, boards=games, seating=seating, n_bots=n_bots)
             samples[name].append(games / (time.perf_counter() - start))
+            if name == "haystack":
+                repeat_draws.append(1.0 / samples[name][-1] / draw_seconds[-1])
             rounds[name] = float(played.results[..., RESULT_COLUMNS.index("rounds_alive")].max(axis=-1).mean())
     games_per_s = {name: float(np.median(values)) for name, values in samples.items() if name != "roster"}
     roster_games_per_s = float(np.median(samples["roster"]))
     plain_draw_ns = float(np.median(draw_seconds)) * 1e9
     return {
         "draws_per_game": 1e9 / games_per_s["haystack"] / plain_draw_ns,
+        "draws_per_game_by_repeat": repeat_draws,
         "plain_hierarchical_draw_ns": plain_draw_ns,
         "roster_share": roster_games_per_s / games_per_s["haystack"],
         "games_per_s": games_per_s,
@@ -108,6 +114,9 @@ def main() -> None:
           f"{result['roster_share']:.0%} of greedy's")
     print(f"a haystack game with greedy at every seat costs {result['draws_per_game']:,.0f} plain hierarchical draws "
           f"({result['plain_hierarchical_draw_ns']:.1f} ns each, timed in the same repeats; target 6,000)")
+    by_repeat = result["draws_per_game_by_repeat"]
+    print(f"each repeat's game over its own draw: {min(by_repeat):,.0f} to {max(by_repeat):,.0f} plain draws "
+          f"(a quiet machine keeps them close; a shared one moves them)")
 
 
 if __name__ == "__main__":

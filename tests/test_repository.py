@@ -4,6 +4,7 @@ working order."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,33 @@ def test_game_benchmark_prints_its_figures_as_json():
     assert data["plain_hierarchical_draw_ns"] > 0 and data["roster_share"] > 0
     assert data["draws_per_game"] == pytest.approx(
         1e9 / data["games_per_s"]["haystack"] / data["plain_hierarchical_draw_ns"], rel=1e-9)
+    assert len(data["draws_per_game_by_repeat"]) == 1  # one repeat: its own figure is the run's
+    assert data["draws_per_game_by_repeat"][0] == pytest.approx(data["draws_per_game"], rel=1e-9)
+
+
+def test_checkout_comparison_times_a_checkout_against_itself_and_finds_the_same_games():
+    data = benchmark_json("compare_checkouts.py", str(ROOT), str(ROOT), "--config", "tiny", "--boards", "2",
+                          "--pairs", "3", "--processes", "2")
+    assert data["same_games"] and data["digests"][0] == data["digests"][1]
+    assert data["b_over_a"] > 0 and data["b_over_a_95"][0] <= data["b_over_a"] <= data["b_over_a_95"][1]
+    assert all(value > 0 for value in data["microseconds_a_game"].values())
+
+
+@pytest.mark.slow  # the changed copy compiles a game of its own (a minute)
+def test_checkout_comparison_tells_a_checkout_that_plays_other_games(tmp_path):
+    changed = tmp_path / "changed"
+    shutil.copytree(ROOT / "autodup", changed / "autodup", ignore=shutil.ignore_patterns("__pycache__"))
+    shop = changed / "autodup" / "game" / "shop.py"
+    text = shop.read_text()
+    assert "key = shop_key(round_index, roll, slot)" in text
+    # Every shop's slots dealt in reverse order: another game, from the same seeds.
+    shop.write_text(text.replace("for slot in range(table.shops.shape[1]):\n        if table.shops[seat, slot] >= 0:",
+                                 "for slot in range(table.shops.shape[1] - 1, -1, -1):\n"
+                                 "        if table.shops[seat, slot] >= 0:"))
+    assert shop.read_text() != text
+    data = benchmark_json("compare_checkouts.py", str(ROOT), str(changed), "--config", "tiny", "--boards", "2",
+                          "--pairs", "1", "--processes", "1")
+    assert not data["same_games"]
 
 
 def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
