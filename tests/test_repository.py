@@ -86,7 +86,7 @@ def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path):
 
 
 def test_game_benchmark_prints_its_figures_as_json():
-    data = benchmark_json("bench_game.py", "configs/tiny.yaml", "--games", "3", "--repeats", "1")
+    data = benchmark_json("bench_game.py", "configs/tiny.yaml", "--games", "3", "--repeats", "2")
     assert set(data["games_per_s"]) == set(DEALERS)
     assert data["ratio_to_control"][CONTROL] == 1.0 and all(v > 0 for v in data["games_per_s"].values())
     assert data["roster_games_per_s"] > 0 and "greedy" in data["roster"]
@@ -94,25 +94,68 @@ def test_game_benchmark_prints_its_figures_as_json():
     assert data["plain_hierarchical_draw_ns"] > 0 and data["roster_share"] > 0
     assert data["draws_per_game"] == pytest.approx(
         1e9 / data["games_per_s"]["haystack"] / data["plain_hierarchical_draw_ns"], rel=1e-9)
-    assert len(data["draws_per_game_by_repeat"]) == 1  # one repeat: its own figure is the run's
-    assert data["draws_per_game_by_repeat"][0] == pytest.approx(data["draws_per_game"], rel=1e-9)
+    # Each repeat's own figure: its haystack games over its own plain draw.
+    assert data["draws_per_game_by_repeat"] == pytest.approx(
+        [1e9 / games / draw for games, draw in zip(data["haystack_games_per_s_by_repeat"],
+                                                    data["plain_draw_ns_by_repeat"], strict=True)], rel=1e-9)
+    assert len(data["draws_per_game_by_repeat"]) == 2
 
 
 def test_checkout_comparison_times_a_checkout_against_itself_and_finds_the_same_games():
-    data = benchmark_json("compare_checkouts.py", str(ROOT), str(ROOT), "--config", "tiny", "--boards", "2",
+    """The same checkout twice, once by a relative path: the same games from every worker."""
+    data = benchmark_json("compare_checkouts.py", str(ROOT), ".", "--config", "tiny", "--boards", "2",
                           "--pairs", "3", "--processes", "2")
-    assert data["same_games"] and data["digests"][0] == data["digests"][1]
-    assert data["b_over_a"] > 0 and data["b_over_a_95"][0] <= data["b_over_a"] <= data["b_over_a_95"][1]
+    assert data["pairs"] == 8  # rounded up: each of the 2 x 2 meetings of workers in both orders
+    assert data["same_games"] and data["each_checkout_repeats_itself"]
+    assert len({digest for arm in data["digests"] for digest in arm}) == 1 and len(data["digests"][1]) == 2
+    low, high = data["b_over_a_95"]
+    assert 0 < low <= high and data["b_over_a"] > 0
     assert all(value > 0 for value in data["microseconds_a_game"].values())
+
+
+def test_checkout_comparison_meets_every_pair_of_workers_in_both_orders():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from compare_checkouts import schedule
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    for processes in (1, 2, 3):
+        plan = schedule(4 * processes ** 2, processes)
+        assert sorted(plan) == sorted([(a, b, first) for a in range(processes) for b in range(processes)
+                                       for first in (False, True)] * 2)
+        assert all(plan[i][2] != plan[i + 1][2] for i in range(processes ** 2 - 1))  # the order alternates
+
+
+def test_checkout_comparison_reads_each_checkouts_own_bots(tmp_path):
+    """A copy whose greedy keeps less gold before rolling plays other games; its code is the same (no compile)."""
+    changed = tmp_path / "changed"
+    for folder in ("autodup", "bots", "configs"):
+        shutil.copytree(ROOT / folder, changed / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    bot = changed / "bots" / "greedy.py"
+    text = bot.read_text()
+    assert 'PARAMETERS = {"roll_above": 50.0}' in text
+    bot.write_text(text.replace('PARAMETERS = {"roll_above": 50.0}', 'PARAMETERS = {"roll_above": 10.0}'))
+    data = benchmark_json("compare_checkouts.py", str(ROOT), str(changed), "--config", "tiny", "--boards", "2",
+                          "--pairs", "1", "--processes", "1")
+    assert not data["same_games"] and data["each_checkout_repeats_itself"]
+
+
+def test_checkout_comparison_refuses_an_unknown_bot_in_one_line():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "compare_checkouts.py"), str(ROOT), str(ROOT),
+                             "--bot", "no_such_bot", "--pairs", "1", "--processes", "1"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"compare_checkouts: 'no_such_bot' is neither a file nor a name in {ROOT / 'bots'}"]
 
 
 @pytest.mark.slow  # the changed copy compiles a game of its own (a minute)
 def test_checkout_comparison_tells_a_checkout_that_plays_other_games(tmp_path):
     changed = tmp_path / "changed"
-    shutil.copytree(ROOT / "autodup", changed / "autodup", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("autodup", "bots", "configs"):
+        shutil.copytree(ROOT / folder, changed / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shop = changed / "autodup" / "game" / "shop.py"
     text = shop.read_text()
-    assert "key = shop_key(round_index, roll, slot)" in text
     # Every shop's slots dealt in reverse order: another game, from the same seeds.
     shop.write_text(text.replace("for slot in range(table.shops.shape[1]):\n        if table.shops[seat, slot] >= 0:",
                                  "for slot in range(table.shops.shape[1] - 1, -1, -1):\n"
@@ -120,7 +163,7 @@ def test_checkout_comparison_tells_a_checkout_that_plays_other_games(tmp_path):
     assert shop.read_text() != text
     data = benchmark_json("compare_checkouts.py", str(ROOT), str(changed), "--config", "tiny", "--boards", "2",
                           "--pairs", "1", "--processes", "1")
-    assert not data["same_games"]
+    assert not data["same_games"] and data["each_checkout_repeats_itself"]
 
 
 def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
