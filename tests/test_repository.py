@@ -166,6 +166,15 @@ def test_checkout_comparison_tells_a_checkout_that_plays_other_games(tmp_path):
     assert not data["same_games"] and data["each_checkout_repeats_itself"]
 
 
+@pytest.mark.slow  # two cold starts: the game compiled twice from nothing (a few minutes)
+def test_first_run_benchmark_reports_the_median_of_its_runs():
+    data = benchmark_json("bench_first_run.py", "--boards", "2", "--runs", "2", timeout=1800)
+    assert len(data["cold_runs"]) == len(data["warm_runs"]) == 2 and data["said_compiling"]
+    assert data["cold_seconds"] == pytest.approx(sum(data["cold_runs"]) / 2, abs=0.101)
+    assert data["warm_seconds"] == pytest.approx(sum(data["warm_runs"]) / 2, abs=0.101)
+    assert min(data["warm_runs"]) < min(data["cold_runs"])  # the second run of each pair finds the cache
+
+
 def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():
     """Seconds to a verdict = the quality run's games needed / games per second, for each format; the default
     (haystack, corrected) needs fewer games than independent tables on set4's closest pair."""
