@@ -150,8 +150,9 @@ def schedule(pairs: int, processes: int) -> list:
 
 
 def bootstrap_interval(ratios, clusters, generator) -> tuple:
-    """A 95% interval of the median ratio, resampling the pairs of workers (clusters) and then the pairs in each:
-    a worker's own speed (where its compiled code sits) counts as the noise it is."""
+    """A 95% interval of the median of ``ratios`` (float64 (pairs,)), resampling the pairs of workers
+    (``clusters``, int64 (pairs,): which A worker met which B worker) and then the batches of each: a worker's
+    own speed (where its compiled code sits) counts as the noise it is. ``generator``: a numpy Generator."""
     labels = np.unique(clusters)
     groups = [ratios[clusters == label] for label in labels]
     medians = np.empty(BOOTSTRAP_RESAMPLES)
