@@ -48,7 +48,7 @@ def worker(config: str, bot: str, dealer: str, boards: int) -> None:
     """Plays, for each seed read from stdin, a batch of ``boards`` boards of that tournament seed, printing
     microseconds a game. ``config`` and ``bot`` are files; the first line printed is the hash of the games."""
     import autodup
-    from autodup.engine.dealers import DEALERS
+    from autodup.engine.dealers import dealer_named
     from autodup.errors import AutodupError
     from autodup.game.boards import play_boards
     from autodup.game.bot_loading import load_bot, policy_tuple
@@ -58,18 +58,17 @@ def worker(config: str, bot: str, dealer: str, boards: int) -> None:
     try:
         rules = rules_of(load_config(config))
         lineup = policy_tuple([load_bot(bot)])
-        if dealer not in DEALERS:
-            raise AutodupError(f"--dealer: unknown dealer {dealer!r} (allowed: {', '.join(DEALERS)})")
-    except AutodupError as error:
+        dealer = dealer_named(dealer)
+    except (AutodupError, ValueError) as error:  # each one line, naming what is allowed
         print(f"compare_checkouts: {error}", file=sys.stderr)
         raise SystemExit(REFUSED) from None
-    played = play_boards(rules, DEALERS[dealer], *lineup, seed=HASH_SEED, boards=HASH_BOARDS, n_bots=1)
+    played = play_boards(rules, dealer, *lineup, seed=HASH_SEED, boards=HASH_BOARDS, n_bots=1)
     digest = hashlib.sha256(np.ascontiguousarray(played.results).tobytes()
                             + np.ascontiguousarray(played.luck).tobytes()).hexdigest()[:16]
     print(digest, Path(autodup.__file__).resolve().parent.parent, flush=True)
     for line in sys.stdin:
         start = time.perf_counter()
-        play_boards(rules, DEALERS[dealer], *lineup, seed=int(line), boards=boards, n_bots=1)
+        play_boards(rules, dealer, *lineup, seed=int(line), boards=boards, n_bots=1)
         print((time.perf_counter() - start) / boards * 1e6, flush=True)
 
 

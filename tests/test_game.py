@@ -15,7 +15,7 @@ from autodup.game.progress import new_progress
 from autodup.game.rounds import start_round
 from autodup.game.rules import ORDER_EVENTS, ORDER_RACE, rules_of
 from autodup.game.shop import move_copies, reroll_shop
-from autodup.game.state import new_desk, new_table, table_is_sound
+from autodup.game.state import new_desk, new_table, soundness, table_is_sound
 from autodup.game.stats import RESULT_COLUMNS
 from autodup.game.table import (
     _end_round,
@@ -227,15 +227,24 @@ def test_a_seats_loot_follows_its_bags_definition_cycle_by_cycle():
 # --------------------------------------------------------------------------
 
 
+def conserved(rules, table):
+    """Copies are conserved (the soundness checks' first, through their Python entry)."""
+    return soundness(rules, table)[0]
+
+
+def terms_hold(rules, table):
+    """The unit terms equal their definitions (the second)."""
+    return soundness(rules, table)[1]
+
+
+def sound(rules, table):
+    """The whole soundness check (the third)."""
+    return soundness(rules, table)[2]
+
+
 def test_the_soundness_check_catches_a_corrupted_table():
-    from autodup.game.state import fresh_table, soundness
+    from autodup.game.state import fresh_table
     from autodup.game.units import add_unit
-
-    def conserved(rules, table):
-        return soundness(rules, table)[0]
-
-    def sound(rules, table):
-        return soundness(rules, table)[2]
 
     table = fresh_table(TINY)
     assert conserved(TINY, table) and sound(TINY, table)
@@ -275,14 +284,8 @@ def test_unit_terms_follow_every_unit_that_comes_and_goes(rules):
     """The shop's unit terms, kept up to date by add_unit and remove_unit through buys, combines into 2- and
     3-stars and sales, equal their definitions after every step; the soundness check sees a wrong one."""
     from autodup.game.shop import copies_of_star
-    from autodup.game.state import fresh_table, soundness
+    from autodup.game.state import fresh_table
     from autodup.game.units import add_unit, completes_a_combine, remove_unit, seat_completes_a_combine
-
-    def terms_hold(rules, table):
-        return soundness(rules, table)[1]
-
-    def sound(rules, table):
-        return soundness(rules, table)[2]
 
     rng = np.random.default_rng(5)
     n = rules.champion_copies.shape[0]
