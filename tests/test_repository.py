@@ -166,13 +166,27 @@ def test_checkout_comparison_tells_a_checkout_that_plays_other_games(tmp_path):
     assert not data["same_games"] and data["each_checkout_repeats_itself"]
 
 
-@pytest.mark.slow  # two cold starts: the game compiled twice from nothing (a few minutes)
-def test_first_run_benchmark_reports_the_median_of_its_runs():
-    data = benchmark_json("bench_first_run.py", "--boards", "2", "--runs", "2", timeout=1800)
+@pytest.mark.slow  # four cold starts: the game compiled four times from nothing (several minutes)
+def test_first_run_benchmark_reports_the_median_of_its_runs_and_against_another_checkout():
+    data = benchmark_json("bench_first_run.py", "--boards", "2", "--runs", "2", "--against", str(ROOT),
+                          timeout=3600)
     assert len(data["cold_runs"]) == len(data["warm_runs"]) == 2 and data["said_compiling"]
     assert data["cold_seconds"] == pytest.approx(sum(data["cold_runs"]) / 2, abs=0.101)
     assert data["warm_seconds"] == pytest.approx(sum(data["warm_runs"]) / 2, abs=0.101)
     assert min(data["warm_runs"]) < min(data["cold_runs"])  # the second run of each pair finds the cache
+    other = data["against"]
+    assert len(other["cold_runs"]) == 2 and min(other["warm_runs"]) < min(other["cold_runs"])
+    differences = [a - b for a, b in zip(data["cold_runs"], other["cold_runs"])]
+    assert other["cold_difference_median"] == pytest.approx(sum(differences) / 2, abs=0.101)
+    assert other["runs_this_faster"] == sum(d < 0 for d in differences)
+
+
+def test_first_run_benchmark_refuses_a_folder_that_is_not_a_checkout(tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_first_run.py"), "--against",
+                             str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].endswith(f"--against: {tmp_path} is not a checkout of autodup "
+                                                          "(no autodup/__init__.py)")
 
 
 def test_verdict_benchmark_divides_games_needed_by_each_formats_speed():

@@ -365,8 +365,9 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
 
 def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
     """A cold start's bar (autodup.tournament.loading.CompileProgress) follows the two workers' progress blocks:
-    the table beside the shop's draw, then each bot in turn, then the round's end; it counts steps done and never
-    goes back."""
+    the table beside the shop's draw, the user's bot files, then the round's start and end, then the shipped bots,
+    which the table's worker shares from the last once the table is compiled; it counts a step once its worker has
+    gone on to another (or ended), and never goes back."""
     from autodup.game.progress import (
         COMPILING_ROUND_END,
         COMPILING_SHOP_DRAW,
@@ -376,7 +377,7 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
     )
     from autodup.tournament.loading import COMPILE_BAR, CompileProgress
 
-    bar = CompileProgress(["greedy", "bots/econ.py", "my_bots/mine.py:Agent"], show=True)
+    bar = CompileProgress(["greedy", "my_bots/mine.py:Agent", "econ", "random"], show=True)
     bots, table = np.zeros(PROGRESS_FIELDS, dtype=np.int64), np.zeros(PROGRESS_FIELDS, dtype=np.int64)
     seen = []
 
@@ -384,19 +385,64 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
         bar.update(busy)
         seen.append((bar.bar.n, bar.bar.desc.removeprefix(COMPILE_BAR)))
 
-    poll([("bots", bots), ("table", table)])  # the bots' worker has not started yet
+    both = [("bots", bots), ("table", table)]
+    poll(both)  # the bots' worker has not started yet
     bots[PROGRESS_COMPILING] = COMPILING_SHOP_DRAW
-    poll([("bots", bots), ("table", table)])
-    bots[PROGRESS_COMPILING] = 0
-    for index in range(3):
-        bots[PROGRESS_LOADING] = index + 1
-        poll([("bots", bots), ("table", table)])
+    poll(both)
+    bots[PROGRESS_COMPILING], bots[PROGRESS_LOADING] = 0, 2  # the agent, the user's code, first
+    poll(both)
     bots[PROGRESS_LOADING], bots[PROGRESS_COMPILING] = 0, COMPILING_ROUND_END
-    poll([("bots", bots), ("table", table)])
-    poll([("bots", bots)])  # the table is compiled
-    poll([])  # so is the round's end
+    poll(both)
+    bots[PROGRESS_COMPILING], bots[PROGRESS_LOADING] = 0, 1  # the shipped bots from the first
+    poll(both)
+    table[PROGRESS_LOADING] = 4  # the table is compiled: its worker takes the last
+    poll(both)
+    bots[PROGRESS_LOADING] = 3
+    poll(both)
+    table[PROGRESS_LOADING] = 0  # it found econ claimed: its task ends
+    poll([("bots", bots)])
+    poll([])
     bar.close()
-    assert seen == [(0, ": the table"), (0, ": the shop's draw, the table"), (0, ": bot greedy, the table"),
-                    (1, ": bot econ, the table"), (2, ": bot mine, the table"), (3, ": the round's end, the table"),
-                    (4, ": the round's end"), (5, ": done")]
-    assert bar.bar.total == 5 and COMPILE_BAR in capsys.readouterr().err
+    assert seen == [(0, ": the table"), (0, ": the shop's draw, the table"), (0, ": bot mine, the table"),
+                    (1, ": the round's start and end, the table"), (2, ": bot greedy, the table"),
+                    (3, ": bot greedy, bot random"), (4, ": bot econ, bot random"), (5, ": bot econ"), (6, ": done")]
+    assert bar.bar.total == 6 and COMPILE_BAR in capsys.readouterr().err
+
+
+def test_a_cold_starts_two_workers_share_the_shipped_bots_through_claims(tmp_path):
+    """A cold start's bots' worker loads the user's bots first, then compiles the round's start and end and the
+    storage, then the shipped bots from the first; the table's worker, once the table is compiled, takes shipped
+    bots from the last until it meets one the other has claimed. Each bot file is compiled by one of them: a bot
+    the table's worker has claimed is waited for (until its ``.done``), then loaded from the cache; a bot named
+    twice is claimed once; a worker that finds the command over (the folder gone) stops waiting."""
+    import threading
+
+    from autodup.game.progress import new_progress
+    from autodup.tournament.loading import _wait_for_bot, bot_infos_in_worker, compile_table_in_worker
+
+    config_text = (ROOT / "configs" / "tiny.yaml").read_text()
+    specs = ["greedy", "econ", "random", "greedy", str(ROOT / "tests" / "bots" / "first_slot.py")]
+    overrides = ({}, "--bot-params", {"greedy": {"roll_above": 20.0}})
+
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "2.claim").touch()  # the table's worker has reached random: the bots' worker waits for it
+    threading.Timer(1.0, (taken / "2.done").touch).start()
+    start = time.perf_counter()
+    infos = bot_infos_in_worker(specs, overrides, config_text, "events", str(taken), new_progress())
+    assert time.perf_counter() - start >= 1.0
+    assert [info.name for info in infos] == ["greedy", "econ", "random", "greedy", "first_slot"]
+    assert [info.parameters for info in infos[::3][:2]] == [{"roll_above": 20.0}] * 2
+    # The bot file is the user's: loaded by this worker alone, never claimed.
+    assert sorted(path.name for path in taken.iterdir()) == ["0.claim", "1.claim", "2.claim", "2.done"]
+
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "0.claim").touch()  # the bots' worker has greedy: the table's worker takes random and econ
+    assert compile_table_in_worker(config_text, "events", specs, str(alone), new_progress())
+    assert sorted(path.name for path in alone.iterdir()) == ["0.claim", "1.claim", "1.done", "2.claim", "2.done"]
+
+    over = tmp_path / "over"
+    over.mkdir()
+    threading.Timer(0.5, over.rmdir).start()
+    _wait_for_bot(str(over), 3)  # returns once the folder is gone

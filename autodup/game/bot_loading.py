@@ -20,9 +20,9 @@ from ..shipped import roster_folder
 from .authoring import finite_number
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
-__all__ = ["BotInfo", "Bot", "bot_names", "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides",
-           "parse_parameter_options", "load_parameter_file", "policy_tuple", "Lineup", "seating",
-           "bot_errors_collected"]
+__all__ = ["BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot", "constant_parameter_reads", "load_bot",
+           "load_bots", "apply_overrides", "parse_parameter_options", "load_parameter_file", "policy_tuple",
+           "Lineup", "seating", "bot_errors_collected"]
 
 # --------------------------------------------------------------------------
 
@@ -83,6 +83,25 @@ _LOADED: dict = {}
 def bot_names() -> list:
     """Names of the shipped bots (``bots/`` of the repository; files not starting with ``_``)."""
     return sorted(p.stem for p in roster_folder().glob("*.py") if not p.name.startswith("_"))
+
+
+def bot_file(spec: str) -> Path | None:
+    """The file (resolved) of the bot ``spec`` names: a shipped bot's or a bot file; None for an agent or a spec that
+    names no bot."""
+    from .agents import is_agent_spec
+
+    if is_agent_spec(str(spec)):
+        return None
+    try:
+        return _bot_path(str(spec)).resolve()
+    except BotError:
+        return None
+
+
+def is_shipped_bot(spec: str) -> bool:
+    """Whether ``spec`` names a shipped bot (a file of ``bots/``), rather than a bot file, an agent or nothing."""
+    path = bot_file(spec)
+    return path is not None and path.parent == roster_folder().resolve()
 
 
 def _bot_path(spec: str) -> Path:

@@ -47,7 +47,15 @@ from .cursor import (
 from .policy_frames import FRAME_SIGNATURE
 from .progress import PROGRESS_FIELDS, PROGRESS_GAMES, PROGRESS_IN_GAME
 from .rounds import bag_item, deal_loot, shuffle_alive, start_round
-from .rules import EVENTS_BY_POSITION, EVENTS_BY_SEAT, ORDER_RACE, STREAM_MATCHMAKING_KEY, game_inline, game_internal
+from .rules import (
+    EVENTS_BY_POSITION,
+    EVENTS_BY_SEAT,
+    ORDER_RACE,
+    ORDERS,
+    STREAM_MATCHMAKING_KEY,
+    game_inline,
+    game_internal,
+)
 from .shop import fill_tier_totals, mark_trait, reroll_shop
 from .state import largest, new_desk, new_table, table_is_sound
 from .stats import FINAL_STATE_COLUMNS, LUCK, RESULT_COLUMNS, STAGE_BUCKETS, STATS
@@ -56,7 +64,7 @@ from .units import record_final_board
 
 __all__ = ["LOG_STATE_NAMES", "TableLog", "Game", "new_game", "fresh_game", "check_table_arguments", "advance",
            "game_results", "game_log", "play_table", "play_table_inline", "stage_bucket", "end_every_turn",
-           "compile_shop_draw", "compile_round_end", "first_slot_counts", "loot_items"]
+           "compile_shop_draw", "compile_round_start", "compile_round_end", "first_slot_counts", "loot_items"]
 
 LOG_STATE_NAMES = ("level", "gold", "hp")
 
@@ -411,13 +419,26 @@ def compile_shop_draw(rules) -> None:
     """Compile the shop's draw (:func:`~autodup.engine.kernels.engine_draw_hierarchical`) into the cache, with the
     types the shop passes (a seat's row of each dealer array, the slot's tier weights, the pool).
 
-    A cold start's second process compiles it first, before its bots: the table's process reaches it in the round's
-    start, about 9 s in, and loads it (2.2 s less on the path a cold start waits for), and the round's end, which
-    deals loot with it, no longer waits for it either.
+    A cold start's second process compiles it first: the round's start (:func:`compile_round_start`), which that
+    process compiles next, and the round's end, which deals loot with it, both reach it.
     """
     rows = np.zeros(rules.tier_start.shape[0], dtype=np.int64)  # only the types count
     weights = np.zeros(rules.tier_start.shape[0])
     compile_for(engine_draw_hierarchical, 0, np.uint64(0), rows, weights, rows, weights, weights, rules.tier_start)
+
+
+def compile_round_start(rules, order: str = "events") -> None:
+    """Compile :func:`~autodup.game.rounds.start_round` (income, the serving ``order``, the round's shops) into the
+    cache, for the table :func:`new_game` makes (see :func:`compile_round_end`)."""
+    serving = types.none if ORDERS[order] is None else types.int64  # as the board driver types it
+    compile_for(start_round, rules, 0, serving, EVENTS_BY_SEAT, _new_table_type(rules), 0,
+                np.zeros(rules.players, dtype=np.uint64), np.uint64(0))
+
+
+def _new_table_type(rules):
+    """The table's type as new_game makes it (trace_draws an int64), from the version the table's process compiled
+    first (or compiles: this process then waits for it); a table built here would compile a Python entry to it."""
+    return compiled_return_type(new_table, (typeof(rules), types.int64))
 
 
 def compile_round_end(rules) -> None:
@@ -428,19 +449,17 @@ def compile_round_end(rules) -> None:
     (whose free refresh reaches the shop's draw), the soundness check
     (:func:`~autodup.game.state.table_is_sound`, after every step of a
     checked game), a seat's turn, then the round's end. Another process
-    compiles the shop's draw (:func:`compile_shop_draw`), then its bots, then
-    the check and the round's end, which the first then finds in the cache
-    (:mod:`autodup.compile_cache` compiles each function once across
-    processes: whichever process reaches the check first compiles it, and
-    the other loads it). On this project's 2-core VM the other process has
-    the round's end about 22 s into a cold start, about when the first
-    finishes the turns. The argument types are those :func:`play_table`
-    passes, so that the cached code is the code it uses.
+    compiles the shop's draw (:func:`compile_shop_draw`), the round's start
+    (:func:`compile_round_start`) and the round's end, which the first then
+    finds in the cache (:mod:`autodup.compile_cache` compiles each function
+    once across processes: whichever process reaches one first compiles it,
+    and the other loads it), so that the first goes from the game nearly
+    straight to the turns. On this project's 2-core VM the other process has
+    the round's end 19-24 s into a cold start, before the first finishes the
+    turns. The argument types are those :func:`play_table` passes, so that
+    the cached code is the code it uses.
     """
-    # The table's type as new_game makes it (trace_draws an int64), from the version the table's process compiled
-    # first (or compiles: this process then waits for it); a table built here would compile a Python entry to it.
-    table = compiled_return_type(new_table, (typeof(rules), types.int64))
-    compile_for(table_is_sound, rules, table)
+    table = _new_table_type(rules)
     largest_board = rules.level_board_size.max()
     # Only the arguments' types count: the game's scratch row of a unit per slot is an int64 row like any.
     compile_for(_end_round, rules, 0, EVENTS_BY_SEAT, table, 0, np.zeros(rules.players, dtype=np.uint64), np.uint64(0),
@@ -448,6 +467,9 @@ def compile_round_end(rules) -> None:
                 np.zeros(rules.trait_breakpoints.shape[0], dtype=np.int64),
                 np.full((rules.players, largest_board), -1, dtype=np.int16),
                 np.zeros((rules.players, largest_board), dtype=np.int8))
+    # Last: the table's process reaches the check right after the round's start, and compiles it itself (1.2-1.7 s)
+    # rather than wait for this one to get there; here it is then loaded.
+    compile_for(table_is_sound, rules, table)
 
 
 # --------------------------------------------------------------------------

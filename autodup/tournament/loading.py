@@ -8,6 +8,7 @@ compiles beside them, once, so that a run's workers all load it from the cache.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -86,20 +87,26 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
                      variant_games=variant_games)
 
 
-def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) -> list:
-    """Load bots and return what a run records of them (runs in a watched worker: see :mod:`autodup.tournament.workers`).
+def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, claims, progress) -> list:
+    """Load bots and return what a run records of them (in a watched worker: see :mod:`autodup.tournament.workers`).
 
-    With ``config_text`` (a cold start), compile the shop's draw first, then load the bots, then compile the
-    soundness check, the round's end and the storage, beside the worker compiling the table, which finds them in
-    the cache (:func:`autodup.game.table.compile_shop_draw`, :func:`autodup.game.table.compile_round_end`,
-    :func:`autodup.game.boards.compile_storage`).
+    With ``config_text`` (a cold start), this worker compiles beside the one compiling the table
+    (:func:`compile_table_in_worker`), in this order: the shop's draw; the bots that are not shipped ones (a bot
+    file, an agent: the user's code, loaded first so that one that cannot load is reported at once); the round's
+    start, the round's end (the soundness check last) and the storage, which the table's worker then finds in the cache
+    (:func:`autodup.game.table.compile_shop_draw`, :func:`~autodup.game.table.compile_round_start`,
+    :func:`~autodup.game.table.compile_round_end`, :func:`autodup.game.boards.compile_storage`); then the shipped
+    bots, from the first, sharing them with the table's worker through ``claims`` (a folder: see
+    :func:`_claim_bot`), which takes them from the last once the table is compiled.
     """
-    from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING
+    from ..game.bot_loading import load_bot
+    from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
 
-    if config_text is not None:  # the shop's draw first: the table's process needs it before this one has its bots
+    if config_text is not None:
+        from ..game.boards import compile_storage
         from ..game.config import parse_config
         from ..game.rules import rules_of
-        from ..game.table import compile_shop_draw
+        from ..game.table import compile_round_end, compile_round_start, compile_shop_draw
 
         rules = rules_of(parse_config(config_text))
         progress[PROGRESS_COMPILING] = COMPILING_SHOP_DRAW
@@ -107,41 +114,115 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, progress) ->
             compile_shop_draw(rules)
         finally:
             progress[PROGRESS_COMPILING] = 0
-    infos = [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
-    if config_text is not None:
-        from ..game.boards import compile_storage
-        from ..game.table import compile_round_end
-
+        shared = _shared_bots(specs)
+        for index, spec in enumerate(specs):
+            if index not in shared:  # the user's code first
+                progress[PROGRESS_LOADING] = index + 1
+                load_bot(spec)
+        progress[PROGRESS_LOADING] = 0
         progress[PROGRESS_COMPILING] = COMPILING_ROUND_END
         try:
+            compile_round_start(rules, order)
             compile_round_end(rules)
-            compile_storage(rules)  # the table's process reaches it last: done here by then, it loads it
+            compile_storage(rules)
         finally:
             progress[PROGRESS_COMPILING] = 0
-    return infos
+        for index, first in sorted(shared.items()):
+            if index != first:
+                continue  # the same bot as an earlier spec: loaded with it
+            progress[PROGRESS_LOADING] = index + 1
+            if not _claim_bot(claims, index):
+                _wait_for_bot(claims, index)  # the table's worker compiles it: then it loads from the cache
+            load_bot(specs[index])
+        progress[PROGRESS_LOADING] = 0
+    return [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
 
 
-def compile_table_in_worker(config_text: str, order: str, progress) -> bool:
-    """Compile the table for serving ``order`` into the cache (runs in a watched worker, beside the one compiling
-    the bots)."""
+def compile_table_in_worker(config_text: str, order: str, specs: list, claims, progress) -> bool:
+    """Compile the table for serving ``order`` into the cache, then the shipped bots of ``specs`` that the bots'
+    worker has not reached, from the last (runs in a watched worker, beside the one compiling the bots: see
+    :func:`bot_infos_in_worker`)."""
     from ..game.boards import compile_table
+    from ..game.bot_loading import load_bot
     from ..game.config import parse_config
+    from ..game.progress import PROGRESS_LOADING
     from ..game.rules import rules_of
 
     compile_table(rules_of(parse_config(config_text)), order)
+    shared = _shared_bots(specs)
+    for index in sorted({first for first in shared.values()}, reverse=True):
+        if not _claim_bot(claims, index):
+            break  # the bots' worker has reached it, and every bot before it
+        progress[PROGRESS_LOADING] = index + 1
+        load_bot(specs[index])
+        _bot_compiled(claims, index)
+    progress[PROGRESS_LOADING] = 0
     return True
+
+
+# A cold start's two workers share the shipped bots' compiling through a folder the command makes (and removes once
+# they are done): the worker that creates ``<index>.claim`` (exclusively) compiles bot ``index``; the table's worker
+# then writes ``<index>.done``. The bots' worker takes them from the first, the table's from the last once the table
+# is compiled, so the two meet wherever the machine puts them. Only shipped bots are shared: the user's code is loaded
+# in the bots' worker alone, first.
+CLAIM_POLL_SECONDS = 0.05
+
+
+def _shared_bots(specs: list) -> dict:
+    """``{index: index of the first spec of the same file}`` for the shipped bots of ``specs``."""
+    from ..game.bot_loading import bot_file, is_shipped_bot
+
+    first_of, shared = {}, {}
+    for index, spec in enumerate(specs):
+        if is_shipped_bot(spec):
+            shared[index] = first_of.setdefault(bot_file(spec), index)
+    return shared
+
+
+def _claim_bot(claims, index: int) -> bool:
+    """Whether this worker is to compile bot ``index``: True once it has claimed it, False if the other worker had
+    (True without a folder: no other worker shares the bots)."""
+    if claims is None:
+        return True
+    try:
+        os.close(os.open(os.path.join(claims, f"{index}.claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    except OSError:  # the folder is gone (the command is over) or read-only: compiling here is always right
+        return True
+    return True
+
+
+def _bot_compiled(claims, index: int) -> None:
+    """Say that bot ``index``, claimed by this worker, is in the cache."""
+    try:
+        with open(os.path.join(claims, f"{index}.done"), "w"):
+            pass
+    except OSError:
+        pass  # the command is over: no one waits
+
+
+def _wait_for_bot(claims, index: int) -> None:
+    """Wait until the other worker has bot ``index`` in the cache, or the command has ended (its folder gone: a
+    failure of the other worker ends the command)."""
+    done = os.path.join(claims, f"{index}.done")
+    while not os.path.exists(done) and os.path.isdir(claims):
+        time.sleep(CLAIM_POLL_SECONDS)
 
 
 COMPILE_BAR = "compiling the game for this machine"
 
 
 class CompileProgress:
-    """A bar of a cold start's steps: the table, each bot, the round's end; its label names what is compiling.
+    """A bar of a cold start's steps: the table, each bot, the round's start and end; its label names what is
+    compiling.
 
-    The two workers' progress blocks say where they are (:meth:`update`, called as the pool waits): the
-    bots' worker compiles the shop's draw (``PROGRESS_COMPILING`` = ``COMPILING_SHOP_DRAW``, named but not a
-    step of its own: the table's), loads bot ``PROGRESS_LOADING - 1`` and then compiles the round's end
-    (``COMPILING_ROUND_END``) while the other compiles the table.
+    The two workers' progress blocks say where they are (:meth:`update`, called as the pool waits): the bots'
+    worker compiles the shop's draw (``PROGRESS_COMPILING`` = ``COMPILING_SHOP_DRAW``, named but not a step of its
+    own: the table's), loads the bots that are not shipped ones (bot ``PROGRESS_LOADING - 1``), compiles the
+    round's start and end (``COMPILING_ROUND_END``), then loads the shipped bots from the first; the table's
+    worker compiles the table, then loads shipped bots from the last. A step is done once its worker has gone on
+    to another, or ended.
     """
 
     def __init__(self, specs: list, show: bool):
@@ -150,30 +231,41 @@ class CompileProgress:
         self.names = [_short_name(spec) for spec in specs]
         self.bar = tqdm(total=len(specs) + 2, desc=COMPILE_BAR, unit="step", disable=not show, file=sys.stderr,
                         dynamic_ncols=True, leave=False, bar_format="{desc} |{bar}| {n}/{total} steps, {elapsed}")
-        self.table_done = self.round_end_done = False
-        self.bots_loaded = 0
+        self.table_done = self.round_end_done = self.round_end_seen = False
+        self.bots_done = set()
+        self.loading = {}  # worker's key -> the bot it was loading at the last poll
         self.drawn = time.monotonic()
 
     def update(self, busy: list) -> None:
-        from ..game.progress import COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
+        from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
 
         keys = {key for key, _ in busy}
         self.table_done = self.table_done or "table" not in keys
-        if "bots" not in keys:
-            self.bots_loaded, self.round_end_done = len(self.names), True
-        working = []
+        if "bots" not in keys:  # its worker loads every bot before it ends
+            self.bots_done, self.round_end_done = set(range(len(self.names))), True
+        working, loading = [], {}
         for key, progress in busy:
-            if key != "bots":
+            compiling, bot = progress[PROGRESS_COMPILING], int(progress[PROGRESS_LOADING]) - 1
+            if key == "table" and bot < 0:
                 working.append("the table")
-            elif progress[PROGRESS_COMPILING] == COMPILING_SHOP_DRAW:
+                continue
+            if key == "table":
+                self.table_done = True
+            if compiling == COMPILING_SHOP_DRAW:
                 working.append("the shop's draw")
-            elif progress[PROGRESS_COMPILING]:
-                self.bots_loaded = len(self.names)
-                working.append("the round's end")
-            elif progress[PROGRESS_LOADING]:
-                self.bots_loaded = max(self.bots_loaded, int(progress[PROGRESS_LOADING]) - 1)
-                working.append(f"bot {self.names[int(progress[PROGRESS_LOADING]) - 1]}")
-        done = self.table_done + self.bots_loaded + self.round_end_done
+            elif compiling == COMPILING_ROUND_END:
+                self.round_end_seen = True
+                working.append("the round's start and end")
+            elif bot >= 0:
+                loading[key] = bot
+                working.append(f"bot {self.names[bot]}")
+            if key == "bots" and self.round_end_seen and compiling != COMPILING_ROUND_END:
+                self.round_end_done = True
+        for key, bot in self.loading.items():
+            if loading.get(key) != bot:
+                self.bots_done.add(bot)
+        self.loading = loading
+        done = self.table_done + len(self.bots_done) + self.round_end_done
         self.bar.set_description_str(f"{COMPILE_BAR}: {', '.join(working) or 'done'}", refresh=False)
         if done > self.bar.n:
             self.bar.update(done - self.bar.n)
@@ -208,6 +300,9 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     command's workers load them, when there is one for each task: each of them not compiling loads the bots,
     side by side, and keeps them (and the modules it imported) for the command's next tasks.
     """
+    import shutil
+    import tempfile
+
     from ..compile_cache import compile_lock
     from ..errors import TaskError
     from ..game.boards import table_is_compiled
@@ -219,15 +314,16 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     note = note or (lambda line: None)
 
     def load(cold: bool) -> list:
-        tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None))]
+        claims = tempfile.mkdtemp(prefix="autodup-bots-") if cold else None  # see _claim_bot
+        tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None, order, claims))]
         bar = None
         if cold:
             note("compiling the game for this machine (once per version of autodup; a minute or two)...")
-            tasks.append(("table", compile_table_in_worker, (config.text, order)))
+            tasks.append(("table", compile_table_in_worker, (config.text, order, specs, claims)))
             bar = CompileProgress(specs, progress)
         shared = pool_in_use(len(tasks), game_timeout)
         if shared is not None:  # every other worker loads them too, side by side, instead of when its first task comes
-            tasks += [(("bots", i), bot_infos_in_worker, (specs, overrides, None))
+            tasks += [(("bots", i), bot_infos_in_worker, (specs, overrides, None, order, None))
                       for i in range(len(shared) - len(tasks))]
         try:
             with pool_for(len(tasks), game_timeout, describe) as pool:
@@ -235,6 +331,8 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
             raise error.as_raised() from None
         finally:
+            if claims is not None:
+                shutil.rmtree(claims, ignore_errors=True)  # a worker still waiting for a bot stops waiting
             if bar is not None:
                 bar.close()
 
@@ -252,9 +350,9 @@ def compile_game(config, specs: list, overrides: tuple, game_timeout: float, not
     For a command that plays in a worker of its own without :func:`load_bots_and_table` (``autodup play``,
     ``autodup check-bot``): it takes the cache's compile lock too, so that it waits for a command already
     compiling instead of compiling the whole game beside it at half the machine's speed (and has one beside it
-    wait for it), and compiles in two processes, the table in one and the bots and the round's end in the
-    other. Its bots are loaded there first (after the shop's draw, about 2 s), so that a bot that cannot load is
-    reported at once, not after the game has compiled.
+    wait for it), and compiles in two processes, the table in one and the round's start and end and the bots in the
+    other (see :func:`bot_infos_in_worker`). A bot of the user's is loaded there first (after the shop's draw, about
+    2 s), so that one that cannot load is reported at once, not after the game has compiled.
     """
     from ..game.boards import table_is_compiled
 
