@@ -400,12 +400,14 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
     bots[PROGRESS_LOADING] = 3
     poll(both)
     table[PROGRESS_LOADING] = 0  # it found econ claimed: its task ends
+    poll(both)
     poll([("bots", bots)])
     poll([])
     bar.close()
     assert seen == [(0, ": the table"), (0, ": the shop's draw, the table"), (0, ": bot mine, the table"),
                     (1, ": the round's start and end, the table"), (2, ": bot greedy, the table"),
-                    (3, ": bot greedy, bot random"), (4, ": bot econ, bot random"), (5, ": bot econ"), (6, ": done")]
+                    (3, ": bot greedy, bot random"), (4, ": bot econ, bot random"), (5, ": bot econ"),
+                    (5, ": bot econ"), (6, ": done")]
     assert bar.bar.total == 6 and COMPILE_BAR in capsys.readouterr().err
 
 

@@ -247,7 +247,8 @@ class CompileProgress:
         for key, progress in busy:
             compiling, bot = progress[PROGRESS_COMPILING], int(progress[PROGRESS_LOADING]) - 1
             if key == "table" and bot < 0:
-                working.append("the table")
+                if not self.table_done:  # else it has found the other worker's bots claimed, and is ending
+                    working.append("the table")
                 continue
             if key == "table":
                 self.table_done = True
