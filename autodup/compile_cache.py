@@ -25,12 +25,13 @@ kernels only, not the game.
 A cached entry that cannot be loaded (written by another numba, damaged) is
 compiled again and overwritten, for the package's functions and for bots.
 
-Each version of a package function is compiled once across processes: a
+Each version of a package function, and each bot, is compiled once across processes: a
 process claims it before compiling it (a file beside numba's index, holding
 its pid and start time), and another that needs it meanwhile waits for the claim to go and
 loads it (see :func:`_load_or_claim`). A cold start's two processes each
 reach functions the other compiles, and without it compiled them a second
-time whenever they got there first (2-3 s each time).
+time whenever they got there first (2-3 s each time); they also share the
+shipped bots (:func:`autodup.tournament.loading.bot_infos_in_worker`).
 
 The cache root is ``$AUTODUP_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/autodup``
 or ``~/.cache/autodup``; if none of these can be written, a folder in the
@@ -70,7 +71,7 @@ __all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
-           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock"]
+           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock", "release_claim"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -451,8 +452,12 @@ def is_fingerprinted(cache) -> bool:
 
 
 def _claim_path(cache, signature) -> Path | None:
-    """The file by which a process claims compiling one version of a package function (None for other code)."""
-    if not is_fingerprinted(cache) or not is_package_module(cache._py_func.__module__):
+    """The file by which a process claims compiling one version of a package function or a bot (None for other
+    code)."""
+    if not is_fingerprinted(cache):
+        return None
+    module = cache._py_func.__module__
+    if not (is_package_module(module) or module.startswith(BOT_MODULE_PREFIX)):
         return None
     if os.name == "nt":  # no way here to tell a live process (os.kill(pid, 0) sends Ctrl+C): compile unclaimed
         return None
@@ -498,11 +503,12 @@ def _load_or_claim(cache, signature, target_context):
 
     A cold start compiles the game in two processes (and a run's workers may
     compile beside them), each reaching some functions the other compiles.
-    Before compiling a version of a package function, a process claims it
+    Before compiling a version of a package function or a bot, a process claims it
     (a file beside numba's index, holding its pid and start time); another that
     misses the same version meanwhile waits for the claim to go and loads
     what the first saved, instead of compiling it a second time. The call
-    graph has no cycles, so two processes never wait on each other; a claim
+    graph has no cycles (a bot's compile may wait for a package function,
+    never the reverse), so two processes never wait on each other; a claim
     whose process is gone or that is older than :data:`CLAIM_SECONDS` is
     taken over.
     """
@@ -557,8 +563,14 @@ def _compile_releasing_claim(dispatcher, signature):
     try:
         return _NUMBA_COMPILE(dispatcher, signature)
     except BaseException:
-        _release(_claim_path(dispatcher._cache, signature))
+        release_claim(dispatcher._cache, signature)
         raise
+
+
+def release_claim(cache, signature) -> None:
+    """Release this process's claim on compiling ``signature`` into ``cache``, for a compile that ends without
+    saving it (it failed, or its code cannot be cached); a saved one releases it (see :func:`_load_or_claim`)."""
+    _release(_claim_path(cache, signature))
 
 
 def _release_all() -> None:

@@ -349,3 +349,36 @@ def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_
     waited, left, versions = run_in(ROOT, tmp_path / "cache", _CLAIMED.replace("HOLD", "3").replace("CASE", case))
     assert (left, versions) == ("[]", "1")  # no claim left behind, and the function compiled (once)
     assert float(waited) >= 2.0 if case == "live" else float(waited) < 2.0, waited
+
+
+_BOT_CLAIMS = """
+import sys
+from autodup.compile_cache import _process_identity, cache_folder
+from autodup.errors import BotError
+from autodup.game import policy_compiling
+from autodup.game.bot_loading import load_bot
+
+compile_uncached = policy_compiling._PolicyCallback._compile_uncached
+
+def watched(callback):  # the claims in the cache while the bot compiles
+    seen = sorted(path.read_text() for path in cache_folder().rglob("*.claim"))
+    print("during", seen == [_process_identity(__import__("os").getpid())])
+    return compile_uncached(callback)
+
+policy_compiling._PolicyCallback._compile_uncached = watched
+load_bot("random")
+try:
+    load_bot("tests/bots/broken/does_not_compile.py")
+except BotError:
+    print("refused")
+print("left", len(list(cache_folder().rglob("*.claim"))))
+"""
+
+
+def test_a_bot_is_compiled_under_a_claim_that_goes_whether_it_compiles_or_not(tmp_path):
+    """A bot's compile goes through the cache's claims, as a package function's does, so that a cold start's two
+    processes, which share the shipped bots, compile each once (one waits for the other, then loads it): while a
+    bot compiles its claim holds this process's identity; none is left once it is saved, nor once a bot that
+    does not compile is refused."""
+    assert run_in(ROOT, tmp_path / "cache", _BOT_CLAIMS) == ["during", "True", "during", "True", "refused", "left",
+                                                              "0"]

@@ -411,40 +411,39 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
     assert bar.bar.total == 6 and COMPILE_BAR in capsys.readouterr().err
 
 
-def test_a_cold_starts_two_workers_share_the_shipped_bots_through_claims(tmp_path):
-    """A cold start's bots' worker loads the user's bots first, then compiles the round's start and end and the
-    storage, then the shipped bots from the first; the table's worker, once the table is compiled, takes shipped
-    bots from the last until it meets one the other has claimed. Each bot file is compiled by one of them: a bot
-    the table's worker has claimed is waited for (until its ``.done``), then loaded from the cache; a bot named
-    twice is claimed once; a worker that finds the command over (the folder gone) stops waiting."""
-    import threading
+def test_a_cold_starts_two_workers_share_the_shipped_bots(monkeypatch):
+    """A cold start's bots' worker compiles the shop's draw, loads the user's bots first, then compiles the round's
+    start and end and the storage, then loads the shipped bots from the first (a bot named twice is loaded once);
+    the table's worker, once the table is compiled, loads shipped bots from the last until one comes from the cache
+    (the other worker compiled it: autodup.compile_cache compiles each bot once across processes, see
+    test_compile_cache), and never loads the user's code."""
+    import types
 
-    from autodup.game.progress import new_progress
-    from autodup.tournament.loading import _wait_for_bot, bot_infos_in_worker, compile_table_in_worker
+    from autodup.game import boards, bot_loading, table
+    from autodup.game.progress import PROGRESS_LOADING, new_progress
+    from autodup.tournament.loading import bot_infos_in_worker, compile_table_in_worker
 
+    user_bot = str(ROOT / "tests" / "bots" / "first_slot.py")
+    specs = ["greedy", user_bot, "econ", "random", "greedy"]
+    calls = []
+    real_load_bot = bot_loading.load_bot
+    for name in ("compile_shop_draw", "compile_round_start", "compile_round_end"):
+        monkeypatch.setattr(table, name, lambda *arguments, name=name: calls.append(name))
+    monkeypatch.setattr(boards, "compile_storage", lambda *arguments: calls.append("compile_storage"))
+    monkeypatch.setattr(boards, "compile_table", lambda *arguments: calls.append("compile_table"))
+    monkeypatch.setattr(bot_loading, "load_bot", lambda spec: calls.append(spec) or real_load_bot(spec))
     config_text = (ROOT / "configs" / "tiny.yaml").read_text()
-    specs = ["greedy", "econ", "random", "greedy", str(ROOT / "tests" / "bots" / "first_slot.py")]
     overrides = ({}, "--bot-params", {"greedy": {"roll_above": 20.0}})
+    infos = bot_infos_in_worker(specs, overrides, config_text, "events", new_progress())
+    assert calls == ["compile_shop_draw", user_bot, "compile_round_start", "compile_round_end", "compile_storage",
+                     *specs]
+    assert [info.name for info in infos] == ["greedy", "first_slot", "econ", "random", "greedy"]
+    assert infos[0].parameters == infos[4].parameters == {"roll_above": 20.0}
 
-    taken = tmp_path / "taken"
-    taken.mkdir()
-    (taken / "2.claim").touch()  # the table's worker has reached random: the bots' worker waits for it
-    threading.Timer(1.0, (taken / "2.done").touch).start()
-    start = time.perf_counter()
-    infos = bot_infos_in_worker(specs, overrides, config_text, "events", str(taken), new_progress())
-    assert time.perf_counter() - start >= 1.0
-    assert [info.name for info in infos] == ["greedy", "econ", "random", "greedy", "first_slot"]
-    assert [info.parameters for info in infos[::3][:2]] == [{"roll_above": 20.0}] * 2
-    # The bot file is the user's: loaded by this worker alone, never claimed.
-    assert sorted(path.name for path in taken.iterdir()) == ["0.claim", "1.claim", "2.claim", "2.done"]
-
-    alone = tmp_path / "alone"
-    alone.mkdir()
-    (alone / "0.claim").touch()  # the bots' worker has greedy: the table's worker takes random and econ
-    assert compile_table_in_worker(config_text, "events", specs, str(alone), new_progress())
-    assert sorted(path.name for path in alone.iterdir()) == ["0.claim", "1.claim", "1.done", "2.claim", "2.done"]
-
-    over = tmp_path / "over"
-    over.mkdir()
-    threading.Timer(0.5, over.rmdir).start()
-    _wait_for_bot(str(over), 3)  # returns once the folder is gone
+    cached = {"greedy": 0, "random": 0, "econ": 1}  # greedy, random compiled here; econ by the other worker
+    calls.clear()
+    monkeypatch.setattr(bot_loading, "load_bot", lambda spec: calls.append(spec) or types.SimpleNamespace(
+        policy=types.SimpleNamespace(_cache_hits=cached[spec])))
+    progress = new_progress()
+    assert compile_table_in_worker(config_text, "events", specs, progress)
+    assert calls == ["compile_table", "greedy", "random", "econ"] and progress[PROGRESS_LOADING] == 0

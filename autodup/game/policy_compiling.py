@@ -17,7 +17,7 @@ from numba.core.caching import NullCache
 from numba.core.ccallback import CFunc
 from numba.core.compiler_lock import global_compiler_lock
 
-from ..compile_cache import is_fingerprinted
+from ..compile_cache import is_fingerprinted, release_claim
 from ..errors import PolicyError, first_line, without_colours
 from .policy_frames import FRAME_SIGNATURE, create_frame_wrapper
 from .view import POLICY_SIGNATURE
@@ -101,12 +101,20 @@ class _PolicyCallback(CFunc):
 
     @global_compiler_lock
     def compile(self):
+        # Loading claims the compile when the bot is not cached (autodup.compile_cache): a process that needs the
+        # same bot meanwhile waits, then loads it. Saving releases the claim; a compile that saves nothing does too.
         result = self._cache.load_overload(self._decide_signature, self._targetdescr.target_context)
         if result is None:
-            result = self._compile_uncached()
+            try:
+                result = self._compile_uncached()
+            except BaseException:
+                release_claim(self._cache, self._decide_signature)
+                raise
             _, _, (object_code, *_) = result.library.serialize_using_object_code()
             if _UNRESOLVED_SYMBOL not in object_code:
                 self._cache.save_overload(self._decide_signature, result)
+            else:
+                release_claim(self._cache, self._decide_signature)
         else:
             self._cache_hits += 1
         self._library = result.library

@@ -8,7 +8,6 @@ compiles beside them, once, so that a run's workers all load it from the cache.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -87,17 +86,18 @@ def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: in
                      variant_games=variant_games)
 
 
-def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, claims, progress) -> list:
+def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, progress) -> list:
     """Load bots and return what a run records of them (in a watched worker: see :mod:`autodup.tournament.workers`).
 
     With ``config_text`` (a cold start), this worker compiles beside the one compiling the table
     (:func:`compile_table_in_worker`), in this order: the shop's draw; the bots that are not shipped ones (a bot
     file, an agent: the user's code, loaded first so that one that cannot load is reported at once); the round's
-    start, the round's end (the soundness check last) and the storage, which the table's worker then finds in the cache
-    (:func:`autodup.game.table.compile_shop_draw`, :func:`~autodup.game.table.compile_round_start`,
+    start, the round's end (the soundness check last) and the storage, which the table's worker then finds in the
+    cache (:func:`autodup.game.table.compile_shop_draw`, :func:`~autodup.game.table.compile_round_start`,
     :func:`~autodup.game.table.compile_round_end`, :func:`autodup.game.boards.compile_storage`); then the shipped
-    bots, from the first, sharing them with the table's worker through ``claims`` (a folder: see
-    :func:`_claim_bot`), which takes them from the last once the table is compiled.
+    bots, from the first, while the table's worker, its table compiled, takes them from the last. Each bot is
+    compiled once across the two (:mod:`autodup.compile_cache`): one the other is compiling is waited for, then
+    loaded.
     """
     from ..game.bot_loading import load_bot
     from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
@@ -114,9 +114,9 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, 
             compile_shop_draw(rules)
         finally:
             progress[PROGRESS_COMPILING] = 0
-        shared = _shared_bots(specs)
+        shipped = _shipped_bots(specs)
         for index, spec in enumerate(specs):
-            if index not in shared:  # the user's code first
+            if index not in shipped:  # the user's code first
                 progress[PROGRESS_LOADING] = index + 1
                 load_bot(spec)
         progress[PROGRESS_LOADING] = 0
@@ -127,21 +127,13 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, 
             compile_storage(rules)
         finally:
             progress[PROGRESS_COMPILING] = 0
-        for index, first in sorted(shared.items()):
-            if index != first:
-                continue  # the same bot as an earlier spec: loaded with it
-            progress[PROGRESS_LOADING] = index + 1
-            if not _claim_bot(claims, index):
-                _wait_for_bot(claims, index)  # the table's worker compiles it: then it loads from the cache
-            load_bot(specs[index])
-        progress[PROGRESS_LOADING] = 0
     return [bot.info() for bot in load_bots_with_overrides(specs, overrides, progress)]
 
 
-def compile_table_in_worker(config_text: str, order: str, specs: list, claims, progress) -> bool:
-    """Compile the table for serving ``order`` into the cache, then the shipped bots of ``specs`` that the bots'
-    worker has not reached, from the last (runs in a watched worker, beside the one compiling the bots: see
-    :func:`bot_infos_in_worker`)."""
+def compile_table_in_worker(config_text: str, order: str, specs: list, progress) -> bool:
+    """Compile the table for serving ``order`` into the cache, then the shipped bots of ``specs`` from the last, until
+    one is found compiled already: the bots' worker, which takes them from the first, has reached it (runs in a
+    watched worker, beside the one compiling the bots: see :func:`bot_infos_in_worker`)."""
     from ..game.boards import compile_table
     from ..game.bot_loading import load_bot
     from ..game.config import parse_config
@@ -149,65 +141,21 @@ def compile_table_in_worker(config_text: str, order: str, specs: list, claims, p
     from ..game.rules import rules_of
 
     compile_table(rules_of(parse_config(config_text)), order)
-    shared = _shared_bots(specs)
-    for index in sorted({first for first in shared.values()}, reverse=True):
-        if not _claim_bot(claims, index):
-            break  # the bots' worker has reached it, and every bot before it
-        progress[PROGRESS_LOADING] = index + 1
-        load_bot(specs[index])
-        _bot_compiled(claims, index)
-    progress[PROGRESS_LOADING] = 0
+    try:
+        for index in reversed(sorted(_shipped_bots(specs))):
+            progress[PROGRESS_LOADING] = index + 1
+            if load_bot(specs[index]).policy._cache_hits:
+                break
+    finally:
+        progress[PROGRESS_LOADING] = 0
     return True
 
 
-# A cold start's two workers share the shipped bots' compiling through a folder the command makes (and removes once
-# they are done): the worker that creates ``<index>.claim`` (exclusively) compiles bot ``index``; the table's worker
-# then writes ``<index>.done``. The bots' worker takes them from the first, the table's from the last once the table
-# is compiled, so the two meet wherever the machine puts them. Only shipped bots are shared: the user's code is loaded
-# in the bots' worker alone, first.
-CLAIM_POLL_SECONDS = 0.05
+def _shipped_bots(specs: list) -> set:
+    """The indices of the shipped bots in ``specs`` (:func:`autodup.game.bot_loading.is_shipped_bot`)."""
+    from ..game.bot_loading import is_shipped_bot
 
-
-def _shared_bots(specs: list) -> dict:
-    """``{index: index of the first spec of the same file}`` for the shipped bots of ``specs``."""
-    from ..game.bot_loading import bot_file, is_shipped_bot
-
-    first_of, shared = {}, {}
-    for index, spec in enumerate(specs):
-        if is_shipped_bot(spec):
-            shared[index] = first_of.setdefault(bot_file(spec), index)
-    return shared
-
-
-def _claim_bot(claims, index: int) -> bool:
-    """Whether this worker is to compile bot ``index``: True once it has claimed it, False if the other worker had
-    (True without a folder: no other worker shares the bots)."""
-    if claims is None:
-        return True
-    try:
-        os.close(os.open(os.path.join(claims, f"{index}.claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        return False
-    except OSError:  # the folder is gone (the command is over) or read-only: compiling here is always right
-        return True
-    return True
-
-
-def _bot_compiled(claims, index: int) -> None:
-    """Say that bot ``index``, claimed by this worker, is in the cache."""
-    try:
-        with open(os.path.join(claims, f"{index}.done"), "w"):
-            pass
-    except OSError:
-        pass  # the command is over: no one waits
-
-
-def _wait_for_bot(claims, index: int) -> None:
-    """Wait until the other worker has bot ``index`` in the cache, or the command has ended (its folder gone: a
-    failure of the other worker ends the command)."""
-    done = os.path.join(claims, f"{index}.done")
-    while not os.path.exists(done) and os.path.isdir(claims):
-        time.sleep(CLAIM_POLL_SECONDS)
+    return {index for index, spec in enumerate(specs) if is_shipped_bot(spec)}
 
 
 COMPILE_BAR = "compiling the game for this machine"
@@ -301,9 +249,6 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     command's workers load them, when there is one for each task: each of them not compiling loads the bots,
     side by side, and keeps them (and the modules it imported) for the command's next tasks.
     """
-    import shutil
-    import tempfile
-
     from ..compile_cache import compile_lock
     from ..errors import TaskError
     from ..game.boards import table_is_compiled
@@ -315,16 +260,15 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
     note = note or (lambda line: None)
 
     def load(cold: bool) -> list:
-        claims = tempfile.mkdtemp(prefix="autodup-bots-") if cold else None  # see _claim_bot
-        tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None, order, claims))]
+        tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None, order))]
         bar = None
         if cold:
             note("compiling the game for this machine (once per version of autodup; a minute or two)...")
-            tasks.append(("table", compile_table_in_worker, (config.text, order, specs, claims)))
+            tasks.append(("table", compile_table_in_worker, (config.text, order, specs)))
             bar = CompileProgress(specs, progress)
         shared = pool_in_use(len(tasks), game_timeout)
         if shared is not None:  # every other worker loads them too, side by side, instead of when its first task comes
-            tasks += [(("bots", i), bot_infos_in_worker, (specs, overrides, None, order, None))
+            tasks += [(("bots", i), bot_infos_in_worker, (specs, overrides, None, order))
                       for i in range(len(shared) - len(tasks))]
         try:
             with pool_for(len(tasks), game_timeout, describe) as pool:
@@ -332,8 +276,6 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         except TaskError as error:  # a bot that cannot load: the BotError it raised, here too
             raise error.as_raised() from None
         finally:
-            if claims is not None:
-                shutil.rmtree(claims, ignore_errors=True)  # a worker still waiting for a bot stops waiting
             if bar is not None:
                 bar.close()
 
