@@ -14,10 +14,10 @@ introduced; ``docs/performance.md``).
 where numba lowers every integer index of an array) so that functions of this
 package (:func:`is_package_function`) are compiled without the fix, and every
 other function as numba compiles it: a bot's policy, which indexes with its
-author's integers, and a user's own numba code in the same process. numba
-inlines a function marked ``inline="always"`` into its caller before compiling
-it, so a helper of the package inlined into a bot's policy wraps as the bot
-does.
+author's integers, the authoring helpers it calls (``autodup.game.authoring``,
+which index with the integers the bot passes them), and a user's own numba code
+in the same process. numba inlines a function marked ``inline="always"`` into
+its caller before compiling it, so a bot's own helper wraps as the bot does.
 
 Indices out of range were unchecked in the package's kernels already (numba
 checks bounds only when asked to); a negative index is now one of them, not
@@ -36,18 +36,20 @@ from __future__ import annotations
 from numba.core import types
 from numba.np import arrayobj
 
-__all__ = ["PACKAGE_PREFIX", "is_package_function", "install", "installed"]
+__all__ = ["PACKAGE_PREFIX", "AUTHORING_PREFIX", "is_package_function", "install", "installed"]
 
 # numba mangles a function's qualified name Itanium-style: ``autodup.game.turn.play_turns`` becomes
 # ``_ZN7autodup4game4turn10play_turnsB...``. A bot's module (``autodup_bot_...``) does not match.
 PACKAGE_PREFIX = "_ZN7autodup"
+AUTHORING_PREFIX = "_ZN7autodup4game9authoring"  # the helpers bots call, compiled on their own (not the package's)
 
 _numba_fix_integer_index = getattr(arrayobj, "fix_integer_index", None)
 
 
 def is_package_function(symbol: str) -> bool:
-    """Whether numba's mangled name ``symbol`` is that of a function of this package."""
-    return symbol.startswith(PACKAGE_PREFIX)
+    """Whether numba's mangled name ``symbol`` is that of a function of this package, not of the authoring
+    helpers that bots call (which index as the bots do)."""
+    return symbol.startswith(PACKAGE_PREFIX) and not symbol.startswith(AUTHORING_PREFIX)
 
 
 def _fix_integer_index(context, builder, index_type, index, size):

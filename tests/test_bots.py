@@ -143,6 +143,7 @@ def test_the_bot_check_names_the_variant_an_error_comes_from():
 @pytest.mark.parametrize("file, failure", [
     ("chaos.py", "illegal_actions"),
     ("crash.py", "bot_errors"),
+    ("crash_in_helper.py", "bot_errors"),
     ("stubborn.py", "cap_hits"),
 ])
 def test_the_bot_check_catches_misbehaving_bots(file, failure):
@@ -219,20 +220,22 @@ def test_broken_bot_files_are_refused_with_one_line(file, message):
     assert "numba" not in text.lower() and "\x1b" not in text  # said in the README's terms
 
 
-_HELPERS_COMPILED_ALONE = """
+_SHARED_HELPER = """
 from autodup.game import authoring
 from autodup.game.bot_loading import load_bot
-for name in ("greedy", "traits", "reroll1"):
-    load_bot(name)
-print(sorted(name for name in authoring.__all__ if getattr(getattr(authoring, name), "overloads", None)))
+load_bot({bot!r})
+stats = authoring.reroll_turn.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), len(authoring.reroll_turn.overloads))
 """
 
 
-def test_a_policy_compiles_the_helpers_it_calls_inside_itself_only(tmp_path):
-    """What ``decide`` returns is read from its own compiled code. Typed alone first, as the check once did it, each
-    helper it calls compiled as a function of its own too (the callback inlines them): 3 s of a cold start's eight
-    bots. In a fresh cache, loading bots that call a dozen helpers compiles none of them alone."""
-    assert run_in(ROOT, tmp_path / "cache", _HELPERS_COMPILED_ALONE)[-1] == "[]"
+def test_the_authoring_helpers_compile_once_for_every_bot_and_process(tmp_path):
+    """The helpers bots call are compiled on their own and cached, then linked into each policy that calls them,
+    instead of being typed and lowered again inside every policy (the three reroll bots each call ``reroll_turn``).
+    In a fresh cache, the first bot compiles it; another bot, in another process, loads it."""
+    cache = tmp_path / "cache"
+    assert run_in(ROOT, cache, _SHARED_HELPER.format(bot="reroll1"))[-3:] == ["0", "1", "1"]  # compiled, once
+    assert run_in(ROOT, cache, _SHARED_HELPER.format(bot="reroll2"))[-3:] == ["1", "0", "1"]  # loaded
 
 
 def test_unknown_bots_and_parameters_are_refused():

@@ -56,7 +56,7 @@ def test_any_other_function_wraps_it_as_python_does(module):
 
 
 def test_a_bot_indexing_from_the_end_plays_as_written():
-    """Its policy reads ``shop[-1]`` and calls a helper of the package (inlined) with -1: both wrap."""
+    """Its policy reads ``shop[-1]`` and calls a helper of the package (compiled on its own) with -1: both wrap."""
     bot = load_bot(str(ROOT / "tests" / "bots" / "from_the_end.py"))
     config = load_config(ROOT / "configs" / "set4.yaml")
     report = check_bot(bot, config, games=8)

@@ -53,11 +53,18 @@ def finite_number(value):
 
 
 
-# Decorator for functions a policy calls (the helpers below, and a bot's own).
-# Inlined and without the Numba runtime: calling a plain @njit function with
-# array arguments costs two atomic reference-count operations per array, which
-# made a decision ten times slower than its work (measured: 350 ns against 25).
+# Decorator for the functions a bot's own code calls: inlined into the policy, and without the Numba runtime
+# (calling a plain @njit function with array arguments costs two atomic reference-count operations per array,
+# which made a decision ten times slower than its work: 350 ns against 25).
 helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+
+# The helpers below, which every bot calls: each version compiled once and cached, then linked into every policy
+# that calls it (LLVM inlines it there as it sees fit), rather than inlined into each policy's numba IR, typed and
+# lowered again for every bot. A cold start's eight bots compile in about 4 s less (docs/performance.md), and
+# games are as fast. Bounds are checked, as in the policy itself: an index a bot passes out of range fails its
+# decision. Without the runtime, as above; and they index as a bot does, negative indices included
+# (autodup.nonnegative_indices leaves this module out).
+shared_helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, boundscheck=True)
 
 
 # --------------------------------------------------------------------------
@@ -65,37 +72,37 @@ helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 # --------------------------------------------------------------------------
 
 
-@helper
+@shared_helper
 def end_turn():
     return encode_decision(ACTION_END, 0)
 
 
-@helper
+@shared_helper
 def buy(slot):
     return encode_decision(ACTION_BUY, slot)
 
 
-@helper
+@shared_helper
 def sell(unit):
     return encode_decision(ACTION_SELL, unit)
 
 
-@helper
+@shared_helper
 def reroll():
     return encode_decision(ACTION_REROLL, 0)
 
 
-@helper
+@shared_helper
 def buy_xp():
     return encode_decision(ACTION_BUY_XP, 0)
 
 
-@helper
+@shared_helper
 def toggle_lock():
     return encode_decision(ACTION_LOCK, 0)
 
 
-@helper
+@shared_helper
 def loaded_roll(trait):
     return encode_decision(ACTION_LOADED_ROLL, trait)
 
@@ -105,25 +112,25 @@ def loaded_roll(trait):
 # --------------------------------------------------------------------------
 
 
-@helper
+@shared_helper
 def uniform(me):
     """A uniform in [0, 1) fresh for this decision (``me[RANDOM_A]``)."""
     return me[RANDOM_A] * 2.0**-53
 
 
-@helper
+@shared_helper
 def random_below(me, n):
     """An integer uniform in ``[0, n)`` fresh for this decision (``me[RANDOM_B]``); n >= 1."""
     return np.int64(me[RANDOM_B] * 2.0**-53 * n)
 
 
-@helper
+@shared_helper
 def unit_value(champion, star, champion_cost):
     """Gold value (and rough strength) of a unit: cost times copies."""
     return champion_cost[champion] * copies_of_star(star)
 
 
-@helper
+@shared_helper
 def copies_owned(champion, me, unit_champion, unit_star):
     """Copies of ``champion`` the seat holds (3 for a 2-star)."""
     total = 0
@@ -132,13 +139,13 @@ def copies_owned(champion, me, unit_champion, unit_star):
     return total
 
 
-@helper
+@shared_helper
 def completes_a_combine(champion, me, unit_champion, unit_star):
     """Whether buying ``champion`` makes a 2-star at once (two 1-stars held): allowed with a full bench."""
     return units.completes_a_combine(unit_champion, unit_star, me[UNITS], champion)
 
 
-@helper
+@shared_helper
 def can_buy(slot, me, shop=None, unit_champion=None, unit_star=None, champion_cost=None):
     """Whether buying ``shop[slot]`` is legal now, as the table decides it (``me[BUYABLE]``).
 
@@ -150,31 +157,31 @@ def can_buy(slot, me, shop=None, unit_champion=None, unit_star=None, champion_co
     return 0 <= slot < VIEW_MASK_BITS and ((me[BUYABLE] >> slot) & 1) == 1
 
 
-@helper
+@shared_helper
 def can_sell(unit, me):
     """Whether selling unit ``unit`` is legal now: any unit held (``unit < me[UNITS]``)."""
     return 0 <= unit < me[UNITS]
 
 
-@helper
+@shared_helper
 def can_reroll(me):
     """Whether a reroll is legal now (``me[CAN_REROLL]``)."""
     return me[CAN_REROLL] != 0
 
 
-@helper
+@shared_helper
 def can_buy_xp(me):
     """Whether buying XP is legal now (``me[CAN_BUY_XP]``)."""
     return me[CAN_BUY_XP] != 0
 
 
-@helper
+@shared_helper
 def can_loaded_roll(me):
     """Whether a loaded roll of a trait (any trait id) is legal now (``me[CAN_LOADED_ROLL]``)."""
     return me[CAN_LOADED_ROLL] != 0
 
 
-@helper
+@shared_helper
 def weakest_unit(me, unit_champion, unit_star, champion_cost, keep_champion):
     """Index of the least valuable unit that is not ``keep_champion`` (-1 if none)."""
     weakest, weakest_value = -1, 1 << 60
@@ -187,7 +194,7 @@ def weakest_unit(me, unit_champion, unit_star, champion_cost, keep_champion):
     return weakest
 
 
-@helper
+@shared_helper
 def has_trait(champion, trait, champion_traits):
     for m in range(champion_traits.shape[1]):
         if champion_traits[champion, m] == trait:
@@ -195,13 +202,13 @@ def has_trait(champion, trait, champion_traits):
     return False
 
 
-@helper
+@shared_helper
 def interest_gold(me):
     """Gold that earns the most interest (e.g. 50)."""
     return me[INTEREST_PER] * me[INTEREST_MAX]
 
 
-@helper
+@shared_helper
 def buy_best(me, shop, unit_champion, unit_star, champion_cost, spare_gold):
     """The buy with the most value: pairs first, then cost; spends at most ``spare_gold`` unless it pairs.
 
@@ -227,7 +234,7 @@ _CURVE_OPENING_LEVEL = 3
 _CURVE_STAGE_TWO_LEVEL = 4
 
 
-@helper
+@shared_helper
 def curve_level(me, rounds_behind=0):
     """The level a steady player has by now, from the configuration's stages and max level.
 
@@ -268,7 +275,7 @@ def curve_level(me, rounds_behind=0):
 standard_level = curve_level
 
 
-@helper
+@shared_helper
 def units_with_trait(trait, me, unit_champion, champion_traits):
     """Distinct champions held that have ``trait`` (what trait breakpoints count)."""
     count = 0
@@ -290,7 +297,7 @@ _MASKED_CHAMPIONS = 63
 _MASKED_TRAITS = 63
 
 
-@helper
+@shared_helper
 def _first_copies(me, unit_champion):
     """Bit ``u`` set when unit ``u`` is the first held of its champion, for the first ``_MASKED_UNITS`` units.
 
@@ -313,7 +320,7 @@ def _first_copies(me, unit_champion):
     return first
 
 
-@helper
+@shared_helper
 def _trait_mask(champion, champion_traits, n_traits):
     """Bit ``t`` set when ``champion`` has trait ``t`` (``0 <= t < n_traits``, at most ``_MASKED_TRAITS``)."""
     mask = 0
@@ -324,7 +331,7 @@ def _trait_mask(champion, champion_traits, n_traits):
     return mask
 
 
-@helper
+@shared_helper
 def strongest_trait(me, unit_champion, champion_traits, n_traits):
     """The trait with the most distinct champions held (-1 with no units); ties go to the lower id."""
     if me[UNITS] > _MASKED_UNITS or n_traits > _MASKED_TRAITS:
@@ -360,7 +367,7 @@ def strongest_trait(me, unit_champion, champion_traits, n_traits):
     return -1
 
 
-@helper
+@shared_helper
 def room_for(champion, me, shop, unit_champion, unit_star, champion_cost, keep_cost):
     """An answer that makes room for ``champion``: sell the weakest unit worth less that is not of cost ``keep_cost``.
 
@@ -378,7 +385,7 @@ def room_for(champion, me, shop, unit_champion, unit_star, champion_cost, keep_c
     return sell(weakest) if weakest >= 0 else 0
 
 
-@helper
+@shared_helper
 def reroll_turn(me, shop, unit_champion, unit_star, champion_cost, cost, level, keep, three_stars):
     """The reroll strategy: stop at ``level`` and slow-roll above ``keep`` gold for 3-star ``cost``-cost units.
 

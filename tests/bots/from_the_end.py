@@ -12,7 +12,7 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
            memory):
     champion = shop[-1]
     last = me[SHOP_SIZE] - 1
-    # has_trait is a helper of the package inlined here: it indexes with the bot's -1 as the bot does.
+    # has_trait is a helper of the package, compiled on its own: it indexes with the bot's -1 as the bot does.
     if (champion >= 0 and (me[BUYABLE] >> last) & 1 and has_trait(-1, champion_traits[-1, 0], champion_traits)
             and unit_value(champion, 1, champion_cost) == champion_cost[champion - champion_cost.shape[0]]):
         return buy(last)
