@@ -58,6 +58,7 @@ import time
 import types
 from pathlib import Path
 
+from numba.core import types as numba_types
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
@@ -71,7 +72,8 @@ __all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
-           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock", "release_claim"]
+           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock", "release_claim",
+           "plain_versions_only", "is_plain_type"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -550,10 +552,76 @@ def _release(claim: Path | None) -> None:
                 claim.unlink()
 
 
+_PLAIN_VERSIONS_ONLY: set = set()  # Python functions whose versions are saved only for plain argument types
+
+
+def plain_versions_only(dispatcher):
+    """Save ``dispatcher``'s compiled versions only where every argument type is plain (:func:`is_plain_type`);
+    compile the others in each process. Returns the dispatcher.
+
+    For package functions that bots call with their own values (the authoring helpers): a type a bot defines,
+    an enum or a named tuple of its file, names the bot's module, and a process that has not loaded that bot
+    could not read the function's cache index back (numba unpickles every key of it), so every version saved
+    beside it would be lost and compiled again.
+    """
+    _PLAIN_VERSIONS_ONLY.add(dispatcher.py_func)
+    return dispatcher
+
+
+def is_plain_type(numba_type) -> bool:
+    """Whether ``numba_type`` is one that any process can read back: a number, a boolean, None, a literal
+    number, an omitted argument (the function's own default), an array of numbers or booleans, or a plain
+    tuple of these."""
+    if isinstance(numba_type, numba_types.Omitted):
+        return True
+    if isinstance(numba_type, numba_types.Literal):
+        return type(numba_type.literal_value) in (bool, int, float)  # not an int of a user's class (an IntEnum)
+    if isinstance(numba_type, (numba_types.Boolean, numba_types.Number, numba_types.NoneType)):
+        return True
+    if isinstance(numba_type, numba_types.Array):
+        return is_plain_type(numba_type.dtype)
+    if isinstance(numba_type, numba_types.BaseTuple) and not isinstance(numba_type, numba_types.BaseNamedTuple):
+        return all(is_plain_type(member) for member in numba_type.types)
+    return False
+
+
+@contextlib.contextmanager
+def _index_lock(cache):
+    """Hold an advisory lock on ``cache``'s index while numba rewrites it.
+
+    numba saves a version by reading the function's index, adding the version with the first free data file's
+    name, and writing the index back, with no lock: two processes saving two versions of one function at the
+    same moment (a cold start's two workers, each compiling bots that call a helper with other argument types)
+    could both take the same name, and leave one version's index entry pointing at the other's code. Without
+    ``flock`` (Windows) or a writable index folder, nothing is locked."""
+    handle = None
+    if fcntl is not None:
+        with contextlib.suppress(OSError):
+            handle = open(f"{cache._cache_file._index_path}.lock", "a+b")
+    if handle is None:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _save_and_release(cache, signature, data):
-    """numba's ``Cache.save_overload``, then the claim on compiling it released (see :func:`_load_or_claim`)."""
+    """numba's ``Cache.save_overload`` (under the index's lock, for the package's functions and bots), then the
+    claim on compiling it released (see :func:`_load_or_claim`); a version of a function saved for plain argument
+    types only (:func:`plain_versions_only`) whose types are not is not saved."""
     try:
-        _NUMBA_SAVE_OVERLOAD(cache, signature, data)
+        if getattr(cache, "_py_func", None) in _PLAIN_VERSIONS_ONLY and not all(
+                is_plain_type(argument) for argument in signature):
+            return
+        if is_fingerprinted(cache):
+            with _index_lock(cache):
+                _NUMBA_SAVE_OVERLOAD(cache, signature, data)
+        else:
+            _NUMBA_SAVE_OVERLOAD(cache, signature, data)
     finally:
         _release(_claim_path(cache, signature))
 

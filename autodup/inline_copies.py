@@ -11,7 +11,7 @@ one-process cold compile of the table, ``inline_ir`` took 17.3 s, and 3.6 s
 with this module (``docs/performance.md``).
 
 :func:`install` wraps ``inline_ir`` so that, for a caller of this package or of a
-bot autodup loads (whose policies inline the package's authoring helpers), the
+bot autodup loads (whose policies inline the bot's own ``@helper`` functions), the
 blocks of one copy share one copy of the scope, as the blocks they are copied
 from share one scope. Only the copying changes: the object code of every kernel
 of the table, compiled with and without it, is byte for byte the same but for the

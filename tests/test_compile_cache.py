@@ -382,3 +382,84 @@ def test_a_bot_is_compiled_under_a_claim_that_goes_whether_it_compiles_or_not(tm
     does not compile is refused."""
     assert run_in(ROOT, tmp_path / "cache", _BOT_CLAIMS) == ["during", "True", "during", "True", "refused", "left",
                                                               "0"]
+
+
+def test_only_plain_argument_types_are_read_back_by_any_process():
+    import collections
+    import enum
+
+    from numba.core import types
+
+    class Trait(enum.IntEnum):
+        FAVOURITE = 0
+
+    pair = collections.namedtuple("pair", "a b")
+    plain = [types.int64, types.literal(5), types.literal(True), types.float64, types.none, types.Omitted(None),
+             types.Array(types.int16, 2, "C", readonly=True), types.UniTuple(types.int64, 2)]
+    assert all(compile_cache.is_plain_type(plain_type) for plain_type in plain)
+    other = [types.IntEnumMember(Trait, types.int64), types.NamedUniTuple(types.int64, 2, pair), types.unicode_type,
+             types.UniTuple(types.IntEnumMember(Trait, types.int64), 2)]
+    assert not any(compile_cache.is_plain_type(other_type) for other_type in other)
+
+
+_HELPER_VERSIONS = """
+import numpy as np
+from autodup.game import authoring
+from autodup.game.bot_loading import load_bot
+traits = np.zeros((4, 2), dtype=np.int64)
+assert authoring.has_trait(1, 0, traits)  # a plain version, from Python
+if {load_the_bot}:
+    load_bot({bot!r})  # calls has_trait with an IntEnum of its own file
+stats = authoring.has_trait.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), len(authoring.has_trait.overloads))
+"""
+
+
+def test_a_helper_version_for_a_bots_own_type_is_not_cached_beside_the_others(tmp_path):
+    """An authoring helper called with a type a bot defines (an IntEnum of its file) is compiled but not saved:
+    its key names the bot's module, which another process cannot import to read the helper's cache index, and
+    the versions saved beside it (the plain one here) would be lost and compiled again."""
+    cache, bot = tmp_path / "cache", str(ROOT / "tests" / "bots" / "enum_traits.py")
+    assert run_in(ROOT, cache, _HELPER_VERSIONS.format(load_the_bot=True, bot=bot))[-3:] == ["0", "2", "2"]
+    assert run_in(ROOT, cache, _HELPER_VERSIONS.format(load_the_bot=False, bot=bot))[-3:] == ["1", "0", "1"]
+
+
+_SAVING = """
+import sys
+from numba.core.caching import Cache
+from autodup.game import authoring
+print(authoring.has_trait._cache._cache_file._index_path, flush=True)
+save = Cache.save_overload
+
+
+def announced(cache, signature, data):
+    print("saving", flush=True)
+    save(cache, signature, data)
+    print("saved", flush=True)
+
+
+Cache.save_overload = announced
+import numpy as np
+authoring.has_trait(1, 0, np.zeros((4, 2), dtype=np.int64))
+"""
+
+
+@pytest.mark.skipif(compile_cache.fcntl is None, reason="no flock on this system")
+def test_a_version_is_saved_under_its_index_lock(tmp_path):
+    """numba rewrites a function's cache index without a lock: two processes saving two versions at once could
+    give both the same data file. A save waits for the index's lock."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
+    process = subprocess.Popen([sys.executable, "-c", _SAVING], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                               env=environment)
+    try:
+        index = process.stdout.readline().strip()
+        with open(f"{index}.lock", "a+b") as lock:
+            compile_cache.fcntl.flock(lock, compile_cache.fcntl.LOCK_EX)
+            assert process.stdout.readline().strip() == "saving"
+            ready, _, _ = select.select([process.stdout], [], [], 2.0)
+            assert not ready and process.poll() is None  # waiting for the lock
+            compile_cache.fcntl.flock(lock, compile_cache.fcntl.LOCK_UN)
+        assert process.stdout.readline().strip() == "saved"
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()

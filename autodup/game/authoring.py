@@ -9,6 +9,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..compile_cache import plain_versions_only
 from ..errors import BotError, PolicyError
 from . import units
 from .actions import (
@@ -58,13 +59,21 @@ def finite_number(value):
 # which made a decision ten times slower than its work: 350 ns against 25).
 helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
 
-# The helpers below, which every bot calls: each version compiled once and cached, then linked into every policy
-# that calls it (LLVM inlines it there as it sees fit), rather than inlined into each policy's numba IR, typed and
-# lowered again for every bot. A cold start's eight bots compile in about 4 s less (docs/performance.md), and
-# games are as fast. Bounds are checked, as in the policy itself: an index a bot passes out of range fails its
-# decision. Without the runtime, as above; and they index as a bot does, negative indices included
-# (autodup.nonnegative_indices leaves this module out).
-shared_helper = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, boundscheck=True)
+_compiled_once = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, boundscheck=True)
+
+
+def shared_helper(function):
+    """Decorator for the helpers below, which every bot calls: each version compiled once and cached, then linked
+    into every policy that calls it (LLVM inlines it there as it sees fit), rather than inlined into each
+    policy's numba IR, typed and lowered again for every bot. The eight shipped bots compile in about 4 s less in
+    one process, a cold start in about 3 s less (docs/performance.md), and games are as fast.
+
+    Bounds are checked, as in the policy itself: an index a bot passes out of range fails its decision. Without
+    the runtime, as above; they index as a bot does, negative indices included (autodup.nonnegative_indices
+    leaves this module out); and a version for a type a bot defines (an enum of its file, say) is compiled in
+    each process, not cached (:func:`autodup.compile_cache.plain_versions_only`).
+    """
+    return plain_versions_only(_compiled_once(function))
 
 
 # --------------------------------------------------------------------------

@@ -132,8 +132,8 @@ class _PolicyCallback(CFunc):
         except Exception as error:  # numba's typing and lowering errors, said in the README's terms
             _check_returned_type_if_typed(function)  # a text returned fails the cast to int64: say so instead
             raise PolicyError(explain_compile_error(error, function)) from None
-        # Read from the compiled code, not typed again alone: typing decide alone compiled every helper it calls
-        # as a function of its own (the callback inlines them), 3 s of a cold start's eight bots.
+        # Read from the compiled code, not typed again alone: typing decide alone typed it a second time, and
+        # compiled a bot's own @helper functions (which the callback inlines) as functions of their own.
         returned = _returned_type(result)
         if returned is None:  # no return compiled (a decide that only raises, say): as typed alone, explained
             try:
@@ -197,7 +197,8 @@ def _returned_type(result):
 
 
 def _typed_alone(function):
-    """The type ``decide`` returns, typed alone (every helper it calls compiles as a function of its own)."""
+    """The type ``decide`` returns, typed alone (every helper it calls compiles as a function of its own, a bot's
+    own ``@helper`` functions included)."""
     from numba.core import compiler, typed_passes
     from numba.core.registry import cpu_target
 
