@@ -58,9 +58,18 @@ import time
 import types
 from pathlib import Path
 
-from numba.core import types as numba_types
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
+
+from .cache_sharing import (
+    CLAIM_POLL_SECONDS,
+    CLAIM_SECONDS,
+    CLAIM_WRITING_SECONDS,
+    claim_is_live,
+    index_lock,
+    process_identity,
+    read_back_by_any_process,
+)
 
 try:
     import fcntl
@@ -72,8 +81,7 @@ __all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
-           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock", "release_claim",
-           "plain_versions_only", "is_plain_type"]
+           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock", "release_claim"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -421,11 +429,6 @@ _NUMBA_LOAD_OVERLOAD = Cache.load_overload
 _NUMBA_SAVE_OVERLOAD = Cache.save_overload
 _NUMBA_COMPILE = Dispatcher.compile
 
-# A claim older than this, or held by a process that is gone, is taken over: its compile failed or was killed.
-CLAIM_SECONDS = 600.0
-CLAIM_POLL_SECONDS = 0.05
-# An empty claim is being written; one left empty (its process killed in between) is taken over after this.
-CLAIM_WRITING_SECONDS = 5.0
 _held_claims = set()
 
 
@@ -467,39 +470,6 @@ def _claim_path(cache, signature) -> Path | None:
     return Path(f"{cache._cache_file._index_path}.{digest}.claim")
 
 
-def _process_identity(pid: int) -> str:
-    """``pid`` and its process's start time (Linux's ``/proc``; the pid alone elsewhere): a pid alone may be
-    another process's after a restart (a container's pids start again at 1), the pair is not."""
-    try:
-        return f"{pid} {Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19]}"
-    except (OSError, IndexError):
-        return str(pid)
-
-
-def _claim_is_live(claim: Path) -> bool:
-    """Whether ``claim`` exists, younger than :data:`CLAIM_SECONDS`, of another process still running."""
-    try:
-        text, age = claim.read_text().strip(), time.time() - claim.stat().st_mtime
-    except OSError:
-        return False  # gone
-    if age >= CLAIM_SECONDS:
-        return False
-    if not text:
-        return age < CLAIM_WRITING_SECONDS  # being written, unless its process died in between
-    words = text.split()
-    if not words[0].isdigit() or int(words[0]) == os.getpid():
-        return False
-    if len(words) > 1:
-        return _process_identity(int(words[0])) == text
-    try:
-        os.kill(int(words[0]), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # another user's process: alive
-    return True
-
-
 def _load_or_claim(cache, signature, target_context):
     """Load ``signature`` from the cache; when it is not there, compile it once across processes.
 
@@ -520,20 +490,20 @@ def _load_or_claim(cache, signature, target_context):
         try:
             handle = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
-            while _claim_is_live(claim):
+            while claim_is_live(claim):
                 time.sleep(CLAIM_POLL_SECONDS)
             loaded = _load(cache, signature, target_context)
             if loaded is not None:
                 return loaded
             with contextlib.suppress(OSError):  # stale (its process gone): take it over
-                if claim.exists() and not _claim_is_live(claim):
+                if claim.exists() and not claim_is_live(claim):
                     claim.unlink()
             time.sleep(CLAIM_POLL_SECONDS)  # should the claim stay (a file that cannot be removed): no busy loop
             continue
         except OSError:
             return None  # a read-only cache: compile without claiming
         with os.fdopen(handle, "w") as file:
-            file.write(_process_identity(os.getpid()))
+            file.write(process_identity(os.getpid()))
         _held_claims.add(claim)
         # Saved by another process between the load above and the claim.
         loaded = _load(cache, signature, target_context)
@@ -548,65 +518,8 @@ def _release(claim: Path | None) -> None:
     if claim is not None and claim in _held_claims:
         _held_claims.discard(claim)
         with contextlib.suppress(OSError):
-            if claim.read_text().strip() == _process_identity(os.getpid()):
+            if claim.read_text().strip() == process_identity(os.getpid()):
                 claim.unlink()
-
-
-_PLAIN_VERSIONS_ONLY: set = set()  # Python functions whose versions are saved only for plain argument types
-
-
-def plain_versions_only(dispatcher):
-    """Save ``dispatcher``'s compiled versions only where every argument type is plain (:func:`is_plain_type`);
-    compile the others in each process. Returns the dispatcher.
-
-    For package functions that bots call with their own values (the authoring helpers): a type a bot defines,
-    an enum or a named tuple of its file, names the bot's module, and a process that has not loaded that bot
-    could not read the function's cache index back (numba unpickles every key of it), so every version saved
-    beside it would be lost and compiled again.
-    """
-    _PLAIN_VERSIONS_ONLY.add(dispatcher.py_func)
-    return dispatcher
-
-
-def is_plain_type(numba_type) -> bool:
-    """Whether ``numba_type`` is one that any process can read back: a number, a boolean, None, a literal
-    number, an omitted argument (the function's own default), an array of numbers or booleans, or a plain
-    tuple of these."""
-    if isinstance(numba_type, numba_types.Omitted):
-        return True
-    if isinstance(numba_type, numba_types.Literal):
-        return type(numba_type.literal_value) in (bool, int, float)  # not an int of a user's class (an IntEnum)
-    if isinstance(numba_type, (numba_types.Boolean, numba_types.Number, numba_types.NoneType)):
-        return True
-    if isinstance(numba_type, numba_types.Array):
-        return is_plain_type(numba_type.dtype)
-    if isinstance(numba_type, numba_types.BaseTuple) and not isinstance(numba_type, numba_types.BaseNamedTuple):
-        return all(is_plain_type(member) for member in numba_type.types)
-    return False
-
-
-@contextlib.contextmanager
-def _index_lock(cache):
-    """Hold an advisory lock on ``cache``'s index while numba rewrites it.
-
-    numba saves a version by reading the function's index, adding the version with the first free data file's
-    name, and writing the index back, with no lock: two processes saving two versions of one function at the
-    same moment (a cold start's two workers, each compiling bots that call a helper with other argument types)
-    could both take the same name, and leave one version's index entry pointing at the other's code. Without
-    ``flock`` (Windows) or a writable index folder, nothing is locked."""
-    handle = None
-    if fcntl is not None:
-        with contextlib.suppress(OSError):
-            handle = open(f"{cache._cache_file._index_path}.lock", "a+b")
-    if handle is None:
-        yield
-        return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _save_and_release(cache, signature, data):
@@ -614,11 +527,10 @@ def _save_and_release(cache, signature, data):
     claim on compiling it released (see :func:`_load_or_claim`); a version of a function saved for plain argument
     types only (:func:`plain_versions_only`) whose types are not is not saved."""
     try:
-        if getattr(cache, "_py_func", None) in _PLAIN_VERSIONS_ONLY and not all(
-                is_plain_type(argument) for argument in signature):
+        if not read_back_by_any_process(cache, signature):
             return
         if is_fingerprinted(cache):
-            with _index_lock(cache):
+            with index_lock(cache):
                 _NUMBA_SAVE_OVERLOAD(cache, signature, data)
         else:
             _NUMBA_SAVE_OVERLOAD(cache, signature, data)

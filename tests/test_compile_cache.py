@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autodup import compile_cache
+from autodup import cache_sharing, compile_cache
 
 from .python_runs import run_in
 
@@ -315,13 +315,14 @@ _CLAIMED = """
 import os, subprocess, sys, threading, time
 import numpy as np
 from numba import typeof
-from autodup.compile_cache import _claim_path, _process_identity, compiled_signatures
+from autodup.cache_sharing import process_identity
+from autodup.compile_cache import _claim_path, compiled_signatures
 from autodup.engine.rng import uniform_from_bits
 claim = _claim_path(uniform_from_bits._cache, (typeof(np.uint64(1)),))
 holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(HOLD)"])
 threading.Thread(target=holder.wait).start()  # reaped when it ends, as a pool reaps its workers
 # reused: the pid's process started at another time
-claim.write_text({"live": _process_identity(holder.pid), "gone": str(2 ** 22 + 12345),
+claim.write_text({"live": process_identity(holder.pid), "gone": str(2 ** 22 + 12345),
                   "reused": f"{holder.pid} 1", "empty": ""}["CASE"])
 if "CASE" == "empty":  # its process killed between creating it and writing it, 10 s ago
     os.utime(claim, (time.time() - 10, time.time() - 10))
@@ -353,7 +354,8 @@ def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_
 
 _BOT_CLAIMS = """
 import sys
-from autodup.compile_cache import _process_identity, cache_folder
+from autodup.cache_sharing import process_identity
+from autodup.compile_cache import cache_folder
 from autodup.errors import BotError
 from autodup.game import policy_compiling
 from autodup.game.bot_loading import load_bot
@@ -362,7 +364,7 @@ compile_uncached = policy_compiling._PolicyCallback._compile_uncached
 
 def watched(callback):  # the claims in the cache while the bot compiles
     seen = sorted(path.read_text() for path in cache_folder().rglob("*.claim"))
-    print("during", seen == [_process_identity(__import__("os").getpid())])
+    print("during", seen == [process_identity(__import__("os").getpid())])
     return compile_uncached(callback)
 
 policy_compiling._PolicyCallback._compile_uncached = watched
@@ -396,10 +398,10 @@ def test_only_plain_argument_types_are_read_back_by_any_process():
     pair = collections.namedtuple("pair", "a b")
     plain = [types.int64, types.literal(5), types.literal(True), types.float64, types.none, types.Omitted(None),
              types.Array(types.int16, 2, "C", readonly=True), types.UniTuple(types.int64, 2)]
-    assert all(compile_cache.is_plain_type(plain_type) for plain_type in plain)
+    assert all(cache_sharing.is_plain_type(plain_type) for plain_type in plain)
     other = [types.IntEnumMember(Trait, types.int64), types.NamedUniTuple(types.int64, 2, pair), types.unicode_type,
              types.UniTuple(types.IntEnumMember(Trait, types.int64), 2)]
-    assert not any(compile_cache.is_plain_type(other_type) for other_type in other)
+    assert not any(cache_sharing.is_plain_type(other_type) for other_type in other)
 
 
 _HELPER_VERSIONS = """
@@ -444,7 +446,7 @@ authoring.has_trait(1, 0, np.zeros((4, 2), dtype=np.int64))
 """
 
 
-@pytest.mark.skipif(compile_cache.fcntl is None, reason="no flock on this system")
+@pytest.mark.skipif(cache_sharing.fcntl is None, reason="no flock on this system")
 def test_a_version_is_saved_under_its_index_lock(tmp_path):
     """numba rewrites a function's cache index without a lock: two processes saving two versions at once could
     give both the same data file. A save waits for the index's lock."""
@@ -454,11 +456,11 @@ def test_a_version_is_saved_under_its_index_lock(tmp_path):
     try:
         index = process.stdout.readline().strip()
         with open(f"{index}.lock", "a+b") as lock:
-            compile_cache.fcntl.flock(lock, compile_cache.fcntl.LOCK_EX)
+            cache_sharing.fcntl.flock(lock, cache_sharing.fcntl.LOCK_EX)
             assert process.stdout.readline().strip() == "saving"
             ready, _, _ = select.select([process.stdout], [], [], 2.0)
             assert not ready and process.poll() is None  # waiting for the lock
-            compile_cache.fcntl.flock(lock, compile_cache.fcntl.LOCK_UN)
+            cache_sharing.fcntl.flock(lock, cache_sharing.fcntl.LOCK_UN)
         assert process.stdout.readline().strip() == "saved"
         assert process.wait(timeout=60) == 0
     finally:

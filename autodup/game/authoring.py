@@ -9,7 +9,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..compile_cache import plain_versions_only
+from ..cache_sharing import plain_versions_only
 from ..errors import BotError, PolicyError
 from . import units
 from .actions import (
@@ -71,7 +71,7 @@ def shared_helper(function):
     Bounds are checked, as in the policy itself: an index a bot passes out of range fails its decision. Without
     the runtime, as above; they index as a bot does, negative indices included (autodup.nonnegative_indices
     leaves this module out); and a version for a type a bot defines (an enum of its file, say) is compiled in
-    each process, not cached (:func:`autodup.compile_cache.plain_versions_only`).
+    each process, not cached (:func:`autodup.cache_sharing.plain_versions_only`).
     """
     return plain_versions_only(_compiled_once(function))
 
