@@ -61,20 +61,16 @@ from pathlib import Path
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
-from .cache_sharing import (
+from .cache_sharing import (  # fcntl: None on Windows, without advisory locks (commands compile side by side)
     CLAIM_POLL_SECONDS,
     CLAIM_SECONDS,
     CLAIM_WRITING_SECONDS,
     claim_is_live,
+    fcntl,
     index_lock,
     process_identity,
     read_back_by_any_process,
 )
-
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks; commands compile side by side
-    fcntl = None
 
 __all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE_PREFIX", "KEPT_FINGERPRINTS",
            "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_WRITING_SECONDS",
@@ -529,10 +525,7 @@ def _save_and_release(cache, signature, data):
     try:
         if not read_back_by_any_process(cache, signature):
             return
-        if is_fingerprinted(cache):
-            with index_lock(cache):
-                _NUMBA_SAVE_OVERLOAD(cache, signature, data)
-        else:
+        with index_lock(cache) if is_fingerprinted(cache) else contextlib.nullcontext():
             _NUMBA_SAVE_OVERLOAD(cache, signature, data)
     finally:
         _release(_claim_path(cache, signature))
