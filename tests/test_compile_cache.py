@@ -119,6 +119,47 @@ def test_only_modules_compiled_code_can_reach_are_in_the_fingerprint():
     assert "analysis/measure_kernels.py" in {f"{name.replace('.', '/')}.py" for name in compile_cache.SELF_STAMPED}
 
 
+NESTED_IMPORTS = {
+    "x = 1\n": False,
+    "import numbat\n": False,
+    "from .numba import x\n": False,  # a module of the package that happens to be called so
+    "s = 'import numba'\n": False,
+    "import numba.core\n": True,
+    "import os, numba as nb\n": True,
+    "def f():\n    from numba import njit\n": True,
+    "class C:\n    def f(self):\n        if x:\n            pass\n        else:\n            import numba\n": True,
+    "try:\n    pass\nexcept ImportError:\n    import numba\nfinally:\n    pass\n": True,
+    "with open(p) as f:\n    for line in f:\n        while line:\n            from numba.core import types\n": True,
+    "match x:\n    case 1:\n        import numba\n": True,
+    "async def f():\n    async with a:\n        import numba\n": True,
+}
+
+
+@pytest.mark.parametrize("source", NESTED_IMPORTS)
+def test_an_import_of_numba_is_found_at_any_depth_of_statements(source):
+    assert compile_cache._imports_numba(source) is NESTED_IMPORTS[source]
+
+
+def test_a_module_imports_numba_by_the_statements_alone_as_by_a_walk_of_its_whole_tree():
+    """The fingerprint's scan visits statements only, and skips a source that does not name numba: the same
+    answer as a visit of every node, for every module of the package, the tests and the benchmarks."""
+    import ast
+
+    def names_numba(node):
+        if isinstance(node, ast.Import):
+            return any(alias.name.split(".")[0] == "numba" for alias in node.names)
+        return isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "numba"
+
+    def every_node(source):
+        return any(names_numba(node) for node in ast.walk(ast.parse(source)))
+
+    paths = [*compile_cache.PACKAGE_DIR.rglob("*.py"), *(ROOT / "tests").glob("*.py"),
+             *(ROOT / "benchmarks").glob("*.py")]
+    answers = {path: compile_cache._imports_numba(path.read_text()) for path in paths}
+    assert answers == {path: every_node(path.read_text()) for path in paths}
+    assert sum(answers.values()) > 30 and not all(answers.values())
+
+
 def test_a_self_stamped_module_recompiles_when_it_changes(tmp_path, monkeypatch):
 
     locator = compile_cache.FingerprintCacheLocator.from_function(
