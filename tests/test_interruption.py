@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from autodup.tournament.workers import WORKER_START_VARIABLE
+
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
 COMPILING = "compiling the game for this machine"  # the one note a cold compiled-code cache adds
@@ -65,12 +67,21 @@ def workers(pid: int) -> dict:
     """``{worker: whether its Python has started}`` for the command's worker processes (not the resource tracker).
 
     Started: its Python catches SIGINT (the handler that raises KeyboardInterrupt is installed) and does not
-    ignore it yet, that is, it imports its arguments' modules: a Ctrl-C then printed a traceback.
+    ignore it yet, that is, it imports its arguments' modules: a Ctrl-C then printed a traceback. A forked
+    worker (its command line is the command's) has its modules from the start: it is started at once.
     """
     found = {}
+    try:
+        command_line = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return found
     for child in children(pid):
         try:
-            if b"spawn_main" not in (Path("/proc") / str(child) / "cmdline").read_bytes():
+            child_line = (Path("/proc") / str(child) / "cmdline").read_bytes()
+            if child_line == command_line:
+                found[child] = True
+                continue
+            if b"spawn_main" not in child_line:
                 continue
             masks = {line.split(":")[0]: int(line.split(":")[1], 16)
                      for line in (Path("/proc") / str(child) / "status").read_text().splitlines()
@@ -102,12 +113,13 @@ def start(tmp_path):
     does), with a private TMPDIR; returns the process and that TMPDIR. What a failed test left running is killed."""
     started = []
 
-    def start(command: str):
+    def start(command: str, worker_start: str = "auto"):
         temporary = tmp_path / "tmp"
         temporary.mkdir()
         process = subprocess.Popen([sys.executable, "-m", "autodup", *COMMANDS[command], "--workers", "2", "--quiet",
                                     "--out", str(tmp_path / command)], cwd=ROOT,
-                                   env={**ENVIRONMENT, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
+                                   env={**ENVIRONMENT, "TMPDIR": str(temporary), WORKER_START_VARIABLE: worker_start},
+                                   stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
         started.append(process)
         return process, temporary
@@ -168,10 +180,14 @@ def warm(tmp_path_factory):
 
 
 # A run, a sweep and an A/B test load their bots and play in one pool; quality starts a second one to trace draws.
-@pytest.mark.parametrize("command, moment", [("run", FIRST), ("sweep", FIRST), ("ab", FIRST), ("quality", FIRST),
-                                             ("quality", NEXT), ("quality", BETWEEN)])
-def test_ctrl_c_to_the_group_as_workers_start_or_between_pools_is_one_line(warm, start, command, moment):
-    process, temporary = start(command)
+# The command forks its workers (autodup.tournament.workers.start_method); spawned, as a program with threads of its
+# own has them, their Python starts for seconds with the signals blocked.
+@pytest.mark.parametrize("command, moment, worker_start", [
+    ("run", FIRST, "auto"), ("run", FIRST, "spawn"), ("sweep", FIRST, "auto"), ("ab", FIRST, "auto"),
+    ("quality", FIRST, "auto"), ("quality", NEXT, "auto"), ("quality", NEXT, "spawn"), ("quality", BETWEEN, "auto")])
+def test_ctrl_c_to_the_group_as_workers_start_or_between_pools_is_one_line(warm, start, command, moment,
+                                                                           worker_start):
+    process, temporary = start(command, worker_start)
     signal_group_at(process, moment, signal.SIGINT)
     assert_stopped_with_one_line(process, temporary, 130, "interrupted")
 

@@ -13,6 +13,7 @@ import pytest
 
 from autodup.engine.dealers import CONTROL, DEALERS
 from autodup.tournament.spec import CHUNK_BOARDS
+from autodup.tournament.workers import WORKER_START_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses use this checkout's package, whatever else is installed.
@@ -75,14 +76,27 @@ def test_python_examples_run_as_scripts(document, heading, tmp_path):
     assert "greedy" in result.stdout and "Traceback" not in result.stderr
 
 
-def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path):
+UNGUARDED = "import autodup\nprint(autodup.run_tournament('tiny', boards=2, seed=0, workers=2).rows().num_rows)\n"
+
+
+def test_a_script_without_a_main_guard_is_told_to_add_one_when_its_workers_are_spawned(tmp_path):
     script = tmp_path / "unguarded.py"
-    script.write_text("import autodup\nautodup.run_tournament('tiny', boards=2, seed=0, workers=2)\n")
+    script.write_text(UNGUARDED)
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900,
-                            cwd=tmp_path, env=ENVIRONMENT)
+                            cwd=tmp_path, env={**ENVIRONMENT, WORKER_START_VARIABLE: "spawn"})
     assert result.returncode != 0
     assert 'if __name__ == "__main__":' in result.stderr.splitlines()[-1]
     assert "bootstrapping phase" not in result.stderr  # multiprocessing's own 20-line error is not shown
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+def test_a_script_without_a_main_guard_runs_when_its_workers_are_forked(tmp_path):
+    """A single-threaded program on Linux forks its workers: they do not import the script again."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900,
+                            cwd=tmp_path, env=ENVIRONMENT)
+    assert result.returncode == 0 and result.stdout.split() == ["128"], result.stderr  # 2 boards x 8 tables x 8 seats
 
 
 def test_game_benchmark_prints_its_figures_as_json():

@@ -16,15 +16,16 @@ from autodup.game.bot_loading import load_bot
 from autodup.game.config import load_config
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
 from autodup.tournament.storage import read_results
+from autodup.tournament.workers import WORKER_START_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
 FOUR = ["greedy", "econ", "traits", "random"]
 
 
-def run(*args, timeout=900):
+def run(*args, timeout=900, environment=None):
     return subprocess.run([sys.executable, "-m", "autodup", "run", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=ENVIRONMENT)
+                          timeout=timeout, cwd=ROOT, env={**ENVIRONMENT, **(environment or {})})
 
 
 def chunk_bytes(out):
@@ -46,16 +47,67 @@ def test_the_summary_by_hand():
     assert single[0]["duplicate_score_ci95"] is None  # one board: no interval
 
 
-def test_workers_do_not_change_a_single_byte(tmp_path):
+def test_workers_and_how_they_start_do_not_change_a_single_byte(tmp_path):
     args = ["configs/tiny.yaml", "--bots", ",".join(FOUR), "--boards", str(2 * CHUNK_BOARDS + 5), "--seed", "3",
             "--quiet"]
     one = run(*args, "--out", str(tmp_path / "one"), "--workers", "1")
     two = run(*args, "--out", str(tmp_path / "two"), "--workers", "2")
-    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    spawned = run(*args, "--out", str(tmp_path / "spawned"), "--workers", "2",
+                  environment={WORKER_START_VARIABLE: "spawn"})
+    assert one.returncode == 0 and two.returncode == 0 and spawned.returncode == 0, one.stderr + two.stderr
     assert chunk_bytes(tmp_path / "one") == chunk_bytes(tmp_path / "two") and len(chunk_bytes(tmp_path / "one")) == 3
-    assert one.stdout.splitlines()[1:] == two.stdout.splitlines()[1:]
+    assert chunk_bytes(tmp_path / "spawned") == chunk_bytes(tmp_path / "two")
+    assert one.stdout.splitlines()[1:] == two.stdout.splitlines()[1:] == spawned.stdout.splitlines()[1:]
     manifest = json.loads((tmp_path / "one" / "manifest.json").read_text())
     assert manifest["identity"]["seed"] == 3 and manifest["bots"] == FOUR and "package_version" in manifest
+
+
+START_METHOD = """
+import sys, threading, time
+from autodup.tournament.workers import start_method
+said = [start_method()]
+thread = threading.Thread(target=time.sleep, args=(0.5,))
+thread.start()
+said.append(start_method())
+thread.join()
+said.append(start_method())
+if sys.argv[1] == "parallel":
+    from numba import njit, prange
+
+    @njit(parallel=True)
+    def total(n):
+        s = 0
+        for i in prange(n):
+            s += i
+        return s
+
+    total(10)
+    said.append(start_method())
+print(*said)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+@pytest.mark.parametrize("variable, parallel, said", [
+    (None, False, "fork spawn fork"), ("auto", True, "fork spawn fork spawn"), ("spawn", False, "spawn spawn spawn")])
+def test_workers_are_forked_only_from_a_process_without_threads_that_a_fork_would_break(variable, parallel, said):
+    """A fork copies one thread: a Python thread, or numba's parallel ones (OpenMP's), could hold a lock the
+    worker would wait for; and the environment variable spawns them everywhere."""
+    environment = {key: value for key, value in ENVIRONMENT.items() if key != WORKER_START_VARIABLE}
+    if variable is not None:
+        environment[WORKER_START_VARIABLE] = variable
+    result = subprocess.run([sys.executable, "-c", START_METHOD, "parallel" if parallel else "plain"],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT, env=environment)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == said.split()
+
+
+def test_an_unknown_way_to_start_workers_is_one_line(tmp_path):
+    result = run("configs/tiny.yaml", "--boards", "2", "--quiet", "--out", str(tmp_path / "run"),
+                 environment={WORKER_START_VARIABLE: "thread"})
+    assert result.returncode == 2 and not (tmp_path / "run").exists()
+    assert result.stderr.strip().splitlines() == [
+        "autodup: error: AUTODUP_WORKER_START: 'thread' is not a way to start workers (allowed: auto, spawn, or unset)"]
 
 
 def _pid_and_bots_loaded(progress):
