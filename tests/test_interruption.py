@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autodup.tournament.workers import WORKER_START_VARIABLE
+from autodup.tournament.process_start import WORKER_START_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -180,8 +180,8 @@ def warm(tmp_path_factory):
 
 
 # A run, a sweep and an A/B test load their bots and play in one pool; quality starts a second one to trace draws.
-# The command forks its workers (autodup.tournament.workers.start_method); spawned, as a program with threads of its
-# own has them, their Python starts for seconds with the signals blocked.
+# The command forks its workers (autodup.tournament.process_start.start_method); spawned, as a program with threads
+# of its own has them, their Python starts for seconds with the signals blocked.
 @pytest.mark.parametrize("command, moment, worker_start", [
     ("run", FIRST, "auto"), ("run", FIRST, "spawn"), ("sweep", FIRST, "auto"), ("ab", FIRST, "auto"),
     ("quality", FIRST, "auto"), ("quality", NEXT, "auto"), ("quality", NEXT, "spawn"), ("quality", BETWEEN, "auto")])

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from autodup.engine.dealers import CONTROL, DEALERS
+from autodup.tournament.process_start import WORKER_START_VARIABLE
 from autodup.tournament.spec import CHUNK_BOARDS
-from autodup.tournament.workers import WORKER_START_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 # Subprocesses use this checkout's package, whatever else is installed.

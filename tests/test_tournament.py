@@ -14,9 +14,9 @@ import pytest
 from autodup.analysis.summary import play_and_summarize, summarize
 from autodup.game.bot_loading import load_bot
 from autodup.game.config import load_config
+from autodup.tournament.process_start import WORKER_START_VARIABLE
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
 from autodup.tournament.storage import read_results
-from autodup.tournament.workers import WORKER_START_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -64,13 +64,17 @@ def test_workers_and_how_they_start_do_not_change_a_single_byte(tmp_path):
 
 START_METHOD = """
 import sys, threading, time
-from autodup.tournament.workers import start_method
+from autodup.tournament.process_start import start_method
 said = [start_method()]
 thread = threading.Thread(target=time.sleep, args=(0.5,))
 thread.start()
 said.append(start_method())
 thread.join()
 said.append(start_method())
+if sys.argv[1] == "ray":
+    import ray  # noqa: F401
+
+    said.append(start_method())
 if sys.argv[1] == "parallel":
     from numba import njit, prange
 
@@ -88,15 +92,18 @@ print(*said)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
-@pytest.mark.parametrize("variable, parallel, said", [
-    (None, False, "fork spawn fork"), ("auto", True, "fork spawn fork spawn"), ("spawn", False, "spawn spawn spawn")])
-def test_workers_are_forked_only_from_a_process_without_threads_that_a_fork_would_break(variable, parallel, said):
-    """A fork copies one thread: a Python thread, or numba's parallel ones (OpenMP's), could hold a lock the
-    worker would wait for; and the environment variable spawns them everywhere."""
+@pytest.mark.parametrize("variable, then, said", [
+    (None, "plain", "fork spawn fork"), ("auto", "parallel", "fork spawn fork spawn"),
+    ("auto", "ray", "fork spawn fork spawn"), ("spawn", "plain", "spawn spawn spawn")])
+def test_workers_are_forked_only_from_a_process_without_threads_that_a_fork_would_break(variable, then, said):
+    """A fork copies one thread: a Python thread, numba's parallel ones (OpenMP's) or a Ray worker's (gRPC's)
+    could hold a lock the worker would wait for; and the environment variable spawns them everywhere."""
+    if then == "ray":
+        pytest.importorskip("ray")
     environment = {key: value for key, value in ENVIRONMENT.items() if key != WORKER_START_VARIABLE}
     if variable is not None:
         environment[WORKER_START_VARIABLE] = variable
-    result = subprocess.run([sys.executable, "-c", START_METHOD, "parallel" if parallel else "plain"],
+    result = subprocess.run([sys.executable, "-c", START_METHOD, then],
                             capture_output=True, text=True, timeout=600, cwd=ROOT, env=environment)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == said.split()

@@ -30,7 +30,7 @@ worker processes and watches them from outside:
   handler it was meant for once the worker has started.
 * **How they start.** Forked from a process that runs no other thread on
   Linux, so that a worker starts with what the command imported; spawned
-  elsewhere (:func:`start_method`).
+  elsewhere (:func:`autodup.tournament.process_start.start_method`).
 * **Parent death.** Workers ask the kernel to kill them when their parent dies
   (``PR_SET_PDEATHSIG`` on Linux; elsewhere a thread checks the parent between
   games), so a ``kill -9`` of the command leaves no worker behind.
@@ -48,14 +48,12 @@ import contextvars
 import ctypes
 import multiprocessing
 import multiprocessing.connection
-import multiprocessing.reduction
 import os
 import signal
 import sys
 import tempfile
 import threading
 import time
-import warnings
 
 import numpy as np
 
@@ -70,10 +68,10 @@ from ..game.progress import (
     PROGRESS_SEAT,
     PROGRESS_TABLE,
 )
+from .process_start import descriptor_for, fork_warning_silenced, start_method
 
 __all__ = ["DEFAULT_GAME_TIMEOUT", "POLL_SECONDS", "TASKS_PER_WORKER", "ERRORS_KEPT", "table_of", "describe_where",
-           "SignalFlag", "Pool", "start_method", "WORKER_START_VARIABLE", "WORKER_STARTS", "UNGUARDED_SCRIPT_EXIT",
-           "errors_recorded", "one_pool", "pool_in_use", "pool_for"]
+           "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT", "errors_recorded", "one_pool", "pool_in_use", "pool_for"]
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
 POLL_SECONDS = 0.1
@@ -262,61 +260,6 @@ class _held_signals:
         return False
 
 
-class _HandedDown:
-    """A file descriptor given to a spawned worker: pickled, it is duplicated into the child the way
-    multiprocessing hands down a pipe's end, and unpickled there as the child's descriptor (an int).
-
-    Only while a process of the spawn (or forkserver) context is being started, which is what the pool uses
-    when it does not fork (a forked worker has the descriptor already): ``DupFd`` asks the process being
-    started to inherit the descriptor.
-    """
-
-    def __init__(self, descriptor: int):
-        self.descriptor = descriptor
-
-    def __reduce__(self):
-        return _received, (multiprocessing.reduction.DupFd(self.descriptor),)
-
-
-def _received(duplicate) -> int:
-    return duplicate.detach()
-
-
-WORKER_START_VARIABLE = "AUTODUP_WORKER_START"
-WORKER_STARTS = ("auto", "spawn")
-
-
-def start_method() -> str:
-    """How a pool starts its workers: ``"fork"`` where that is safe, else ``"spawn"``.
-
-    A spawned worker starts a new Python, which imports numpy, numba and the package again, about a second on
-    every command's way to its first game, and imports the calling script again. A forked one starts with
-    them. A fork copies one thread, so it is safe only where no other thread can hold a lock the worker would
-    wait for: on Linux, from a process running a single Python thread, whose numba has not started its
-    parallel threads (OpenMP's do not survive a fork). The native threads left there, OpenBLAS's and Arrow's,
-    ready themselves for a fork. Elsewhere (macOS, Windows, a notebook's kernel, a program with threads of
-    its own) workers are spawned.
-
-    The environment variable ``AUTODUP_WORKER_START=spawn`` spawns them everywhere (``auto``, or unset, is
-    this rule): for a process whose native libraries run threads that a fork would leave holding a lock.
-
-    Raises
-    ------
-    UsageError
-        ``AUTODUP_WORKER_START`` is neither ``auto`` nor ``spawn``.
-    """
-    chosen = os.environ.get(WORKER_START_VARIABLE, "auto")
-    if chosen not in WORKER_STARTS:
-        raise UsageError(f"{WORKER_START_VARIABLE}: {chosen!r} is not a way to start workers (allowed: "
-                         f"{', '.join(WORKER_STARTS)}, or unset)")
-    if chosen == "spawn" or not sys.platform.startswith("linux") or threading.active_count() > 1:
-        return "spawn"
-    parallel = sys.modules.get("numba.np.ufunc.parallel")  # not imported: its threads were never started
-    if parallel is not None and getattr(parallel, "_is_initialized", True):  # unknown to this numba: no guess
-        return "spawn"
-    return "fork"
-
-
 class _Worker:
     def __init__(self, context):
         self.progress_buffer = context.RawArray("q", PROGRESS_FIELDS)
@@ -327,16 +270,10 @@ class _Worker:
         # worker was still starting.
         self.log = tempfile.TemporaryFile(prefix="autodup-worker-", suffix=".log")
         self.connection, child_end = context.Pipe()
-        forked = context.get_start_method() == "fork"
-        # A forked worker has the log's descriptor already; a spawned one is handed a duplicate.
-        log = self.log.fileno() if forked else _HandedDown(self.log.fileno())
-        self.process = context.Process(target=_worker_main, args=(child_end, self.progress_buffer, os.getpid(), log),
-                                       daemon=True)
-        with warnings.catch_warnings():
-            # Python 3.12 warns of any fork from a process with more than one thread; start_method() forks only
-            # where the other threads are native ones that ready themselves for it (OpenBLAS's, Arrow's).
-            warnings.filterwarnings("ignore", message=r".*is multi-threaded, use of fork\(\)",
-                                    category=DeprecationWarning)
+        self.process = context.Process(target=_worker_main, daemon=True,
+                                       args=(child_end, self.progress_buffer, os.getpid(),
+                                             descriptor_for(context, self.log.fileno())))
+        with fork_warning_silenced():
             self.process.start()
         child_end.close()
         self.tasks: list = []  # keys in flight, oldest first
