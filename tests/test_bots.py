@@ -335,3 +335,18 @@ def test_the_roster_has_a_stable_strength_spread():
     assert rho >= 0.9, (first, second)
     assert max(first.max(), second.max()) - min(first.min(), second.min()) >= 2.0
     assert first.max() - first.min() >= 2.0 and second.max() - second.min() >= 2.0
+
+
+def test_a_bot_file_edited_since_it_was_loaded_is_loaded_again(tmp_path):
+    """Loaded bots are kept by file and content: workers forked from a process start with what it loaded, so a
+    file kept by path alone would have played its old code there after an edit."""
+    mine = tmp_path / "mine.py"
+    text = (ROOT / "bots" / "greedy.py").read_text()
+    mine.write_text(text)
+    first = load_bot(str(mine))
+    assert load_bot(str(mine)) is first  # unchanged: the same bot, not loaded again
+    mine.write_text(text.replace('DESCRIPTION = "Buys', 'DESCRIPTION = "Edited: buys'))
+    edited = load_bot(str(mine))
+    assert edited.description.startswith("Edited: buys") and edited.fingerprint != first.fingerprint
+    mine.write_text(text)
+    assert load_bot(str(mine)) is first  # back as it was: the bot loaded then

@@ -1,5 +1,6 @@
 """The tournament runner: Latin-square seating, dealers, bit-identical results across workers and resumes."""
 
+import ctypes.util
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ from autodup.game.bot_loading import load_bot
 from autodup.game.config import load_config
 from autodup.tournament.process_start import WORKER_START_VARIABLE
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
-from autodup.tournament.storage import read_results
+from autodup.tournament.storage import locked, read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -75,6 +76,21 @@ if sys.argv[1] == "ray":
     import ray  # noqa: F401
 
     said.append(start_method())
+if sys.argv[1] == "tqdm":  # a bar, even one not shown, starts tqdm's monitor thread, which stays
+    from tqdm import tqdm
+
+    tqdm(total=1, disable=True).close()
+    said.append(start_method())
+if sys.argv[1] == "openmp":
+    import ctypes.util
+
+    ctypes.CDLL(ctypes.util.find_library("gomp"))
+    said.append(start_method())
+if sys.argv[1] == "torch":  # what importing it leaves in sys.modules, without its threads
+    import types
+
+    sys.modules["torch"] = types.ModuleType("torch")
+    said.append(start_method())
 if sys.argv[1] == "parallel":
     from numba import njit, prange
 
@@ -94,12 +110,17 @@ print(*said)
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
 @pytest.mark.parametrize("variable, then, said", [
     (None, "plain", "fork spawn fork"), ("auto", "parallel", "fork spawn fork spawn"),
-    ("auto", "ray", "fork spawn fork spawn"), ("spawn", "plain", "spawn spawn spawn")])
+    ("auto", "ray", "fork spawn fork spawn"), ("auto", "tqdm", "fork spawn fork fork"),
+    ("auto", "openmp", "fork spawn fork spawn"), ("auto", "torch", "fork spawn fork spawn"),
+    ("spawn", "plain", "spawn spawn spawn")])
 def test_workers_are_forked_only_from_a_process_without_threads_that_a_fork_would_break(variable, then, said):
-    """A fork copies one thread: a Python thread, numba's parallel ones (OpenMP's) or a Ray worker's (gRPC's)
-    could hold a lock the worker would wait for; and the environment variable spawns them everywhere."""
+    """A fork copies one thread: a Python thread, numba's parallel ones (OpenMP's), a Ray worker's (gRPC's) or an
+    OpenMP runtime's could hold a lock the worker would wait for, tqdm's monitor only tqdm's own; and the
+    environment variable spawns them everywhere."""
     if then == "ray":
         pytest.importorskip("ray")
+    if then == "openmp" and ctypes.util.find_library("gomp") is None:
+        pytest.skip("no OpenMP runtime (libgomp) on this machine")
     environment = {key: value for key, value in ENVIRONMENT.items() if key != WORKER_START_VARIABLE}
     if variable is not None:
         environment[WORKER_START_VARIABLE] = variable
@@ -107,6 +128,27 @@ def test_workers_are_forked_only_from_a_process_without_threads_that_a_fork_woul
                             capture_output=True, text=True, timeout=600, cwd=ROOT, env=environment)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == said.split()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+def test_a_run_folder_is_unlocked_when_left_though_a_forked_process_shares_its_lock(tmp_path):
+    """An flock belongs to the open file, which a worker forked meanwhile shares: closed without being unlocked,
+    the folder stayed locked until that worker ended, and the next run into it was refused."""
+    import warnings
+
+    with locked(tmp_path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12: this test process has threads
+            child = os.fork()
+        if child == 0:
+            time.sleep(30)
+            os._exit(0)
+    try:
+        with locked(tmp_path):  # refused (RunError: being written by another autodup run) without the unlock
+            pass
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
 
 
 def test_an_unknown_way_to_start_workers_is_one_line(tmp_path):
@@ -121,7 +163,7 @@ def _pid_and_bots_loaded(progress):
     """A worker's task: its process id and the bot files it has loaded."""
     from autodup.game.bot_loading import _LOADED
 
-    return os.getpid(), sorted(Path(path).stem for path in _LOADED)
+    return os.getpid(), sorted(Path(path).stem for path, _ in _LOADED)
 
 
 def test_a_runs_workers_load_the_bots_side_by_side_and_keep_them_for_the_run():

@@ -77,7 +77,7 @@ class Bot:
         return vector
 
 
-_LOADED: dict = {}
+_LOADED: dict = {}  # (file, module name: its content's) -> Bot
 
 
 def bot_names() -> list:
@@ -151,11 +151,13 @@ def load_bot(spec: str) -> Bot:
     if is_agent_spec(str(spec)):
         return load_agent(str(spec))
     path = _bot_path(str(spec))
-    if path in _LOADED:
-        return _LOADED[path]
     # Named by the file's content: numba's cache of the compiled policy refers
     # to the module by name, so a copy of the file elsewhere loads the same cache.
     module_name = bot_module_name(path)
+    # Kept by file and content: a file edited since it was loaded is loaded again, here and in the workers
+    # forked from this process, which start with what it loaded.
+    if (path, module_name) in _LOADED:
+        return _LOADED[path, module_name]
     try:
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(module_spec)
@@ -188,7 +190,7 @@ def load_bot(spec: str) -> Bot:
     defaults = {k: float(v) for k, v in defaults.items()}
     fingerprint = hashlib.sha256(path.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
     bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults), fingerprint)
-    _LOADED[path] = bot
+    _LOADED[path, module_name] = bot
     return bot
 
 

@@ -462,7 +462,12 @@ def locked(out: Path):
         handle.truncate()
         handle.write(f"pid {os.getpid()}")
         handle.flush()
-        yield
+        try:
+            yield
+        finally:
+            # Unlocked, not only closed: a worker forked meanwhile shares this open file, and closing it here
+            # would leave the lock held until that worker's end.
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     finally:
         handle.close()
 

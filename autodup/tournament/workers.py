@@ -273,7 +273,7 @@ class _Worker:
         self.process = context.Process(target=_worker_main, daemon=True,
                                        args=(child_end, self.progress_buffer, os.getpid(),
                                              descriptor_for(context, self.log.fileno())))
-        with fork_warning_silenced():
+        with fork_warning_silenced(context):
             self.process.start()
         child_end.close()
         self.tasks: list = []  # keys in flight, oldest first
