@@ -151,8 +151,8 @@ def _imports_numba(source: str, parse=ast.parse) -> bool:
     """Whether a module imports numba anywhere (at its top or inside a function, a class, a branch).
 
     On a cold start the command works this out for every module before its workers start: a source that
-    does not name numba is skipped unparsed, and only statements are visited (an expression holds no import),
-    which took the whole package from about 0.8 s to a few hundredths.
+    does not name numba is skipped unparsed, and only statements are visited (an expression holds no import):
+    about 0.1 s for the whole package, parsing included, where parsing and walking every module took 0.7 s.
     """
     if "numba" not in source:
         return False
