@@ -1,5 +1,5 @@
-"""What processes sharing one compiled-code cache rely on: whose claim is live, a lock on a function's index,
-and which compiled versions any process can read back.
+"""What processes sharing one compiled-code cache rely on: whose claim is live, advisory locks (the cache's
+compile lock, a function's index), and which compiled versions any process can read back.
 
 :mod:`autodup.compile_cache` claims each version of a package function or a bot before compiling it, so that
 two processes (a cold start's two workers) compile it once; it saves what it compiled under
@@ -22,7 +22,7 @@ except ImportError:  # Windows: no advisory locks
     fcntl = None
 
 __all__ = ["CLAIM_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_WRITING_SECONDS", "process_identity", "claim_is_live",
-           "plain_versions_only", "is_plain_type", "read_back_by_any_process", "index_lock"]
+           "plain_versions_only", "is_plain_type", "read_back_by_any_process", "advisory_lock", "index_lock"]
 
 # A claim older than this, or held by a process that is gone, is taken over: its compile failed or was killed.
 CLAIM_SECONDS = 600.0
@@ -98,27 +98,40 @@ def is_plain_type(numba_type) -> bool:
 
 
 @contextlib.contextmanager
-def index_lock(cache):
-    """Hold an advisory lock on ``cache``'s index while numba rewrites it.
+def advisory_lock(path, waiting=None):
+    """Hold an exclusive advisory lock (``flock``) on the file ``path`` (created) for the duration.
 
-    numba saves a version by reading the function's index, adding the version with the first free data file's
-    name, and writing the index back, with no lock: two processes saving two versions of one function at the
-    same moment (a cold start's two workers, each compiling bots that call a helper with other argument types)
-    could both take the same name, and leave one version's index entry pointing at the other's code. Without
-    ``flock`` (Windows) or a writable index folder, nothing is locked."""
+    ``waiting()``, if given, is called once when another process holds it, before waiting for it. The system
+    frees the lock however its holder ends. Without ``flock`` (Windows) or a file that can be opened, nothing
+    is locked."""
     handle = None
     if fcntl is not None:
         with contextlib.suppress(OSError):
-            handle = open(f"{cache._cache_file._index_path}.lock", "a+b")
+            handle = open(path, "a+b")
     if handle is None:
         yield
         return
     with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def index_lock(cache):
+    """Hold an advisory lock on ``cache``'s index while numba rewrites it (:func:`advisory_lock`).
+
+    numba saves a version by reading the function's index, adding the version with the first free data file's
+    name, and writing the index back, with no lock: two processes saving two versions of one function at the
+    same moment (a cold start's two workers, each compiling bots that call a helper with other argument types)
+    could both take the same name, and leave one version's index entry pointing at the other's code."""
+    return advisory_lock(f"{cache._cache_file._index_path}.lock")
 
 
 def read_back_by_any_process(cache, signature) -> bool:

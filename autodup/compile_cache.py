@@ -62,12 +62,12 @@ from pathlib import Path
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
-from .cache_sharing import (  # fcntl: None on Windows, without advisory locks (commands compile side by side)
+from .cache_sharing import (
     CLAIM_POLL_SECONDS,
     CLAIM_SECONDS,
     CLAIM_WRITING_SECONDS,
+    advisory_lock,
     claim_is_live,
-    fcntl,
     index_lock,
     process_identity,
     read_back_by_any_process,
@@ -306,30 +306,17 @@ def compile_lock(waiting=None):
 
     Two autodup commands started together on a cold cache (two runs, a test suite's workers) would
     otherwise both compile the whole game, each at half the machine's speed. The lock is an advisory
-    ``flock`` on a file of this version's cache folder, so the system releases it when its holder ends,
-    however it ends. ``waiting()``, if given, is called once when the lock is held by another process,
-    before waiting for it. Without a cache folder or ``flock`` (Windows) nothing is locked.
+    ``flock`` on a file of this version's cache folder (:func:`autodup.cache_sharing.advisory_lock`), so the
+    system releases it when its holder ends, however it ends. ``waiting()``, if given, is called once when the
+    lock is held by another process, before waiting for it. Without a cache folder or ``flock`` (Windows)
+    nothing is locked.
     """
     folder = _folder()
-    if folder is None or fcntl is None:
+    if folder is None:
         yield
         return
-    try:
-        handle = open(folder / ".compiling.lock", "a+b")
-    except OSError:
+    with advisory_lock(folder / ".compiling.lock", waiting):
         yield
-        return
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if waiting is not None:
-                waiting()
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def compiled_signatures(function) -> list:

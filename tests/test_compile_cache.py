@@ -312,7 +312,7 @@ with compile_lock(lambda: print("waiting", flush=True)):
 """
 
 
-@pytest.mark.skipif(compile_cache.fcntl is None, reason="no advisory locks on this system")
+@pytest.mark.skipif(cache_sharing.fcntl is None, reason="no advisory locks on this system")
 def test_one_process_compiles_at_a_time_and_a_killed_holder_frees_the_lock(tmp_path):
     """A second process waits for the compile lock (and says so) until its holder ends; a holder killed with
     SIGKILL frees it; a cold ``autodup run``, ``play`` or ``check-bot`` started while another process compiles
