@@ -33,6 +33,7 @@ from bench_draws import HELD_UNITS, LEVEL7_ODDS, _run_hierarchical, set4_pool
 
 from autodup.engine.dealers import CONTROL, DEALERS
 from autodup.engine.kernels import ENGINE_PLAIN
+from autodup.errors import AutodupError, one_line
 from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
@@ -99,12 +100,16 @@ def measure(config_path: str, games: int, repeats: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("config", nargs="?", default="configs/set4.yaml")
+    parser.add_argument("config", nargs="?", default="set4",
+                        help="a shipped configuration's name or a YAML file (default: set4)")
     parser.add_argument("--games", type=int, default=400, help="games per dealer per repeat")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats; medians are reported")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
-    result = measure(args.config, args.games, args.repeats)
+    try:
+        result = measure(args.config, args.games, args.repeats)
+    except AutodupError as error:  # a configuration that is not there or not valid: one line
+        raise SystemExit(f"bench_game: {one_line(str(error))}") from None
     if args.json:
         print(json.dumps(result, indent=2))
         return

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from autodup.engine.dealers import DEALERS
+from autodup.errors import AutodupError, one_line
 from autodup.game.boards import play_boards
 from autodup.game.bot_loading import bot_names, load_bot, policy_tuple
 from autodup.game.config import load_config
@@ -64,13 +65,17 @@ def markdown_table(result: dict) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("config", nargs="?", default="configs/set4.yaml")
+    parser.add_argument("config", nargs="?", default="set4",
+                        help="a shipped configuration's name or a YAML file (default: set4)")
     parser.add_argument("--games", type=int, default=1000, help="games per seed set")
     parser.add_argument("--dealer", default="haystack", choices=sorted(DEALERS))
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--markdown", action="store_true", help="print only the table (as in the README)")
     args = parser.parse_args()
-    result = measure(args.config, args.games, args.dealer)
+    try:
+        result = measure(args.config, args.games, args.dealer)
+    except AutodupError as error:  # a configuration that is not there or not valid: one line
+        raise SystemExit(f"bot_strengths: {one_line(str(error))}") from None
     if args.json:
         print(json.dumps(result, indent=2))
         return

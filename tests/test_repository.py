@@ -102,6 +102,21 @@ def test_a_script_without_a_main_guard_runs_when_its_workers_are_forked(tmp_path
     assert result.stdout.split() == ["128", "128"], result.stderr  # 2 boards x 8 tables x 8 seats, twice
 
 
+def test_the_game_benchmarks_run_from_any_folder_and_refuse_a_missing_configuration_in_one_line(tmp_path):
+    """Their default configuration is the shipped set4, not a path from the repository's top (run from another folder,
+    ``bench_game.py`` used to stop with a traceback); a configuration that is not there is one line and exit 1."""
+    for script in ("bench_game.py", "bot_strengths.py"):
+        result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), "no-such.yaml"],
+                                capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENVIRONMENT)
+        assert result.returncode == 1 and result.stdout == "", result.stderr
+        assert result.stderr.startswith(f"{script[:-3]}: no-such.yaml: no such file (shipped configurations: ")
+        assert result.stderr.count("\n") == 1, result.stderr
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_game.py"), "--games", "2", "--repeats",
+                             "1", "--json"], capture_output=True, text=True, timeout=900, cwd=tmp_path, env=ENVIRONMENT)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["config"] == "set4"
+
+
 def test_game_benchmark_prints_its_figures_as_json():
     data = benchmark_json("bench_game.py", "configs/tiny.yaml", "--games", "3", "--repeats", "2")
     assert set(data["games_per_s"]) == set(DEALERS)
