@@ -9,9 +9,11 @@ import json
 
 import numpy as np
 import pytest
+from numba import njit
 
 from autodup import ENGINES, Haystack, KeyedSampler, PlainSampler, keyed_draw, make_sampler, race
 from autodup.engine import rng
+from autodup.engine.batches import haystack_races_in_lanes
 from autodup.engine.tree import TreeHaystack
 from autodup.engine.ziggurat import random_exponential
 
@@ -157,6 +159,52 @@ def test_a_race_with_values_computed_ahead_deals_what_the_race_deals():
                 moved = rng.integers(2, 7)
                 weights[moved] = 0.0 if rng.random() < 0.2 else rng.uniform(0.5, 5.0)
             assert np.array_equal(plain[2][2:], fast[2][2:]) and np.array_equal(plain[1][2:], fast[1][2:])
+
+
+# Not cached: numba's cache checks only this file, and this inlines the kernel, so a cached copy would go on testing a
+# kernel that has since changed.
+@njit
+def _races_in_lanes(seeds, needles, needle_count, first, end, weights, id_offset, winners):
+    """``haystack_races_in_lanes`` with its working space, for a Python caller."""
+    n_lanes = max(end - first, 1)
+    haystack_races_in_lanes(seeds, needles, needle_count, first, end, weights, id_offset, winners,
+                            np.zeros((weights.shape[0], n_lanes)), np.zeros((weights.shape[0], n_lanes), np.int64),
+                            np.zeros((3, n_lanes)), np.zeros((2, n_lanes), np.uint64))
+
+
+def test_races_in_lanes_deal_what_each_states_races_deal_in_turn():
+    """``haystack_races_in_lanes`` (the roll odds' tier races, many trials side by side) against ``haystack_race``
+    on each state in turn: the same winners and the same state, bit for bit, for 1, 7 and 40 lanes, rows offset in
+    their arrays, states fresh or already raced (needles not created yet where a weight is zero, created in the
+    first race where one is positive), and weights with none positive (every winner -1, nothing moved)."""
+    from autodup.engine import kernels
+
+    n, offset = 9, 3  # needles 3..8 follow the six weights; 0..2 stand outside the races
+    for n_lanes, races, seed in ((1, 200, 1), (7, 60, 2), (40, 25, 3)):
+        rng = np.random.default_rng(seed)
+        rows = n_lanes + 2
+        seeds = rng.integers(1, 2**63, size=rows, dtype=np.uint64)
+        weights = np.array([0.0, 2.0, 5.0, 3.0, 1.0, 0.5])
+        plain_needles, plain_count = np.zeros((rows, n)), np.zeros((rows, n), dtype=np.int64)
+        for row in range(rows):  # some states raced already, with another weight positive that now is not
+            for _ in range(rng.integers(0, 4)):
+                kernels.haystack_race(seeds[row], plain_needles[row], plain_count[row],
+                                      np.array([1.5, 2.0, 5.0, 3.0, 1.0, 0.5]), 0, 6, offset)
+        lane_needles, lane_count = plain_needles.copy(), plain_count.copy()
+        winners = np.zeros((races, n_lanes), dtype=np.int64)
+        _races_in_lanes(seeds, lane_needles, lane_count, 1, 1 + n_lanes, weights, offset, winners)
+        for lane in range(n_lanes):
+            row = 1 + lane
+            expected = [kernels.haystack_race(seeds[row], plain_needles[row], plain_count[row], weights, 0, 6, offset)
+                        for _ in range(races)]
+            assert winners[:, lane].tolist() == expected, (n_lanes, lane)
+        assert len(np.unique(winners)) == 5  # every positive weight won somewhere
+        np.testing.assert_array_equal(lane_count, plain_count)
+        np.testing.assert_array_equal(lane_needles, plain_needles)  # rows 0 and rows - 1, outside, untouched too
+        before = (lane_needles.copy(), lane_count.copy())
+        _races_in_lanes(seeds, lane_needles, lane_count, 1, 1 + n_lanes, np.zeros(6), offset, winners)
+        assert (winners == -1).all()
+        assert np.array_equal(lane_needles, before[0]) and np.array_equal(lane_count, before[1])
 
 
 def test_the_hierarchical_haystack_is_its_two_races_in_turn():

@@ -1,4 +1,4 @@
-"""Haystack needles in batches: created at once, and their next values computed ahead.
+"""Haystack needles in batches: created at once, their next values computed ahead, many states' races in lanes.
 
 A haystack race computes a Philox block for each needle it creates and for
 its winner's next value, and its comparisons wait for each. A caller that
@@ -8,8 +8,10 @@ addresses, which the compiler vectorizes (1.7 ns a block in a loop of 58,
 against about 12 ns a block computed by call). Both kernels leave the
 engine's state exactly as :func:`autodup.engine.kernels.haystack_race` would:
 a value is a function of its address alone, so when it is computed changes
-nothing. The roll odds' simulation (:mod:`autodup.labs.odds_simulation`) uses
-both. The game does not: it creates each needle once (about 500 of some
+nothing. A third runs the races of many haystack states side by side, in
+lanes that the compiler vectorizes (:func:`haystack_races_in_lanes`). The
+roll odds' simulation (:mod:`autodup.labs.odds_simulation`) uses all three.
+The game does not: it creates each needle once (about 500 of some
 4,000 values a game), and between two tier races of a seat its champion race
 and the rest of its shop run, so a block's wait has other work beside it.
 """
@@ -20,9 +22,9 @@ import numpy as np
 
 from .kernels import haystack_advance, haystack_update, inline_kernel
 from .rng import inline_random_bits
-from .ziggurat import exponential_from_low_bits
+from .ziggurat import exponential_from_low_bits, random_exponential
 
-__all__ = ["haystack_create", "haystack_race_ahead"]
+__all__ = ["haystack_create", "haystack_race_ahead", "haystack_races_in_lanes"]
 
 
 @inline_kernel
@@ -109,3 +111,104 @@ def haystack_race_ahead(seed, needles, needle_count, weights, lo, hi, id_offset,
         needles[s] = exponential_from_low_bits(seed, np.uint64(s), np.uint64(k), ahead_bits[row, k - first])
         needle_count[s] = k + 1
     return best
+
+
+@inline_kernel
+def haystack_races_in_lanes(seeds, needles, needle_count, first, end, weights, id_offset, winners, residuals, counts,
+                            lanes, bits):
+    """The next ``R`` races over the same fixed ``weights`` of each haystack state ``first .. end - 1`` (a lane
+    each), the lanes in step: the same winners and the same state, bit for bit, as ``R`` calls of
+    :func:`autodup.engine.kernels.haystack_race` on each state in turn.
+
+    One state's races wait for each other: each compares the residuals the
+    last one left, and its winner's next value. Different states' races do
+    not, so their steps run in loops over the lanes, which the compiler
+    vectorizes: the comparisons become masks and the choices of the earliest
+    needle selections of bits (branches there are mispredicted about every
+    other race), and the winners' blocks are computed side by side. Each
+    lane's residuals go through exactly the operations of its own races:
+    needles created where a weight is positive, compared as ``r_i * w_best <
+    r_best * w_i``, moved by ``max(r_i - gap * w_i, 0)``, the winner's next
+    value at its count. Worth it from a few dozen lanes (about three times
+    faster than one race after another with 32 or more); for races whose
+    weights stay the same (the roll odds' tier races, many trials at once).
+
+    Parameters
+    ----------
+    seeds : uint64 (>= end,)
+        Each state's seed.
+    needles : float64 (>= end, n)
+    needle_count : int64 (>= end, n)
+        The states, one a row; needle ``t + id_offset`` follows ``weights[t]``.
+    first, end : int
+        The rows raced, lane ``j`` being row ``first + j``.
+    weights : float64 (T,), C-contiguous
+    id_offset : int
+    winners : int64 (R, >= end - first)
+        Out: ``winners[i, j]`` is lane ``j``'s ``i``-th winner (an index into ``weights``), -1 when no weight is
+        positive.
+    residuals : float64 (T, L), counts : int64 (T, L), lanes : float64 (3, L), bits : uint64 (2, L)
+        Working space (L >= end - first), overwritten.
+    """
+    n_races = winners.shape[0]
+    n_lanes = end - first
+    n_tiers = weights.shape[0]
+    for t in range(n_tiers):
+        s = t + id_offset
+        for lane in range(n_lanes):
+            row = first + lane
+            if weights[t] > 0.0 and needle_count[row, s] == 0:
+                needles[row, s] = random_exponential(seeds[row], np.uint64(s), np.uint64(0))
+                needle_count[row, s] = 1
+            residuals[t, lane] = needles[row, s]
+            counts[t, lane] = needle_count[row, s]
+    # Choices made on the bits (a mask of all ones where a needle is earlier): exact, and free of branches.
+    residual_bits = residuals.view(np.uint64)
+    weight_bits = weights.view(np.uint64)
+    lane_bits = lanes.view(np.uint64)
+    best_residual, best_weight, gap = lanes[0], lanes[1], lanes[2]
+    best_residual_bits, best_weight_bits = lane_bits[0], lane_bits[1]
+    positive = False
+    for t in range(n_tiers):
+        positive = positive or weights[t] > 0.0
+    if not positive:
+        for race in range(n_races):
+            for lane in range(n_lanes):
+                winners[race, lane] = -1
+        return
+    for race in range(n_races):
+        best = winners[race]
+        for lane in range(n_lanes):
+            best[lane] = -1
+            best_residual[lane] = np.inf
+            best_weight[lane] = 1.0
+        for t in range(n_tiers):
+            w = weights[t]
+            if w > 0.0:
+                for lane in range(n_lanes):
+                    earlier = residuals[t, lane] * best_weight[lane] < best_residual[lane] * w
+                    chosen = -np.int64(earlier)
+                    mask = np.uint64(chosen)
+                    best[lane] = (t & chosen) | (best[lane] & ~chosen)
+                    best_residual_bits[lane] = (residual_bits[t, lane] & mask) | (best_residual_bits[lane] & ~mask)
+                    best_weight_bits[lane] = (weight_bits[t] & mask) | (best_weight_bits[lane] & ~mask)
+        for lane in range(n_lanes):
+            gap[lane] = best_residual[lane] / best_weight[lane]
+        for t in range(n_tiers):
+            w = weights[t]
+            for lane in range(n_lanes):
+                residuals[t, lane] = max(residuals[t, lane] - gap[lane] * w, 0.0)
+        for lane in range(n_lanes):
+            bits[1, lane] = np.uint64(counts[best[lane], lane])
+        for lane in range(n_lanes):
+            bits[0, lane] = inline_random_bits(seeds[first + lane], np.uint64(best[lane] + id_offset), bits[1, lane])
+        for lane in range(n_lanes):
+            t = best[lane]
+            k = counts[t, lane]
+            residuals[t, lane] = exponential_from_low_bits(seeds[first + lane], np.uint64(t + id_offset), np.uint64(k),
+                                                           bits[0, lane])
+            counts[t, lane] = k + 1
+    for t in range(n_tiers):
+        for lane in range(n_lanes):
+            needles[first + lane, t + id_offset] = residuals[t, lane]
+            needle_count[first + lane, t + id_offset] = counts[t, lane]

@@ -10,7 +10,7 @@ from numba import njit
 
 from ..analysis.statistics import wilson_interval
 from ..arguments import workers
-from ..engine.batches import haystack_create, haystack_race_ahead
+from ..engine.batches import haystack_create, haystack_race_ahead, haystack_races_in_lanes
 from ..engine.dealers import DEFAULT_DEALER, dealer_named
 from ..engine.kernels import (
     ENGINE_HAYSTACK,
@@ -47,6 +47,8 @@ __all__ = ["SIMULATION_METHODS", "simulate_rolls", "simulate_watched_rolls", "si
 # The rolling seat's tier needles' values computed this many at a time: a tier wins up to about a hundred races
 # in a trial, so little is computed in vain.
 VALUES_AHEAD = 16
+# Trials whose tier races run side by side (haystack_races_in_lanes): a few dozen lanes make the most of them.
+LANE_TRIALS = 32
 
 
 # Without the Numba runtime, like the game's kernels: with it, every inlined call that takes the table
@@ -120,7 +122,7 @@ def simulate_rolls(rules, dealer, table, seat_seeds, seed, first_trial, trials, 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, nogil=True)
 def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops,
                            rolls, counts, seat_seeds, counters, needles, needle_count, tier_totals, tier_odds, shop,
-                           working_pool, low_bits, ahead_bits, ahead_from):
+                           working_pool, low_bits, ahead_bits, ahead_from, roll_winners, other_winners, lane_space):
     """:func:`simulate_rolls` with only the draws the question can see: the same counts, trial by trial.
 
     The copies bought depend on the tier race and on the races in the
@@ -136,28 +138,40 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     is read, and it cannot change. Not for the replay dealer, whose
     substitutions read every tier.
 
-    Under the haystack, the same draws are made faster in two ways that leave
-    the engine's state as it would be: every needle a watched draw can reach
-    is created at the trial's start, for all seats in one vectorized batch
-    (:func:`autodup.engine.batches.haystack_create`), and the rolling seat's
-    tier race computes its needles' values ahead
-    (:func:`autodup.engine.batches.haystack_race_ahead`).
+    Under the haystack, the same draws are made faster in ways that leave
+    the engine's state as it would be. Every needle a watched draw can reach
+    is created before the races, for all seats in one vectorized batch
+    (:func:`autodup.engine.batches.haystack_create`). When the champion's
+    tier cannot empty within a trial (its copies outnumber what the other
+    shops, the player's shop and its purchases can take), every tier race of
+    a trial runs at fixed weights, and no tier race reads a needle that a
+    champion race moves: so the tier races of ``LANE_TRIALS`` trials run
+    first, all seats of all those trials side by side
+    (:func:`autodup.engine.batches.haystack_races_in_lanes`), and then each
+    trial's champion races in the game's order. Otherwise the trials run one
+    at a time, the rolling seat's tier race computing its needles' values
+    ahead (:func:`autodup.engine.batches.haystack_race_ahead`).
 
     Parameters
     ----------
     rules, dealer, seed, first_trial, trials, champion, pool, level, roll_level, other_shops, rolls, counts
         As for :func:`simulate_rolls`.
-    seat_seeds : uint64 (players,)
-    counters : int64 (players, 2)
-    needles : float64 (players, N + T)
-    needle_count : int64 (players, N + T)
+    seat_seeds : uint64 (LANE_TRIALS * players,)
+    counters : int64 (LANE_TRIALS * players, 2)
+    needles : float64 (LANE_TRIALS * players, N + T)
+    needle_count : int64 (LANE_TRIALS * players, N + T)
+        Each seat's dealer state: seat ``s`` of the ``b``-th trial of a batch is row ``s * batch + b``.
     tier_totals : float64 (T,)
     tier_odds : float64 (2, 2, T)
     shop : int64 (shop_size,)
     working_pool : float64 (N,)
-    low_bits : uint64 (players * (N + T),)
+    low_bits : uint64 (LANE_TRIALS * players * (N + T),)
     ahead_bits : uint64 (T, A), ahead_from : int64 (T,)
         Working space, overwritten: the rolling seat's tier needles' values computed ahead (haystack only).
+    roll_winners : int64 (rolls * shop_size, LANE_TRIALS), other_winners : int64 (shop_size, LANE_TRIALS * players)
+        Working space: the tier races' winners of a batch of trials.
+    lane_space : float64 (3 + 2 * T, LANE_TRIALS * players)
+        Working space of :func:`autodup.engine.batches.haystack_races_in_lanes`.
     """
     looked_for = counts.shape[0] - 1
     n_tiers = tier_totals.shape[0]
@@ -176,66 +190,98 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     # The watched tier's total is then kept by whole copies, as units leave and come back: exact, and it saves
     # a sum over the tier at every roll.
     starting_total = tier_totals[watched]
-    for trial in range(trials):
-        trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(first_trial + trial))
-        for c in range(lo, hi):
-            working_pool[c] = pool[c]
-        # Only the needles a watched draw can create: the tiers' and the watched tier's champions'.
-        for seat in range(dealt_others + 1):
-            seat_seeds[seat] = derive_seed_kernel(trial_seed, LABEL_SEAT, np.uint64(seat))
-            counters[seat, 0] = 0
-            counters[seat, 1] = 0
-            for c in range(lo, hi):
-                needle_count[seat, c] = 0
-            for t in range(n_tiers):
-                needle_count[seat, n_outcomes + t] = 0
+    # What a trial can take out of the watched tier at once: the other shops, the player's shop, its purchases.
+    most_taken = dealt_others * shop_size + shop_size + looked_for
+    in_lanes = (dealer == ENGINE_HAYSTACK and roll_winners.shape[0] >= rolls * shop_size
+                and (starting_total <= 0.0 or starting_total > most_taken))
+    filled = 1 if starting_total > 0.0 else 0  # the tier weights' row, fixed through a trial run in lanes
+    lane_trials = roll_winners.shape[1] if in_lanes else 1
+    residuals = lane_space[3:3 + n_tiers]
+    lane_counts = lane_space[3 + n_tiers:3 + 2 * n_tiers].view(np.int64)
+    lanes = lane_space[:3]
+    lane_bits = low_bits[:2 * lane_space.shape[1]].reshape((2, lane_space.shape[1]))
+    for batch_start in range(0, trials, lane_trials):
+        batch = min(lane_trials, trials - batch_start)
+        seats = dealt_others + 1
+        for b in range(batch):
+            trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(first_trial + batch_start + b))
+            # Only the needles a watched draw can create: the tiers' and the watched tier's champions'.
+            for seat in range(seats):
+                row = seat * batch + b
+                seat_seeds[row] = derive_seed_kernel(trial_seed, LABEL_SEAT, np.uint64(seat))
+                counters[row, 0] = 0
+                counters[row, 1] = 0
+                for c in range(lo, hi):
+                    needle_count[row, c] = 0
+                for t in range(n_tiers):
+                    needle_count[row, n_outcomes + t] = 0
         if dealer == ENGINE_HAYSTACK:
             # Every needle a watched draw can reach, created before the races: the same state as lazily.
-            haystack_create(seat_seeds, needles, needle_count, dealt_others + 1, lo, hi, low_bits)
-            haystack_create(seat_seeds, needles, needle_count, dealt_others + 1, n_outcomes, n_outcomes + n_tiers,
+            haystack_create(seat_seeds, needles, needle_count, seats * batch, lo, hi, low_bits)
+            haystack_create(seat_seeds, needles, needle_count, seats * batch, n_outcomes, n_outcomes + n_tiers,
                             low_bits)
-            ahead_from[:] = -1  # a new seed
-        tier_totals[watched] = starting_total
-        for seat in range(1, dealt_others + 1):
-            for slot in range(shop_size):
-                drawn = _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_count, other_odds,
-                                      tier_totals, working_pool, watched, shop_key(0, 0, slot))
-                if drawn >= 0:
-                    working_pool[drawn] -= 1.0
-                    tier_totals[watched] -= 1.0
-        found = 0
-        for slot in range(shop_size):
-            shop[slot] = -1
-        for roll in range(1, rolls + 1):
-            for slot in range(shop_size):  # the shop's units go back to the pool
-                if shop[slot] >= 0 and holding:
-                    working_pool[shop[slot]] += 1.0
-                    tier_totals[watched] += 1.0
-                shop[slot] = -1
-            for slot in range(shop_size):
-                if dealer == ENGINE_HAYSTACK:
-                    drawn = _watched_haystack_slot(seat_seeds[0], needles[0], needle_count[0], roll_odds,
-                                                   tier_totals, working_pool, rules.tier_start, watched, ahead_bits,
-                                                   ahead_from)
-                else:
-                    drawn = _watched_slot(rules, dealer, 0, seat_seeds, counters, needles, needle_count, roll_odds,
-                                          tier_totals, working_pool, watched, shop_key(0, roll, slot))
-                if drawn >= 0:
-                    shop[slot] = drawn
-                    if holding:
+        if in_lanes:
+            haystack_races_in_lanes(seat_seeds, needles, needle_count, 0, batch, roll_odds[filled], n_outcomes,
+                                    roll_winners, residuals, lane_counts, lanes, lane_bits)
+            if dealt_others > 0:
+                haystack_races_in_lanes(seat_seeds, needles, needle_count, batch, seats * batch, other_odds[filled],
+                                        n_outcomes, other_winners, residuals, lane_counts, lanes, lane_bits)
+        for b in range(batch):
+            for c in range(lo, hi):
+                working_pool[c] = pool[c]
+            tier_totals[watched] = starting_total
+            if dealer == ENGINE_HAYSTACK and not in_lanes:
+                ahead_from[:] = -1  # a new seed
+            for seat in range(1, dealt_others + 1):
+                row = seat * batch + b
+                for slot in range(shop_size):
+                    if in_lanes:
+                        drawn = _watched_champion(seat_seeds[row], needles[row], needle_count[row],
+                                                  other_winners[slot, row - batch], tier_totals, working_pool, lo, hi,
+                                                  watched)
+                    else:
+                        drawn = _watched_slot(rules, dealer, row, seat_seeds, counters, needles, needle_count,
+                                              other_odds, tier_totals, working_pool, watched, shop_key(0, 0, slot))
+                    if drawn >= 0:
                         working_pool[drawn] -= 1.0
                         tier_totals[watched] -= 1.0
+            found = 0
             for slot in range(shop_size):
-                # As apply_action's purchase: held units are out already, shown ones leave the pool now.
-                if found < looked_for and shop[slot] == champion:
-                    if not holding:
-                        if working_pool[champion] < 1.0:
-                            continue
-                        working_pool[champion] -= 1.0
-                        tier_totals[watched] -= 1.0
+                shop[slot] = -1
+            for roll in range(1, rolls + 1):
+                for slot in range(shop_size):  # the shop's units go back to the pool
+                    if shop[slot] >= 0 and holding:
+                        working_pool[shop[slot]] += 1.0
+                        tier_totals[watched] += 1.0
                     shop[slot] = -1
-                    found += 1
-        counts[found] += 1
+                for slot in range(shop_size):
+                    if in_lanes:
+                        drawn = _watched_champion(seat_seeds[b], needles[b], needle_count[b],
+                                                  roll_winners[(roll - 1) * shop_size + slot, b], tier_totals,
+                                                  working_pool, lo, hi, watched)
+                    elif dealer == ENGINE_HAYSTACK:
+                        drawn = _watched_haystack_slot(seat_seeds[b], needles[b], needle_count[b], roll_odds,
+                                                       tier_totals, working_pool, rules.tier_start, watched,
+                                                       ahead_bits, ahead_from)
+                    else:
+                        drawn = _watched_slot(rules, dealer, b, seat_seeds, counters, needles, needle_count,
+                                              roll_odds, tier_totals, working_pool, watched, shop_key(0, roll, slot))
+                    if drawn >= 0:
+                        shop[slot] = drawn
+                        if holding:
+                            working_pool[drawn] -= 1.0
+                            tier_totals[watched] -= 1.0
+                for slot in range(shop_size):
+                    # As apply_action's purchase: held units are out already, shown ones leave the pool now.
+                    if found < looked_for and shop[slot] == champion:
+                        if not holding:
+                            if working_pool[champion] < 1.0:
+                                continue
+                            working_pool[champion] -= 1.0
+                            tier_totals[watched] -= 1.0
+                        shop[slot] = -1
+                        found += 1
+            counts[found] += 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
@@ -263,11 +309,20 @@ def _watched_haystack_slot(seed, needles, needle_count, tier_odds, tier_totals, 
     n_outcomes = tier_start[n_tiers]
     row = tier_odds[1] if tier_totals[watched] > 0.0 else tier_odds[0]
     tier = haystack_race_ahead(seed, needles, needle_count, row, 0, n_tiers, n_outcomes, ahead_bits, ahead_from)
+    return _watched_champion(seed, needles, needle_count, tier, tier_totals, working_pool, tier_start[watched],
+                             tier_start[watched + 1], watched)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+def _watched_champion(seed, needles, needle_count, tier, tier_totals, working_pool, lo, hi, watched):
+    """A haystack slot whose tier race picked ``tier``: the champion race in ``watched`` (champions ``lo .. hi -
+    1``) if it picked that tier, as :func:`autodup.engine.kernels.tier_then_outcome` runs it; -2 for another tier
+    with copies, -1 for none."""
     if tier < 0:
         return -1
     if tier != watched:
         return -2 if tier_totals[tier] > 0.0 else -1
-    return haystack_race(seed, needles, needle_count, working_pool, tier_start[watched], tier_start[watched + 1], 0)
+    return haystack_race(seed, needles, needle_count, working_pool, lo, hi, 0)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
@@ -314,23 +369,28 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
     _take_other_units(config, pool, s.tier, s.champion, s.question.cost_out)
 
     def play(first: int, chunk: int, space) -> np.ndarray:
-        table, seat_seeds, tier_totals, tier_odds, shop, low_bits, ahead_bits, ahead_from = space
         counts = np.zeros(s.looked_for + 1, dtype=np.int64)
         if method == "watched":
             simulate_watched_rolls(rules, code, np.uint64(seed), first, chunk, s.champion, pool, s.question.level,
-                                   s.roll_level, s.other_shops, s.rolls, counts, seat_seeds, table.counters,
-                                   table.needles, table.needle_count, tier_totals, tier_odds, shop, table.pool,
-                                   low_bits, ahead_bits, ahead_from)
+                                   s.roll_level, s.other_shops, s.rolls, counts, *space)
         else:
+            table, seat_seeds = space
             simulate_rolls(rules, code, table, seat_seeds, np.uint64(seed), first, chunk,
                            s.champion, pool, s.question.level, s.roll_level, s.other_shops, s.rolls, counts)
         return counts
 
-    def working_space():
-        return (fresh_table(rules, 0), np.zeros(rules.players, dtype=np.uint64), np.zeros(config.n_tiers),
-                np.zeros((2, 2, config.n_tiers)), np.full(rules.shop_size, -1, dtype=np.int64),
-                np.zeros(rules.players * (pool.shape[0] + config.n_tiers), dtype=np.uint64),
-                np.zeros((config.n_tiers, VALUES_AHEAD), dtype=np.uint64), np.full(config.n_tiers, -1, dtype=np.int64))
+    def working_space() -> tuple:
+        if method != "watched":
+            return fresh_table(rules, 0), np.zeros(rules.players, dtype=np.uint64)
+        rows, n_tiers = LANE_TRIALS * rules.players, config.n_tiers
+        needles = n_tiers + pool.shape[0]
+        return (np.zeros(rows, dtype=np.uint64), np.zeros((rows, 2), dtype=np.int64), np.zeros((rows, needles)),
+                np.zeros((rows, needles), dtype=np.int64), np.zeros(n_tiers), np.zeros((2, 2, n_tiers)),
+                np.full(rules.shop_size, -1, dtype=np.int64), np.zeros(pool.shape[0]),
+                np.zeros(rows * needles, dtype=np.uint64), np.zeros((n_tiers, VALUES_AHEAD), dtype=np.uint64),
+                np.full(n_tiers, -1, dtype=np.int64),
+                np.zeros((s.rolls * rules.shop_size, LANE_TRIALS), dtype=np.int64),
+                np.zeros((rules.shop_size, rows), dtype=np.int64), np.zeros((3 + 2 * n_tiers, rows)))
 
     # In chunks, so that Ctrl-C stops a long simulation between two, and so that threads share the work.
     chunks = [(int(first_trial) + start, min(CHUNK_TRIALS, int(trials) - start))
