@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 __all__ = ["without_colours", "first_line", "one_line", "printable", "print_warning", "AutodupError", "ConfigError",
            "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument",
-           "WorkerFailure", "TaskError", "Stopped", "Where"]
+           "WorkerFailure", "TaskError", "Stopped", "lost_stop", "refuse_work_after_a_lost_stop", "Where"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -185,6 +185,24 @@ class Stopped(KeyboardInterrupt):
     def __init__(self, signal_number: int):
         super().__init__(signal.Signals(signal_number).name)
         self.signal_number = signal_number
+
+
+# A stop whose exception was lost: raised while a finalizer ran (multiprocessing closing a pool), which Python reports
+# and goes on from. The command line records it (autodup.cli); work that has not started then refuses to start.
+_LOST_STOP = [0]
+
+
+def lost_stop(signal_number: int | None = None) -> int:
+    """The signal number of a stop whose exception was lost (0: none); with ``signal_number``, record it (0 forgets)."""
+    if signal_number is not None:
+        _LOST_STOP[0] = signal_number
+    return _LOST_STOP[0]
+
+
+def refuse_work_after_a_lost_stop() -> None:
+    """Raise :class:`Stopped` if a stop's exception was lost since the command began (see :func:`lost_stop`)."""
+    if _LOST_STOP[0]:
+        raise Stopped(_LOST_STOP[0])
 
 
 @dataclass(frozen=True)

@@ -250,3 +250,76 @@ def test_a_stop_that_c_code_turned_into_another_exception_is_still_one_line(monk
     monkeypatch.setattr(cli, "_module", lambda name: Importing)
     assert cli.main(["bots"]) == 130
     assert capsys.readouterr().err == "autodup: interrupted\n"
+
+
+@pytest.mark.parametrize("signal_number, code, word", [(signal.SIGINT, 130, "interrupted"),
+                                                       (signal.SIGTERM, 143, "terminated")])
+def test_a_stop_that_comes_while_a_finalizer_runs_is_not_lost(monkeypatch, capsys, signal_number, code, word):
+    """A signal that comes while a finalizer runs (multiprocessing closing the first pool of ``autodup quality``,
+    in one CI run) raised inside it, and Python printed the exception with a traceback and went on: the command
+    finished with exit 0. Now the next worker pool refuses to start, and the command stops with its one line."""
+    import threading
+    import weakref
+
+    import autodup.cli as cli
+    from autodup.errors import lost_stop
+    from autodup.tournament.workers import Pool as WorkerPool
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are the main thread's")
+    real = cli._module("bots")
+    went_on = []
+
+    class Closing:
+        add_arguments = staticmethod(real.add_arguments)
+
+        @staticmethod
+        def run(args):
+            class Pool:
+                pass
+
+            def finalizer(reference):
+                signal.raise_signal(signal_number)  # its handler raises here, inside the weak reference's callback
+                sum(range(100))
+
+            pool = Pool()
+            reference = weakref.ref(pool, finalizer)
+            del pool  # the callback runs now, and Python goes on after its exception
+            went_on.append("past the finalizer" if reference() is None else "alive")
+            WorkerPool(1)  # the next pool
+            went_on.append("a pool started")
+            return 0
+
+    monkeypatch.setattr(cli, "_module", lambda name: Closing)
+    assert cli.main(["bots"]) == code
+    assert capsys.readouterr().err == f"autodup: {word}\n"  # no traceback
+    assert went_on == ["past the finalizer"] and lost_stop() == 0  # forgotten when the command ends
+
+
+def test_a_command_whose_stop_was_lost_in_a_finalizer_still_stops_at_its_end(monkeypatch, capsys):
+    """With no pool after the finalizer, the stop is raised when the command's own code returns."""
+    import threading
+    import weakref
+
+    import autodup.cli as cli
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are the main thread's")
+    real = cli._module("bots")
+
+    class Closing:
+        add_arguments = staticmethod(real.add_arguments)
+
+        @staticmethod
+        def run(args):
+            class Pool:
+                pass
+
+            pool = Pool()
+            reference = weakref.ref(pool, lambda reference: signal.raise_signal(signal.SIGINT) or sum(range(100)))
+            del pool
+            return 0 if reference() is None else 3
+
+    monkeypatch.setattr(cli, "_module", lambda name: Closing)
+    assert cli.main(["bots"]) == 130
+    assert capsys.readouterr().err == "autodup: interrupted\n"

@@ -504,3 +504,12 @@ def test_the_default_quality_folder_names_the_value_so_that_value_none_gets_a_fo
     plain = default_quality_out("set4", 1000, 0, spec(""))
     corrected = default_quality_out("set4", 1000, 0, spec("0123456789abcdef"))
     assert corrected.name == plain.name + "-value012345" and plain.parent == corrected.parent
+
+
+def test_a_small_quality_run_says_nothing_on_stderr_when_quiet(tmp_path):
+    """Eight boards of tiny resolve pairs whose boards-needed figures are all 0: the figure has no point to name, and
+    matplotlib's warning about an empty legend reached the terminal (two lines, with a file path)."""
+    result = autodup("quality", "tiny", "--bots", "greedy,random", "--boards", "8", "--dealers", "haystack",
+                     "--no-ladder", "--quiet", "--out", str(tmp_path / "q"))
+    said = [line for line in result.stderr.splitlines() if not line.startswith("autodup: compiling")]  # a cold cache
+    assert result.returncode == 0 and said == [], result.stderr

@@ -210,7 +210,8 @@ def boards_needed_figure(quality: dict):
     axis.invert_yaxis()
     axis.set(xlabel="boards needed to tell the pair apart at 95%", title="boards needed per pair")
     axis.grid(axis="x", which="both", alpha=0.3)
-    axis.legend(fontsize="small", loc="lower right")
+    if axis.get_legend_handles_labels()[0]:  # none when every resolved pair's figure is 0 (matplotlib would warn)
+        axis.legend(fontsize="small", loc="lower right")
     return figure
 
 

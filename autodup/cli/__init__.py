@@ -95,12 +95,18 @@ class _Printable:
 class _Stops:
     """While active (main thread only), Ctrl-C and SIGTERM raise ``stopped(signal number)`` at once, and are
     remembered: C code being imported turns the exception it is given into another (numpy's, as it initializes:
-    an ImportError), so whatever leaves the block after one of them leaves it as ``stopped``."""
+    an ImportError), so whatever leaves the block after one of them leaves it as ``stopped``.
+
+    A signal that comes while a finalizer runs (multiprocessing closing a pool, a weak reference's callback) raises
+    inside it, and Python prints that exception with a traceback and goes on: the command finished as if never
+    stopped. Such an exception is now recorded instead of printed (:func:`autodup.errors.lost_stop`): the next
+    worker pool refuses to start, and the block's end raises the stop if nothing did before."""
 
     def __init__(self, stopped):
         self.stopped = stopped
         self.signal_number = 0
         self.previous: dict = {}
+        self.previous_hook = None
 
     def __enter__(self):
         for number in (signal.SIGINT, signal.SIGTERM):
@@ -108,16 +114,31 @@ class _Stops:
                 self.previous[number] = signal.signal(number, self._handle)
             except ValueError:  # not the main thread: the signals are its caller's business
                 break
+        if self.previous:
+            self.previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def _handle(self, signum, frame):
         self.signal_number = signum
         raise self.stopped(signum)
 
+    def _unraisable(self, unraisable) -> None:
+        from ..errors import lost_stop
+
+        if isinstance(unraisable.exc_value, self.stopped):
+            lost_stop(unraisable.exc_value.signal_number)
+            return
+        self.previous_hook(unraisable)
+
     def __exit__(self, kind, error, trace):
+        from ..errors import lost_stop
+
         for number, handler in self.previous.items():
             signal.signal(number, handler)
-        if self.signal_number and kind is not None and not issubclass(kind, KeyboardInterrupt):
+        if self.previous_hook is not None:
+            sys.unraisablehook = self.previous_hook
+        lost_stop(0)
+        if self.signal_number and (kind is None or not issubclass(kind, KeyboardInterrupt)):
             raise self.stopped(self.signal_number) from None
         return False
 

@@ -57,7 +57,17 @@ import time
 
 import numpy as np
 
-from ..errors import Stopped, TaskError, UsageError, Where, WorkerFailure, first_line, one_line, without_colours
+from ..errors import (
+    Stopped,
+    TaskError,
+    UsageError,
+    Where,
+    WorkerFailure,
+    first_line,
+    one_line,
+    refuse_work_after_a_lost_stop,
+    without_colours,
+)
 from ..game.progress import (
     PROGRESS_BOARD,
     PROGRESS_FIELDS,
@@ -343,6 +353,7 @@ class Pool:
             # A spawned worker is importing the caller's script again, which starts a pool at its top level: leave
             # quietly with a code the parent turns into advice (multiprocessing's own error is 20 lines long).
             raise SystemExit(UNGUARDED_SCRIPT_EXIT)
+        refuse_work_after_a_lost_stop()  # a Ctrl-C as the last pool closed, its exception lost in a finalizer
         method = start_method()
         main_file = getattr(sys.modules.get("__main__"), "__file__", None)
         if method == "spawn" and main_file is not None and not os.path.exists(main_file):
