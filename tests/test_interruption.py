@@ -225,9 +225,9 @@ def test_a_signal_while_the_command_still_imports_is_one_line(start, library, si
     assert_stopped_with_one_line(process, temporary, code, word)
 
 
-def test_a_stop_that_c_code_turned_into_another_exception_is_still_one_line(monkeypatch, capsys):
-    """What numpy's C extension does with a KeyboardInterrupt raised while it initializes, at a moment of our
-    choosing: the command line remembers the signal, whatever exception it became."""
+def command_line_running(monkeypatch, run) -> int:
+    """``autodup bots`` with ``run(args)`` as its code, in this process (the main thread's signal handlers, so
+    signals raised at moments of our choosing); its exit code."""
     import threading
 
     import autodup.cli as cli
@@ -236,20 +236,44 @@ def test_a_stop_that_c_code_turned_into_another_exception_is_still_one_line(monk
         pytest.skip("signal handlers are the main thread's")
     real = cli._module("bots")
 
-    class Importing:
+    class Command:
         add_arguments = staticmethod(real.add_arguments)
 
-        @staticmethod
-        def run(args):
-            try:
-                signal.raise_signal(signal.SIGINT)
-            except KeyboardInterrupt:
-                raise ImportError('PyCapsule_Import could not import module "datetime"') from None
-            return 0
+    Command.run = staticmethod(run)
+    monkeypatch.setattr(cli, "_module", lambda name: Command)
+    return cli.main(["bots"])
 
-    monkeypatch.setattr(cli, "_module", lambda name: Importing)
-    assert cli.main(["bots"]) == 130
+
+def test_a_stop_that_c_code_turned_into_another_exception_is_still_one_line(monkeypatch, capsys):
+    """What numpy's C extension does with a KeyboardInterrupt raised while it initializes, at a moment of our
+    choosing: the command line remembers the signal, whatever exception it became."""
+    def importing(args):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            raise ImportError('PyCapsule_Import could not import module "datetime"') from None
+        return 0
+
+    assert command_line_running(monkeypatch, importing) == 130
     assert capsys.readouterr().err == "autodup: interrupted\n"
+
+
+def drop_with_a_signal_in_its_finalizer(signal_number: int) -> bool:
+    """An object dropped whose weak reference's callback receives ``signal_number`` (its handler raises there,
+    inside the callback; Python reports such an exception and goes on); whether the callback ran."""
+    import weakref
+
+    class Pool:
+        pass
+
+    def finalizer(reference):
+        signal.raise_signal(signal_number)
+        sum(range(100))
+
+    pool = Pool()
+    reference = weakref.ref(pool, finalizer)
+    del pool  # the callback runs now
+    return reference() is None
 
 
 @pytest.mark.parametrize("signal_number, code, word", [(signal.SIGINT, 130, "interrupted"),
@@ -258,68 +282,23 @@ def test_a_stop_that_comes_while_a_finalizer_runs_is_not_lost(monkeypatch, capsy
     """A signal that comes while a finalizer runs (multiprocessing closing the first pool of ``autodup quality``,
     in one CI run) raised inside it, and Python printed the exception with a traceback and went on: the command
     finished with exit 0. Now the next worker pool refuses to start, and the command stops with its one line."""
-    import threading
-    import weakref
-
-    import autodup.cli as cli
     from autodup.errors import lost_stop
-    from autodup.tournament.workers import Pool as WorkerPool
+    from autodup.tournament.workers import Pool
 
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signal handlers are the main thread's")
-    real = cli._module("bots")
     went_on = []
 
-    class Closing:
-        add_arguments = staticmethod(real.add_arguments)
+    def closing(args):
+        went_on.append(drop_with_a_signal_in_its_finalizer(signal_number))
+        Pool(1)  # the next pool
+        went_on.append("a pool started")
+        return 0
 
-        @staticmethod
-        def run(args):
-            class Pool:
-                pass
-
-            def finalizer(reference):
-                signal.raise_signal(signal_number)  # its handler raises here, inside the weak reference's callback
-                sum(range(100))
-
-            pool = Pool()
-            reference = weakref.ref(pool, finalizer)
-            del pool  # the callback runs now, and Python goes on after its exception
-            went_on.append("past the finalizer" if reference() is None else "alive")
-            WorkerPool(1)  # the next pool
-            went_on.append("a pool started")
-            return 0
-
-    monkeypatch.setattr(cli, "_module", lambda name: Closing)
-    assert cli.main(["bots"]) == code
+    assert command_line_running(monkeypatch, closing) == code
     assert capsys.readouterr().err == f"autodup: {word}\n"  # no traceback
-    assert went_on == ["past the finalizer"] and lost_stop() == 0  # forgotten when the command ends
+    assert went_on == [True] and lost_stop() == 0  # forgotten when the command ends
 
 
 def test_a_command_whose_stop_was_lost_in_a_finalizer_still_stops_at_its_end(monkeypatch, capsys):
     """With no pool after the finalizer, the stop is raised when the command's own code returns."""
-    import threading
-    import weakref
-
-    import autodup.cli as cli
-
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signal handlers are the main thread's")
-    real = cli._module("bots")
-
-    class Closing:
-        add_arguments = staticmethod(real.add_arguments)
-
-        @staticmethod
-        def run(args):
-            class Pool:
-                pass
-
-            pool = Pool()
-            reference = weakref.ref(pool, lambda reference: signal.raise_signal(signal.SIGINT) or sum(range(100)))
-            del pool
-            return 0 if reference() is None else 3
-
-    monkeypatch.setattr(cli, "_module", lambda name: Closing)
-    assert cli.main(["bots"]) == 130
+    assert command_line_running(monkeypatch, lambda args: 0 if drop_with_a_signal_in_its_finalizer(2) else 3) == 130
     assert capsys.readouterr().err == "autodup: interrupted\n"
