@@ -302,3 +302,45 @@ def test_a_command_whose_stop_was_lost_in_a_finalizer_still_stops_at_its_end(mon
     """With no pool after the finalizer, the stop is raised when the command's own code returns."""
     assert command_line_running(monkeypatch, lambda args: 0 if drop_with_a_signal_in_its_finalizer(2) else 3) == 130
     assert capsys.readouterr().err == "autodup: interrupted\n"
+
+
+def test_a_stop_lost_under_another_handler_still_stops_the_command(monkeypatch, capsys):
+    """The pool's immediate handler (around the start of a Ray cluster) raises its own ``Stopped``; lost in a
+    finalizer, the command line's record of it stops the command at its end (it ended with exit 0 and no word)."""
+    from autodup.tournament.workers import SignalFlag
+
+    def starting_ray(args):
+        with SignalFlag(immediate=True):
+            drop_with_a_signal_in_its_finalizer(signal.SIGTERM)
+        return 0
+
+    assert command_line_running(monkeypatch, starting_ray) == 143
+    assert capsys.readouterr().err == "autodup: terminated\n"
+
+
+def test_a_stop_in_a_finalizer_is_not_taken_for_a_bot_error():
+    """While bots' errors are collected (their policies' exceptions come through the same hook), a stop goes on to
+    the hook before, not into the bots' error messages."""
+    import sys
+    import weakref
+
+    from autodup.errors import Stopped
+    from autodup.game.bot_loading import bot_errors_collected
+
+    passed_on = []
+    previous, sys.unraisablehook = sys.unraisablehook, passed_on.append
+    try:
+        with bot_errors_collected() as errors:
+            class Pool:
+                pass
+
+            def finalizer(reference):
+                raise Stopped(signal.SIGINT)
+
+            pool = Pool()
+            reference = weakref.ref(pool, finalizer)
+            del pool
+            assert reference() is None
+    finally:
+        sys.unraisablehook = previous
+    assert errors == [] and [type(u.exc_value) for u in passed_on] == [Stopped]

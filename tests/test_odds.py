@@ -233,6 +233,18 @@ def found_by_trial(s, dealer, simulation, trials, seed):
             for t in range(trials)]
 
 
+def found_by_trial_in_batches(s, dealer, simulation, trials, seed):
+    """The copies found in each of trials ``0 .. trials - 1``, each trial played inside a call of all the trials up
+    to it (the watched simulation's lanes run up to 32 trials at once): the difference of two calls' counts."""
+    before = np.zeros(s.looked_for + 1, dtype=np.int64)
+    found = []
+    for t in range(trials):
+        counts = simulate_odds(s, t + 1, dealer, seed=seed, simulation=simulation, threads=1)
+        found.append(int(np.argmax(counts - before)))
+        before = counts
+    return found
+
+
 @pytest.mark.parametrize("dealer", [d.name for d in exact_dealers()])
 def test_the_watched_draws_find_what_the_games_shop_finds_trial_by_trial(dealer):
     """Dealing only the tier race and the champion's tier (the other tiers' outcomes undrawn, the engine's state
@@ -245,6 +257,9 @@ def test_the_watched_draws_find_what_the_games_shop_finds_trial_by_trial(dealer)
                 continue
             game = found_by_trial(s, dealer, "game", 40, seed=11)
             assert found_by_trial(s, dealer, "watched", 40, seed=11) == game, (name, holding, other_shops)
+            if dealer == "haystack":  # its lanes: past a batch of 32 trials, each trial of a batch in its lane
+                assert found_by_trial_in_batches(s, dealer, "watched", 34, seed=11) == game[:34], (name, holding,
+                                                                                                 other_shops)
             assert len(set(game)) > 1, f"{name}: trials that all find the same count would prove little"
             np.testing.assert_array_equal(simulate_odds(s, 1_500, dealer, seed=12, simulation="game", threads=1),
                                           simulate_odds(s, 1_500, dealer, seed=12, simulation="watched", threads=1),

@@ -135,11 +135,13 @@ class _Stops:
 
         for number, handler in self.previous.items():
             signal.signal(number, handler)
-        if self.previous_hook is not None:
+        number = self.signal_number
+        if self.previous_hook is not None:  # this block recorded lost stops (another handler's too: Ray's start)
             sys.unraisablehook = self.previous_hook
-        lost_stop(0)
-        if self.signal_number and (kind is None or not issubclass(kind, KeyboardInterrupt)):
-            raise self.stopped(self.signal_number) from None
+            number = number or lost_stop()
+            lost_stop(0)
+        if number and (kind is None or not issubclass(kind, KeyboardInterrupt)):
+            raise self.stopped(number) from None
         return False
 
 

@@ -299,6 +299,9 @@ def bot_errors_collected():
     previous_hook = sys.unraisablehook
 
     def record(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):  # a stop, not the bot's: the hook before decides
+            previous_hook(unraisable)
+            return
         if len(errors) < 20:  # a bot may fail a million times; its first messages say why
             errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}".splitlines()[0])
 
