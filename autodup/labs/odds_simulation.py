@@ -200,9 +200,9 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
     lane_counts = lane_space[3 + n_tiers:3 + 2 * n_tiers].view(np.int64)
     lanes = lane_space[:3]
     lane_bits = low_bits[:2 * lane_space.shape[1]].reshape((2, lane_space.shape[1]))
+    seats = dealt_others + 1  # dealt in a trial: the rolling seat and the other shops
     for batch_start in range(0, trials, lane_trials):
         batch = min(lane_trials, trials - batch_start)
-        seats = dealt_others + 1
         for b in range(batch):
             trial_seed = derive_seed_kernel(seed, LABEL_TRIAL, np.uint64(first_trial + batch_start + b))
             # Only the needles a watched draw can create: the tiers' and the watched tier's champions'.
