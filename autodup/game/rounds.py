@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..driver_linking import optimised_before_linking
 from ..engine.kernels import (
     ENGINE_HAYSTACK,
     haystack_advance,
@@ -155,6 +156,9 @@ def _refresh_by_race(rules, table, seat_seeds, alive_count):
         total_remaining -= 1
 
 
+# Marked (autodup.driver_linking): the free refresh's shop and the serving order stay calls, as they are per round;
+# the shop is not optimised again here. Games measured as fast; the round's end, marked, was 2.8% slower.
+@optimised_before_linking
 @game_internal
 def start_round(rules, dealer, order, events, table, round_index, seat_seeds, event_seed):
     alive_count = shuffle_alive(table, event_seed, STREAM_SERVING_ORDER_KEY, round_index, events)

@@ -22,6 +22,7 @@ import numpy as np
 from numba import cfunc, njit, typeof, types
 
 from ..array_allocation import filled
+from ..driver_linking import optimised_before_linking
 from ..engine.kernels import ENGINE_COUNT, engine_draw_hierarchical
 from ..internal_kernels import compile_for, compiled_return_type, internal_kernel
 from .actions import ACTION_END, encode_decision
@@ -199,6 +200,8 @@ def check_table_arguments(rules, dealer, order, events, seat_seeds, policies, pa
         raise ValueError("play_table: the progress block is too small")
 
 
+# Marked (autodup.driver_linking): its calls are per round, and LLVM need not optimise the whole game again here.
+@optimised_before_linking
 @game_internal
 def advance(rules, dealer, order, events, seat_seeds, event_seed, policies, params, param_counts, bot_of_seat,
             outside, check, progress, game, has_decision, decision):

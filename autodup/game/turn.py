@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..driver_linking import optimised_before_linking
 from ..engine.rng import inline_random_bits_pair
 from .actions import ACTION_CAP, ACTION_END, ACTION_LOADED_ROLL, ACTION_REROLL, decode_decision, is_answer
 from .cursor import CURSOR_POSITION, CURSOR_ROLL, CURSOR_STEP, CURSOR_VIOLATIONS, CURSOR_WAITING
@@ -183,6 +184,9 @@ def _lay_out_rules(rules, desk, seat, params):
         desk.params[seat, p] = params[p]
 
 
+# Marked (autodup.driver_linking): the reroll's shop and the turn's start stay calls and are not optimised again
+# here; a cold start's table process compiles the turns on its critical path.
+@optimised_before_linking
 @game_internal
 def play_turns(rules, dealer, table, desk, round_index, seat_seeds, alive_count, policies, params, param_counts,
                bot_of_seat, check, progress, cursor, outside, has_decision, decision):
