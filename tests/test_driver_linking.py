@@ -2,8 +2,8 @@
 
 The marked caller's calls stay calls, where numba's finalization would inline the callee, and what nothing
 calls (the callee's Python wrapper) is dropped; its results are the same. The board driver is marked, and so
-are the game's levels under it that the rounds' own work does not run through: ``advance``, the round's start and
-the turns (not the round's end, whose marking made games slower). The copies linked in are the caller's own:
+are ``advance``, the round's start and the turns, whose callees numba compiles on their own anyway (not the
+round's end, whose marking made games slower). The copies linked in are the caller's own:
 internal, renamed (so that a module compiled later keeps its own definition), in LLVM's fast convention, and
 without the arguments they never read; a marked function linked into another marked one keeps its own copies.
 """
@@ -73,8 +73,8 @@ def test_the_game_marks_the_driver_advance_the_round_start_and_the_turns_and_not
     marked = {boards.play_boards_kernel, table.advance, rounds.start_round, turn.play_turns}
     for kernel in marked:
         assert driver_linking.mangled_prefix(kernel.py_func) in driver_linking._marked, kernel
-    # The round's end marked made games 2.8% slower (its fights lost what LLVM inlined); the shop's reroll and the
-    # fights are called per reroll or per round, where numba's inlining pays.
+    # Left as numba finalizes them: the round's end (marked, games were 2.8% slower, its fights losing what LLVM
+    # inlined there), the shop's reroll (marked, games no faster and cold starts within noise), the fights.
     for kernel in (table._end_round, table.play_table, table.new_game, shop.reroll_shop, combat.play_fights,
                    combat.prepare_fights):
         assert driver_linking.mangled_prefix(kernel.py_func) not in driver_linking._marked, kernel
