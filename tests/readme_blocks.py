@@ -58,6 +58,27 @@ def all_blocks() -> list:
     return [(name_of(path), command, body) for path in documents() for command, body in blocks(path.read_text())]
 
 
+# A figure as prose quotes one: with a decimal point (0.414, 19.9) or thousands commas (2,174), not a bare count.
+FIGURE = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+\.\d+")
+
+
+def figures_after_blocks() -> list:
+    """``(document name, command, body, figures)`` for every generated block: the figures of the prose after it, up
+    to the next heading or block, outside code (fenced or inline), in order. Rerunning a block does not touch
+    them, so a sentence quoting the block goes stale silently unless something compares the two."""
+    found = []
+    for path in documents():
+        text = path.read_text()
+        matches = list(BLOCK.finditer(text))
+        for index, match in enumerate(matches):
+            prose = text[match.end():matches[index + 1].start() if index + 1 < len(matches) else len(text)]
+            heading = re.search(r"^#", prose, re.M)
+            prose = prose[:heading.start()] if heading else prose
+            prose = re.sub(r"`[^`]*`", "", re.sub(r"```.*?```", "", prose, flags=re.S))
+            found.append((name_of(path), match.group("command"), match.group("body"), FIGURE.findall(prose)))
+    return found
+
+
 def render(command: str) -> str:
     """What ``command`` prints, as the block's body (a fenced block keeps its fences)."""
     words = shlex.split(command)
