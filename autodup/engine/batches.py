@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import haystack_advance, haystack_update, inline_kernel
+from .kernels import haystack_advance, haystack_update, inline_kernel, kernel
 from .rng import inline_random_bits
 from .ziggurat import exponential_from_low_bits, random_exponential
 
 __all__ = ["haystack_create", "haystack_race_ahead", "haystack_races_in_lanes"]
 
 
-@inline_kernel
+# Called once for a batch of states, so compiled on its own rather than inlined: inlined, every caller's compile
+# takes longer (autodup.labs.odds_simulation._other_seat_slot), and the call costs nothing beside the batch.
+@kernel
 def haystack_create(seeds, needles, needle_count, seats, lo, hi, low_bits):
     """Create, for each of seats ``0..seats-1``, every needle of ``lo..hi-1`` it has not created yet, at once.
 
@@ -113,7 +115,7 @@ def haystack_race_ahead(seed, needles, needle_count, weights, lo, hi, id_offset,
     return best
 
 
-@inline_kernel
+@kernel  # once for a batch of states, as haystack_create
 def haystack_races_in_lanes(seeds, needles, needle_count, first, end, weights, id_offset, winners, residuals, counts,
                             lanes, bits):
     """The next ``R`` races over the same fixed ``weights`` of each haystack state ``first .. end - 1`` (a lane

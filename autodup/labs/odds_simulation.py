@@ -240,8 +240,9 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                                                   other_winners[slot, row - batch], tier_totals, working_pool, lo, hi,
                                                   watched)
                     else:
-                        drawn = _watched_slot(rules, dealer, row, seat_seeds, counters, needles, needle_count,
-                                              other_odds, tier_totals, working_pool, watched, shop_key(0, 0, slot))
+                        drawn = _other_seat_slot(dealer, row, seat_seeds, counters, needles, needle_count, other_odds,
+                                                 tier_totals, working_pool, rules.tier_start, watched,
+                                                 shop_key(0, 0, slot))
                     if drawn >= 0:
                         working_pool[drawn] -= 1.0
                         tier_totals[watched] -= 1.0
@@ -264,8 +265,9 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                                                        tier_totals, working_pool, rules.tier_start, watched,
                                                        ahead_bits, ahead_from)
                     else:
-                        drawn = _watched_slot(rules, dealer, b, seat_seeds, counters, needles, needle_count,
-                                              roll_odds, tier_totals, working_pool, watched, shop_key(0, roll, slot))
+                        drawn = _watched_slot(dealer, b, seat_seeds, counters, needles, needle_count, roll_odds,
+                                              tier_totals, working_pool, rules.tier_start, watched,
+                                              shop_key(0, roll, slot))
                     if drawn >= 0:
                         shop[slot] = drawn
                         if holding:
@@ -285,8 +287,8 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
-def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
-                  working_pool, watched, key):
+def _watched_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
+                  working_pool, tier_start, watched, key):
     """One slot of ``seat``'s shop as :func:`autodup.game.shop.fill_shop` deals it, resolved in ``watched`` only.
 
     ``tier_odds`` (float64 (2, T)) holds the game's tier weights at the seat's level with the watched tier
@@ -296,7 +298,20 @@ def _watched_slot(rules, dealer, seat, seat_seeds, counters, needles, needle_cou
         counters[seat, 0] = key
     row = tier_odds[1] if tier_totals[watched] > 0.0 else tier_odds[0]
     return engine_draw_watching_tier(dealer, seat_seeds[seat], counters[seat], needles[seat], needle_count[seat],
-                                     row, tier_totals, working_pool, rules.tier_start, watched)
+                                     row, tier_totals, working_pool, tier_start, watched)
+
+
+# Compiled on its own, not inlined: numba copies an inlined function's IR into each caller, and its passes take
+# longer than in proportion to a function's size. With the slot's draw (every engine's races) inlined at both of
+# its sites, simulate_watched_rolls took 41 s to compile on an empty cache; with this one called, and the batches'
+# kernels and _fill_odds too (once a batch or a call), about 14 s. The rolling seat's slots, 125 of the 160 a
+# trial of 25 rolls deals, keep it inlined: called there too, the independent dealer's trials were 18% slower.
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+def _other_seat_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals, working_pool,
+                     tier_start, watched, key):
+    """:func:`_watched_slot` for the other seats' shops (see above)."""
+    return _watched_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
+                         working_pool, tier_start, watched, key)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
@@ -325,7 +340,7 @@ def _watched_champion(seed, needles, needle_count, tier, tier_totals, working_po
     return haystack_race(seed, needles, needle_count, working_pool, lo, hi, 0)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)  # once a call: not inlined (see _other_seat_slot)
 def _fill_odds(rules, level, tier_totals, watched, out):
     """``out[0]``, ``out[1]``: :func:`autodup.game.shop.tier_weights` at ``level`` with tier ``watched``'s total
     0 and 1 (float64 (2, T)), the other tiers' totals as ``tier_totals`` holds them."""
