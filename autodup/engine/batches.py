@@ -28,7 +28,7 @@ __all__ = ["haystack_create", "haystack_race_ahead", "haystack_races_in_lanes"]
 
 
 # Called once for a batch of states, so compiled on its own rather than inlined: inlined, every caller's compile
-# takes longer (autodup.labs.odds_simulation._other_seat_slot), and the call costs nothing beside the batch.
+# takes longer (autodup.labs.odds_simulation._deal_other_shop), and the call costs nothing beside the batch.
 @kernel
 def haystack_create(seeds, needles, needle_count, seats, lo, hi, low_bits):
     """Create, for each of seats ``0..seats-1``, every needle of ``lo..hi-1`` it has not created yet, at once.

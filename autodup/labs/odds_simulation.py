@@ -234,15 +234,14 @@ def simulate_watched_rolls(rules, dealer, seed, first_trial, trials, champion, p
                 ahead_from[:] = -1  # a new seed
             for seat in range(1, dealt_others + 1):
                 row = seat * batch + b
+                if not in_lanes:
+                    _deal_other_shop(dealer, row, seat_seeds, counters, needles, needle_count, other_odds,
+                                     tier_totals, working_pool, rules.tier_start, watched, shop_size)
+                    continue
                 for slot in range(shop_size):
-                    if in_lanes:
-                        drawn = _watched_champion(seat_seeds[row], needles[row], needle_count[row],
-                                                  other_winners[slot, row - batch], tier_totals, working_pool, lo, hi,
-                                                  watched)
-                    else:
-                        drawn = _other_seat_slot(dealer, row, seat_seeds, counters, needles, needle_count, other_odds,
-                                                 tier_totals, working_pool, rules.tier_start, watched,
-                                                 shop_key(0, 0, slot))
+                    drawn = _watched_champion(seat_seeds[row], needles[row], needle_count[row],
+                                              other_winners[slot, row - batch], tier_totals, working_pool, lo, hi,
+                                              watched)
                     if drawn >= 0:
                         working_pool[drawn] -= 1.0
                         tier_totals[watched] -= 1.0
@@ -303,15 +302,21 @@ def _watched_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tie
 
 # Compiled on its own, not inlined: numba copies an inlined function's IR into each caller, and its passes take
 # longer than in proportion to a function's size. With the slot's draw (every engine's races) inlined at both of
-# its sites, simulate_watched_rolls took 41 s to compile on an empty cache; with this one called, and the batches'
-# kernels and _fill_odds too (once a batch or a call), about 14 s. The rolling seat's slots, 125 of the 160 a
-# trial of 25 rolls deals, keep it inlined: called there too, the independent dealer's trials were 18% slower.
+# its sites, simulate_watched_rolls took 27.6 s to compile on an empty cache, callees included; with the other
+# seats' shops dealt by this one, and the batches' kernels and _fill_odds compiled on their own (once a batch or a
+# call), 19.6 s (docs/performance.md). A call deals a whole shop: one call a slot made the independent dealer's
+# trials 5-20% slower. The rolling seat's slots, 125 of the 160 of a trial of 25 rolls, keep the draw inlined.
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
-def _other_seat_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals, working_pool,
-                     tier_start, watched, key):
-    """:func:`_watched_slot` for the other seats' shops (see above)."""
-    return _watched_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
-                         working_pool, tier_start, watched, key)
+def _deal_other_shop(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals, working_pool,
+                     tier_start, watched, shop_size):
+    """Deal ``seat``'s shop of ``shop_size`` slots (:func:`_watched_slot`), each unit of ``watched`` it shows held
+    out of ``working_pool`` and ``tier_totals``: another seat's shop, which it keeps while the player rolls."""
+    for slot in range(shop_size):
+        drawn = _watched_slot(dealer, seat, seat_seeds, counters, needles, needle_count, tier_odds, tier_totals,
+                              working_pool, tier_start, watched, shop_key(0, 0, slot))
+        if drawn >= 0:
+            working_pool[drawn] -= 1.0
+            tier_totals[watched] -= 1.0
 
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False, inline="always")
@@ -340,7 +345,7 @@ def _watched_champion(seed, needles, needle_count, tier, tier_totals, working_po
     return haystack_race(seed, needles, needle_count, working_pool, lo, hi, 0)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)  # once a call: not inlined (see _other_seat_slot)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)  # once a call: not inlined (see _deal_other_shop)
 def _fill_odds(rules, level, tier_totals, watched, out):
     """``out[0]``, ``out[1]``: :func:`autodup.game.shop.tier_weights` at ``level`` with tier ``watched``'s total
     0 and 1 (float64 (2, T)), the other tiers' totals as ``tier_totals`` holds them."""
