@@ -17,7 +17,8 @@ storage), each game the same code and the same results. ``advance`` (whose calls
 are per round), the round's start and the turns are marked too: their callees (the
 shop's reroll, the serving order, a turn's start) are compiled on their own, not
 inlined by numba, and a cold start no longer optimises the whole game again at each
-of these levels, with games as fast (``docs/performance.md``).
+of these levels, with games as fast (``docs/performance.md``). The outside agents' driver
+(:func:`~autodup.game.resumable.advance_tables` and its per-table part) is marked too: its calls are per step.
 Every other function finalizes as numba finalizes it: the round's end, marked,
 made games 2.8% slower, since LLVM inlines part of the fights into it.
 

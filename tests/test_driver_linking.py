@@ -1,8 +1,9 @@
 """A marked function optimises its own code, then links its callees' as they are (autodup.driver_linking).
 
 The marked caller's calls stay calls, where numba's finalization would inline the callee, and what nothing
-calls (the callee's Python wrapper) is dropped; its results are the same. The board driver is marked, and so
-are ``advance``, the round's start and the turns, whose callees numba compiles on their own anyway (not the
+calls (the callee's Python wrapper) is dropped; its results are the same. The board driver and the outside
+agents' driver (``advance_tables`` and its per-table part) are marked, and so are ``advance``, the round's start
+and the turns, whose callees numba compiles on their own anyway (not the
 round's end, whose marking made games slower). The copies linked in are the caller's own:
 internal, renamed (so that a module compiled later keeps its own definition), in LLVM's fast convention, and
 without the arguments they never read; a marked function linked into another marked one keeps its own copies.
@@ -15,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from autodup import driver_linking
-from autodup.game import boards, combat, rounds, shop, table, turn
+from autodup.game import boards, combat, resumable, rounds, shop, table, turn
 
 
 def summed(values):
@@ -69,8 +70,10 @@ def test_the_mangled_prefix_is_numbas():
     assert any(name.startswith(prefix + "B") for name in names)
 
 
-def test_the_game_marks_the_driver_advance_the_round_start_and_the_turns_and_nothing_else():
-    marked = {boards.play_boards_kernel, table.advance, rounds.start_round, turn.play_turns}
+def test_the_game_marks_the_drivers_advance_the_round_start_and_the_turns_and_nothing_else():
+    # The drivers: the board driver, and the outside agents' (advance_tables and its per-table part).
+    marked = {boards.play_boards_kernel, resumable.advance_tables, resumable._advance_one, table.advance,
+              rounds.start_round, turn.play_turns}
     for kernel in marked:
         assert driver_linking.mangled_prefix(kernel.py_func) in driver_linking._marked, kernel
     # Left as numba finalizes them: the round's end (marked, games were 2.8% slower, its fights losing what LLVM

@@ -22,6 +22,7 @@ from numba import njit, typed
 from ..arguments import MAX_INDEX, integer
 from ..arguments import seed as check_seed
 from ..array_allocation import filled
+from ..driver_linking import optimised_before_linking
 from ..engine.dealers import dealer_named
 from ..errors import BotError, UsageError
 from .boards import check_order, table_seeds
@@ -71,6 +72,8 @@ def call_policy(policy, me, shop, unit_champion, unit_star, pool, champion_cost,
     return policy(frame_pointer(frame))
 
 
+# Marked (autodup.driver_linking), as _advance_one: LLVM need not optimise the whole game again at each level.
+@optimised_before_linking
 @njit(cache=True, no_cfunc_wrapper=True)
 def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy_box, params, param_counts,
                    bot_of_seat, outside, check, progress, games, has_decision, decisions, waiting, over,
@@ -111,6 +114,7 @@ def advance_tables(rules, dealer, order, events, seat_seeds, event_seeds, policy
                      observations, placements, np.int64(k))
 
 
+@optimised_before_linking  # its one call to advance is per step: see advance_tables
 @njit(cache=True, no_cfunc_wrapper=True)
 def _advance_one(rules, dealer, order, events, seat_seeds, event_seeds, policies, params, param_counts, bot_of_seat,
                  outside, check, progress, games, has_decision, decisions, waiting, over, observations, placements, i):
