@@ -2,6 +2,7 @@
 
 import pytest
 
+from . import readme_blocks
 from .readme_blocks import all_blocks, expected_body, figures_after_blocks
 
 BLOCKS = all_blocks()
@@ -50,8 +51,6 @@ def test_the_prose_after_a_block_quotes_the_figures_it_shows():
 
 
 def test_the_figures_check_catches_a_stale_quote(tmp_path, monkeypatch):
-    import tests.readme_blocks as readme_blocks
-
     page = tmp_path / "page.md"
     block = "```\nworth 2,174 games, 0.414 places\n```\n"
     page.write_text(f"<!-- output of: autodup x -->\n{block}<!-- end of output -->\n\n"
