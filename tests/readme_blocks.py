@@ -10,8 +10,8 @@ The command runs in a scratch folder that sees the repository's ``benchmarks/``,
 ``docs/`` and ``tests/`` (linked), so paths read as from the repository's root, and a command that writes a
 folder (``autodup run --out runs/example``) plays afresh every time. ``autodup`` means ``python -m autodup``
 with this checkout's package, ``python`` this interpreter. Two things that depend on the machine, not on the
-code, are left out of what a command prints: the line saying that the game is being compiled (only a cold
-cache prints it), and the checkout's own folder, shown as ``...``.
+code, are left out of what a command prints: the line saying that the game or the roll odds' simulation is
+being compiled (only a cold cache prints it), and the checkout's own folder, shown as ``...``.
 
 ``tests/test_readme.py`` reruns every block's command and fails when a page no longer shows what the code
 prints (a seeded table gone stale). ``python -m tests.readme_blocks`` rewrites every block from its command.
@@ -35,7 +35,7 @@ BLOCK = re.compile(r"^<!-- output of: (?P<command>[^\n]+?) -->\n(?P<body>.*?)^<!
 # What a block's command sees of the repository (its scratch folder links these).
 VISIBLE = ("benchmarks", "bots", "configs", "docs", "tests")
 # Printed on a cold cache only: what the machine has compiled, not what the code does.
-COMPILE_NOTICE = "autodup: compiling the game for this machine"
+COMPILE_NOTICES = ("autodup: compiling the game for this machine", "autodup: compiling the roll odds' simulation")
 
 
 def documents() -> list:
@@ -97,7 +97,7 @@ def render(command: str) -> str:
             output = output.replace(folder, "...")
     # A cold start's compile bar redraws its line with carriage returns: what follows the last one is the line.
     lines = [line.rsplit("\r", 1)[-1] for line in output.split("\n")]
-    lines = [line for line in lines if not line.startswith(COMPILE_NOTICE)]
+    lines = [line for line in lines if not line.startswith(COMPILE_NOTICES)]
     return "\n".join(lines).strip("\n") + "\n"
 
 

@@ -380,3 +380,22 @@ def test_command_errors_are_one_line(args, message):
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not (ROOT / "odds.svg").exists()
+
+
+def test_a_first_simulation_says_it_compiles_and_a_cached_one_does_not(monkeypatch):
+    """On a cache without the simulation, ``autodup odds`` would be silent for the half minute it compiles: it says
+    so first (``note``), once, and says nothing when the simulation is cached or when no trial is simulated."""
+    import autodup
+    from autodup.labs import odds_simulation
+
+    for simulation in ("auto", "game"):  # each plays its kernel, which the cache then holds
+        autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=64, simulation=simulation, threads=1)
+        assert odds_simulation.simulation_is_compiled(simulation), simulation
+    notes = []
+    autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=64, threads=1, note=notes.append)
+    assert notes == []
+    monkeypatch.setattr(odds_simulation, "simulation_is_compiled", lambda method="auto": False)  # a cold cache
+    autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=0, note=notes.append)
+    assert notes == []
+    autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=64, threads=1, note=notes.append)
+    assert len(notes) == 1 and notes[0].startswith(odds_simulation.COMPILING_ODDS), notes

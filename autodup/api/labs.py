@@ -7,7 +7,7 @@ from pathlib import Path
 from ..arguments import choice, integer, optional, workers
 from ..arguments import seed as check_seed
 from ..errors import UsageError
-from .common import Report, config_warnings, warner
+from .common import Report, config_warnings, noter, warner
 from .tournaments import RUN_SEED, load_config
 
 __all__ = ["odds", "shuffles", "toy"]
@@ -17,7 +17,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
          cost_out: int = 0, owned: int = 0, buy_xp: bool = False, xp: int = 0, trials: int | None = None,
          dealer: str | None = None, seed: int = RUN_SEED, holding: bool | None = None,
          other_shops: int | None = None, simulation: str = "auto", threads: int | None = None, plot=None,
-         progress: bool = False, warn=None) -> Report:
+         progress: bool = False, warn=None, note=None) -> Report:
     """The chances of finding k copies of a champion by rolling: the public calculators' chain, the game's
     exact law of its shop, and a simulation through the game's own shop.
 
@@ -52,8 +52,9 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         Chunks of trials simulated side by side (default: one per core); the counts do not depend on it.
     plot : str or os.PathLike, optional
         A ``.png`` file for a bar chart of P(at least k) by the three methods.
-    progress, warn
-        As for :func:`autodup.run_tournament` (a bar of the simulated trials).
+    progress, warn, note
+        As for :func:`autodup.run_tournament` (a bar of the simulated trials; ``note`` is told when the
+        simulation is compiled first, on a cache without it).
 
     Returns
     -------
@@ -72,7 +73,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..labs.odds import DEFAULT_TRIALS, RollQuestion
     from ..labs.odds_report import check_plot_path, format_odds, write_odds_plot
-    from ..labs.odds_simulation import MAX_TRIALS, SIMULATION_METHODS, roll_odds
+    from ..labs.odds_simulation import COMPILING_ODDS, MAX_TRIALS, SIMULATION_METHODS, roll_odds, simulation_is_compiled
 
     level = integer("level", level, 1)
     for name, value in (("copies_out", copies_out), ("cost_out", cost_out), ("owned", owned), ("xp", xp)):
@@ -93,6 +94,8 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         check_plot_path(str(plot))
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
+    if trials > 0 and not simulation_is_compiled(simulation):
+        noter(note)(f"{COMPILING_ODDS} (once per version of autodup; about half a minute)...")
     question = RollQuestion(level=level, champion=champion, copies_out=copies_out, cost_out=cost_out, gold=gold,
                             rolls=rolls, owned=owned, buy_xp=buy_xp, xp=xp)
     with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,

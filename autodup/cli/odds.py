@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import add_config, count, positive_int, print_json, seed, switch, warn
+from .options import add_config, count, note, positive_int, print_json, seed, switch, warn
 
 __all__ = ["add_arguments", "run"]
 
@@ -63,6 +63,6 @@ def run(args) -> int:
                       copies_out=args.copies_out, cost_out=args.cost_out, owned=args.owned, buy_xp=args.buy_xp,
                       xp=args.xp, trials=args.trials, dealer=args.dealer, seed=args.seed, holding=args.holding,
                       other_shops=args.other_shops, simulation=args.simulation, threads=args.threads,
-                      plot=args.plot, progress=not args.quiet, warn=warn)
+                      plot=args.plot, progress=not args.quiet, warn=warn, note=note)
     print_json(answer.data, safe=False) if args.json else print(answer.text)
     return 0

@@ -38,8 +38,8 @@ from .odds import (
     resolve,
 )
 
-__all__ = ["SIMULATION_METHODS", "simulate_rolls", "simulate_watched_rolls", "simulation_method", "simulate_odds",
-           "roll_odds"]
+__all__ = ["SIMULATION_METHODS", "COMPILING_ODDS", "simulate_rolls", "simulate_watched_rolls", "simulation_method",
+           "simulation_is_compiled", "simulate_odds", "roll_odds"]
 
 # --------------------------------------------------------------------------
 
@@ -442,6 +442,17 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
 
 
 SIMULATION_METHODS = ("auto", "watched", "game")
+# What a cold cache's first simulation says before it compiles (tests/readme_blocks.py leaves the line out).
+COMPILING_ODDS = "compiling the roll odds' simulation for this machine"
+
+
+def simulation_is_compiled(method: str = "auto") -> bool:
+    """Whether this machine's compiled-code cache holds the simulation ``method`` plays (``"auto"`` and
+    ``"watched"``: :func:`simulate_watched_rolls`, which ``"auto"`` plays unless a tier can run out; ``"game"``:
+    :func:`simulate_rolls`), so that a first call need not compile it."""
+    from ..compile_cache import compiled_signatures
+
+    return bool(compiled_signatures(simulate_rolls if method == "game" else simulate_watched_rolls))
 
 
 def simulation_method(situation: RollSituation, dealer: str, method: str = "auto") -> str:
