@@ -28,6 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autodup.labs.odds_simulation import COMPILING_ODDS
+from autodup.tournament.loading import COMPILE_BAR
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -35,7 +38,7 @@ BLOCK = re.compile(r"^<!-- output of: (?P<command>[^\n]+?) -->\n(?P<body>.*?)^<!
 # What a block's command sees of the repository (its scratch folder links these).
 VISIBLE = ("benchmarks", "bots", "configs", "docs", "tests")
 # Printed on a cold cache only: what the machine has compiled, not what the code does.
-COMPILE_NOTICES = ("autodup: compiling the game for this machine", "autodup: compiling the roll odds' simulation")
+COMPILE_NOTICES = (f"autodup: {COMPILE_BAR}", f"autodup: {COMPILING_ODDS}")
 
 
 def documents() -> list:

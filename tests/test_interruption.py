@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from autodup.tournament.loading import COMPILE_BAR
 from autodup.tournament.process_start import WORKER_START_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}
-COMPILING = "compiling the game for this machine"  # the one note a cold compiled-code cache adds
+COMPILING = COMPILE_BAR  # the one note a cold compiled-code cache adds (and its bar)
 
 COMMANDS = {
     "run": ["run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "8"],
