@@ -29,6 +29,12 @@ def test_a_generated_block_is_what_its_command_prints(document, command, body):
         f"{document} is stale for `{command}`: run `python -m tests.readme_blocks` and check the difference")
 
 
+def test_a_block_is_fenced_unless_it_prints_markdown():
+    """A command's plain output between the markers would render as one paragraph of prose: it needs its fences.
+    Only a command that prints Markdown (a table) stands unfenced."""
+    for document, command, body in BLOCKS:
+        assert body.startswith("```") or body.startswith("|"), (document, command)
+
 def stale_quotes(entries):
     """``(document, command, figure)`` for each figure of the prose after a block that the block does not show, and
     how many figures were checked."""
