@@ -307,7 +307,7 @@ def test_games_with_real_bots_keep_every_invariant():
     bots = [load_bot(name) for name in ROSTER]
     for board in range(6):
         for dealer in ("haystack", "keyed", "independent"):
-            results = play(bots[board % 8:] + bots[:board % 8], board, dealer, check=False)
+            results = play(bots[board % 8:] + bots[:board % 8], board, dealer, check=True)
             assert sorted(results[:, 0].tolist()) == list(range(1, 9))
     g = board_seed(3, 0)
     seats = np.array([seat_seed(g, s) for s in range(SET4.players)], dtype=np.uint64)

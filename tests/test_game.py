@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autodup.engine.dealers import DEALERS
+from autodup.engine.dealers import DEALERS, exact_dealers
 from autodup.engine.kernels import engine_draw_hierarchical
 from autodup.engine.rng import board_seed, event_seed, seat_seed
 from autodup.game.boards import compile_storage, play_boards, play_boards_kernel, store_table
@@ -182,7 +182,7 @@ def rerolled_until_it_fits():
     return np.where(np.append(qualifying_champions(LOADED_TRAIT), 0) > 0, normal, 0)
 
 
-@pytest.mark.parametrize("dealer", ["independent", "haystack", "keyed"])
+@pytest.mark.parametrize("dealer", [dealer.name for dealer in exact_dealers()])
 def test_loaded_roll_equals_rerolling_each_slot_until_it_fits(dealer, rerolled_until_it_fits):
     """Seed 002's gold standard: rejection sampling of a normal slot, against the constrained draw."""
     qualifies = qualifying_champions(LOADED_TRAIT)
@@ -391,7 +391,7 @@ VARIANTS = {
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("dealer", ["independent", "haystack", "keyed", "replay"])
+@pytest.mark.parametrize("dealer", list(DEALERS))
 def test_rule_variants_keep_every_invariant(variant, dealer):
     text = (ROOT / "configs" / "tiny.yaml").read_text()
     for old, new in VARIANTS[variant]:

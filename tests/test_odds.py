@@ -14,7 +14,7 @@ import pytest
 
 from autodup.engine.dealers import exact_dealers
 from autodup.errors import UsageError
-from autodup.game.config import load_config
+from autodup.game.config import load_config, parse_config
 from autodup.labs.odds import RollQuestion, chain_odds, game_odds, held_by_other_shops, resolve
 from autodup.labs.odds_simulation import roll_odds, simulate_odds, simulation_method
 from autodup.shipped import config_file, config_names
@@ -95,16 +95,19 @@ def test_chain_matches_a_published_calculator():
     out (Set 4's pool: Yuumi at level 6, or any 2-cost at level 7), two slots. Its one-slot matrix starts
     0.977 / 0.023, and after two slots P(0) = 0.955, P(1) = 0.045 (from the rounded matrix). Its second
     row (0.976 / 0.024) has more copies left after a hit than before (its code adds the hits to the copies
-    left), so its P(2) = 0.0006 is not compared; ours is p0 * p1 = 0.0005."""
-    for question in (RollQuestion(level=6, champion="Yuumi", rolls=2), RollQuestion(level=7, champion="Annie",
-                                                                                      rolls=2)):
-        one_slot = resolve(SET4, question)
-        p = one_slot.hit_weight * one_slot.copies_left / one_slot.units_left
+    left), so its P(2) = 0.0006 is not compared; ours is p0 * p1 = 0.0005. The chain is asked for two slots
+    by a shop of two (one roll), as the calculator's figure is."""
+    two_slots = parse_config(config_file("set4").read_text().replace("  size: 5\n", "  size: 2\n"), "two_slots.yaml")
+    assert two_slots.shop_size == 2
+    for question in (RollQuestion(level=6, champion="Yuumi", rolls=1), RollQuestion(level=7, champion="Annie",
+                                                                                      rolls=1)):
+        situation = resolve(two_slots, question)
+        p = situation.hit_weight * situation.copies_left / situation.units_left
         assert (round(1 - p, 3), round(p, 3)) == (0.977, 0.023)
-        ten_slots = chain_odds(one_slot)  # two rolls of 5 slots; the published figure is 2 slots
-        law = np.linalg.matrix_power(np.array([[1 - p, p], [0, 1]]), 2)[0]
+        law = chain_odds(situation)
         assert abs(law[0] - 0.955) < 0.001 and abs(law[1] - 0.045) < 0.001
-        assert ten_slots[0] == pytest.approx((1 - p) ** 10, abs=1e-15)
+        assert law[2] == pytest.approx(p * situation.hit_weight * (situation.copies_left - 1)
+                                       / (situation.units_left - 1), abs=1e-15)
 
 
 # --- the game's exact law ------------------------------------------------------------------------------------------

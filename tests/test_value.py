@@ -118,12 +118,17 @@ def test_the_corrected_placement_removes_luck_it_was_not_fitted_on(roster, evalu
 
 def test_training_boards_are_not_evaluation_boards():
     """The same seed and board under the two branches: no seat seed and no event seed in common."""
-    seats = {}
+    seats, events = {}, {}
     for branch, label in BRANCHES.items():
+        seats[branch], events[branch] = set(), set()
         seeds = np.zeros(8, dtype=np.uint64)
-        events = [table_seeds(np.uint64(0), board, 0, True, seeds, np.uint64(label)) for board in range(50)]
-        seats[branch] = set(events)
+        for board in range(50):
+            events[branch].add(int(table_seeds(np.uint64(0), board, 0, True, seeds, np.uint64(label))))
+            seats[branch].update(int(seed) for seed in seeds)
+        assert len(seats[branch]) == 50 * 8 and len(events[branch]) == 50  # every seed filled, none repeated
     assert not seats["training"] & seats["evaluation"]
+    assert not events["training"] & events["evaluation"]
+    assert not seats["training"] & events["evaluation"] and not events["training"] & seats["evaluation"]
 
 
 def _value_text(**changes):
