@@ -393,10 +393,15 @@ def test_an_interrupted_quality_run_resumes_to_the_same_measures(tiny_quality, t
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not list((out / "runs").rglob("chunk-*.parquet")):
         time.sleep(0.05)
+    assert list((out / "runs").rglob("chunk-*.parquet")), "no chunk was written within 300 s"
     process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=120) != 0 or (out / "quality.json").exists()
+    assert process.wait(timeout=120) == 130, "the command finished before Ctrl-C arrived"
+    assert not (out / "quality.json").exists()
+    kept = {path: path.stat().st_mtime_ns for path in (out / "runs").rglob("chunk-*.parquet")}
     result = subprocess.run(command, cwd=ROOT, env=ENVIRONMENT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr
+    # The chunks written before the interruption were kept, not played again.
+    assert {path: path.stat().st_mtime_ns for path in kept} == kept
     ours = json.loads((out / "quality.json").read_text())
     theirs = json.loads((reference / "quality.json").read_text())
     ours.pop("games_per_second"), theirs.pop("games_per_second")
