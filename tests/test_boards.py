@@ -110,7 +110,8 @@ def test_tables_take_their_seeds_from_the_board_or_from_the_table(dealer):
 
 
 def test_the_shop_log_grows_with_the_rounds_played_not_max_rounds():
-    """A game of 10,000 rounds at most, ended early, logs only the rounds it played."""
+    """A game of 10,000 rounds at most, ended early, is stored with only the rounds it played; boards whose games
+    outlast the driver's first allocation (16 rounds a seat) grow it, and keep every round of every seat."""
     text = (ROOT / "configs" / "tiny.yaml").read_text().replace("max_rounds: 60", "max_rounds: 10000")
     rules = rules_of(parse_config(text, "long.yaml"))
     bots = [load_bot(name) for name in FOUR]
@@ -118,16 +119,29 @@ def test_the_shop_log_grows_with_the_rounds_played_not_max_rounds():
     rounds = played.results[..., RESULT_COLUMNS.index("rounds_alive")].reshape(-1)
     assert rounds.max() < 200 and played.shop_values.size == rounds.sum() * rules.shop_size
     assert played.shop_offsets[-1] == played.shop_values.size and not played.violations.any()
-    # A game that lasts longer than the first log grows it.
+    # No damage: every seat plays all 150 rounds, 9x the first allocation, which the driver grows.
     stalled = re.sub(r"damage: \d+", "damage: 0", text).replace("damage_per_surviving_unit: 1",
                                                                 "damage_per_surviving_unit: 0")
     stalled_rules = rules_of(parse_config(stalled.replace("max_rounds: 10000", "max_rounds: 150"), "stalled.yaml"))
-    seeds = np.array([seat_seed(4, s) for s in range(stalled_rules.players)], dtype=np.uint64)
-    lineup = seating([load_bot("greedy")] * stalled_rules.players)
-    _, _, played_rounds, log = play_table(stalled_rules, DEALERS["independent"].code, ORDER_EVENTS, seeds,
-                                          np.uint64(5), *lineup, False, new_progress())
-    assert played_rounds == 150 and log.shops.shape[0] >= 150 and np.all(log.shops[149] >= -1)
-    assert log.states.shape[0] == log.shops.shape[0] and np.all(log.states[149, :, LOG_LEVEL] >= 1)
+    players = stalled_rules.players
+    greedy = [load_bot("greedy")]
+    long = play_boards(stalled_rules, "independent", *policy_tuple(greedy), seed=7, boards=1, tables=2, n_bots=1)
+    assert np.all(long.results[..., RESULT_COLUMNS.index("rounds_alive")] == 150)
+    assert long.shop_values.size == 2 * players * 150 * stalled_rules.shop_size  # 9x the first 16 rounds a seat
+    g = board_seed(7, 0)
+    for t in range(2):
+        root = table_seed(g, t)  # the control: seeds of its own at each table
+        seeds = np.array([seat_seed(root, s) for s in range(players)], dtype=np.uint64)
+        _, _, played_rounds, log = play_table(stalled_rules, DEALERS["independent"].code, ORDER_EVENTS, seeds,
+                                              np.uint64(event_seed(root, 0)), *seating(greedy * players), False,
+                                              new_progress())
+        assert played_rounds == 150
+        for seat in range(players):
+            row = t * players + seat
+            shops = long.shop_values[long.shop_offsets[row]:long.shop_offsets[row + 1]]
+            assert np.array_equal(shops.reshape(-1, stalled_rules.shop_size), log.shops[:150, seat])
+            states = long.state_values[row * 150:(row + 1) * 150]
+            assert np.array_equal(states, log.states[:150, seat]) and np.all(states[:, LOG_LEVEL] >= 1)
 
 
 @pytest.mark.parametrize("kwargs, message", [

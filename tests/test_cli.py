@@ -57,37 +57,47 @@ def test_play_prints_every_seat_and_is_deterministic():
     assert [s["bot"] for s in seats] == ["greedy", "random", "econ", "chaos"] * 2  # table 0 of the Latin square
     assert run("play", "configs/tiny.yaml", "--seed", "5", "--json", "--bots", "greedy,random,econ,"
                "tests/bots/chaos.py").stdout == result.stdout
-    assert run("play", "configs/tiny.yaml", "--seed", "6", "--json").stdout != result.stdout
+    other = run("play", "configs/tiny.yaml", "--seed", "6", "--json", "--bots", "greedy,random,econ,"
+                "tests/bots/chaos.py")
+    assert json.loads(other.stdout)["seats"] != seats  # the games, not only the seed printed
     text = run("play", "configs/tiny.yaml", "--seed", "5", "--dealer", "keyed")
     assert text.returncode == 0 and "dealer keyed" in text.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["play", "configs/tiny.yaml", "--dealer", "shuffle"],
-    ["play", "configs/tiny.yaml", "--bots", "greedy,greedy"],
-    ["play", "configs/tiny.yaml", "--bots", "greedy,econ,random,traits,fast8,reroll1,reroll2,reroll3,greedy"],
-    ["play", "configs/tiny.yaml", "--bots", "greedy,econ", "--table", "2"],
-    ["play", "set5"],
-    ["summary", "no/such/folder"],
-    ["summary", "configs"],
-    ["play", "configs/tiny.yaml", "--bots", "genius"],
-    ["play", "configs/tiny.yaml", "--bots", "no/such/bot.py"],
-    ["play", "configs/tiny.yaml", "--bot-param", "greedy.courage=3"],
-    ["play", "configs/tiny.yaml", "--bot-param", "greedy.roll_above=lots"],
-    ["play", "configs/tiny.yaml", "--bot-param", "econ.roll_stage=3"],
-    ["play", "configs/tiny.yaml", "--bot-params", "no_such_file.yaml"],
-    ["check-bot", "genius"],
-    ["check-bot", "tests/bots/broken/no_name.py"],
-    ["check-bot", "greedy", "--bot-params", "tests/bots/params_huge.yaml"],
-    ["check-bot", "tests/bots/broken/exits.py"],
-    ["play", "configs/tiny.yaml", "--order", "race", "--dealer", "independent"],
-    ["play", "configs/tiny.yaml", "--dealer", "plain"],
-    ["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
+@pytest.mark.parametrize("args, said", [
+    (["play", "configs/tiny.yaml", "--dealer", "shuffle"], "--dealer: unknown value 'shuffle' (allowed: haystack"),
+    (["play", "configs/tiny.yaml", "--bots", "greedy,greedy"], "--bots: a bot appears twice"),
+    (["play", "configs/tiny.yaml", "--bots", "greedy,econ,random,traits,fast8,reroll1,reroll2,reroll3,greedy"],
+     "--bots: 9 bots for 8 seats (allowed: 1 to 8"),
+    (["play", "configs/tiny.yaml", "--bots", "greedy,econ", "--table", "2"],
+     "--table: 2 is out of range (allowed: 0 to 1"),
+    (["play", "set5"], "set5: no such file (shipped configurations: set4, tiny"),
+    (["summary", "no/such/folder"], "no/such/folder: no such run folder"),
+    (["summary", "configs"], "configs: not a run folder (no manifest.json)"),
+    (["play", "configs/tiny.yaml", "--bots", "genius"], "unknown bot 'genius' (allowed: econ, fast8, greedy"),
+    (["play", "configs/tiny.yaml", "--bots", "no/such/bot.py"], "no/such/bot.py: no such bot file"),
+    (["play", "configs/tiny.yaml", "--bot-param", "greedy.courage=3"],
+     "--bot-param: bot 'greedy' has no parameter 'courage' (allowed: roll_above)"),
+    (["play", "configs/tiny.yaml", "--bot-param", "greedy.roll_above=lots"], "'lots' is not a number"),
+    (["play", "configs/tiny.yaml", "--bot-param", "econ.roll_stage=3"],
+     "--bot-param: no bot named 'econ' is playing (playing: greedy)"),
+    (["play", "configs/tiny.yaml", "--bot-params", "no_such_file.yaml"], "no_such_file.yaml: cannot read"),
+    (["check-bot", "genius"], "unknown bot 'genius'"),
+    (["check-bot", "tests/bots/broken/no_name.py"], "no_name.py: NAME must be a name made of letters"),
+    (["check-bot", "greedy", "--bot-params", "tests/bots/params_huge.yaml"],
+     "params_huge.yaml: greedy.roll_above must be a finite number"),
+    (["check-bot", "tests/bots/broken/exits.py"], "exits.py: cannot load: SystemExit"),
+    (["play", "configs/tiny.yaml", "--order", "race", "--dealer", "independent"],
+     "--order: race needs a dealer that races across seats (allowed: haystack)"),
+    (["play", "configs/tiny.yaml", "--dealer", "plain"], "--dealer: unknown value 'plain'"),
+    (["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
+     "06_odds_do_not_sum_to_100.yaml:26: levels.3.odds: sums to 95 (allowed: percentages summing to 100)"),
 ])
-def test_play_rejects_bad_input_with_one_line(args):
+def test_play_rejects_bad_input_with_one_line(args, said):
     result = run(*args)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert said in result.stderr, result.stderr
 
 
 def test_bots_lists_the_roster():

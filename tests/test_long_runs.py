@@ -1,7 +1,7 @@
 """Long statistical runs at TFT scale (marked slow: ``python -m pytest -m slow``).
 
 A Set-4 pool shared by draws that remove and return copies, as in a game,
-drawn hierarchically for a million slots per engine: the per-tier and
+drawn hierarchically for a million slots per engine (300,000 for keyed): the per-tier and
 per-champion frequencies of every engine must match the exact conditional
 probabilities at the moment of each draw, and the plain control.
 """
@@ -120,7 +120,7 @@ def test_the_long_run_check_catches_a_wrong_dealer():
 
 
 def test_many_seats_first_tier_draw_matches_odds_and_couples_across_levels():
-    """A million seat seeds: tier frequencies at level 7 exact; agreement with level 8 is J_P."""
+    """200,000 seat seeds: tier frequencies at level 7 exact; agreement with level 8 is J_P."""
     from autodup import Haystack
 
     level7, level8 = [19, 30, 35, 15, 1], [16, 20, 35, 25, 4]
