@@ -18,6 +18,7 @@ from ..compile_cache import bot_module_name, modules_digest
 from ..errors import BotError, PolicyError, first_line
 from ..shipped import roster_folder
 from .authoring import finite_number
+from .config_file import show_number
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
 __all__ = ["BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot", "constant_parameter_reads", "load_bot",
@@ -64,7 +65,7 @@ class Bot:
                 raise BotError(f"{origin}: bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
             number = finite_number(value)
             if number is None:
-                raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {value!r}")
+                raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {show_number(value)}")
             values[key] = number
         return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint,
                    self.agent)
