@@ -21,7 +21,9 @@ from autodup.analysis.summary import summarize_run
 from autodup.arguments import MAX_BOARDS
 from autodup.errors import CorruptChunk, RunError, UsageError
 from autodup.game.bot_loading import load_bot
+from autodup.game.config import load_config
 from autodup.tournament import run as run_module
+from autodup.tournament.loading import bot_overrides, compile_game
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
 from autodup.tournament.storage import prepare_output, read_chunk, read_results, write_chunk
 
@@ -161,6 +163,10 @@ def start_a_hung_run(out: Path, temporary: Path = None):
     """``autodup run`` with a bot that hangs and a deadline far away, in a session of its own (so that a signal
     can go to its whole process group, as a terminal or `timeout` sends it); returns the process and its
     children. ``temporary`` is its TMPDIR."""
+    # Compiled first, into the cache the run reads: its workers then load at once and reach the hang within the
+    # wait below, instead of being stopped while the table or the bot compile (a cold cache's first minute).
+    compile_game(load_config("tiny"), ["greedy"], bot_overrides(), 600.0)
+    load_bot(BOTS / "hangs.py")
     environment = {**ENVIRONMENT, **({"TMPDIR": str(temporary)} if temporary else {})}
     process = subprocess.Popen([sys.executable, "-m", "autodup", "run", "configs/tiny.yaml", "--bots",
                                 f"greedy,{BOTS / 'hangs.py'}", "--boards", "60", "--workers", "2", "--game-timeout",
