@@ -20,12 +20,33 @@ import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 
 from .errors import UsageError
 
 __all__ = ["TEMPORARY_SUFFIX", "OUTPUT_MARK", "replacing", "remove_stale_temporaries", "write_bytes_atomically",
-           "write_json_atomically", "json_safe", "check_output_folder", "mark_output_folder"]
+           "write_json_atomically", "json_safe", "check_output_folder", "mark_output_folder", "FILE_KINDS",
+           "special_file_kind"]
+
+# What a path can be besides a regular file, for messages.
+FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+              (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def special_file_kind(path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (``"a FIFO"``, ``"a directory"``, ...), else None.
+
+    Asked before a file is opened: opening a FIFO waits for a writer, so a command given one would hang.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in FILE_KINDS if test(mode)), "a special file")
+
 
 TEMPORARY_SUFFIX = ".tmp"
 # .NAME.PID.tmp[.EXT]: what replacing() names a file while it is written

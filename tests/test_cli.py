@@ -90,6 +90,10 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["play", "configs/tiny.yaml", "--order", "race", "--dealer", "independent"],
      "--order: race needs a dealer that races across seats (allowed: haystack)"),
     (["play", "configs/tiny.yaml", "--dealer", "plain"], "--dealer: unknown value 'plain'"),
+    (["run", "configs/tiny.yaml", "--boards", "5", "--out", "README.md/run"],
+     "--out: README.md/run cannot be written to ("),
+    (["luck", "fit", "configs/tiny.yaml", "--boards", "5", "--run-folder", "README.md/run"],
+     "--run-folder: README.md/run cannot be written to ("),
     (["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
      "06_odds_do_not_sum_to_100.yaml:26: levels.3.odds: sums to 95 (allowed: percentages summing to 100)"),
 ])
@@ -98,6 +102,26 @@ def test_play_rejects_bad_input_with_one_line(args, said):
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert said in result.stderr, result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path):
+    """Opening a FIFO waits for a writer: each file option says what it got instead of hanging."""
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    bot = tmp_path / "pipe.py"
+    os.mkfifo(bot)
+    for args, said in (
+            (["play", "configs/tiny.yaml", "--bot-params", str(fifo)], f"{fifo}: not a regular file (a FIFO)"),
+            (["play", "configs/tiny.yaml", "--bots", f"greedy,{bot}"], f"{bot}: not a regular file (a FIFO)"),
+            (["run", "configs/tiny.yaml", "--boards", "5", "--value", str(fifo), "--out", str(tmp_path / "run")],
+             f"{fifo}: cannot read the value file: not a regular file (a FIFO)"),
+            (["shuffles", "--decks", str(fifo)], f"--decks: {fifo}: not a regular file (a FIFO)"),
+            (["check", str(fifo)], "not a regular file (a FIFO)")):
+        result = run(*args)
+        lines = [line for line in result.stderr.splitlines() if not line.startswith("autodup: compiling")]
+        assert result.returncode == 2 and len(lines) == 1 and said in lines[0], (args, result.stderr)
+    assert not (tmp_path / "run").exists()
 
 
 def test_bots_lists_the_roster():

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..arguments import MAX_INDEX, choice, integer, optional, seconds
 from ..arguments import seed as check_seed
 from ..errors import RunError, UsageError, WorkerFailure
+from ..files import check_output_folder
 from ..shipped import DEFAULT_CONFIG
 from .common import bot_list, command_pool, config_warnings, execution, noter, raised_as_in_the_worker, warner
 
@@ -430,6 +431,8 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     if resume and out is None:
         raise UsageError("needs the folder of the run to finish (allowed: out=FOLDER, or out=DEFAULT_OUT for the "
                          "default one)", "resume")
+    if out is not None and out is not DEFAULT_OUT:
+        check_output_folder(out)  # before the game compiles, not after
     loaded = load_config(given["config"])
     config_warnings(loaded, warn)
     specs = given["bots"] if given["bots"] is not None else bot_names()

@@ -94,7 +94,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     """
     from ..analysis.summary import play_and_summarize
     from ..analysis.value_fit import fit_value_folder
-    from ..files import write_bytes_atomically
+    from ..files import check_output_folder, write_bytes_atomically
     from ..game.bot_loading import bot_names
     from ..game.value import VALUE_FEATURES, VALUE_SUFFIX
     from ..shipped import DEFAULT_CONFIG
@@ -115,6 +115,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
         raise UsageError(f"{out} is a folder; give the value file's path", "out")
     if not out.parent.is_dir():  # said before the training run, not after
         raise UsageError(f"{out.parent}: no such folder (allowed: a file in an existing folder)", "out")
+    check_output_folder(run_folder, argument="run_folder")
     with command_pool(workers, backend, game_timeout):
         infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note, progress)
         spec = make_spec(loaded, infos, boards, "haystack", seed, "latin", "seat", branch="training",

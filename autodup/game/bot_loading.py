@@ -16,6 +16,7 @@ from numba.core.ccallback import CFunc
 
 from ..compile_cache import bot_module_name, modules_digest
 from ..errors import BotError, PolicyError, first_line
+from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
 from .config_file import show_number
@@ -111,6 +112,9 @@ def _bot_path(spec: str) -> Path:
         path = Path(spec).expanduser()
         if path.is_dir():
             raise BotError(f"{spec}: a folder, not a bot file (allowed: a bot's .py file, or a shipped bot's name)")
+        kind = special_file_kind(path)
+        if kind is not None:
+            raise BotError(f"{spec}: not a regular file ({kind}) (allowed: a bot's .py file)")
         if not path.is_file():
             hint = f" (did you mean {spec}.py?)" if Path(f"{spec}.py").expanduser().is_file() else ""
             raise BotError(f"{spec}: no such bot file{hint}")
@@ -235,6 +239,9 @@ def load_parameter_file(path) -> dict:
     """A YAML file ``{bot: {parameter: number}}`` (loaded with ``safe_load``)."""
     import yaml
 
+    kind = special_file_kind(path)
+    if kind is not None:
+        raise BotError(f"{path}: not a regular file ({kind}) (allowed: a YAML file)")
     try:
         with open(path, encoding="utf-8") as handle:
             data = yaml.safe_load(handle)

@@ -12,6 +12,7 @@ import numpy as np
 import yaml
 
 from ..errors import ConfigError, first_line
+from ..files import FILE_KINDS
 from ..shipped import config_names
 
 __all__ = ["EMPTY_TIER_SKIP", "EMPTY_TIER_EMPTY", "EMPTY_TIER_RULES", "MAX_PLAYERS", "STAR_LEVELS",
@@ -47,12 +48,8 @@ _QUOTE_LENGTH = 60
 # --------------------------------------------------------------------------
 
 
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
-
-
 def _not_regular(file: str, mode: int) -> ConfigError:
-    kind = next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
+    kind = next((name for test, name in FILE_KINDS if test(mode)), "a special file")
     return ConfigError(file, 0, "", f"not a regular file ({kind}) (allowed: a YAML file)")
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ValueFileError
+from ..files import special_file_kind
 from .stats import LUCK_NAMES, LUCK_SOURCES, STAGE_BUCKETS
 
 __all__ = ["VALUE_FORMAT", "VALUE_SUFFIX", "POOLED", "VALUE_FEATURES", "CORRECTION_KINDS", "CORRECTION_COLUMNS",
@@ -236,6 +237,9 @@ def parse_value(text: str, source: str) -> ValueModel:
 def read_value_file(path) -> ValueModel:
     """Read and check a value file; :class:`ValueFileError` (one line) if it cannot be used."""
     path = Path(path).expanduser()
+    kind = special_file_kind(path)
+    if kind is not None and kind != "a directory":  # a folder is said below, as before
+        raise ValueFileError(f"{path}: cannot read the value file: not a regular file ({kind})")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

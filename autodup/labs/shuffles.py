@@ -10,6 +10,7 @@ import numpy as np
 from ..arguments import integer
 from ..engine.rng import check_seed
 from ..errors import UsageError, first_line
+from ..files import special_file_kind
 from .shuffle_kernels import (
     AGREEMENT_SIGMA,
     ALPHA,
@@ -240,6 +241,9 @@ def read_decks(path) -> np.ndarray:
     path = Path(path)
     if path.is_dir():
         raise UsageError(f"{path}: a folder, not a file of decks", "decks")
+    kind = special_file_kind(path)
+    if kind is not None:
+        raise UsageError(f"{path}: not a regular file ({kind}) (allowed: a file of decks)", "decks")
     if not path.is_file():
         raise UsageError(f"{path}: no such file", "decks")
     if path.suffix.lower() == ".npy":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..arguments import BACKENDS, choice, cores
 from ..errors import RunError, first_line, print_warning
-from ..files import write_json_atomically
+from ..files import check_output_folder, write_json_atomically
 from .spec import (
     DETERMINISM_FILE,
     RAY_CONNECT_SECONDS,
@@ -74,13 +74,17 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     out = Path(default_out(spec) if implicit else out)
     if out.exists() and not out.is_dir():
         raise RunError(f"{out} is a file, not a folder", "out")
+    check_output_folder(out)  # a folder that cannot be made, said as for the other commands' folders
     if resume and not out.exists():
         raise RunError(f"{out} does not exist (nothing to resume; run without resume to start it)", "resume")
     if out.exists() and not (out / "manifest.json").exists() and any(p.name != LOCK_NAME for p in out.iterdir()):
         # Refused before anything (even the lock) is written into a folder that is not ours.
         raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # what the check above cannot see (a read-only or virtual file system)
+        raise RunError(f"{out} cannot be made ({error.strerror or type(error).__name__})", "out") from None
     extra = {"package_version": __version__, "config": spec.config_source, "config_name": spec.config_name,
              "bots": list(spec.bot_names),
              "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
