@@ -170,3 +170,23 @@ def test_the_report_object_holds_what_the_command_prints(tmp_path):
     answer = autodup.odds("set4", level=8, champion="Jhin", gold=40, trials=0)
     assert answer.text.startswith("TFT Set 4") and answer["exact"] == answer.data["exact"]
     assert str(answer) == answer.text
+
+
+def test_a_run_starts_no_more_workers_than_it_has_tasks(tmp_path, monkeypatch):
+    """5 boards are one chunk: with the determinism probe, two tasks, so two workers however many are asked for
+    (256 workers for one chunk took over a minute to start and load); the results are those of one worker."""
+    from autodup.tournament import workers as workers_module
+
+    started = []
+    one_pool = workers_module.one_pool
+
+    def recording(workers, game_timeout):
+        started.append(workers)
+        return one_pool(workers, game_timeout)
+
+    monkeypatch.setattr(workers_module, "one_pool", recording)
+    many = autodup.run_tournament("tiny", bots="greedy,econ", boards=5, workers=64, out=tmp_path / "many")
+    assert started == [2]
+    one = autodup.run_tournament("tiny", bots="greedy,econ", boards=5, workers=1, out=tmp_path / "one")
+    assert started == [2, 1]
+    assert many.rows().equals(one.rows())
