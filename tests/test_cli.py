@@ -124,6 +124,14 @@ def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+def test_two_bots_of_one_name_are_named_in_the_refusal(tmp_path):
+    clone = tmp_path / "clone.py"
+    clone.write_text((ROOT / "bots" / "greedy.py").read_text())  # NAME = "greedy" too
+    result = run("play", "configs/tiny.yaml", "--bots", f"greedy,{clone}")
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert f"two bots share the name 'greedy' ({ROOT / 'bots' / 'greedy.py'} and {clone})" in result.stderr
+
+
 def test_bots_lists_the_roster():
     listing = json.loads(run("bots", "--json").stdout)
     names = [entry["name"] for entry in listing]

@@ -404,11 +404,12 @@ def test_resume_refuses_edited_files_and_foreign_folders(tmp_path):
     out = str(tmp_path / "run")
     args = [str(config), "--bots", f"{bot},random", "--boards", "5", "--out", out, "--quiet"]
     assert run(*args).returncode == 0
-    for path in (bot, config):
+    for path, said in ((bot, f"(the code of bot 'mybot' ({bot} changed since the run started) differs)"),
+                       (config, "(config_sha256 differs)")):
         original = path.read_text()
         path.write_text(original + "\n# edited\n")
         result = run(*args, "--resume")
-        assert result.returncode == 2 and "differ" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert result.returncode == 2 and said in result.stderr and len(result.stderr.strip().splitlines()) == 1
         path.write_text(original)
     assert run(*args, "--resume").returncode == 0
     stranger = tmp_path / "stranger"

@@ -198,8 +198,12 @@ def check_lineup(bots, seats: int, twins: bool = False) -> None:
     if not twins and len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
         raise UsageError("a bot appears twice (with the same parameters); the Latin square seats each listed bot at "
                          "every seat, so list it once", "bots")
-    if len({b.name for b in bots}) != len(bots):
-        raise UsageError("two bots share a name; results could not tell them apart", "bots")
+    names = [b.name for b in bots]
+    shared = next((name for name in names if names.count(name) > 1), None)
+    if shared is not None:
+        sources = " and ".join(str(b.path) for b in bots if b.name == shared)
+        raise UsageError(f"two bots share the name {shared!r} ({sources}); results could not tell them apart "
+                         "(allowed: bots of distinct NAMEs)", "bots")
 
 
 def code_fingerprint() -> str:

@@ -254,6 +254,23 @@ class Plan:
     corrupted: list
 
 
+def _bots_difference(recorded: list, current: list) -> str:
+    """How the bots of a run's identity (``[name, path, sha256, parameters]`` each) differ from the recorded
+    ones, for a refusal: the first bot that differs, and how."""
+    before = {entry[0]: entry for entry in recorded}
+    for name, path, sha, parameters in current:
+        if name not in before:
+            return f"bot {name!r} (not in the run)"
+        _, old_path, old_sha, old_parameters = before[name]
+        if path != old_path:
+            return f"the file of bot {name!r} ({path}; the run's was {old_path})"
+        if sha != old_sha:
+            return f"the code of bot {name!r} ({path} changed since the run started)"
+        if parameters != old_parameters:
+            return f"the parameters of bot {name!r}"
+    return "bots (their order or number)"
+
+
 def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> Plan:
     """Create or check the output folder (locked by the caller); returns what is already done.
 
@@ -277,8 +294,11 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
                 raise RunError(f"{out}: holds another run already (use another --out, or --resume --out {out} "
                                "to finish that one with its own arguments)")
             differing = sorted(k for k in spec.identity() if recorded.get(k) != spec.identity()[k])
-            raise RunError(f"{out} holds a run with other arguments or files ({', '.join(differing)} "
-                           "differ); resume with the same ones or use another --out", "resume")
+            said = [_bots_difference(recorded.get("bots") or [], spec.identity()["bots"]) if key == "bots" else key
+                    for key in differing]
+            raise RunError(f"{out} holds a run with other arguments or files ({', '.join(said)} "
+                           f"differ{'s' if len(said) == 1 else ''}); resume with the same ones or use another --out",
+                           "resume")
     else:
         if any(p.name != LOCK_NAME for p in out.iterdir()):
             raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
