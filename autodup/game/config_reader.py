@@ -144,8 +144,8 @@ class ConfigReader:
     def sequence(self, path: tuple, low: int, high: int) -> list:
         value = self.get(path)
         if not isinstance(value, list):
-            self.fail(path, f"must be a list, got {self.describe(path, value)} "
-                      f"(allowed: a list of {low} to {high} entries)")
+            entries = f"exactly {low}" if low == high else f"{low} to {high}"
+            self.fail(path, f"must be a list, got {self.describe(path, value)} (allowed: a list of {entries} entries)")
         if not low <= len(value) <= high:
             allowed = f"exactly {low}" if low == high else f"{low} to {high}"
             self.fail(path, f"has {len(value)} entries (allowed: {allowed})")

@@ -198,8 +198,9 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
         raise UsageError(f"{q.owned} copies of {name} already make a 3-star (allowed: 0 to "
                          f"{COPIES_FOR_TOP_STAR - 1})", "owned")
     if q.copies_out + q.owned > copies:
-        raise UsageError(f"{q.owned} with copies out {q.copies_out}: {name} has {copies} copies in {source} (allowed: "
-                         f"copies out and owned at most {copies} together)", "owned")
+        raise UsageError(f"{q.copies_out} copies out and {q.owned} owned: {name} has {copies} copies in {source} "
+                         f"(allowed: copies out and owned at most {copies} together)",
+                         "owned" if q.owned else "copies_out")
     if q.cost_out > tier_total - copies:
         raise UsageError(f"{q.cost_out} other {config.tier_cost[tier]}-cost units out, but {source} has "
                          f"{tier_total - copies} besides {name} (allowed: 0 to {tier_total - copies})", "cost_out")
@@ -223,7 +224,8 @@ def resolve(config, question: RollQuestion, holding: bool | None = None, other_s
                              f"gold {q.gold} (allowed: gold {xp_gold} or more)", "buy_xp")
         roll_level = q.level + 1
     elif q.xp:
-        raise UsageError("only counts with buy_xp (allowed: xp with buy_xp)", "xp")
+        raise UsageError("only counts when XP is bought first (allowed: xp with buy_xp, --buy-xp on the command "
+                         "line)", "xp")
     rolls = (q.gold - xp_gold) // price if q.gold is not None else q.rolls
     if not 0 <= rolls <= MAX_ROLLS:
         what = f"{q.gold} buys {rolls} rolls" if q.gold is not None else f"{rolls}"
