@@ -33,9 +33,10 @@ import signal
 import sys
 from dataclasses import dataclass
 
-__all__ = ["without_colours", "first_line", "one_line", "printable", "print_warning", "AutodupError", "ConfigError",
-           "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "UsageError", "NamesAnArgument",
-           "WorkerFailure", "TaskError", "Stopped", "lost_stop", "refuse_work_after_a_lost_stop", "Where"]
+__all__ = ["without_colours", "first_line", "one_line", "counted", "printable", "print_warning", "AutodupError",
+           "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "UsageError",
+           "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop", "refuse_work_after_a_lost_stop",
+           "Where"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -54,6 +55,11 @@ def first_line(error) -> str:
     if lines:
         return lines[0]
     return type(error).__name__ if isinstance(error, BaseException) else ""
+
+
+def counted(number: int, noun: str) -> str:
+    """``"1 board"``, ``"1,000 boards"``: a count and its noun, singular for one."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def one_line(text: str) -> str:

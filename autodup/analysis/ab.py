@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import print_warning
+from ..errors import counted, print_warning
 from ..files import write_json_atomically
 from ..tournament.spec import CHUNK_BOARDS
 from .balance import BOOTSTRAP_REPLICATES
@@ -255,8 +255,8 @@ def format_ab(result: dict, out: Path | None = None) -> str:
     beside the raw one, and its headline below the raw one.
     """
     corrected = "corrected_variance_reduction" in result
-    lines = [f"{result['config_name']}: {result['boards']:,} boards x {result['tables']} tables, dealer "
-             f"{result['dealer']}, seed {result['seed']}, the same boards under both configurations"]
+    lines = [f"{result['config_name']}: {counted(result['boards'], 'board')} x {counted(result['tables'], 'table')}, "
+             f"dealer {result['dealer']}, seed {result['seed']}, the same boards under both configurations"]
     for change in result["changes"]:
         lines.append(f"  {change['path']}: {_shown(change['base'])} -> {_shown(change['variant'])}")
     lines += _bot_lines(result["bots"], corrected)

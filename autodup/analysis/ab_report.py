@@ -12,6 +12,7 @@ import io
 import math
 from pathlib import Path
 
+from ..errors import counted
 from ..files import write_bytes_atomically
 from .ab import excludes_zero, largest_effects
 from .balance import CORRECTED, STATISTIC_MEANINGS, UNIT_STATISTICS
@@ -182,8 +183,8 @@ def _placement_rows(bots: dict) -> list:
 def _setup(result: dict) -> str:
     value = f"; placements corrected by the value {result['value']}" if result.get("value") else ""
     return (f"Configuration {result['config']}; bots {', '.join(result['lineup'])}; "
-            f"{result['boards']:,} boards x {result['tables']} tables; dealer {result['dealer']}, design "
-            f"{result['design']}, seed {result['seed']}{value}; both configurations on the same boards.")
+            f"{counted(result['boards'], 'board')} x {counted(result['tables'], 'table')}; dealer {result['dealer']}, "
+            f"design {result['design']}, seed {result['seed']}{value}; both configurations on the same boards.")
 
 
 def _definitions(corrected: bool = False) -> str:

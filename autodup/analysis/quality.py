@@ -33,7 +33,7 @@ import numpy as np
 
 from ..arguments import cores
 from ..engine.dealers import CONTROL, DEFAULT_DEALER
-from ..errors import RunError, UsageError, print_warning
+from ..errors import RunError, UsageError, counted, print_warning
 from ..files import json_safe, replacing, write_json_atomically
 from ..game.boards import DEFAULT_DESIGN, TRACE_FIELDS
 from ..game.rules import DEFAULT_EVENTS
@@ -346,8 +346,9 @@ def best_combination(quality: dict) -> dict | None:
 
 def terminal_table(quality: dict) -> str:
     """quality.json for a person: one line per run, the ladder of luck removed, and the headline."""
-    lines = [f"{quality['config']}: {quality['boards']} boards x {quality['tables']} tables, seed {quality['seed']}, "
-             f"control {quality['control']}; closest pair: {' vs '.join(quality['closest_pair'] or ['n/a'])}"]
+    lines = [f"{quality['config']}: {counted(quality['boards'], 'board')} x {counted(quality['tables'], 'table')}, "
+             f"seed {quality['seed']}, control {quality['control']}; closest pair: "
+             f"{' vs '.join(quality['closest_pair'] or ['n/a'])}"]
     header = (f"{'run':<24} {'correct':>8} {'min p':>9} {'slot agr.':>9} {'offer ovl.':>10} "
               f"{'var. reduction (95% CI)':>24} {'adjusted (95% CI)':>22}  {'decided by'}")
     lines.append(header)

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from ..arguments import half_width, optional, seconds
-from ..errors import UsageError
+from ..errors import UsageError, counted
 from ..files import check_output_folder, mark_output_folder, remove_stale_temporaries
 from ..shipped import DEFAULT_CONFIG
 from .common import Report, bot_list, command_pool, config_warnings, execution, noter, warner
@@ -363,8 +363,8 @@ def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
     from ..analysis.ab import SWEEP_FILE, half_width_text
 
     points = sweep["points"]
-    lines = [f"{base_name}: sweep of {', '.join(sweep['paths'])} on {sweep['boards']:,} boards x {setup['tables']} "
-             f"tables, dealer {setup['dealer']}, seed {setup['seed']} (base: "
+    lines = [f"{base_name}: sweep of {', '.join(sweep['paths'])} on {counted(sweep['boards'], 'board')} x "
+             f"{counted(setup['tables'], 'table')}, dealer {setup['dealer']}, seed {setup['seed']} (base: "
              f"{', '.join(map(str, sweep['base_values']))})"]
     bots = list(points[0]["bots"])
     # Corrected by a value, each value's line is followed by its corrected line: the same bots, in the same columns.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import counted
 from .options import (
     add_bot_parameter_options,
     add_config,
@@ -73,8 +74,9 @@ def print_summary(results, summary: list, as_json: bool) -> None:
         print_json({"out": str(results.path), "boards": boards, "boards_done": boards_done, "summary": summary},
                    safe=False)
         return
-    done = f"{boards} boards" if boards_done == boards else f"{boards_done} of {boards} boards (unfinished)"
-    print(f"{results.path}: {done} x {len(results.bot_names)} tables, dealer {identity['dealer']}, "
+    done = counted(boards, "board") if boards_done == boards else \
+        f"{boards_done:,} of {counted(boards, 'board')} (unfinished)"
+    print(f"{results.path}: {done} x {counted(len(results.bot_names), 'table')}, dealer {identity['dealer']}, "
           f"seed {identity['seed']}")
     corrected = bool(summary) and "corrected_score" in summary[0]
     print(f"{'bot':<12} " + (f"{'corrected score':>18} " if corrected else "")
