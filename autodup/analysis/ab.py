@@ -39,7 +39,7 @@ from .balance import BOOTSTRAP_REPLICATES
 
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
            "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
-           "ab_result", "write_json", "excludes_zero", "largest_effects", "half_width_text", "format_ab"]
+           "ab_result", "write_json", "excludes_zero", "clearest_effects", "half_width_text", "format_ab"]
 
 AB_FILE = "ab.json"
 SWEEP_FILE = "sweep.json"
@@ -202,9 +202,10 @@ def excludes_zero(entry: dict) -> bool:
     return low is not None and high is not None and (low > 0 or high < 0)
 
 
-def largest_effects(units: dict, statistic: str, count: int) -> list:
-    """The ``count`` names whose change of ``statistic`` is largest against its interval's half-width, among
-    those whose interval excludes 0: ``[(name, entry)]``."""
+def clearest_effects(units: dict, statistic: str, count: int) -> list:
+    """The ``count`` names whose change of ``statistic`` is clearest: largest against its interval's half-width,
+    among those whose interval excludes 0 (not the largest changes: a large change of a rare unit can be noise):
+    ``[(name, entry)]``."""
     ranked = []
     for name, entry in units.items():
         e = entry[statistic]
@@ -264,10 +265,10 @@ def format_ab(result: dict, out: Path | None = None) -> str:
         if not result[kind]:
             lines.append(f"{kind}: none in common between the two configurations, so none is compared")
         for statistic, label in (("play_rate", "play rate"), ("offer_rate", "offers per game")):
-            effects = largest_effects(result[kind], statistic, 5)
+            effects = clearest_effects(result[kind], statistic, 5)
             if effects:
                 shown = ", ".join(f"{name} {_signed(e['change'])} {_interval(e['ci'])}" for name, e in effects)
-                lines.append(f"{kind}, {label} (largest changes): {shown}")
+                lines.append(f"{kind}, {label} (clearest changes): {shown}")
     if result.get("variance_reduction") is None:
         lines.append("variance reduction: n/a (the two runs are identical: every change is exactly 0)")
     else:

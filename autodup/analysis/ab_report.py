@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import counted
 from ..files import write_bytes_atomically
-from .ab import excludes_zero, largest_effects
+from .ab import excludes_zero, clearest_effects
 from .balance import CORRECTED, STATISTIC_MEANINGS, UNIT_STATISTICS
 from .pages import details, embedded_image, html_page, html_table, new_figure
 
@@ -203,7 +203,7 @@ def _definitions(corrected: bool = False) -> str:
 def _moved(units: dict, statistic: str) -> list:
     """``[(name, entry)]`` of the units whose change of ``statistic`` has an interval that excludes 0, largest
     against its interval first."""
-    return largest_effects(units, statistic, len(units))
+    return clearest_effects(units, statistic, len(units))
 
 
 def _effect(name: str, entry: dict) -> str:
@@ -347,9 +347,9 @@ def sweep_html(sweep: dict, images: dict) -> str:
         body.append(details(f"Change of {STATISTIC_MEANINGS[statistic]}, per bot",
                             html_table(["value", *bots, "variance reduction"], rows)))
     for point in sweep["points"]:
-        effects = largest_effects(point["champions"], "play_rate", 8)
+        effects = clearest_effects(point["champions"], "play_rate", 8)
         if effects:
-            body.append(f"<p>{html.escape(', '.join(point['labels']))}: largest changes of champion play rate: "
+            body.append(f"<p>{html.escape(', '.join(point['labels']))}: clearest changes of champion play rate: "
                         + html.escape(", ".join(f"{n} {_cell(e['change'], signed=True)}" for n, e in effects))
                         + "</p>")
     body.append(_definitions(corrected))
