@@ -52,6 +52,13 @@ def explain_compile_error(error: Exception, function) -> str:
         where = where or (f" (line {line})" if line else "")
         return (f"{name} allocates a list or an array{where}: a policy cannot allocate; keep what it needs "
                 "between decisions in memory (MEMORY_SIZE int64 words), and loop over the arrays it is given")
+    if "Unsupported constraint encountered: raise" in text:
+        # A function's type is inferred from its returns: one that raises on every path has none.
+        return (f"{name} raises on every path{where}: it must return an answer ({ANSWERS_TEXT}); a bot that "
+                "raises on some decisions is counted (bot_errors), one that always raises cannot be compiled")
+    if "maximum recursion depth" in text:
+        return (f"{name} cannot be compiled{where}: it or a helper recurses with no path that returns without "
+                "recursing again (a function's type is inferred from such a return)")
     return f"{name} cannot be compiled{where}: {first_line(error)}"
 
 
