@@ -511,6 +511,13 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
                     (3, ": bot greedy, bot random"), (4, ": bot econ, bot random"), (5, ": bot econ"),
                     (5, ": bot econ"), (6, ": done")]
     assert bar.bar.total == 6 and COMPILE_BAR in capsys.readouterr().err
+    # Both workers on one bot (the table's waits for the other's compile of it): named once.
+    bar = CompileProgress(["greedy", "econ"], show=False)
+    bots[:], table[:] = 0, 0
+    bots[PROGRESS_LOADING] = table[PROGRESS_LOADING] = 2
+    bar.update(both)
+    assert bar.bar.desc == f"{COMPILE_BAR}: bot econ"
+    bar.close()
 
 
 def test_a_cold_starts_two_workers_share_the_shipped_bots(monkeypatch):

@@ -215,7 +215,9 @@ class CompileProgress:
                 self.bots_done.add(bot)
         self.loading = loading
         done = self.table_done + len(self.bots_done) + self.round_end_done
-        self.bar.set_description_str(f"{COMPILE_BAR}: {', '.join(working) or 'done'}", refresh=False)
+        # A bot one worker compiles and the other waits for is named once.
+        named = ", ".join(dict.fromkeys(working))
+        self.bar.set_description_str(f"{COMPILE_BAR}: {named or 'done'}", refresh=False)
         if done > self.bar.n:
             self.bar.update(done - self.bar.n)
         elif time.monotonic() - self.drawn >= 1.0:  # the clock moves on: once a second, not at every poll
