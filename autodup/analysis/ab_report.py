@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import counted
 from ..files import write_bytes_atomically
-from .ab import excludes_zero, clearest_effects
+from .ab import clearest_effects, excludes_zero
 from .balance import CORRECTED, STATISTIC_MEANINGS, UNIT_STATISTICS
 from .pages import details, embedded_image, html_page, html_table, new_figure
 

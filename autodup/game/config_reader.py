@@ -143,11 +143,10 @@ class ConfigReader:
 
     def sequence(self, path: tuple, low: int, high: int) -> list:
         value = self.get(path)
+        allowed = f"exactly {low}" if low == high else f"{low} to {high}"
         if not isinstance(value, list):
-            entries = f"exactly {low}" if low == high else f"{low} to {high}"
-            self.fail(path, f"must be a list, got {self.describe(path, value)} (allowed: a list of {entries} entries)")
+            self.fail(path, f"must be a list, got {self.describe(path, value)} (allowed: a list of {allowed} entries)")
         if not low <= len(value) <= high:
-            allowed = f"exactly {low}" if low == high else f"{low} to {high}"
             self.fail(path, f"has {len(value)} entries (allowed: {allowed})")
         return value
 
