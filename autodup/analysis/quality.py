@@ -342,8 +342,6 @@ def best_combination(quality: dict) -> dict | None:
     return max(steps, key=lambda step: step["efficiency"]) if steps else None
 
 
-
-
 def terminal_table(quality: dict) -> str:
     """quality.json for a person: one line per run, the ladder of luck removed, and the headline."""
     lines = [f"{quality['config']}: {counted(quality['boards'], 'board')} x {counted(quality['tables'], 'table')}, "
