@@ -17,7 +17,8 @@ from .python_runs import run_in
 ROOT = Path(__file__).resolve().parents[1]
 
 # Draws through a kernel of kernels.py that inlines rng.py's uniform: numba's own cache, keyed on each
-# function's file, kept kernels.py's compiled draw after rng.py changed.
+# function's file, kept kernels.py's compiled draw after rng.py changed. Printed: the code fingerprint, whether the
+# draw was compiled in this process (1) or loaded from the cache (0), then the draws.
 DRAWS = """
 import numpy as np
 from autodup.engine import kernels
@@ -27,8 +28,9 @@ draws = []
 for seed in range(40):
     counter, needles, count = kernels.engine_state(6)
     draws.append(kernels.engine_draw(kernels.ENGINE_PLAIN, np.uint64(seed), counter, needles, count, weights))
-print(CODE_FINGERPRINT, *draws)
+print(CODE_FINGERPRINT, sum(kernels.engine_draw.stats.cache_misses.values()), *draws)
 """
+COMPILED, LOADED = "1", "0"
 
 
 def version_folders(cache: Path) -> list:
@@ -45,7 +47,8 @@ def test_editing_a_module_recompiles_the_kernels_of_other_modules_that_use_it(tm
     package = copy_package(tmp_path / "copy")
     cache = tmp_path / "cache"
     before = run_in(package, cache, DRAWS)
-    assert run_in(package, cache, DRAWS) == before  # the second run loads the cache
+    again = run_in(package, cache, DRAWS)
+    assert before[1] == COMPILED and again[1] == LOADED and again[2:] == before[2:]  # the second run loads the cache
     rng_file = package / "autodup" / "engine" / "rng.py"  # a subpackage module that jitted code imports
     source = rng_file.read_text()
     # The same law, other draws: u becomes 1 - u - 2**-53 (still a 53-bit uniform in [0, 1)).
@@ -55,9 +58,9 @@ def test_editing_a_module_recompiles_the_kernels_of_other_modules_that_use_it(tm
     rng_file.write_text(edited)
     after = run_in(package, cache, DRAWS)
     fresh = run_in(package, tmp_path / "fresh cache", DRAWS)
-    assert after[0] != before[0]            # a new fingerprint, so a new cache folder
-    assert after[1:] == fresh[1:]           # the cached kernels run the edited code
-    assert after[1:] != before[1:]          # which draws differently
+    assert after[0] != before[0] and after[1] == COMPILED  # a new fingerprint, so a new cache folder
+    assert after[2:] == fresh[2:]           # the cached kernels run the edited code
+    assert after[2:] != before[2:]          # which draws differently
     assert version_folders(cache) == sorted([before[0], after[0]])
 
 
@@ -65,7 +68,8 @@ def test_a_copied_package_with_the_same_code_shares_the_cache(tmp_path):
     one, two = copy_package(tmp_path / "one"), copy_package(tmp_path / "two")
     cache = tmp_path / "cache"
     first = run_in(one, cache, DRAWS)
-    assert run_in(two, cache, DRAWS) == first
+    second = run_in(two, cache, DRAWS)
+    assert first[1] == COMPILED and second == [first[0], LOADED, *first[2:]]  # the copy loads what the first saved
     assert version_folders(cache) == [first[0]]
 
 
@@ -100,12 +104,16 @@ def test_a_damaged_cache_of_the_package_is_compiled_again(tmp_path):
     package = copy_package(tmp_path / "copy")
     cache = tmp_path / "cache"
     first = run_in(package, cache, DRAWS)
-    damaged = [path for path in (cache / first[0] / "autodup").rglob("*") if path.is_file()]
-    assert any(p.suffix == ".nbc" for p in damaged)
-    for path in damaged:
-        path.write_bytes(b"\x80\x04not a pickle" if path.suffix == ".nbc" else b"\x00" * 7)
-    assert run_in(package, cache, DRAWS) == first
-    assert run_in(package, cache, DRAWS) == first  # and the rewritten cache loads
+    files = [path for path in (cache / first[0] / "autodup").rglob("*") if path.is_file()]
+    assert any(p.suffix == ".nbc" for p in files) and any(p.suffix == ".nbi" for p in files)
+    # The data files alone (an index that names them, as a disk that filled mid-write leaves), the indexes alone,
+    # then both: each time the draw is compiled again, and the rewritten cache loads.
+    for damaged in ({".nbc"}, {".nbi"}, {".nbc", ".nbi"}):
+        for path in (cache / first[0] / "autodup").rglob("*"):
+            if path.suffix in damaged:
+                path.write_bytes(b"\x80\x04not a pickle" if path.suffix == ".nbc" else b"\x00" * 7)
+        assert run_in(package, cache, DRAWS) == [first[0], COMPILED, *first[2:]], damaged
+        assert run_in(package, cache, DRAWS) == [first[0], LOADED, *first[2:]], damaged
 
 
 def test_only_modules_compiled_code_can_reach_are_in_the_fingerprint():
@@ -160,8 +168,34 @@ def test_a_module_imports_numba_by_the_statements_alone_as_by_a_walk_of_its_whol
     assert sum(answers.values()) > 30 and not all(answers.values())
 
 
-def test_a_self_stamped_module_recompiles_when_it_changes(tmp_path, monkeypatch):
+# A kernel of a self-stamped module and one of the game's engine, and whether each was compiled here (1) or loaded.
+MEASURE_AND_DRAW = """
+import numpy as np
+from autodup.analysis import measure_kernels
+from autodup.compile_cache import CODE_FINGERPRINT
+from autodup.engine import kernels
+pairs = measure_kernels.same_seat_pairs(2, 3, 4)
+counter, needles, count = kernels.engine_state(3)
+kernels.engine_draw(kernels.ENGINE_PLAIN, np.uint64(1), counter, needles, count, np.array([1.0, 2.0, 3.0]))
+print(CODE_FINGERPRINT, sum(measure_kernels.same_seat_pairs.stats.cache_misses.values()),
+      sum(kernels.engine_draw.stats.cache_misses.values()), pairs.shape[0])
+"""
 
+
+def test_a_self_stamped_module_recompiles_when_it_changes(tmp_path):
+    """Editing the measures' kernels recompiles them, and only them: the game's cache stays valid."""
+    package = copy_package(tmp_path / "copy")
+    cache = tmp_path / "cache"
+    first = run_in(package, cache, MEASURE_AND_DRAW)
+    assert first[1:3] == [COMPILED, COMPILED]
+    assert run_in(package, cache, MEASURE_AND_DRAW) == [first[0], LOADED, LOADED, first[3]]
+    measures = package / "autodup" / "analysis" / "measure_kernels.py"
+    measures.write_text(measures.read_text() + "\n# edited\n")
+    assert run_in(package, cache, MEASURE_AND_DRAW) == [first[0], COMPILED, LOADED, first[3]]
+    assert run_in(package, cache, MEASURE_AND_DRAW) == [first[0], LOADED, LOADED, first[3]]
+
+
+def test_a_self_stamped_modules_stamp_adds_its_own_fingerprint_to_the_codes():
     locator = compile_cache.FingerprintCacheLocator.from_function(
         __import__("autodup.analysis.measure_kernels", fromlist=["offer_overlap"]).offer_overlap.py_func,
         str(compile_cache.PACKAGE_DIR / "analysis" / "measure_kernels.py"))
