@@ -26,12 +26,17 @@ from pathlib import Path
 from .errors import UsageError
 
 __all__ = ["TEMPORARY_SUFFIX", "OUTPUT_MARK", "replacing", "remove_stale_temporaries", "write_bytes_atomically",
-           "write_json_atomically", "json_safe", "check_output_folder", "mark_output_folder", "FILE_KINDS",
+           "write_json_atomically", "json_safe", "check_output_folder", "mark_output_folder", "kind_of_file",
            "special_file_kind"]
 
 # What a path can be besides a regular file, for messages.
-FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-              (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def kind_of_file(mode: int) -> str:
+    """What a file that is not a regular one is, from its ``st_mode``: ``"a FIFO"``, ``"a directory"``, ..."""
+    return next((name for test, name in _FILE_KINDS if test(mode)), "a special file")
 
 
 def special_file_kind(path) -> str | None:
@@ -43,9 +48,7 @@ def special_file_kind(path) -> str | None:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
         return None
-    if stat.S_ISREG(mode):
-        return None
-    return next((name for test, name in FILE_KINDS if test(mode)), "a special file")
+    return None if stat.S_ISREG(mode) else kind_of_file(mode)
 
 
 TEMPORARY_SUFFIX = ".tmp"

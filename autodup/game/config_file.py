@@ -12,7 +12,7 @@ import numpy as np
 import yaml
 
 from ..errors import ConfigError, first_line
-from ..files import FILE_KINDS
+from ..files import kind_of_file
 from ..shipped import config_names
 
 __all__ = ["EMPTY_TIER_SKIP", "EMPTY_TIER_EMPTY", "EMPTY_TIER_RULES", "MAX_PLAYERS", "STAR_LEVELS",
@@ -49,8 +49,7 @@ _QUOTE_LENGTH = 60
 
 
 def _not_regular(file: str, mode: int) -> ConfigError:
-    kind = next((name for test, name in FILE_KINDS if test(mode)), "a special file")
-    return ConfigError(file, 0, "", f"not a regular file ({kind}) (allowed: a YAML file)")
+    return ConfigError(file, 0, "", f"not a regular file ({kind_of_file(mode)}) (allowed: a YAML file)")
 
 
 def too_large(file: str) -> ConfigError:
