@@ -465,52 +465,80 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
     assert all(np.all((np.asarray(shops) >= -1) & (np.asarray(shops) < champions)) for shops in columns["round_shops"])
 
 
-def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
+def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(capsys):
     """A cold start's bar (autodup.tournament.loading.CompileProgress) follows the two workers' progress blocks:
-    the table beside the shop's draw, the user's bot files, then the round's start and end, then the shipped bots,
-    which the table's worker shares from the last once the table is compiled; it counts a step once its worker has
-    gone on to another (or ended), and never goes back."""
+    the table's stages (PROGRESS_COMPILED) beside the shop's draw, the user's bot files, the round's start, its end
+    and the storage, then the shipped bots, which the table's worker shares from the last once the table is
+    compiled. A part counts once its worker has gone on to another (or ended), by its seconds; the bar never goes
+    back, and a stage loaded from the cache (no compile event) is counted with the next one."""
+    from autodup.game.boards import TABLE_STAGES
     from autodup.game.progress import (
         COMPILING_ROUND_END,
+        COMPILING_ROUND_START,
         COMPILING_SHOP_DRAW,
+        COMPILING_STORAGE,
+        PROGRESS_COMPILED,
         PROGRESS_COMPILING,
         PROGRESS_FIELDS,
         PROGRESS_LOADING,
     )
-    from autodup.tournament.loading import COMPILE_BAR, CompileProgress
+    from autodup.tournament.loading import COMPILE_BAR, SECONDS_A_BOT, CompileProgress, _compiling_parts
 
+    stage = [s.seconds for s in TABLE_STAGES]
+    part = {code: seconds for code, (_, seconds) in _compiling_parts().items()}
+    total = sum(stage) + sum(part.values()) + 4 * SECONDS_A_BOT
     bar = CompileProgress(["greedy", "my_bots/mine.py:Agent", "econ", "random"], show=True)
     bots, table = np.zeros(PROGRESS_FIELDS, dtype=np.int64), np.zeros(PROGRESS_FIELDS, dtype=np.int64)
     seen = []
 
-    def poll(busy):
+    def poll(busy, seconds_done):
         bar.update(busy)
-        seen.append((bar.bar.n, bar.bar.desc.removeprefix(COMPILE_BAR)))
+        assert bar.bar.n == round(1000 * seconds_done / total), (bar.bar.n, seconds_done)
+        seen.append(bar.bar.desc.removeprefix(COMPILE_BAR))
 
     both = [("bots", bots), ("table", table)]
-    poll(both)  # the bots' worker has not started yet
+    poll(both, 0)  # the bots' worker has not started yet
     bots[PROGRESS_COMPILING] = COMPILING_SHOP_DRAW
-    poll(both)
+    poll(both, 0)
     bots[PROGRESS_COMPILING], bots[PROGRESS_LOADING] = 0, 2  # the agent, the user's code, first
-    poll(both)
-    bots[PROGRESS_LOADING], bots[PROGRESS_COMPILING] = 0, COMPILING_ROUND_END
-    poll(both)
+    done = part[COMPILING_SHOP_DRAW]
+    poll(both, done)
+    bots[PROGRESS_LOADING], bots[PROGRESS_COMPILING] = 0, COMPILING_ROUND_START
+    table[PROGRESS_COMPILED] = 1
+    done += SECONDS_A_BOT + stage[0]
+    poll(both, done)
+    bots[PROGRESS_COMPILING] = COMPILING_ROUND_END
+    done += part[COMPILING_ROUND_START]
+    poll(both, done)
+    table[PROGRESS_COMPILED] = 3  # the soundness check was loaded: counted with the turns
+    done += stage[1] + stage[2]
+    poll(both, done)
+    bots[PROGRESS_COMPILING] = COMPILING_STORAGE
+    done += part[COMPILING_ROUND_END]
+    poll(both, done)
     bots[PROGRESS_COMPILING], bots[PROGRESS_LOADING] = 0, 1  # the shipped bots from the first
-    poll(both)
-    table[PROGRESS_LOADING] = 4  # the table is compiled: its worker takes the last
-    poll(both)
+    done += part[COMPILING_STORAGE]
+    poll(both, done)
+    table[PROGRESS_COMPILED], table[PROGRESS_LOADING] = 5, 4  # the table is compiled: its worker takes the last
+    done += stage[3] + stage[4]
+    poll(both, done)
     bots[PROGRESS_LOADING] = 3
-    poll(both)
+    done += SECONDS_A_BOT  # greedy
+    poll(both, done)
     table[PROGRESS_LOADING] = 0  # it found econ claimed: its task ends
-    poll(both)
-    poll([("bots", bots)])
-    poll([])
+    done += SECONDS_A_BOT  # random
+    poll(both, done)
+    poll([("bots", bots)], done)
+    poll([], total)
     bar.close()
-    assert seen == [(0, ": the table"), (0, ": the shop's draw, the table"), (0, ": bot mine, the table"),
-                    (1, ": the round's start and end, the table"), (2, ": bot greedy, the table"),
-                    (3, ": bot greedy, bot random"), (4, ": bot econ, bot random"), (5, ": bot econ"),
-                    (5, ": bot econ"), (6, ": done")]
-    assert bar.bar.total == 6 and COMPILE_BAR in capsys.readouterr().err
+    assert seen == [": the table (a new game)", ": the shop's draw, the table (a new game)",
+                    ": bot mine, the table (a new game)",
+                    ": the round's start, the table (the game's end and the soundness check)",
+                    ": the round's end, the table (the game's end and the soundness check)",
+                    ": the round's end, the table (the rounds)", ": the storage, the table (the rounds)",
+                    ": bot greedy, the table (the rounds)", ": bot greedy, bot random", ": bot econ, bot random",
+                    ": bot econ", ": bot econ", ": done"]
+    assert bar.bar.total == 1000 and COMPILE_BAR in capsys.readouterr().err
     # Both workers on one bot (the table's waits for the other's compile of it): named once.
     bar = CompileProgress(["greedy", "econ"], show=False)
     bots[:], table[:] = 0, 0
@@ -518,6 +546,72 @@ def test_the_compile_bar_counts_the_steps_and_names_what_is_compiling(capsys):
     bar.update(both)
     assert bar.bar.desc == f"{COMPILE_BAR}: bot econ"
     bar.close()
+
+
+def test_the_tables_stages_are_counted_from_numbas_compile_events():
+    """compile_table's listener (autodup.game.boards._StagesPassed) on real compiles: a stage passes when its
+    function has compiled (its callee, compiled first, passes first), and never goes back."""
+    from numba import njit
+    from numba.core import event
+
+    from autodup.game.boards import TableStage, _StagesPassed
+    from autodup.game.progress import PROGRESS_COMPILED, new_progress
+
+    @njit
+    def inner(x):
+        return x + 1
+
+    @njit
+    def outer(x):
+        return inner(x) * 2
+
+    progress = new_progress()
+    passed = []
+
+    class Recorder(event.Listener):  # after the stages' listener: what it has written by each compile's end
+        def on_start(self, compiling):
+            pass
+
+        def on_end(self, compiling):
+            passed.append((compiling.data["dispatcher"].py_func.__name__, int(progress[PROGRESS_COMPILED])))
+
+    stages = (TableStage("the inner", inner, 1.0), TableStage("the outer", outer, 1.0))
+    with event.install_listener("numba:compile", _StagesPassed(progress, stages)), \
+            event.install_listener("numba:compile", Recorder()):
+        assert outer(3) == 8
+        assert inner(2.5) == 3.5  # a second version of the first stage's function: the count stays
+    assert passed == [("inner", 1), ("outer", 2), ("inner", 2)]
+
+
+@pytest.mark.slow
+def test_a_cold_compile_of_the_table_passes_its_stages_in_order(tmp_path):
+    """The real table, compiled in one process with an empty cache: every stage of TABLE_STAGES passes, in order
+    (a stage whose function numba reached in another order would show the bar jumping)."""
+    code = """
+from autodup.game.boards import TABLE_STAGES, compile_table
+from autodup.game.config import load_config
+from autodup.game.progress import PROGRESS_COMPILED, new_progress
+from autodup.game.rules import rules_of
+
+class Recording:
+    def __init__(self):
+        self.values, self.written = new_progress(), []
+    def __getitem__(self, field):
+        return self.values[field]
+    def __setitem__(self, field, value):
+        self.values[field] = value
+        if field == PROGRESS_COMPILED:
+            self.written.append(int(value))
+
+progress = Recording()
+compile_table(rules_of(load_config("configs/set4.yaml")), "events", progress)
+print(len(TABLE_STAGES), *progress.written)
+"""
+    from .python_runs import run_in
+
+    words = run_in(ROOT, tmp_path / "cache", code)
+    stages = int(words[0])
+    assert [int(word) for word in words[1:]] == list(range(1, stages + 1))
 
 
 def test_a_cold_starts_two_workers_share_the_shipped_bots(monkeypatch):

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from numba.core import event
 
 from ..driver_linking import optimised_before_linking
 from ..engine.dealers import DEALERS, DEFAULT_DEALER, Dealer, dealer_named
@@ -45,17 +46,18 @@ from ..engine.rng import LABEL_BOARD, LABEL_EVENTS, LABEL_SEAT, LABEL_TABLE, LAB
 from ..errors import UsageError
 from ..internal_kernels import compiled_return_type, internal_kernel
 from .cursor import CURSOR_VIOLATIONS
-from .progress import PROGRESS_BOARD, PROGRESS_TABLE, new_progress
+from .progress import PROGRESS_BOARD, PROGRESS_COMPILED, PROGRESS_TABLE, new_progress
 from .rules import EVENT_ADDRESSING, ORDER_RACE, ORDERS
-from .state import copy_flat
+from .state import copy_flat, table_is_sound
 from .stats import LUCK, RESULT_COLUMNS, STAGE_BUCKETS
-from .table import LOG_STATE_NAMES, end_every_turn, game_log, game_results, play_table_inline
+from .table import LOG_STATE_NAMES, advance, end_every_turn, game_log, game_results, new_game, play_table_inline
+from .turn import play_turns
 from .view import MAX_PARAMETERS, MAX_PLAYERS
 
 __all__ = ["SEATING_LATIN", "SEATING_ROTATING", "SEATING_FIXED", "SEATING_PAIRED", "RUN_DESIGNS", "DEFAULT_DESIGN",
            "Seating", "SEATINGS", "BoardResults", "TRACE_FIELDS", "seat_bot", "scored_seat", "scored_rows",
            "BRANCHES", "table_seeds", "play_boards_kernel", "check_order", "play_boards", "table_is_compiled",
-           "compile_storage", "compile_table"]
+           "compile_storage", "TableStage", "TABLE_STAGES", "compile_table"]
 
 SEATING_LATIN, SEATING_ROTATING, SEATING_FIXED, SEATING_PAIRED = 0, 1, 2, 3
 RUN_DESIGNS = ("latin", "paired")  # the seatings a tournament run may use (every bot at as many tables as bots)
@@ -444,15 +446,55 @@ def _field_type(named_tuple_type, field: str):
     return named_tuple_type[named_tuple_type.fields.index(field)]
 
 
-def compile_table(rules, order: str = "events") -> None:
+TableStage = namedtuple("TableStage", "name function seconds")
+TableStage.__doc__ = """A stage of the table's compile: it ends when ``function`` (a numba dispatcher) has compiled.
+
+``seconds`` is what it took in a cold ``autodup run --boards 50`` on this project's 2-core VM (numba's compile
+events, 2026-11-30), so that a bar can say how far a cold start is in time rather than in steps."""
+
+# The table's compile in the order numba reaches its functions (a function compiles once its callees have): the
+# game, then advance's callees (the game's end, the soundness check, the turns), advance, the board driver. The
+# round's start and end are compiled by the other process meanwhile, and loaded here.
+TABLE_STAGES = (
+    TableStage("a new game", new_game, 6.2),
+    TableStage("the game's end and the soundness check", table_is_sound, 4.4),
+    TableStage("the turns", play_turns, 10.8),
+    TableStage("the rounds", advance, 1.2),
+    TableStage("the board driver", play_boards_kernel, 5.3),
+)
+
+
+class _StagesPassed(event.Listener):
+    """Writes into ``progress[PROGRESS_COMPILED]`` how many of ``stages`` have compiled (numba's compile events).
+
+    A stage's function loaded from the cache sends no event; a later stage's counts it as passed.
+    """
+
+    def __init__(self, progress, stages):
+        self.progress = progress
+        self.passed_at = {stage.function.py_func: index + 1 for index, stage in enumerate(stages)}
+
+    def on_start(self, compiling):
+        pass
+
+    def on_end(self, compiling):
+        passed = self.passed_at.get(getattr(compiling.data["dispatcher"], "py_func", None))
+        if passed is not None and passed > self.progress[PROGRESS_COMPILED]:  # a failed compile raises anyway
+            self.progress[PROGRESS_COMPILED] = passed
+
+
+def compile_table(rules, order: str = "events", progress=None) -> None:
     """Compile the table (and save it in the cache) by playing one board with a policy that always ends its turn.
 
     Bots are C callbacks of one signature, so the table compiled here is the
     one every command runs, whatever its bots: a run compiles it in one
     process while another compiles the bots, then the round's end
     (:func:`autodup.game.table.compile_round_end`) and the storage (:func:`compile_storage`), instead of in
-    every worker.
+    every worker. With ``progress`` (int64 (PROGRESS_FIELDS,)), ``progress[PROGRESS_COMPILED]`` counts the
+    :data:`TABLE_STAGES` compiled so far.
     """
     policies = (end_every_turn(),) * MAX_PLAYERS
-    play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
-                np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1, order=order)
+    listener = _StagesPassed(progress if progress is not None else new_progress(), TABLE_STAGES)
+    with event.install_listener("numba:compile", listener):
+        play_boards(rules, DEFAULT_DEALER, policies, np.zeros((MAX_PLAYERS, MAX_PARAMETERS)),
+                    np.zeros(MAX_PLAYERS, dtype=np.int64), seed=0, seating="latin", n_bots=1, order=order)

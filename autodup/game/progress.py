@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["PROGRESS_GAMES", "PROGRESS_IN_GAME", "PROGRESS_SEAT", "PROGRESS_BOARD", "PROGRESS_TABLE",
-           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_COMPILING", "PROGRESS_FIELDS", "COMPILING_ROUND_END",
-           "COMPILING_SHOP_DRAW", "new_progress"]
+           "PROGRESS_LOADING", "PROGRESS_PROBE", "PROGRESS_COMPILING", "PROGRESS_COMPILED", "PROGRESS_FIELDS",
+           "COMPILING_SHOP_DRAW", "COMPILING_ROUND_START", "COMPILING_ROUND_END", "COMPILING_STORAGE", "new_progress"]
 
 # A table writes where it is into a small int64 array (shared memory when it
 # runs in a worker process), so that a process watching it can enforce a
@@ -22,10 +22,16 @@ PROGRESS_PROBE = 6    # set while a run probes a bot's determinism: 1 + the bot'
                       # loops own PROGRESS_TABLE, so the probe's tables are marked here)
 PROGRESS_COMPILING = 7  # set while a worker compiles ahead of a run: COMPILING_*, 0 otherwise (the loading and
                         # playing fields say nothing then)
-PROGRESS_FIELDS = 8
+PROGRESS_COMPILED = 8   # set while a worker compiles the table: how many of its stages are compiled
+                        # (autodup.game.boards.TABLE_STAGES)
+PROGRESS_FIELDS = 9
 
-COMPILING_ROUND_END = 1  # the soundness check, the round's end and the storage (after the bots)
-COMPILING_SHOP_DRAW = 2  # the shop's draw (before the bots)
+# What a cold start's second worker compiles, in this order (the user's bots between the first two, the shipped
+# ones after the last).
+COMPILING_SHOP_DRAW = 1
+COMPILING_ROUND_START = 2
+COMPILING_ROUND_END = 3  # the round's end and the soundness check
+COMPILING_STORAGE = 4
 
 
 def new_progress() -> np.ndarray:

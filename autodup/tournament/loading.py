@@ -100,7 +100,14 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, 
     loaded.
     """
     from ..game.bot_loading import load_bot
-    from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
+    from ..game.progress import (
+        COMPILING_ROUND_END,
+        COMPILING_ROUND_START,
+        COMPILING_SHOP_DRAW,
+        COMPILING_STORAGE,
+        PROGRESS_COMPILING,
+        PROGRESS_LOADING,
+    )
 
     if config_text is not None:
         from ..game.boards import compile_storage
@@ -120,10 +127,12 @@ def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, 
                 progress[PROGRESS_LOADING] = index + 1
                 load_bot(spec)
         progress[PROGRESS_LOADING] = 0
-        progress[PROGRESS_COMPILING] = COMPILING_ROUND_END
         try:
+            progress[PROGRESS_COMPILING] = COMPILING_ROUND_START
             compile_round_start(rules, order)
+            progress[PROGRESS_COMPILING] = COMPILING_ROUND_END
             compile_round_end(rules)
+            progress[PROGRESS_COMPILING] = COMPILING_STORAGE
             compile_storage(rules)
         finally:
             progress[PROGRESS_COMPILING] = 0
@@ -140,7 +149,7 @@ def compile_table_in_worker(config_text: str, order: str, specs: list, progress)
     from ..game.progress import PROGRESS_LOADING
     from ..game.rules import rules_of
 
-    compile_table(rules_of(parse_config(config_text)), order)
+    compile_table(rules_of(parse_config(config_text)), order, progress)
     try:
         for index in reversed(sorted(_shipped_bots(specs))):
             progress[PROGRESS_LOADING] = index + 1
@@ -161,63 +170,91 @@ def _shipped_bots(specs: list) -> set:
 COMPILE_BAR = "compiling the game for this machine"
 
 
-class CompileProgress:
-    """A bar of a cold start's steps: the table, each bot, the round's start and end; its label names what is
-    compiling.
+def _compiling_parts():
+    """``{COMPILING_* code: (name, seconds)}``: what a cold start's second worker compiles besides the bots, with the
+    time each took in the cold run that timed the table's stages (:data:`autodup.game.boards.TABLE_STAGES`)."""
+    from ..game.progress import COMPILING_ROUND_END, COMPILING_ROUND_START, COMPILING_SHOP_DRAW, COMPILING_STORAGE
 
-    The two workers' progress blocks say where they are (:meth:`update`, called as the pool waits): the bots'
-    worker compiles the shop's draw (``PROGRESS_COMPILING`` = ``COMPILING_SHOP_DRAW``, named but not a step of its
-    own: the table's), loads the bots that are not shipped ones (bot ``PROGRESS_LOADING - 1``), compiles the
-    round's start and end (``COMPILING_ROUND_END``), then loads the shipped bots from the first; the table's
-    worker compiles the table, then loads shipped bots from the last. A step is done once its worker has gone on
-    to another, or ended.
+    return {COMPILING_SHOP_DRAW: ("the shop's draw", 4.2), COMPILING_ROUND_START: ("the round's start", 3.1),
+            COMPILING_ROUND_END: ("the round's end", 10.7), COMPILING_STORAGE: ("the storage", 4.1)}
+
+
+SECONDS_A_BOT = 0.85  # a shipped bot's compile, the same run: the eight in 6.7 s across the two workers
+
+
+class CompileProgress:
+    """A bar of how far a cold start's compile is, in the seconds each part takes, and what is compiling now.
+
+    The two workers' progress blocks say where they are (:meth:`update`, called as the pool waits). The table's
+    worker compiles the table, whose stages it counts (``PROGRESS_COMPILED``: :data:`autodup.game.boards.TABLE_STAGES`),
+    then loads shipped bots from the last. The bots' worker compiles the shop's draw, loads the bots that are not
+    shipped ones (bot ``PROGRESS_LOADING - 1``), compiles the round's start, its end and the storage (each its
+    ``COMPILING_*`` code in ``PROGRESS_COMPILING``, in that order), then loads the shipped bots from the first. A
+    part is done once its worker has gone on to another, or ended; the bar moves by each part's seconds
+    (:data:`~autodup.game.boards.TABLE_STAGES`, :func:`_compiling_parts`, :data:`SECONDS_A_BOT`), so that it says
+    how far the compile is in time: the table is half of it, and in steps the bar stood still for most of a cold
+    start.
     """
 
     def __init__(self, specs: list, show: bool):
         from tqdm.auto import tqdm
 
+        from ..game.boards import TABLE_STAGES
+
         self.names = [_short_name(spec) for spec in specs]
-        self.bar = tqdm(total=len(specs) + 2, desc=COMPILE_BAR, unit="step", disable=not show, file=sys.stderr,
-                        dynamic_ncols=True, leave=False, bar_format="{desc} |{bar}| {n}/{total} steps, {elapsed}")
-        self.table_done = self.round_end_done = self.round_end_seen = False
+        self.stages = TABLE_STAGES
+        self.parts = _compiling_parts()
+        self.total = sum(stage.seconds for stage in self.stages) + sum(s for _, s in self.parts.values()) + (
+            SECONDS_A_BOT * len(specs))
+        self.bar = tqdm(total=1000, desc=COMPILE_BAR, disable=not show, file=sys.stderr, dynamic_ncols=True,
+                        leave=False, bar_format="{desc} |{bar}| {percentage:3.0f}%, {elapsed}")
+        self.table_done = False
+        self.stages_passed = 0  # of the table's
+        self.part_reached = 0  # the latest COMPILING_* code the bots' worker was seen at
+        self.parts_done = 0  # the parts (codes) up to this one are done
         self.bots_done = set()
         self.loading = {}  # worker's key -> the bot it was loading at the last poll
         self.drawn = time.monotonic()
 
     def update(self, busy: list) -> None:
-        from ..game.progress import COMPILING_ROUND_END, COMPILING_SHOP_DRAW, PROGRESS_COMPILING, PROGRESS_LOADING
+        from ..game.progress import PROGRESS_COMPILED, PROGRESS_COMPILING, PROGRESS_LOADING
 
         keys = {key for key, _ in busy}
         self.table_done = self.table_done or "table" not in keys
         if "bots" not in keys:  # its worker loads every bot before it ends
-            self.bots_done, self.round_end_done = set(range(len(self.names))), True
+            self.bots_done, self.parts_done = set(range(len(self.names))), max(self.parts)
         working, loading = [], {}
         for key, progress in busy:
-            compiling, bot = progress[PROGRESS_COMPILING], int(progress[PROGRESS_LOADING]) - 1
+            compiling, bot = int(progress[PROGRESS_COMPILING]), int(progress[PROGRESS_LOADING]) - 1
             if key == "table" and bot < 0:
                 if not self.table_done:  # else it has found the other worker's bots claimed, and is ending
-                    working.append("the table")
+                    self.stages_passed = max(self.stages_passed, min(int(progress[PROGRESS_COMPILED]),
+                                                                     len(self.stages)))
+                    stage = self.stages[min(self.stages_passed, len(self.stages) - 1)]
+                    working.append(f"the table ({stage.name})")
                 continue
             if key == "table":
                 self.table_done = True
-            if compiling == COMPILING_SHOP_DRAW:
-                working.append("the shop's draw")
-            elif compiling == COMPILING_ROUND_END:
-                self.round_end_seen = True
-                working.append("the round's start and end")
+            if key == "bots":
+                if compiling:  # the parts before it are done
+                    self.part_reached = max(self.part_reached, compiling)
+                    self.parts_done = max(self.parts_done, compiling - 1)
+                else:  # between parts, or after them: the one it was at is done
+                    self.parts_done = max(self.parts_done, self.part_reached)
+            if compiling in self.parts:
+                working.append(self.parts[compiling][0])
             elif bot >= 0:
                 loading[key] = bot
                 working.append(f"bot {self.names[bot]}")
-            if key == "bots" and self.round_end_seen and compiling != COMPILING_ROUND_END:
-                self.round_end_done = True
         for key, bot in self.loading.items():
             if loading.get(key) != bot:
                 self.bots_done.add(bot)
         self.loading = loading
-        done = self.table_done + len(self.bots_done) + self.round_end_done
         # A bot one worker compiles and the other waits for is named once.
         named = ", ".join(dict.fromkeys(working))
         self.bar.set_description_str(f"{COMPILE_BAR}: {named or 'done'}", refresh=False)
+        done = self.bar.total if self.table_done and len(self.bots_done) == len(self.names) else round(
+            self.bar.total * min(self.seconds_done() / self.total, 1.0))
         if done > self.bar.n:
             self.bar.update(done - self.bar.n)
         elif time.monotonic() - self.drawn >= 1.0:  # the clock moves on: once a second, not at every poll
@@ -225,6 +262,12 @@ class CompileProgress:
         else:
             return
         self.drawn = time.monotonic()
+
+    def seconds_done(self) -> float:
+        """The seconds of compiling done, by the parts done (each part's seconds, as the class says)."""
+        stages = self.stages if self.table_done else self.stages[:self.stages_passed]
+        parts = sum(seconds for code, (_, seconds) in self.parts.items() if code <= self.parts_done)
+        return sum(stage.seconds for stage in stages) + parts + SECONDS_A_BOT * len(self.bots_done)
 
     def close(self) -> None:
         self.bar.close()
