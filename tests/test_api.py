@@ -190,3 +190,30 @@ def test_a_run_starts_no_more_workers_than_it_has_tasks(tmp_path, monkeypatch):
     one = autodup.run_tournament("tiny", bots="greedy,econ", boards=5, workers=1, out=tmp_path / "one")
     assert started == [2, 1]
     assert many.rows().equals(one.rows())
+
+
+@pytest.mark.parametrize("command", ["ab", "sweep", "quality", "fit_value"])
+def test_every_command_starts_no_more_workers_than_a_run_of_it_has_tasks(tmp_path, monkeypatch, command):
+    """Each command plays its runs one after the other, each at most its chunks and the probe: 30 boards are two
+    chunks, so three workers of the 64 asked for (the cap run_tournament has, above, in every command)."""
+    from autodup.tournament import workers as workers_module
+
+    started = []
+    one_pool = workers_module.one_pool
+
+    def recording(workers, game_timeout):
+        started.append(workers)
+        return one_pool(workers, game_timeout)
+
+    monkeypatch.setattr(workers_module, "one_pool", recording)
+    common = {"bots": "greedy,econ", "boards": 30, "workers": 64}
+    if command == "ab":
+        autodup.ab("tiny", settings=["starting_gold=4"], out=tmp_path / "ab", **common)
+    elif command == "sweep":
+        autodup.sweep("tiny", ["starting_gold=3,4"], out=tmp_path / "sweep", **common)
+    elif command == "quality":
+        autodup.quality("tiny", dealers="haystack", ladder=False, null_check=False, value=None, out=tmp_path / "q",
+                        **common)
+    else:
+        autodup.fit_value("tiny", out=tmp_path / "tiny.value.json", run_folder=tmp_path / "training", **common)
+    assert started == [3]

@@ -55,18 +55,27 @@ def bot_list(bots, option: str = "bots") -> list | None:
     return specs
 
 
-def execution(workers, backend, game_timeout, ray_address=None) -> tuple:
+def execution(workers, backend, game_timeout, ray_address=None, boards=None) -> tuple:
     """``(workers, game_timeout)`` as a run uses them (None: every core, the default timeout), once all four
-    are in range; a :class:`UsageError` naming the argument otherwise."""
+    are in range; a :class:`UsageError` naming the argument otherwise.
+
+    With ``boards`` (the most boards a run of the command plays; checked already), the workers are at most the
+    tasks such a run has: its chunks and the bots' determinism probe. A command plays its runs one after the
+    other, and more workers would only start and load the game: 256 of them for one chunk took over a minute.
+    """
     from ..arguments import BACKENDS, choice, optional, seconds
     from ..arguments import workers as check_workers
+    from ..tournament.spec import chunk_count
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT
 
     choice("backend", backend, BACKENDS)
     if ray_address is not None and backend != "ray":
         raise UsageError(f"{ray_address!r} given with the {backend} backend (allowed: with backend ray only)",
                          "ray_address")
-    return check_workers("workers", workers), optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
+    workers = check_workers("workers", workers)
+    if boards is not None:
+        workers = min(workers, chunk_count(boards) + 1)
+    return workers, optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
 
 
 def command_pool(workers: int, backend: str, game_timeout: float):

@@ -120,7 +120,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
 
     warn, note = warner(warn), noter(note)
     boards, seed = check_run_arguments(boards, CONTROL, seed, DEFAULT_DESIGN, DEFAULT_EVENTS)
-    workers, game_timeout = execution(workers, backend, game_timeout, ray_address)
+    workers, game_timeout = execution(workers, backend, game_timeout, ray_address, boards)
     if dealers is None:
         dealers = DEFAULT_QUALITY_DEALERS
     dealers = parse_dealers(dealers if isinstance(dealers, str) else ",".join(dealers))
@@ -259,7 +259,8 @@ def _options(arguments: dict) -> dict:
     options["boards"], options["seed"] = check_run_arguments(options["boards"], options["dealer"], options["seed"],
                                                              options["design"], options["events"])
     options["workers"], options["game_timeout"] = execution(options["workers"], options["backend"],
-                                                            options["game_timeout"], options["ray_address"])
+                                                            options["game_timeout"], options["ray_address"],
+                                                            options["boards"])
     options["warn"], options["note"] = warner(options["warn"]), noter(options["note"])
     return options
 

@@ -414,7 +414,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     from ..game.rules import DEFAULT_EVENTS
     from ..shipped import DEFAULT_CONFIG
     from ..tournament.loading import load_bots_and_table
-    from ..tournament.spec import check_bot_count, check_run_arguments, chunk_count, make_spec
+    from ..tournament.spec import check_bot_count, check_run_arguments, make_spec
 
     warn, note = warner(warn), noter(note)
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
@@ -427,10 +427,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
     given["boards"], given["seed"] = check_run_arguments(given["boards"], given["dealer"], given["seed"],
                                                          given["design"], given["events"])
-    workers, game_timeout = execution(workers, backend, game_timeout, ray_address)
-    # More workers than the run has tasks (its chunks and the bots' determinism probe) would only start and load
-    # the game: 256 workers for one chunk took over a minute.
-    workers = min(workers, chunk_count(given["boards"]) + 1)
+    workers, game_timeout = execution(workers, backend, game_timeout, ray_address, given["boards"])
     if resume and out is None:
         raise UsageError("needs the folder of the run to finish (allowed: out=FOLDER, or out=DEFAULT_OUT for the "
                          "default one)", "resume")

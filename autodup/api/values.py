@@ -105,7 +105,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     warn, note = warner(warn), noter(note)
     boards = integer("boards", boards, 2, 10 ** 6)
     seed = check_seed("seed", seed)
-    workers, game_timeout = execution(workers, backend, None, ray_address)
+    workers, game_timeout = execution(workers, backend, None, ray_address, boards)
     loaded = load_config(config if config is not None else DEFAULT_CONFIG)
     config_warnings(loaded, warn)
     specs = bot_list(bots) or bot_names()

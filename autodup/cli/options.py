@@ -151,7 +151,7 @@ def add_bot_parameter_options(parser: argparse.ArgumentParser) -> None:
 
 def add_workers_and_backend(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=count_up_to(MAX_WORKERS), default=arguments.workers(None, None),
-                        help="processes")
+                        help="processes (default: one per core; never more than a run's chunks, plus one)")
     parser.add_argument("--backend", default="local", choices=arguments.BACKENDS, help="local processes or Ray")
 
 
