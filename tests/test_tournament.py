@@ -419,6 +419,35 @@ def test_resume_refuses_edited_files_and_foreign_folders(tmp_path):
     assert result.returncode == 2 and "not empty" in result.stderr
 
 
+def test_a_run_goes_on_with_a_bot_file_that_moved_and_not_with_one_whose_code_changed(tmp_path):
+    """A run's identity names each bot file where it was; a file moved since, its code the same, is the same bot:
+    the run resumes from the folder's copy (no bots given) or from the new path given, and its rows are those of
+    the run played at once. A moved file whose code changed is refused, saying so."""
+    bot = tmp_path / "mybot.py"
+    bot.write_text((ROOT / "bots" / "greedy.py").read_text().replace('NAME = "greedy"', 'NAME = "mybot"'))
+    whole, out = str(tmp_path / "whole"), tmp_path / "run"
+    args = ["configs/tiny.yaml", "--bots", f"{bot},econ", "--boards", "60", "--quiet"]
+    assert run(*args, "--out", whole).returncode == 0
+    assert run(*args, "--out", str(out)).returncode == 0
+    moved = tmp_path / "elsewhere.py"
+    bot.rename(moved)
+    (out / "chunks" / "chunk-000001.parquet").unlink()
+    result = run("--resume", "--out", str(out), "--quiet")  # the folder's copy
+    assert result.returncode == 0, result.stderr
+    (out / "chunks" / "chunk-000002.parquet").unlink()
+    result = run("configs/tiny.yaml", "--bots", f"{moved},econ", "--boards", "60", "--out", str(out), "--resume",
+                 "--quiet")  # the new path
+    assert result.returncode == 0, result.stderr
+    assert chunk_bytes(out) == chunk_bytes(whole)
+    assert json.loads((out / "manifest.json").read_text())["identity"]["bots"][0][1] == str(bot)
+    moved.write_text(moved.read_text() + "\n# edited\n")
+    (out / "chunks" / "chunk-000000.parquet").unlink()
+    result = run("configs/tiny.yaml", "--bots", f"{moved},econ", "--boards", "60", "--out", str(out), "--resume",
+                 "--quiet")
+    assert result.returncode == 2
+    assert f"(the code of bot 'mybot' ({moved} is not the run's {bot}) differs)" in result.stderr
+
+
 @pytest.mark.parametrize("args", [
     ["--dealer", "plain"],
     ["--dealer", "Haystack"],

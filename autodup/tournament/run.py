@@ -22,7 +22,16 @@ from .spec import (
     play_chunk,
     probe_determinism,
 )
-from .storage import LOCK_NAME, Plan, encode_chunk, locked, prepare_output, read_determinism, write_encoded_chunk
+from .storage import (
+    LOCK_NAME,
+    Plan,
+    as_recorded,
+    encode_chunk,
+    locked,
+    prepare_output,
+    read_determinism,
+    write_encoded_chunk,
+)
 from .workers import DEFAULT_GAME_TIMEOUT, errors_recorded
 
 __all__ = ["play_run", "run_watched", "play_and_encode_chunk", "play_chunk_and_errors"]
@@ -90,6 +99,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
              "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
     with locked(out):  # a run refused here touches nothing of the run that holds the folder
         try:
+            spec = as_recorded(out, spec)
             plan = prepare_output(out, spec, resume or implicit, extra)
             for message in plan.corrupted:
                 warn(f"{message}; playing it again")

@@ -85,6 +85,10 @@ class RunSpec:
     value_source: str = ""          # where it was read
     branch: str = "evaluation"      # the seed tree's branch of the boards (autodup.game.boards.BRANCHES)
     keep_stage_luck: bool = False   # keep each row's luck terms stage by stage (a training run)
+    # Where each bot is loaded from when it is not the path in ``bots``, which a resumed run keeps as it recorded it:
+    # a bot file that moved since, or the run folder's copy of it, with the same fingerprint
+    # (autodup.tournament.storage.as_recorded). Not part of the identity; () when every bot is at its path.
+    bot_files: tuple = ()
 
     def identity(self) -> dict:
         """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
@@ -98,6 +102,10 @@ class RunSpec:
 
     def identity_hash(self) -> str:
         return identity_hash(self.identity())
+
+    def bot_file(self, index: int) -> str:
+        """Where bot ``index`` is loaded from: its path, or where it is now (see ``bot_files``)."""
+        return self.bot_files[index] if self.bot_files else self.bots[index][0]
 
     def config(self):
         """The :class:`~autodup.game.config.GameConfig` of the run, compiled from its text."""
@@ -257,9 +265,9 @@ def _prepared(spec: RunSpec, progress: np.ndarray):
         # configuration travels as its text).
         config = spec.config()
         bots = []
-        for index, (path, params) in enumerate(spec.bots):
+        for index, (_, params) in enumerate(spec.bots):
             progress[PROGRESS_LOADING] = index + 1  # a bot whose compiled code crashes the process is named
-            bots.append(load_bot(path).with_parameters(dict(params)))
+            bots.append(load_bot(spec.bot_file(index)).with_parameters(dict(params)))
             if bots[-1].fingerprint != spec.bot_sha256[index]:
                 raise RunError(f"bot {bots[-1].name!r} (its file or its own modules) changed since the run started")
         progress[PROGRESS_LOADING] = 0

@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +29,8 @@ from .spec import (
 
 __all__ = ["chunk_path", "encode_chunk", "write_encoded_chunk", "write_chunk", "read_chunk_table", "read_chunk",
            "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "Plan", "prepare_output",
-           "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "recorded_bot_files", "spec_of_folder", "read_manifest", "load_players",
-           "LOCK_NAME", "locked", "read_determinism"]
+           "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "recorded_bot_files", "spec_of_folder", "read_manifest",
+           "load_players", "LOCK_NAME", "locked", "read_determinism"]
 
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
 
@@ -262,10 +262,11 @@ def _bots_difference(recorded: list, current: list) -> str:
         if name not in before:
             return f"bot {name!r} (not in the run)"
         _, old_path, old_sha, old_parameters = before[name]
+        if sha != old_sha:  # a file that only moved is the run's (as_recorded)
+            changed = "changed since the run started" if path == old_path else f"is not the run's {old_path}"
+            return f"the code of bot {name!r} ({path} {changed})"
         if path != old_path:
             return f"the file of bot {name!r} ({path}; the run's was {old_path})"
-        if sha != old_sha:
-            return f"the code of bot {name!r} ({path} changed since the run started)"
         if parameters != old_parameters:
             return f"the parameters of bot {name!r}"
     return "bots (their order or number)"
@@ -353,9 +354,9 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
         write_bytes_atomically(out / VALUE_SNAPSHOT, spec.value_text.encode("utf-8"))
     folder = out / BOT_SNAPSHOTS
     folder.mkdir(exist_ok=True)
-    for name, (path, _) in zip(spec.bot_names, spec.bots):
+    for index, name in enumerate(spec.bot_names):
         if not (folder / f"{name}.py").is_file():
-            write_bytes_atomically(folder / f"{name}.py", bot_source(path).read_bytes())
+            write_bytes_atomically(folder / f"{name}.py", bot_source(spec.bot_file(index)).read_bytes())
 
 
 def bot_source(path: str) -> Path:
@@ -363,6 +364,30 @@ def bot_source(path: str) -> Path:
     from ..game.agents import agent_source_file
 
     return agent_source_file(path) if is_agent_spec(path) else Path(path)
+
+
+def as_recorded(out: Path, spec: RunSpec) -> RunSpec:
+    """``spec`` with the paths run folder ``out`` recorded for bots loaded now from another file of the same
+    fingerprint (a bot file that moved since the run started, or the folder's copy of it).
+
+    A run's identity names each bot's file as it was when the run started, and a resume compares identities:
+    a bot file moved with its code unchanged is the same bot, and its run goes on, the workers loading it
+    from where it is now (``RunSpec.bot_files``). A bot whose code changed still differs. A folder without a
+    manifest gives ``spec`` as it is.
+    """
+    if not (Path(out) / "manifest.json").is_file():
+        return spec
+    recorded = {entry[0]: entry for entry in read_manifest(out)["identity"]["bots"]}
+    paths = []
+    for name, (path, _), sha in zip(spec.bot_names, spec.bots, spec.bot_sha256):
+        entry = recorded.get(name)
+        moved = entry is not None and entry[2] == sha and entry[1] != path and not is_agent_spec(path) \
+            and not is_agent_spec(entry[1])
+        paths.append(entry[1] if moved else path)
+    files = tuple(spec.bot_file(index) for index in range(len(spec.bots)))
+    if paths == [path for path, _ in spec.bots]:
+        return spec
+    return replace(spec, bots=tuple((path, params) for path, (_, params) in zip(paths, spec.bots)), bot_files=files)
 
 
 def recorded_bot_files(out, identity: dict) -> list:
@@ -402,8 +427,8 @@ def spec_of_folder(out) -> RunSpec:
             raise RunError(f"{value_path}: not the value file the run used (its hash differs from the manifest's)")
     return RunSpec(config_name=manifest.get("config_name", ""), config_source=str(snapshot), config_text=text,
                    config_sha256=identity["config_sha256"],
-                   bots=tuple((path, tuple(sorted(params.items())))
-                              for path, (_, _, _, params) in zip(files, identity["bots"])),
+                   bots=tuple((path, tuple(sorted(params.items()))) for _, path, _, params in identity["bots"]),
+                   bot_files=tuple(files) if files != [path for _, path, _, _ in identity["bots"]] else (),
                    bot_names=tuple(name for name, *_ in identity["bots"]),
                    bot_sha256=tuple(sha for _, _, sha, _ in identity["bots"]),
                    boards=int(identity["boards"]), dealer=identity["dealer"], seed=int(identity["seed"]),
