@@ -253,8 +253,7 @@ class CompileProgress:
         # A bot one worker compiles and the other waits for is named once.
         named = ", ".join(dict.fromkeys(working))
         self.bar.set_description_str(f"{COMPILE_BAR}: {named or 'done'}", refresh=False)
-        done = self.bar.total if self.table_done and len(self.bots_done) == len(self.names) else round(
-            self.bar.total * min(self.seconds_done() / self.total, 1.0))
+        done = round(self.bar.total * min(self.seconds_done() / self.total, 1.0))
         if done > self.bar.n:
             self.bar.update(done - self.bar.n)
         elif time.monotonic() - self.drawn >= 1.0:  # the clock moves on: once a second, not at every poll
