@@ -210,7 +210,6 @@ def test_a_self_stamped_modules_stamp_adds_its_own_fingerprint_to_the_codes():
 
 LOAD_BOT = """
 import sys
-import time
 from autodup.bots import load_bot
 from autodup.engine.dealers import DEALERS
 from autodup.engine.rng import event_seed, seat_seed
@@ -336,7 +335,6 @@ def test_an_edited_rule_in_game_reaches_both_run_and_play(tmp_path):
 
 HOLD_THE_LOCK = """
 import sys
-import time
 from autodup.compile_cache import compile_lock
 with compile_lock():
     print("held", flush=True)
@@ -430,12 +428,18 @@ def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_
     assert float(waited) >= 2.0 if case == "live" else float(waited) < 2.0, waited
 
 
-_HOLDER = """
-from autodup.game.table import compile_shop_draw
+_SHOP_DRAW = """
+import sys
+from autodup.engine.kernels import engine_draw_hierarchical
 from autodup.game.config import load_config
 from autodup.game.rules import rules_of
-from autodup.engine.kernels import engine_draw_hierarchical
-compile_shop_draw(rules_of(load_config("configs/set4.yaml")))
+from autodup.game.table import compile_shop_draw
+
+rules = rules_of(load_config("configs/set4.yaml"))
+if sys.argv[1:] == ["on-cue"]:  # ready, imports done: compile when told
+    print("ready", flush=True)
+    sys.stdin.readline()
+compile_shop_draw(rules)
 stats = engine_draw_hierarchical.stats
 print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 """
@@ -443,21 +447,25 @@ print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 
 def test_a_process_that_waited_on_a_claim_loads_what_its_holder_saved(tmp_path):
     """Two processes need the shop's draw with an empty cache (a cold start's two workers reach it both): the
-    second, started once the first's claim is there, waits for it, then loads the draw the first compiled and
-    saved (a cache hit, no compile), instead of compiling it a second time; no claim is left."""
+    second, told to go on once the first's claim is there (its imports done before, so that it reaches the draw
+    within milliseconds, while the first compiles it for seconds), waits for the claim, then loads the draw the
+    first compiled and saved (a cache hit, no compile), instead of compiling it a second time; no claim is left."""
     cache = tmp_path / "cache"
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "AUTODUP_CACHE_DIR": str(cache)}
 
-    def start():
-        return subprocess.Popen([sys.executable, "-c", _HOLDER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, cwd=ROOT, env=environment)
+    def start(*arguments):
+        return subprocess.Popen([sys.executable, "-c", _SHOP_DRAW, *arguments], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=environment)
 
+    waiter = start("on-cue")
+    assert waiter.stdout.readline() == "ready\n", waiter.communicate()
     holder = start()
     deadline = time.monotonic() + 300
     while not list(cache.rglob("*engine_draw_hierarchical*.claim")):
         assert holder.poll() is None and time.monotonic() < deadline, holder.communicate()
-        time.sleep(0.01)
-    waiter = start()
+        time.sleep(0.005)
+    waiter.stdin.write("go\n")
+    waiter.stdin.flush()
     outputs = [process.communicate(timeout=600) for process in (holder, waiter)]
     assert [process.returncode for process in (holder, waiter)] == [0, 0], outputs
     (held_hits, held_misses), (waited_hits, waited_misses) = [out.split() for out, _ in outputs]
@@ -468,7 +476,6 @@ def test_a_process_that_waited_on_a_claim_loads_what_its_holder_saved(tmp_path):
 
 _BOT_CLAIMS = """
 import sys
-import time
 from autodup.cache_sharing import process_identity
 from autodup.compile_cache import cache_folder
 from autodup.errors import BotError
@@ -543,7 +550,6 @@ def test_a_helper_version_for_a_bots_own_type_is_not_cached_beside_the_others(tm
 
 _SAVING = """
 import sys
-import time
 from numba.core.caching import Cache
 from autodup.game import authoring
 print(authoring.has_trait._cache._cache_file._index_path, flush=True)

@@ -365,6 +365,25 @@ def test_a_manifest_edited_out_of_range_is_refused_in_one_line(finished_run, tmp
     assert says in result.stderr and "the manifest was edited" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("position, value", [(1, 123), (1, None), (0, ["greedy"]), (2, 7), (3, "roll_above")],
+                         ids=["path a number", "path null", "name a list", "fingerprint a number", "parameters text"])
+def test_a_manifest_whose_bot_entry_was_edited_to_another_type_is_refused_in_one_line(finished_run, tmp_path,
+                                                                                      position, value):
+    """A recorded bot is [name, path, fingerprint, parameters], text, text, text and a mapping: another type there
+    (a hand edit) is refused as not a run manifest by summary and by a resume, with or without the bots given (a
+    path that is a number reached the bots' comparison and ended in a traceback)."""
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["identity"]["bots"][0][position] = value
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    for command in (["summary", str(run)], ["run", "--resume", "--out", str(run), "--quiet"],
+                    ["run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                     "--resume", "--out", str(run), "--quiet"]):
+        result = autodup(*command)
+        assert result.returncode == 2 and "manifest.json: not a run manifest" in one_line(result), result.stderr
+
+
 def _copy_chunk_over(run, source, target):
     shutil.copyfile(run / "chunks" / f"chunk-{source:06d}.parquet", run / "chunks" / f"chunk-{target:06d}.parquet")
 

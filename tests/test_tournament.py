@@ -448,6 +448,34 @@ def test_a_run_goes_on_with_a_bot_file_that_moved_and_not_with_one_whose_code_ch
     assert f"(the code of bot 'mybot' ({moved} is not the run's {bot}) differs)" in result.stderr
 
 
+def test_a_resume_given_no_bots_takes_the_folders_copy_of_a_bot_file_edited_or_swapped_since(tmp_path):
+    """With no bots given a resume takes each bot from its recorded path only while that file is the folder's copy,
+    byte for byte: two files whose contents were swapped since give way to the copies, and the run ends with the
+    bytes of a run played at once. A file gone with no copy left is named, with what is allowed."""
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    greedy = (ROOT / "bots" / "greedy.py").read_text()
+    first.write_text(greedy.replace('NAME = "greedy"', 'NAME = "first"'))
+    second.write_text(greedy.replace('NAME = "greedy"', 'NAME = "second"').replace("50.0", "20.0"))
+    whole, out = str(tmp_path / "whole"), tmp_path / "run"
+    args = ["configs/tiny.yaml", "--bots", f"{first},{second}", "--boards", "60", "--quiet"]
+    assert run(*args, "--out", whole).returncode == 0
+    assert run(*args, "--out", str(out)).returncode == 0
+    contents = first.read_text(), second.read_text()
+    first.write_text(contents[1])
+    second.write_text(contents[0])
+    (out / "chunks" / "chunk-000001.parquet").unlink()
+    result = run("--resume", "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert chunk_bytes(out) == chunk_bytes(whole)
+    first.unlink()
+    (out / "bots" / "first.py").unlink()
+    (out / "chunks" / "chunk-000001.parquet").unlink()
+    result = run("--resume", "--out", str(out), "--quiet")
+    assert result.returncode == 2 and result.stderr.strip() == (
+        f"autodup: error: --bots: {out}: the file of bot 'first', {first}, is gone and the folder has no copy of it "
+        "(allowed: where each bot's file is now, in the run's order: first, second)")
+
+
 @pytest.mark.parametrize("args", [
     ["--dealer", "plain"],
     ["--dealer", "Haystack"],
@@ -523,7 +551,7 @@ def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(c
     def poll(busy, seconds_done):
         bar.update(busy)
         assert bar.bar.n == round(1000 * seconds_done / total), (bar.bar.n, seconds_done)
-        seen.append(bar.bar.desc.removeprefix(COMPILE_BAR))
+        seen.append(bar.bar.desc)
 
     both = [("bots", bots), ("table", table)]
     poll(both, 0)  # the bots' worker has not started yet
@@ -559,32 +587,40 @@ def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(c
     poll(both, done)
     poll([("bots", bots)], done)
     poll([], total)
+    # The per cent before what is compiling, so that a narrow terminal cuts the names, not the figure.
+    line = str(bar.bar)
+    assert line.startswith(f"{COMPILE_BAR} 100% |") and line.endswith("  done"), line
     bar.close()
-    assert seen == [": the table (a new game)", ": the shop's draw, the table (a new game)",
-                    ": bot mine, the table (a new game)",
-                    ": the round's start, the table (the game's end and the soundness check)",
-                    ": the round's end, the table (the game's end and the soundness check)",
-                    ": the round's end, the table (the rounds)", ": the storage, the table (the rounds)",
-                    ": bot greedy, the table (the rounds)", ": bot greedy, bot random", ": bot econ, bot random",
-                    ": bot econ", ": bot econ", ": done"]
+    assert seen == ["the table (a new game)", "the shop's draw, the table (a new game)",
+                    "bot mine, the table (a new game)",
+                    "the round's start, the table (the game's end and the soundness check)",
+                    "the round's end, the table (the game's end and the soundness check)",
+                    "the round's end, the table (the rounds)", "the storage, the table (the rounds)",
+                    "bot greedy, the table (the rounds)", "bot greedy, bot random", "bot econ, bot random",
+                    "bot econ", "bot econ", "done"]
     assert bar.bar.total == 1000 and COMPILE_BAR in capsys.readouterr().err
     # Both workers on one bot (the table's waits for the other's compile of it): named once.
     bar = CompileProgress(["greedy", "econ"], show=False)
     bots[:], table[:] = 0, 0
     bots[PROGRESS_LOADING] = table[PROGRESS_LOADING] = 2
     bar.update(both)
-    assert bar.bar.desc == f"{COMPILE_BAR}: bot econ"
+    assert bar.bar.desc == "bot econ"
     bar.close()
 
 
 def test_the_tables_stages_are_counted_from_numbas_compile_events():
-    """compile_table's listener (autodup.game.boards._StagesPassed) on real compiles: a stage passes when its
-    function has compiled (its callee, compiled first, passes first), and never goes back."""
+    """compile_table's listener (autodup.game.boards._StagesPassed) on real compiles: at each compile event a stage
+    is passed once its function has a compiled version, compiled then (a callee, compiled first, passes first) or
+    before, as a function loaded from the cache is, which sends no event; the count never goes back."""
     from numba import njit
     from numba.core import event
 
     from autodup.game.boards import TableStage, _StagesPassed
     from autodup.game.progress import PROGRESS_COMPILED, new_progress
+
+    @njit
+    def loaded(x):
+        return x - 1
 
     @njit
     def inner(x):
@@ -594,6 +630,7 @@ def test_the_tables_stages_are_counted_from_numbas_compile_events():
     def outer(x):
         return inner(x) * 2
 
+    assert loaded(1) == 0  # compiled before the listener: as if loaded from the cache
     progress = new_progress()
     passed = []
 
@@ -604,12 +641,13 @@ def test_the_tables_stages_are_counted_from_numbas_compile_events():
         def on_end(self, compiling):
             passed.append((compiling.data["dispatcher"].py_func.__name__, int(progress[PROGRESS_COMPILED])))
 
-    stages = (TableStage("the inner", inner, 1.0), TableStage("the outer", outer, 1.0))
+    stages = (TableStage("loaded", loaded, 1.0), TableStage("the inner", inner, 1.0),
+              TableStage("the outer", outer, 1.0))
     with event.install_listener("numba:compile", _StagesPassed(progress, stages)), \
             event.install_listener("numba:compile", Recorder()):
         assert outer(3) == 8
-        assert inner(2.5) == 3.5  # a second version of the first stage's function: the count stays
-    assert passed == [("inner", 1), ("outer", 2), ("inner", 2)]
+        assert inner(2.5) == 3.5  # a second version of a passed stage's function: the count stays
+    assert passed == [("inner", 2), ("outer", 3), ("inner", 3)]
 
 
 @pytest.mark.slow

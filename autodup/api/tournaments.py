@@ -327,6 +327,7 @@ class Results:
 def _from_manifest(out: Path, given: dict) -> tuple:
     """Fill what defines a resumed run and was not given from its manifest; returns ``(given, recorded
     parameters or None)``."""
+    from ..game.agents import is_agent_spec
     from ..tournament.storage import CONFIG_SNAPSHOT, read_manifest, recorded_bot_files
 
     identity = read_manifest(out)["identity"]
@@ -335,6 +336,11 @@ def _from_manifest(out: Path, given: dict) -> tuple:
         given["config"] = str(out / CONFIG_SNAPSHOT)
     if given["bots"] is None:
         given["bots"] = recorded_bot_files(out, identity)
+        for (name, *_), path in zip(identity["bots"], given["bots"]):
+            if not is_agent_spec(path) and not Path(path).is_file():
+                raise RunError(f"{out}: the file of bot {name!r}, {path}, is gone and the folder has no copy of it "
+                               f"(allowed: where each bot's file is now, in the run's order: "
+                               f"{', '.join(entry[0] for entry in identity['bots'])})", "bots")
         if given["bot_param_file"] is None:
             recorded = {name: params for name, _, _, params in identity["bots"]}
     for option in ("boards", "dealer", "seed", "design", "events"):

@@ -465,22 +465,28 @@ TABLE_STAGES = (
 
 
 class _StagesPassed(event.Listener):
-    """Writes into ``progress[PROGRESS_COMPILED]`` how many of ``stages`` have compiled (numba's compile events).
+    """Writes into ``progress[PROGRESS_COMPILED]`` how many of ``stages`` are passed, at each of numba's compile
+    events (of any function): the stages up to the last whose function has a compiled version in this process.
 
-    A stage's function loaded from the cache sends no event; a later stage's counts it as passed.
+    Such a version is compiled here, or loaded from the cache, which sends no event of its own (a cold start
+    interrupted, then started again, loads what it had compiled): the next event counts it.
     """
 
     def __init__(self, progress, stages):
         self.progress = progress
-        self.passed_at = {stage.function.py_func: index + 1 for index, stage in enumerate(stages)}
+        self.functions = [stage.function for stage in stages]
+
+    def _count(self):
+        for index in range(len(self.functions) - 1, int(self.progress[PROGRESS_COMPILED]) - 1, -1):
+            if self.functions[index].overloads:  # numba adds a compiled version before its compile's end event
+                self.progress[PROGRESS_COMPILED] = index + 1
+                return
 
     def on_start(self, compiling):
-        pass
+        self._count()
 
     def on_end(self, compiling):
-        passed = self.passed_at.get(getattr(compiling.data["dispatcher"], "py_func", None))
-        if passed is not None and passed > self.progress[PROGRESS_COMPILED]:  # a failed compile raises anyway
-            self.progress[PROGRESS_COMPILED] = passed
+        self._count()
 
 
 def compile_table(rules, order: str = "events", progress=None) -> None:

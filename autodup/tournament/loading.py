@@ -206,8 +206,9 @@ class CompileProgress:
         self.parts = _compiling_parts()
         self.total = sum(stage.seconds for stage in self.stages) + sum(s for _, s in self.parts.values()) + (
             SECONDS_A_BOT * len(specs))
-        self.bar = tqdm(total=1000, desc=COMPILE_BAR, disable=not show, file=sys.stderr, dynamic_ncols=True,
-                        leave=False, bar_format="{desc} |{bar}| {percentage:3.0f}%, {elapsed}")
+        # What is compiling comes last: a terminal narrower than the line cuts it, not the per cent.
+        self.bar = tqdm(total=1000, desc="", disable=not show, file=sys.stderr, dynamic_ncols=True, leave=False,
+                        bar_format=COMPILE_BAR + " {percentage:3.0f}% |{bar:10}| {elapsed}  {desc}")
         self.table_done = False
         self.stages_passed = 0  # of the table's
         self.part_reached = 0  # the latest COMPILING_* code the bots' worker was seen at
@@ -252,7 +253,7 @@ class CompileProgress:
         self.loading = loading
         # A bot one worker compiles and the other waits for is named once.
         named = ", ".join(dict.fromkeys(working))
-        self.bar.set_description_str(f"{COMPILE_BAR}: {named or 'done'}", refresh=False)
+        self.bar.set_description_str(named or "done", refresh=False)
         done = round(self.bar.total * min(self.seconds_done() / self.total, 1.0))
         if done > self.bar.n:
             self.bar.update(done - self.bar.n)

@@ -391,14 +391,19 @@ def as_recorded(out: Path, spec: RunSpec) -> RunSpec:
 
 
 def recorded_bot_files(out, identity: dict) -> list:
-    """Each recorded bot's file: its recorded path while it exists, else the folder's copy (if it has one)."""
+    """Each recorded bot's file: its recorded path while that file is the one the folder keeps a copy of (byte for
+    byte; from there it still finds its own modules), else the folder's copy; the recorded path when the folder
+    has no copy. So a bot file edited or swapped with another since the run started gives way to the run's copy,
+    and the workers check each bot's fingerprint as for any run."""
     files = []
     for name, path, _, _ in identity["bots"]:
         if is_agent_spec(path):  # an agent is imported by its spec: a copy of its file is kept to read, not to load
             files.append(path)
             continue
         copy = Path(out) / BOT_SNAPSHOTS / f"{name}.py"
-        files.append(path if Path(path).is_file() or not copy.is_file() else str(copy))
+        recorded = Path(path)
+        unchanged = recorded.is_file() and (not copy.is_file() or recorded.read_bytes() == copy.read_bytes())
+        files.append(path if unchanged or not copy.is_file() else str(copy))
     return files
 
 
@@ -457,7 +462,8 @@ def read_manifest(out) -> dict:
         raise RunError(f"{path}: unreadable manifest ({first_line(error)})") from None
     identity = manifest.get("identity") if isinstance(manifest, dict) else None
     valid = isinstance(identity, dict) and isinstance(identity.get("bots"), list) \
-        and all(isinstance(bot, list) and len(bot) == 4 for bot in identity["bots"]) \
+        and all(isinstance(bot, list) and len(bot) == 4 and all(isinstance(word, str) for word in bot[:3])
+                and isinstance(bot[3], dict) for bot in identity["bots"]) \
         and all(key in identity for key in ("boards", "dealer", "seed", "format"))
     if not valid:
         raise RunError(f"{path}: not a run manifest")
