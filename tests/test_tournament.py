@@ -1,6 +1,7 @@
 """The tournament runner: Latin-square seating, dealers, bit-identical results across workers and resumes."""
 
 import ctypes.util
+import io
 import json
 import os
 import signal
@@ -522,7 +523,12 @@ def test_summary_scores_against_the_same_board_and_seat(tmp_path):
     assert all(np.all((np.asarray(shops) >= -1) & (np.asarray(shops) < champions)) for shops in columns["round_shops"])
 
 
-def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(capsys):
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(monkeypatch):
     """A cold start's bar (autodup.tournament.loading.CompileProgress) follows the two workers' progress blocks:
     the table's stages (PROGRESS_COMPILED) beside the shop's draw, the user's bot files, the round's start, its end
     and the storage, then the shipped bots, which the table's worker shares from the last once the table is
@@ -541,6 +547,8 @@ def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(c
     )
     from autodup.tournament.loading import COMPILE_BAR, SECONDS_A_BOT, CompileProgress, _compiling_parts
 
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)  # the bar is drawn where there is a terminal
     stage = [s.seconds for s in TABLE_STAGES]
     part = {code: seconds for code, (_, seconds) in _compiling_parts().items()}
     total = sum(stage) + sum(part.values()) + 4 * SECONDS_A_BOT
@@ -598,7 +606,13 @@ def test_the_compile_bar_moves_by_the_seconds_of_what_is_compiled_and_names_it(c
                     "the round's end, the table (the rounds)", "the storage, the table (the rounds)",
                     "bot greedy, the table (the rounds)", "bot greedy, bot random", "bot econ, bot random",
                     "bot econ", "bot econ", "done"]
-    assert bar.bar.total == 1000 and COMPILE_BAR in capsys.readouterr().err
+    assert bar.bar.total == 1000 and COMPILE_BAR in terminal.getvalue()
+    # Not in a log: the same bar on a file that is not a terminal draws nothing.
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    quiet = CompileProgress(["greedy"], show=True)
+    quiet.update([])
+    quiet.close()
+    assert sys.stderr.getvalue() == ""
     # Both workers on one bot (the table's waits for the other's compile of it): named once.
     bar = CompileProgress(["greedy", "econ"], show=False)
     bots[:], table[:] = 0, 0

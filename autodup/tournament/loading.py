@@ -206,8 +206,10 @@ class CompileProgress:
         self.parts = _compiling_parts()
         self.total = sum(stage.seconds for stage in self.stages) + sum(s for _, s in self.parts.values()) + (
             SECONDS_A_BOT * len(specs))
-        # What is compiling comes last: a terminal narrower than the line cuts it, not the per cent.
-        self.bar = tqdm(total=1000, desc="", disable=not show, file=sys.stderr, dynamic_ncols=True, leave=False,
+        # What is compiling comes last: a terminal narrower than the line cuts it, not the per cent. Shown where there
+        # is a terminal (or a notebook), not in a log.
+        self.bar = tqdm(total=1000, desc="", disable=None if show else True, file=sys.stderr, dynamic_ncols=True,
+                        leave=False,
                         bar_format=COMPILE_BAR + " {percentage:3.0f}% |{bar:10}| {elapsed}  {desc}")
         self.table_done = False
         self.stages_passed = 0  # of the table's

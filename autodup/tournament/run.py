@@ -152,7 +152,8 @@ def _play(spec: RunSpec, out: Path, plan: Plan, workers: int, backend: str, ray_
                                         for c in wanted))
     done_boards = sum(boards_in_chunk(spec.boards, c) for c in plan.done)
     bar = contextlib.nullcontext(progress) if progress is not None else \
-        tqdm(total=spec.boards, initial=done_boards, unit="board", disable=quiet, file=sys.stderr, dynamic_ncols=True)
+        tqdm(total=spec.boards, initial=done_boards, unit="board", disable=True if quiet else None, file=sys.stderr,
+             dynamic_ncols=True)  # None: a bar where there is a terminal (or a notebook), not in a log
     with bar as progress:
         try:
             finished = (_with_ray(spec, tasks, workers, ray_address, game_timeout) if backend == "ray"
