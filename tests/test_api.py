@@ -172,9 +172,9 @@ def test_the_report_object_holds_what_the_command_prints(tmp_path):
     assert str(answer) == answer.text
 
 
-def test_a_run_starts_no_more_workers_than_it_has_tasks(tmp_path, monkeypatch):
-    """5 boards are one chunk: with the determinism probe, two tasks, so two workers however many are asked for
-    (256 workers for one chunk took over a minute to start and load); the results are those of one worker."""
+@pytest.fixture
+def pools_started(monkeypatch) -> list:
+    """The workers of each command pool started (autodup.tournament.workers.one_pool), in order."""
     from autodup.tournament import workers as workers_module
 
     started = []
@@ -185,6 +185,13 @@ def test_a_run_starts_no_more_workers_than_it_has_tasks(tmp_path, monkeypatch):
         return one_pool(workers, game_timeout)
 
     monkeypatch.setattr(workers_module, "one_pool", recording)
+    return started
+
+
+def test_a_run_starts_no_more_workers_than_it_has_tasks(tmp_path, pools_started):
+    """5 boards are one chunk: with the determinism probe, two tasks, so two workers however many are asked for
+    (256 workers for one chunk took over a minute to start and load); the results are those of one worker."""
+    started = pools_started
     many = autodup.run_tournament("tiny", bots="greedy,econ", boards=5, workers=64, out=tmp_path / "many")
     assert started == [2]
     one = autodup.run_tournament("tiny", bots="greedy,econ", boards=5, workers=1, out=tmp_path / "one")
@@ -193,19 +200,9 @@ def test_a_run_starts_no_more_workers_than_it_has_tasks(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("command", ["ab", "sweep", "quality", "fit_value"])
-def test_every_command_starts_no_more_workers_than_a_run_of_it_has_tasks(tmp_path, monkeypatch, command):
+def test_every_command_starts_no_more_workers_than_a_run_of_it_has_tasks(tmp_path, pools_started, command):
     """Each command plays its runs one after the other, each at most its chunks and the probe: 30 boards are two
     chunks, so three workers of the 64 asked for (the cap run_tournament has, above, in every command)."""
-    from autodup.tournament import workers as workers_module
-
-    started = []
-    one_pool = workers_module.one_pool
-
-    def recording(workers, game_timeout):
-        started.append(workers)
-        return one_pool(workers, game_timeout)
-
-    monkeypatch.setattr(workers_module, "one_pool", recording)
     common = {"bots": "greedy,econ", "boards": 30, "workers": 64}
     if command == "ab":
         autodup.ab("tiny", settings=["starting_gold=4"], out=tmp_path / "ab", **common)
@@ -216,4 +213,4 @@ def test_every_command_starts_no_more_workers_than_a_run_of_it_has_tasks(tmp_pat
                         **common)
     else:
         autodup.fit_value("tiny", out=tmp_path / "tiny.value.json", run_folder=tmp_path / "training", **common)
-    assert started == [3]
+    assert pools_started == [3]
