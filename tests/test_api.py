@@ -214,3 +214,23 @@ def test_every_command_starts_no_more_workers_than_a_run_of_it_has_tasks(tmp_pat
     else:
         autodup.fit_value("tiny", out=tmp_path / "tiny.value.json", run_folder=tmp_path / "training", **common)
     assert pools_started == [3]
+
+
+@pytest.mark.parametrize("command", [["play", "tiny", "--bots", "greedy,econ"],
+                                     ["check-bot", "greedy", "--games", "1"]])
+def test_play_and_check_bot_show_the_compile_bar_on_a_cold_start(monkeypatch, capsys, command):
+    """``autodup play`` and ``check-bot`` compile a cold start as a run does, and ask for its bar too (drawn where
+    there is a terminal); the API's default is no bar."""
+    from autodup.cli import main
+    from autodup.game import boards
+    from autodup.tournament import loading
+
+    asked = []
+    monkeypatch.setattr(boards, "table_is_compiled", lambda order="events": False)  # as on a machine's first run
+    monkeypatch.setattr(loading, "load_bots_and_table",
+                        lambda config, specs, overrides, game_timeout, note, progress=False, order="events":
+                        asked.append(progress))
+    assert main([*command, "--json"]) == 0
+    capsys.readouterr()
+    autodup.play("tiny", bots="greedy") if command[0] == "play" else autodup.check_bot("greedy", games=1)
+    assert asked == [True, False]

@@ -90,7 +90,7 @@ def parameter_overrides(bot_params, bot_param_file) -> tuple:
 
 def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int = 0, table: int = 0,
          dealer: str | None = None, order: str = "events", bot_params=None, bot_param_file=None,
-         game_timeout: float | None = None, warn=None, note=None) -> dict:
+         game_timeout: float | None = None, progress: bool = False, warn=None, note=None) -> dict:
     """Play one table of a board, seated as :func:`run_tournament` seats it; each seat's result.
 
     Parameters
@@ -111,6 +111,8 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
         A YAML file mapping bot names to ``{parameter: value}``.
     game_timeout : float, optional
         Seconds after which a game is stopped and its bot named (default 60).
+    progress : bool
+        Show the compile bar on a machine's first run (``tqdm.auto``: a widget in a notebook).
     warn : callable, optional
         Receives one-line warnings (default: the ``autodup`` logger).
     note : callable, optional
@@ -161,7 +163,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
         return f"bot {specs[(where.seat + where.table) % len(specs)]} (seat {where.seat})"
 
     overrides = parameter_overrides(bot_params, bot_param_file)
-    compile_game(loaded, specs, overrides, game_timeout, noter(note), order)
+    compile_game(loaded, specs, overrides, game_timeout, noter(note), order, progress)
     with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
         played = pool.run_one(play_in_worker, (str(config), specs, overrides, seed, board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
@@ -178,8 +180,8 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
 
 def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = CHECK_SEED,
               variant_games: int | None = None,
-              bot_params=None, bot_param_file=None, game_timeout: float | None = None, warn=None,
-              note=None) -> dict:
+              bot_params=None, bot_param_file=None, game_timeout: float | None = None, progress: bool = False,
+              warn=None, note=None) -> dict:
     """Play a bot through many tables (each twice) and the configuration's rule variants: what it did wrong.
 
     Parameters
@@ -194,7 +196,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
         The tables' tournament seed.
     variant_games : int, optional
         Tables on each rule variant (default: one per 20 of ``games``).
-    bot_params, bot_param_file, game_timeout, warn, note
+    bot_params, bot_param_file, game_timeout, progress, warn, note
         As for :func:`play`.
 
     Returns
@@ -226,7 +228,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
 
     overrides = parameter_overrides(bot_params, bot_param_file)
     try:
-        compile_game(loaded, [str(bot)], overrides, game_timeout, noter(note))
+        compile_game(loaded, [str(bot)], overrides, game_timeout, noter(note), progress=progress)
         with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
             report = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
                                                         variant_games))

@@ -43,8 +43,8 @@ def run(args) -> int:
     from .. import api
 
     report = api.check_bot(args.bot, config=args.config_option or args.config, games=args.games, seed=args.seed,
-                           variant_games=args.variant_games, game_timeout=args.game_timeout, warn=warn, note=note,
-                           **bot_parameters(args))
+                           variant_games=args.variant_games, game_timeout=args.game_timeout, progress=True,
+                           warn=warn, note=note, **bot_parameters(args))
     if args.json:
         print_json(report, safe=False)
     elif "failure" in report:  # it hung or crashed its process

@@ -45,8 +45,8 @@ def run(args) -> int:
     from .. import api
 
     result = api.play(args.config, bots=args.bots, seed=args.seed, board=args.board, table=args.table,
-                      dealer=args.dealer, order=args.order, game_timeout=args.game_timeout, warn=warn, note=note,
-                      **bot_parameters(args))
+                      dealer=args.dealer, order=args.order, game_timeout=args.game_timeout, progress=True, warn=warn,
+                      note=note, **bot_parameters(args))
     if args.json:
         print_json(result, safe=False)
         return 0

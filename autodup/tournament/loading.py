@@ -334,7 +334,7 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
 
 
 def compile_game(config, specs: list, overrides: tuple, game_timeout: float, note=None,
-                 order: str = "events") -> None:
+                 order: str = "events", progress: bool = False) -> None:
     """Compile the game into this machine's cache as a cold run does, unless it is there already.
 
     For a command that plays in a worker of its own without :func:`load_bots_and_table` (``autodup play``,
@@ -347,4 +347,4 @@ def compile_game(config, specs: list, overrides: tuple, game_timeout: float, not
     from ..game.boards import table_is_compiled
 
     if not table_is_compiled(order):
-        load_bots_and_table(config, specs, overrides, game_timeout, note, order=order)
+        load_bots_and_table(config, specs, overrides, game_timeout, note, progress, order=order)
