@@ -234,3 +234,18 @@ def test_play_and_check_bot_show_the_compile_bar_on_a_cold_start(monkeypatch, ca
     capsys.readouterr()
     autodup.play("tiny", bots="greedy") if command[0] == "play" else autodup.check_bot("greedy", games=1)
     assert asked == [True, False]
+
+
+@pytest.mark.parametrize("question", [{"champion": "Nobody", "gold": 50}, {"champion": "Jinx"}])
+def test_odds_refuses_a_bad_question_before_saying_it_compiles(monkeypatch, question):
+    """On a machine where the roll odds' simulation is not compiled yet, a question that does not fit the
+    configuration (no such champion, neither gold nor rolls) is refused with no compile notice before it: the
+    notice came first, wrongly, on every such call until a good one had compiled it."""
+    from autodup.errors import UsageError
+    from autodup.labs import odds_simulation
+
+    monkeypatch.setattr(odds_simulation, "simulation_is_compiled", lambda simulation: False)
+    notes = []
+    with pytest.raises(UsageError):
+        autodup.odds("set4", level=7, note=notes.append, **question)
+    assert notes == []

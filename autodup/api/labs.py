@@ -71,7 +71,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     from tqdm.auto import tqdm
 
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
-    from ..labs.odds import DEFAULT_TRIALS, RollQuestion
+    from ..labs.odds import DEFAULT_TRIALS, RollQuestion, resolve
     from ..labs.odds_report import check_plot_path, format_odds, write_odds_plot
     from ..labs.odds_simulation import COMPILING_ODDS, MAX_TRIALS, SIMULATION_METHODS, roll_odds, simulation_is_compiled
 
@@ -94,10 +94,11 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
         check_plot_path(str(plot))
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
-    if trials > 0 and not simulation_is_compiled(simulation):
-        noter(note)(f"{COMPILING_ODDS} (once per version of autodup; about half a minute)...")
     question = RollQuestion(level=level, champion=champion, copies_out=copies_out, cost_out=cost_out, gold=gold,
                             rolls=rolls, owned=owned, buy_xp=buy_xp, xp=xp)
+    resolve(loaded, question, holding, other_shops)  # a question that does not fit the configuration is said first
+    if trials > 0 and not simulation_is_compiled(simulation):
+        noter(note)(f"{COMPILING_ODDS} (once per version of autodup; about half a minute)...")
     with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,
               disable=None if progress else True) as bar:  # None: a bar where there is a terminal
         result = roll_odds(loaded, question, trials=trials, dealer=dealer, seed=seed, holding=holding,

@@ -310,7 +310,7 @@ def load_bots_and_table(config, specs: list, overrides: tuple, game_timeout: flo
         tasks = [("bots", bot_infos_in_worker, (specs, overrides, config.text if cold else None, order))]
         bar = None
         if cold:
-            note(f"{COMPILE_BAR} (once per version of autodup; a minute or two)...")
+            note(f"{COMPILE_BAR} (once per version of autodup; about half a minute, longer on a busy machine)...")
             tasks.append(("table", compile_table_in_worker, (config.text, order, specs)))
             bar = CompileProgress(specs, progress)
         shared = pool_in_use(len(tasks), game_timeout)
