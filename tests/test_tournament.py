@@ -397,6 +397,20 @@ def test_resume_with_other_arguments_is_refused(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1 and "other arguments" in result.stderr
 
 
+def test_a_resume_with_another_configuration_is_refused_in_one_line_before_the_value_is_read(tmp_path):
+    """A run of set4 is corrected by set4's shipped value; resumed with tiny, it is refused at once, in one line: the
+    value's warning that it was fitted on another configuration came first, and the bots loaded before either."""
+    out = str(tmp_path / "run")
+    assert run("configs/set4.yaml", "--bots", "greedy,econ", "--boards", "5", "--out", out, "--quiet").returncode == 0
+    for other in (["configs/tiny.yaml"], ["configs/set4.yaml", "--boards", "6"]):
+        result = run(*other, "--resume", "--out", out, "--quiet")
+        assert result.returncode == 2 and result.stdout == ""
+        said = "config_sha256 differs" if "tiny" in other[0] else "boards differs"
+        assert result.stderr.strip().splitlines() == [
+            f"autodup: error: --resume: {out} holds a run with other arguments or files ({said}); resume with the "
+            "same ones or use another --out"]
+
+
 def test_resume_refuses_edited_files_and_foreign_folders(tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text((ROOT / "configs" / "tiny.yaml").read_text())

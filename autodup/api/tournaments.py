@@ -450,6 +450,14 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         overrides = (recorded, f"{out}/manifest.json", overrides[2])
     from .values import AUTO, choose_value
 
+    if resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
+        from ..tournament.spec import config_sha256
+        from ..tournament.storage import check_resumable
+
+        # Other arguments are refused now, not after the bots load (nor after a warning about the value file).
+        check_resumable(out, {"config_sha256": config_sha256(loaded.text), "boards": given["boards"],
+                              "dealer": given["dealer"], "seed": given["seed"], "design": given["design"],
+                              "events": given["events"]})
     if resume and value == AUTO and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
         from ..tournament.storage import VALUE_SNAPSHOT, read_manifest
 

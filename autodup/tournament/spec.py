@@ -23,7 +23,7 @@ __all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "PROBE_GAMES", "DETERMINISM_FILE", 
            "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_run_arguments", "check_lineup",
            "code_fingerprint", "MAX_NAME_IN_FOLDER", "folder_name", "default_out", "play_chunk", "trace_boards",
            "probe_determinism", "identity_hash", "chunk_count", "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS",
-           "chunk_rows"]
+           "chunk_rows", "config_sha256"]
 
 CHUNK_BOARDS = 25
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
@@ -165,13 +165,18 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
     check_lineup(bots, config.players, twins)
     source = config.source if not Path(config.source).exists() else str(Path(config.source).resolve())
     return RunSpec(config_name=config.name, config_source=source, config_text=config.text,
-                   config_sha256=hashlib.sha256(config.text.encode("utf-8", "surrogatepass")).hexdigest(),
+                   config_sha256=config_sha256(config.text),
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
                    bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
                    boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint(),
                    design=design, events=events, value_text=value.text if value else "",
                    value_sha256=value.sha256 if value else "", value_source=value.source if value else "",
                    branch=branch, keep_stage_luck=keep_stage_luck)
+
+
+def config_sha256(text: str) -> str:
+    """The hash a run's identity holds of its configuration's text (UTF-8, lone surrogates kept)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def check_run_arguments(boards, dealer, seed, design, events) -> tuple:

@@ -29,8 +29,8 @@ from .spec import (
 
 __all__ = ["chunk_path", "encode_chunk", "write_encoded_chunk", "write_chunk", "read_chunk_table", "read_chunk",
            "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "Plan", "prepare_output",
-           "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "recorded_bot_files", "spec_of_folder", "read_manifest",
-           "load_players", "LOCK_NAME", "locked", "read_determinism"]
+           "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "check_resumable", "recorded_bot_files", "spec_of_folder",
+           "read_manifest", "load_players", "LOCK_NAME", "locked", "read_determinism"]
 
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
 
@@ -272,6 +272,26 @@ def _bots_difference(recorded: list, current: list) -> str:
     return "bots (their order or number)"
 
 
+def _other_run(out, recorded: dict, identity: dict) -> RunError:
+    """The refusal of a resume whose ``identity`` (or the part of one given) differs from the ``recorded`` one."""
+    differing = sorted(key for key in identity if recorded.get(key) != identity[key])
+    said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else key
+            for key in differing]
+    return RunError(f"{out} holds a run with other arguments or files ({', '.join(said)} "
+                    f"differ{'s' if len(said) == 1 else ''}); resume with the same ones or use another --out", "resume")
+
+
+def check_resumable(out, given: dict) -> None:
+    """Refuse at once, as :func:`prepare_output` would once the bots are loaded, a resume of run folder ``out`` with
+    other values of its identity's fields ``given`` (those known before any bot is loaded: the configuration's
+    hash, boards, dealer, seed, design, events). Nothing is checked where ``out`` holds no run."""
+    if not (Path(out) / "manifest.json").is_file():
+        return
+    recorded = read_manifest(out)["identity"]
+    if any(recorded.get(key) != value for key, value in given.items()):
+        raise _other_run(out, recorded, given)
+
+
 def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict) -> Plan:
     """Create or check the output folder (locked by the caller); returns what is already done.
 
@@ -294,12 +314,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             if not resume:
                 raise RunError(f"{out}: holds another run already (use another --out, or --resume --out {out} "
                                "to finish that one with its own arguments)")
-            differing = sorted(k for k in spec.identity() if recorded.get(k) != spec.identity()[k])
-            said = [_bots_difference(recorded.get("bots") or [], spec.identity()["bots"]) if key == "bots" else key
-                    for key in differing]
-            raise RunError(f"{out} holds a run with other arguments or files ({', '.join(said)} "
-                           f"differ{'s' if len(said) == 1 else ''}); resume with the same ones or use another --out",
-                           "resume")
+            raise _other_run(out, recorded, spec.identity())
     else:
         if any(p.name != LOCK_NAME for p in out.iterdir()):
             raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
