@@ -131,8 +131,7 @@ def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend:
         return compare(None, BOOTSTRAP_REPLICATES)
     boards = min(FIRST_STEP_BOARDS, cap)
     with tqdm(total=boards * len(specs), unit="board", disable=True if quiet else None, file=sys.stderr,
-              dynamic_ncols=True,
-              desc=f"CI to ±{until_ci:g}") as bar:
+              dynamic_ncols=True, desc=f"CI to ±{until_ci:g}") as bar:
         while True:
             play(specs, out, workers, backend, ray_address, True, game_timeout, first_boards=boards, progress=bar,
                  warn=warn)

@@ -428,7 +428,8 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
              "design": design, "events": events, "bot_param_file": bot_param_file}
     recorded = None
-    if resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
+    resuming = resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir()  # a folder that exists
+    if resuming:
         given, recorded = _from_manifest(Path(out), given)
     defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
                 "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
@@ -450,7 +451,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         overrides = (recorded, f"{out}/manifest.json", overrides[2])
     from .values import AUTO, choose_value
 
-    if resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
+    if resuming:
         from ..tournament.spec import config_sha256
         from ..tournament.storage import check_resumable
 
@@ -458,7 +459,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         check_resumable(out, {"config_sha256": config_sha256(loaded.text), "boards": given["boards"],
                               "dealer": given["dealer"], "seed": given["seed"], "design": given["design"],
                               "events": given["events"]})
-    if resume and value == AUTO and out is not None and out is not DEFAULT_OUT and Path(out).is_dir():
+    if resuming and value == AUTO:
         from ..tournament.storage import VALUE_SNAPSHOT, read_manifest
 
         # A resumed run is corrected by the value it started with (its snapshot), or by none.
