@@ -62,6 +62,13 @@ def test_play_prints_every_seat_and_is_deterministic():
     assert json.loads(other.stdout)["seats"] != seats  # the games, not only the seed printed
     text = run("play", "configs/tiny.yaml", "--seed", "5", "--dealer", "keyed")
     assert text.returncode == 0 and "dealer keyed" in text.stdout
+    # A clean game fits an 80-column terminal: the faults' columns are one line saying there were none.
+    assert max(len(line) for line in text.stdout.splitlines()) <= 80, text.stdout
+    assert "bot_errors" not in text.stdout and "no bot made an illegal action" in text.stdout
+    lines = text.stdout.splitlines()
+    assert lines[1].split() == ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought",
+                                "shops_seen"]
+    assert sorted(int(line.split()[2]) for line in lines[2:10]) == list(range(1, 9))
 
 
 @pytest.mark.parametrize("args, said", [
@@ -154,7 +161,10 @@ def test_play_summarizes_failing_bots_in_one_line():
     assert result.returncode == 0
     warnings = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(warnings) == 1 and "bots failed" in warnings[0] and "IndexError" in warnings[0], result.stderr
-    assert "bot_errors" in result.stdout
+    header, *rows = result.stdout.splitlines()[1:9]
+    errors = header.split().index("bot_errors")  # shown, since some seat has faults
+    assert {int(row.split()[errors]) > 0 for row in rows if row.split()[1] == "crash"} == {True}
+    assert {int(row.split()[errors]) for row in rows if row.split()[1] == "greedy"} == {0}
 
 
 # --------------------------------------------------------------------------

@@ -37,8 +37,9 @@ def add_arguments(parser) -> None:
     add_game_timeout(parser)
 
 
-HEADER = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen",
-          "illegal_actions", "cap_hits", "bot_errors", "bad_answers"]
+RESULT_COLUMNS = ["seat", "bot", "placement", "hp", "level", "gold_spent", "rolls", "units_bought", "shops_seen"]
+# What a seat's bot did wrong: shown as columns only when some seat has one, so that a clean game fits 80 columns.
+FAULT_COLUMNS = ["illegal_actions", "cap_hits", "bot_errors", "bad_answers"]
 
 
 def run(args) -> int:
@@ -52,7 +53,16 @@ def run(args) -> int:
         return 0
     print(f"{result['config_name']}: seed {result['seed']}, board {result['board']}, table {result['table']}, "
           f"dealer {result['dealer']}, {result['rounds']} rounds")
-    print("  ".join(f"{h:>12}" for h in HEADER))
-    for row in sorted(result["seats"], key=lambda r: r["placement"]):
-        print("  ".join(f"{row[h]:>12}" for h in HEADER))
+    rows = sorted(result["seats"], key=lambda row: row["placement"])
+    faults = any(row[column] for row in rows for column in FAULT_COLUMNS)
+    print(aligned(RESULT_COLUMNS + FAULT_COLUMNS if faults else RESULT_COLUMNS, rows))
+    if not faults:
+        print("no bot made an illegal action, hit the action cap, raised or gave a bad answer")
     return 0
+
+
+def aligned(columns: list, rows: list) -> str:
+    """The rows' ``columns`` as lines of right-aligned fields, each column as wide as its widest entry."""
+    cells = [columns] + [[str(row[column]) for column in columns] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in cells)
