@@ -345,3 +345,40 @@ def test_a_stop_in_a_finalizer_is_not_taken_for_a_bot_error():
     finally:
         sys.unraisablehook = previous
     assert errors == [] and [type(u.exc_value) for u in passed_on] == [Stopped]
+
+
+def _run_stopped(monkeypatch, capsys, out, where) -> str:
+    """``autodup run`` on tiny into ``out``, in this process, with a Ctrl-C raised by ``where`` (a module and
+    the name of the function it replaces); what it printed on stderr."""
+    import autodup.cli as cli
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(*where, stop)
+    code = cli.main(["run", "configs/tiny.yaml", "--bots", "greedy,random", "--boards", "8", "--workers", "1",
+                     "--quiet", "--out", str(out)])
+    assert code == 130
+    return capsys.readouterr().err
+
+
+def test_ctrl_c_outside_the_folders_play_says_what_the_folder_holds(monkeypatch, capsys, tmp_path):
+    """While the bots compile (before the folder is used) or while the table of a finished run prints, a Ctrl-C
+    said only "interrupted; the same command goes on from what it finished"."""
+    import autodup.cli.run as run_command
+    import autodup.tournament.loading as loading
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "run"
+    said = _run_stopped(monkeypatch, capsys, out, (loading, "load_bots_and_table"))
+    assert said == "autodup: interrupted; no chunk was finished, so nothing was kept\n" and not out.exists()
+    monkeypatch.undo()
+    monkeypatch.chdir(ROOT)
+    said = _run_stopped(monkeypatch, capsys, out, (run_command, "print_summary"))
+    assert said == f"autodup: interrupted; the run is finished (autodup summary {out} prints its table)\n"
+    assert (out / "summary.json").exists()
+    # A resume stopped as its bots compile keeps what the folder had.
+    said = _run_stopped(monkeypatch, capsys, out, (loading, "load_bots_and_table"))
+    assert said == (f"autodup: interrupted; the finished chunks are kept (autodup run --resume --out {out} finishes "
+                    "the run)\n")
+    assert (out / "summary.json").exists()

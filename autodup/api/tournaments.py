@@ -422,7 +422,8 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     from ..game.rules import DEFAULT_EVENTS
     from ..shipped import DEFAULT_CONFIG
     from ..tournament.loading import load_bots_and_table
-    from ..tournament.spec import check_bot_count, check_run_arguments, make_spec
+    from ..tournament.spec import check_bot_count, check_run_arguments, default_out, make_spec
+    from ..tournament.storage import has_finished_chunks
 
     warn, note = warner(warn), noter(note)
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
@@ -466,20 +467,28 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
     model = choose_value(value, loaded, note, warn)
     # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
-    with command_pool(workers, backend, game_timeout):
-        infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
-        # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
-        # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
-        spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
-                         given["events"], value=model)
-        keep = None
-        if out is None:
-            keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
-            out = Path(keep.name) / "run"
-        folder, summary = play_and_summarize(
-            spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
-            not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
-            warn=warn, note=note)
+    keep, named = None, out if out is not None and out is not DEFAULT_OUT else None
+    try:
+        with command_pool(workers, backend, game_timeout):
+            infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
+            # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
+            # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
+            spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
+                             given["events"], value=model)
+            if out is DEFAULT_OUT:
+                named = default_out(spec)
+            elif out is None:
+                keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
+                out = Path(keep.name) / "run"
+            folder, summary = play_and_summarize(
+                spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
+                not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
+                warn=warn, note=note)
+    except KeyboardInterrupt as stop:
+        # Stopped outside the folder's play (the bots compiling, the summary read back): what it holds is kept.
+        if not hasattr(stop, "kept_folder") and named is not None:
+            stop.kept_folder = Path(named) if has_finished_chunks(named) else None
+        raise
     warn_if_misbehaving(summary, warn=warn)
     return Results(folder, _keep=keep, _summary=summary)
 

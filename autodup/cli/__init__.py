@@ -188,7 +188,9 @@ def _main(argv: list[str] | None) -> int:
         # quality, ab, sweep and report keep each finished chunk and trace (and nothing else): the same command
         # goes on from them, or starts over where there were none.
         kept = "; the same command goes on from what it finished" if command in KEEP_WORK else ""
-        if command == "run" and hasattr(stop, "kept_folder"):  # the run said what it left on disk
+        if command == "run" and hasattr(stop, "finished_folder"):
+            kept = f"; the run is finished (autodup summary {stop.finished_folder} prints its table)"
+        elif command == "run" and hasattr(stop, "kept_folder"):  # the run said what it left on disk
             folder = stop.kept_folder
             kept = (f"; the finished chunks are kept (autodup run --resume --out {folder} finishes the run)"
                     if folder is not None else "; no chunk was finished, so nothing was kept")

@@ -62,7 +62,11 @@ def run(args) -> int:
         workers=args.workers, backend=args.backend, ray_address=args.ray_address, resume=args.resume,
         game_timeout=args.game_timeout, progress=not args.quiet, warn=warn, note=note, command_line=sys.argv,
         value=args.value, **bot_parameters(args))
-    print_summary(results, results.summary(), args.json)
+    try:
+        print_summary(results, results.summary(), args.json)
+    except KeyboardInterrupt as stop:  # the run is finished: only its table was stopped
+        stop.finished_folder = results.path
+        raise
     return 0
 
 

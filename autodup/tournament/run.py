@@ -27,6 +27,7 @@ from .storage import (
     Plan,
     as_recorded,
     encode_chunk,
+    has_finished_chunks,
     locked,
     prepare_output,
     read_determinism,
@@ -109,7 +110,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
             if finished is not None:
                 finished(out)
         except BaseException as error:
-            kept = any((out / "chunks").glob("chunk-*.parquet"))
+            kept = has_finished_chunks(out)
             if created and not kept:
                 shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
             if isinstance(error, KeyboardInterrupt):  # what is on disk, for the caller's advice

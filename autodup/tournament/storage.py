@@ -28,9 +28,9 @@ from .spec import (
 )
 
 __all__ = ["chunk_path", "encode_chunk", "write_encoded_chunk", "write_chunk", "read_chunk_table", "read_chunk",
-           "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "Plan", "prepare_output",
-           "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "check_resumable", "recorded_bot_files", "spec_of_folder",
-           "read_manifest", "load_players", "LOCK_NAME", "locked", "read_determinism"]
+           "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "has_finished_chunks", "Plan",
+           "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "check_resumable", "recorded_bot_files",
+           "spec_of_folder", "read_manifest", "load_players", "LOCK_NAME", "locked", "read_determinism"]
 
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
 
@@ -202,6 +202,11 @@ def chunk_index(path: Path) -> int:
 def boards_done(out, boards: int) -> int:
     """Boards in the finished chunks of a run folder of ``boards`` boards."""
     return sum(boards_in_chunk(boards, chunk_index(path)) for path in chunk_files(out))
+
+
+def has_finished_chunks(out) -> bool:
+    """Whether the folder ``out`` holds a finished chunk (a run interrupted then keeps it, and can be resumed)."""
+    return any(_CHUNK_NAME.match(path.name) for path in (Path(out) / "chunks").glob("chunk-*.parquet"))
 
 
 def chunk_files(out) -> list:
