@@ -463,6 +463,26 @@ def test_a_run_goes_on_with_a_bot_file_that_moved_and_not_with_one_whose_code_ch
     assert f"(the code of bot 'mybot' ({moved} is not the run's {bot}) differs)" in result.stderr
 
 
+def test_replaying_a_run_whose_bot_file_and_copy_both_changed_says_so_not_a_parameter(tmp_path):
+    """The report's coupling diagnostic replays a run's first boards from its bot files. Both the file and the
+    folder's copy replaced by another bot of the same name (other parameters), the replay named an option nobody
+    gave (``--bot-param: bot 'mybot' has no parameter 'roll_above'``): a file is checked before its parameters."""
+    bot = tmp_path / "mybot.py"
+    bot.write_text((ROOT / "bots" / "greedy.py").read_text().replace('NAME = "greedy"', 'NAME = "mybot"'))
+    runs = []
+    for dealer in ("haystack", "independent"):
+        runs.append(str(tmp_path / dealer))
+        assert run("configs/tiny.yaml", "--bots", f"{bot},random", "--boards", "5", "--dealer", dealer, "--out",
+                   runs[-1], "--quiet").returncode == 0
+    other = (ROOT / "bots" / "econ.py").read_text().replace('NAME = "econ"', 'NAME = "mybot"')
+    bot.write_text(other)
+    (Path(runs[0]) / "bots" / "mybot.py").write_text(other)
+    result = subprocess.run([sys.executable, "-m", "autodup", "report", *runs, "--out", str(tmp_path / "report")],
+                            capture_output=True, text=True, timeout=900, cwd=ROOT, env=ENVIRONMENT)
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        "autodup: error: bot 'mybot' (its file or its own modules) changed since the run started"], result.stderr
+
+
 def test_a_resume_given_no_bots_takes_the_folders_copy_of_a_bot_file_edited_or_swapped_since(tmp_path):
     """With no bots given a resume takes each bot from its recorded path only while that file is the folder's copy,
     byte for byte: two files whose contents were swapped since give way to the copies, and the run ends with the

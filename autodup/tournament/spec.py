@@ -272,9 +272,11 @@ def _prepared(spec: RunSpec, progress: np.ndarray):
         bots = []
         for index, (_, params) in enumerate(spec.bots):
             progress[PROGRESS_LOADING] = index + 1  # a bot whose compiled code crashes the process is named
-            bots.append(load_bot(spec.bot_file(index)).with_parameters(dict(params)))
-            if bots[-1].fingerprint != spec.bot_sha256[index]:
-                raise RunError(f"bot {bots[-1].name!r} (its file or its own modules) changed since the run started")
+            bot = load_bot(spec.bot_file(index))
+            # Checked before the recorded parameters are set: another bot's file has other parameters.
+            if bot.fingerprint != spec.bot_sha256[index]:
+                raise RunError(f"bot {bot.name!r} (its file or its own modules) changed since the run started")
+            bots.append(bot.with_parameters(dict(params)))
         progress[PROGRESS_LOADING] = 0
         _WORKER_STATE.clear()
         value = spec.value()
