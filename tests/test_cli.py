@@ -161,7 +161,7 @@ def test_play_summarizes_failing_bots_in_one_line():
     assert result.returncode == 0
     warnings = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(warnings) == 1 and "bots failed" in warnings[0] and "IndexError" in warnings[0], result.stderr
-    header, *rows = result.stdout.splitlines()[1:9]
+    header, *rows = result.stdout.splitlines()[1:10]
     errors = header.split().index("bot_errors")  # shown, since some seat has faults
     assert {int(row.split()[errors]) > 0 for row in rows if row.split()[1] == "crash"} == {True}
     assert {int(row.split()[errors]) for row in rows if row.split()[1] == "greedy"} == {0}

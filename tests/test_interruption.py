@@ -347,38 +347,49 @@ def test_a_stop_in_a_finalizer_is_not_taken_for_a_bot_error():
     assert errors == [] and [type(u.exc_value) for u in passed_on] == [Stopped]
 
 
-def _run_stopped(monkeypatch, capsys, out, where) -> str:
-    """``autodup run`` on tiny into ``out``, in this process, with a Ctrl-C raised by ``where`` (a module and
-    the name of the function it replaces); what it printed on stderr."""
+def _run_stopped(monkeypatch, capsys, where, *options) -> str:
+    """``autodup run`` of 60 boards (3 chunks) on tiny, in this process, stopped by a Ctrl-C that ``where`` raises (a module and
+    the name of one of its functions, replaced for the run; ``None``: not stopped); what it printed on stderr."""
     import autodup.cli as cli
 
     def stop(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(*where, stop)
-    code = cli.main(["run", "configs/tiny.yaml", "--bots", "greedy,random", "--boards", "8", "--workers", "1",
-                     "--quiet", "--out", str(out)])
-    assert code == 130
+    with monkeypatch.context() as patch:
+        if where is not None:
+            patch.setattr(*where, stop)
+        code = cli.main(["run", str(ROOT / "configs" / "tiny.yaml"), "--bots", "greedy,random", "--boards", "60",
+                         "--workers", "1", "--quiet", *options])
+    assert code == (0 if where is None else 130)
     return capsys.readouterr().err
 
 
-def test_ctrl_c_outside_the_folders_play_says_what_the_folder_holds(monkeypatch, capsys, tmp_path):
-    """While the bots compile (before the folder is used) or while the table of a finished run prints, a Ctrl-C
-    said only "interrupted; the same command goes on from what it finished"."""
+def test_ctrl_c_at_any_moment_of_a_run_says_what_its_folder_holds(monkeypatch, capsys, tmp_path):
+    """Outside the folder's play (its arguments read, the bots compiling, the table of a finished run printed) a
+    Ctrl-C said only "interrupted; the same command goes on from what it finished", and a stopped resume of a
+    finished run said that --resume would finish it. Each moment now says what the folder holds, the command
+    that goes on from it quoted for a shell."""
+    import autodup.api.tournaments as tournaments
     import autodup.cli.run as run_command
     import autodup.tournament.loading as loading
+    import autodup.tournament.run as run_module
 
-    monkeypatch.chdir(ROOT)
-    out = tmp_path / "run"
-    said = _run_stopped(monkeypatch, capsys, out, (loading, "load_bots_and_table"))
-    assert said == "autodup: interrupted; no chunk was finished, so nothing was kept\n" and not out.exists()
-    monkeypatch.undo()
-    monkeypatch.chdir(ROOT)
-    said = _run_stopped(monkeypatch, capsys, out, (run_command, "print_summary"))
-    assert said == f"autodup: interrupted; the run is finished (autodup summary {out} prints its table)\n"
-    assert (out / "summary.json").exists()
-    # A resume stopped as its bots compile keeps what the folder had.
-    said = _run_stopped(monkeypatch, capsys, out, (loading, "load_bots_and_table"))
-    assert said == (f"autodup: interrupted; the finished chunks are kept (autodup run --resume --out {out} finishes "
-                    "the run)\n")
-    assert (out / "summary.json").exists()
+    monkeypatch.chdir(tmp_path)
+    compiling, reading, playing = (loading, "load_bots_and_table"), (tournaments, "load_config"), (run_module, "_play")
+    nothing = "autodup: interrupted; no chunk was finished, so nothing was kept\n"
+    for moment in (reading, compiling, playing):  # a new folder, in a folder made for it: neither is left
+        assert _run_stopped(monkeypatch, capsys, moment, "--out", "made/run") == nothing, moment
+        assert not (tmp_path / "made").exists()
+    # The default folder is named by the bots: stopped before, nothing was written.
+    assert _run_stopped(monkeypatch, capsys, compiling) == ("autodup: interrupted; nothing was written (stopped "
+                                                            "before the run's folder was chosen)\n")
+    assert not (tmp_path / "runs").exists()
+    out = tmp_path / "a run"
+    finished = f"autodup: interrupted; the run is finished (autodup summary '{out}' prints its table)\n"
+    assert _run_stopped(monkeypatch, capsys, (run_command, "print_summary"), "--out", str(out)) == finished
+    assert _run_stopped(monkeypatch, capsys, compiling, "--out", str(out), "--resume") == finished
+    assert _run_stopped(monkeypatch, capsys, playing, "--out", str(out), "--resume") == finished
+    (out / "chunks" / "chunk-000000.parquet").unlink()
+    assert _run_stopped(monkeypatch, capsys, compiling, "--out", str(out), "--resume") == (
+        f"autodup: interrupted; the finished chunks are kept (autodup run --resume --out '{out}' finishes the run)\n")
+    assert "nothing played" not in _run_stopped(monkeypatch, capsys, None, "--out", str(out), "--resume")

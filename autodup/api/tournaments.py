@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -415,6 +416,29 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     >>> results.boards_done(), len(results.summary())
     (3, 3)
     """
+    where = _RunFolder()
+    try:
+        return _run_tournament(where, config, bots, boards, dealer, seed, design, events, out, workers, backend,
+                               ray_address, resume, bot_params, bot_param_file, game_timeout, progress, warn, note,
+                               command_line, value)
+    except KeyboardInterrupt as stop:
+        # What the folder holds once the run has stopped, whenever it stopped (the bots compiling, the chunks
+        # played, the summary read back): the command line says it, and how to go on.
+        from ..tournament.storage import kept_work
+
+        stop.kept_folder = where.folder
+        stop.kept = kept_work(where.folder) if where.folder is not None else None
+        raise
+
+
+class _RunFolder:
+    """Where a run writes, once it is known: an ``out`` given at once, the default one once the bots name it."""
+    folder = None
+
+
+def _run_tournament(where, config, bots, boards, dealer, seed, design, events, out, workers, backend, ray_address,
+                    resume, bot_params, bot_param_file, game_timeout, progress, warn, note, command_line, value):
+    """:func:`run_tournament`, telling ``where`` (a :class:`_RunFolder`) the run's folder as soon as it is known."""
     from ..analysis.summary import play_and_summarize, warn_if_misbehaving
     from ..engine.dealers import DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN
@@ -423,8 +447,9 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     from ..shipped import DEFAULT_CONFIG
     from ..tournament.loading import load_bots_and_table
     from ..tournament.spec import check_bot_count, check_run_arguments, default_out, make_spec
-    from ..tournament.storage import has_finished_chunks
 
+    if isinstance(out, (str, os.PathLike)) and str(out).strip():
+        where.folder = Path(out)  # known from the start: a stop at any moment says what the folder holds
     warn, note = warner(warn), noter(note)
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
              "design": design, "events": events, "bot_param_file": bot_param_file}
@@ -467,28 +492,22 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
     model = choose_value(value, loaded, note, warn)
     # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
-    keep, named = None, out if out is not None and out is not DEFAULT_OUT else None
-    try:
-        with command_pool(workers, backend, game_timeout):
-            infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
-            # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
-            # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
-            spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
-                             given["events"], value=model)
-            if out is DEFAULT_OUT:
-                named = default_out(spec)
-            elif out is None:
-                keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
-                out = Path(keep.name) / "run"
-            folder, summary = play_and_summarize(
-                spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
-                not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
-                warn=warn, note=note)
-    except KeyboardInterrupt as stop:
-        # Stopped outside the folder's play (the bots compiling, the summary read back): what it holds is kept.
-        if not hasattr(stop, "kept_folder") and named is not None:
-            stop.kept_folder = Path(named) if has_finished_chunks(named) else None
-        raise
+    with command_pool(workers, backend, game_timeout):
+        infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
+        # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
+        # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
+        spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
+                         given["events"], value=model)
+        keep = None
+        if out is DEFAULT_OUT:
+            where.folder = default_out(spec)
+        elif out is None:
+            keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
+            out = Path(keep.name) / "run"
+        folder, summary = play_and_summarize(
+            spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
+            not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
+            warn=warn, note=note)
     warn_if_misbehaving(summary, warn=warn)
     return Results(folder, _keep=keep, _summary=summary)
 

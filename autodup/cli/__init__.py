@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shlex
 import signal
 import sys
 
@@ -156,6 +157,21 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
 
 
+def _run_kept(folder, kept) -> str:
+    """How a stopped ``autodup run`` ends its line: what its folder holds (:func:`autodup.tournament.storage.kept_work`;
+    ``None``: no folder chosen yet), and the command that goes on from it."""
+    from ..tournament.storage import KEPT_CHUNKS, KEPT_FINISHED  # loaded already: the run set ``kept``
+
+    if kept is None:
+        return "; nothing was written (stopped before the run's folder was chosen)"
+    if kept == KEPT_FINISHED:
+        return f"; the run is finished (autodup summary {shlex.quote(str(folder))} prints its table)"
+    if kept == KEPT_CHUNKS:
+        return (f"; the finished chunks are kept (autodup run --resume --out {shlex.quote(str(folder))} finishes "
+                "the run)")
+    return "; no chunk was finished, so nothing was kept"
+
+
 def _main(argv: list[str] | None) -> int:
     from ..errors import AutodupError, ConfigError, NamesAnArgument, Stopped, first_line, one_line
 
@@ -188,11 +204,7 @@ def _main(argv: list[str] | None) -> int:
         # quality, ab, sweep and report keep each finished chunk and trace (and nothing else): the same command
         # goes on from them, or starts over where there were none.
         kept = "; the same command goes on from what it finished" if command in KEEP_WORK else ""
-        if command == "run" and hasattr(stop, "finished_folder"):
-            kept = f"; the run is finished (autodup summary {stop.finished_folder} prints its table)"
-        elif command == "run" and hasattr(stop, "kept_folder"):  # the run said what it left on disk
-            folder = stop.kept_folder
-            kept = (f"; the finished chunks are kept (autodup run --resume --out {folder} finishes the run)"
-                    if folder is not None else "; no chunk was finished, so nothing was kept")
+        if command == "run" and hasattr(stop, "kept"):  # the run said what it left on disk
+            kept = _run_kept(stop.kept_folder, stop.kept)
         print(f"autodup: {what}{kept}", file=sys.stderr)
         return 128 + signal_number

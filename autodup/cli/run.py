@@ -65,7 +65,9 @@ def run(args) -> int:
     try:
         print_summary(results, results.summary(), args.json)
     except KeyboardInterrupt as stop:  # the run is finished: only its table was stopped
-        stop.finished_folder = results.path
+        from ..tournament.storage import KEPT_FINISHED
+
+        stop.kept_folder, stop.kept = results.path, KEPT_FINISHED
         raise
     return 0
 

@@ -23,11 +23,12 @@ from .spec import (
     probe_determinism,
 )
 from .storage import (
+    KEPT_NOTHING,
     LOCK_NAME,
     Plan,
     as_recorded,
     encode_chunk,
-    has_finished_chunks,
+    kept_work,
     locked,
     prepare_output,
     read_determinism,
@@ -90,7 +91,8 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     if out.exists() and not (out / "manifest.json").exists() and any(p.name != LOCK_NAME for p in out.iterdir()):
         # Refused before anything (even the lock) is written into a folder that is not ours.
         raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
-    created = not out.exists()
+    made = [folder for folder in (out, *out.parents) if not folder.exists()]  # what mkdir makes, innermost first
+    created = bool(made)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # what the check above cannot see (a read-only or virtual file system)
@@ -110,9 +112,14 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
             if finished is not None:
                 finished(out)
         except BaseException as error:
-            kept = has_finished_chunks(out)
+            kept = kept_work(out) != KEPT_NOTHING
             if created and not kept:
                 shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
+                for parent in made[1:]:  # nor the folders made for it (runs/), unless another run uses them now
+                    try:
+                        parent.rmdir()
+                    except OSError:
+                        break
             if isinstance(error, KeyboardInterrupt):  # what is on disk, for the caller's advice
                 error.kept_folder = out if kept else None
             raise

@@ -28,7 +28,8 @@ from .spec import (
 )
 
 __all__ = ["chunk_path", "encode_chunk", "write_encoded_chunk", "write_chunk", "read_chunk_table", "read_chunk",
-           "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "has_finished_chunks", "Plan",
+           "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "KEPT_NOTHING", "KEPT_CHUNKS",
+           "KEPT_FINISHED", "kept_work", "Plan",
            "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "check_resumable", "recorded_bot_files",
            "spec_of_folder", "read_manifest", "load_players", "LOCK_NAME", "locked", "read_determinism"]
 
@@ -204,9 +205,24 @@ def boards_done(out, boards: int) -> int:
     return sum(boards_in_chunk(boards, chunk_index(path)) for path in chunk_files(out))
 
 
-def has_finished_chunks(out) -> bool:
-    """Whether the folder ``out`` holds a finished chunk (a run interrupted then keeps it, and can be resumed)."""
-    return any(_CHUNK_NAME.match(path.name) for path in (Path(out) / "chunks").glob("chunk-*.parquet"))
+KEPT_NOTHING, KEPT_CHUNKS, KEPT_FINISHED = "nothing", "chunks", "finished"
+
+
+def kept_work(out) -> str:
+    """What a stopped run left in its folder ``out``: :data:`KEPT_FINISHED` (every chunk of the run's boards),
+    :data:`KEPT_CHUNKS` (some: a resume finishes the run) or :data:`KEPT_NOTHING` (no chunk, or no folder).
+
+    Counts the chunk files by name (a stop must not wait for their footers to be read).
+    """
+    found = {int(match.group(1)) for path in (Path(out) / "chunks").glob("chunk-*.parquet")
+             if (match := _CHUNK_NAME.match(path.name))}
+    if not found:
+        return KEPT_NOTHING
+    try:
+        chunks = chunk_count(int(read_manifest(out)["identity"]["boards"]))
+    except (RunError, ValueError, TypeError):
+        return KEPT_CHUNKS
+    return KEPT_FINISHED if found >= set(range(chunks)) else KEPT_CHUNKS
 
 
 def chunk_files(out) -> list:
