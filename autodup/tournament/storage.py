@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -333,8 +334,8 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         recorded = read_manifest(out)["identity"]
         if recorded != spec.identity():
             if not resume:
-                raise RunError(f"{out}: holds another run already (use another --out, or --resume --out {out} "
-                               "to finish that one with its own arguments)")
+                raise RunError(f"{out}: holds another run already (use another --out, or --resume --out "
+                               f"{shlex.quote(str(out))} to finish that one with its own arguments)")
             raise _other_run(out, recorded, spec.identity())
     else:
         if any(p.name != LOCK_NAME for p in out.iterdir()):
