@@ -407,7 +407,9 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     autodup.errors.AutodupError
         A bad argument, configuration, bot or folder (one line); a bot that hangs or crashes a worker.
     KeyboardInterrupt
-        Ctrl-C; the finished chunks are kept, and ``resume=True`` finishes the run.
+        Ctrl-C; the finished chunks are kept, and ``resume=True`` finishes the run. Its ``kept_folder`` is the
+        run's folder (``None`` before the bots name a default one) and ``kept`` what the folder holds then
+        (:func:`autodup.tournament.storage.kept_work`: ``"nothing"``, ``"chunks"`` or ``"finished"``).
 
     Examples
     --------
