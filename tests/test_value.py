@@ -191,8 +191,9 @@ def test_the_summary_says_which_bots_the_value_corrects_by_its_pooled_weights(tm
     assert "pooled weights" in printed.stdout and "two_slots" in printed.stdout
 
 
-def test_a_value_of_the_wrong_type_and_a_value_file_in_no_folder_are_refused_before_any_work(tmp_path):
+def test_a_value_of_the_wrong_type_and_a_value_file_in_no_folder_are_refused_before_any_work(tmp_path, monkeypatch):
     import autodup
+    import autodup.api.values as values
     from autodup.api.values import choose_value
     from autodup.errors import UsageError
 
@@ -203,6 +204,22 @@ def test_a_value_of_the_wrong_type_and_a_value_file_in_no_folder_are_refused_bef
         autodup.fit_value("tiny", bots="greedy,econ", boards=2, out=tmp_path / "missing" / "x.value.json",
                           run_folder=tmp_path / "run")
     assert caught.value.argument == "out" and "no such folder" in str(caught.value)
+    assert not (tmp_path / "run").exists()
+    # A file that is not a value file (the configuration being fitted, say) is never written over.
+    config = tmp_path / "mine.yaml"
+    tiny = (Path(__file__).resolve().parents[1] / "configs" / "tiny.yaml").read_text()
+    config.write_text(tiny)
+    with pytest.raises(UsageError) as caught:
+        autodup.fit_value(config, bots="greedy,econ", boards=2, out=config, run_folder=tmp_path / "run")
+    assert caught.value.argument == "out" and "exists and is not a value file" in str(caught.value)
+    assert config.read_text() == tiny and not (tmp_path / "run").exists()
+    # A folder that cannot be written (a read-only mount; root writes in any folder of a writable one) is said
+    # before the training run, not after it.
+    monkeypatch.setattr(values.os, "access", lambda path, mode: Path(path) != tmp_path)
+    with pytest.raises(UsageError) as caught:
+        autodup.fit_value("tiny", bots="greedy,econ", boards=2, out=tmp_path / "x.value.json",
+                          run_folder=tmp_path / "run")
+    assert caught.value.argument == "out" and "cannot be written" in str(caught.value)
     assert not (tmp_path / "run").exists()
 
 

@@ -96,7 +96,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     from ..analysis.value_fit import fit_value_folder
     from ..files import check_output_folder, write_bytes_atomically
     from ..game.bot_loading import bot_names
-    from ..game.value import VALUE_FEATURES, VALUE_SUFFIX
+    from ..game.value import VALUE_FEATURES, VALUE_SUFFIX, is_value_file
     from ..shipped import DEFAULT_CONFIG
     from ..tournament.loading import load_bots_and_table
     from ..tournament.spec import check_bot_count, default_out, make_spec
@@ -113,8 +113,14 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     out = Path(out) if out is not None else Path(Path(loaded.source).stem + VALUE_SUFFIX)
     if out.is_dir():
         raise UsageError(f"{out} is a folder; give the value file's path", "out")
-    if not out.parent.is_dir():  # said before the training run, not after
+    # Said before the training run, not after it.
+    if not out.parent.is_dir():
         raise UsageError(f"{out.parent}: no such folder (allowed: a file in an existing folder)", "out")
+    if out.exists() and not is_value_file(out):  # a configuration, say: never written over
+        raise UsageError(f"{out} exists and is not a value file (allowed: a new file, or a value file to replace)",
+                         "out")
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{out.parent}: cannot be written (allowed: a file in a folder you can write)", "out")
     check_output_folder(run_folder, argument="run_folder")
     with command_pool(workers, backend, game_timeout):
         infos = load_bots_and_table(loaded, specs, parameter_overrides(None, None), game_timeout, note, progress)

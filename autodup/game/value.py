@@ -41,9 +41,10 @@ from .stats import LUCK_NAMES, LUCK_SOURCES, STAGE_BUCKETS
 __all__ = ["VALUE_FORMAT", "VALUE_SUFFIX", "POOLED", "VALUE_FEATURES", "CORRECTION_KINDS", "CORRECTION_COLUMNS",
            "KIND_OF_FEATURE", "value_features", "seat_corrections",
            "corrections_of_boards", "ValueModel", "read_value_file",
-           "value_file_beside", "shipped_value_file"]
+           "value_file_beside", "shipped_value_file", "VALUE_KIND", "is_value_file"]
 
 VALUE_FORMAT = 1
+VALUE_KIND = "autodup value"  # a value file's "kind", what tells it from any other JSON
 VALUE_SUFFIX = ".value.json"
 POOLED = "*"  # the weights fitted on every bot's rows, for a bot the file has none of its own for
 MAX_WEIGHT = 1e6  # larger weights overflow a correction's sums into inf - inf; no fit comes near it
@@ -193,13 +194,23 @@ def _field(data: dict, key: str, kind, source: str, where: str = ""):
     return value
 
 
+def is_value_file(path) -> bool:
+    """Whether the file at ``path`` is a value file, of any format (what ``autodup luck fit`` may write over)."""
+    try:
+        with open(path, "rb") as file:
+            data = json.loads(file.read(1 << 26))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("kind") == VALUE_KIND
+
+
 def parse_value(text: str, source: str) -> ValueModel:
     """A :class:`ValueModel` from a value file's text; :class:`ValueFileError` (one line) if it is not one."""
     try:
         data = json.loads(text)
     except ValueError as error:
         raise ValueFileError(f"{source}: not a value file (not JSON: {error})") from None
-    if not isinstance(data, dict) or data.get("kind") != "autodup value":
+    if not isinstance(data, dict) or data.get("kind") != VALUE_KIND:
         raise ValueFileError(f"{source}: not a value file (kind: expected 'autodup value'; autodup luck fit "
                              "writes them)")
     version = _field(data, "format", int, source)
