@@ -348,8 +348,8 @@ def test_a_stop_in_a_finalizer_is_not_taken_for_a_bot_error():
 
 
 def _run_stopped(monkeypatch, capsys, where, *options) -> str:
-    """``autodup run`` of 60 boards (3 chunks) on tiny, in this process, stopped by a Ctrl-C that ``where`` raises (a module and
-    the name of one of its functions, replaced for the run; ``None``: not stopped); what it printed on stderr."""
+    """``autodup run`` of 60 boards (3 chunks) on tiny, in this process, stopped by a Ctrl-C that ``where`` raises
+    (a module and the name of one of its functions, replaced for the run; ``None``: not stopped); its stderr."""
     import autodup.cli as cli
 
     def stop(*args, **kwargs):
@@ -393,3 +393,18 @@ def test_ctrl_c_at_any_moment_of_a_run_says_what_its_folder_holds(monkeypatch, c
     assert _run_stopped(monkeypatch, capsys, compiling, "--out", str(out), "--resume") == (
         f"autodup: interrupted; the finished chunks are kept (autodup run --resume --out '{out}' finishes the run)\n")
     assert "nothing played" not in _run_stopped(monkeypatch, capsys, None, "--out", str(out), "--resume")
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_once_the_command_is_done_ends_it_without_a_word(signal_number):
+    """Past the command, while the interpreter exits (multiprocessing's and threading's exit handlers), a Ctrl-C
+    printed `Exception ignored in atexit callback` and a traceback; now the process ends with the command's code."""
+    script = ("import atexit, signal, sys\n"
+              "from autodup.cli import main\n"
+              f"atexit.register(signal.raise_signal, {int(signal_number)})  # runs as the interpreter exits\n"
+              "sys.argv = ['autodup', 'bots']\n"
+              "sys.exit(main())\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=ENVIRONMENT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert "greedy" in result.stdout  # the command's whole output, flushed

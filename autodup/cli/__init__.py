@@ -152,9 +152,33 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     sys.stdout = _Printable(stdout)
     try:
-        return _main(argv)
+        code = _main(argv)
     finally:
         sys.stdout = stdout
+    if argv is None:  # the program itself: the interpreter exits next
+        _end_quietly_on_a_stop(code)
+    return code
+
+
+def _end_quietly_on_a_stop(code: int) -> None:
+    """Once the command is done, a Ctrl-C or SIGTERM ends the process at once with the command's exit code.
+
+    The interpreter's exit runs multiprocessing's and threading's exit handlers after the command's work is done
+    and written; a Ctrl-C then raised in them, and Python printed ``Exception ignored in atexit callback`` and a
+    traceback (or the signal's default action killed the process without a word)."""
+    def end(signum, frame):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a reader gone, a stream closed: nothing more to say
+                pass
+        os._exit(code)
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(number, end)
+        except ValueError:  # not the main thread
+            return
 
 
 def _run_kept(folder, kept) -> str:
