@@ -8,7 +8,7 @@ import re
 import pytest
 
 from autodup.analysis.quality import verdict
-from autodup.analysis.report import PLOTS, write_report
+from autodup.analysis.report import PLOTS, write_quality_folder, write_report
 from autodup.analysis.report_plots import FIGURES
 
 from .browser import assert_a_reader_sees_the_verdict
@@ -113,6 +113,30 @@ def test_every_plot_is_a_png_and_embedded_once(quality, tmp_path):
     assert len(embedded_images(page)) == len(PLOTS)
     for name in PLOTS:
         assert f'title="{name}"' in page
+
+
+def test_a_folder_with_quality_json_holds_one_whole_report(quality, tmp_path, monkeypatch):
+    """quality.json is written last, what the folder held removed first: a stop while the plots were drawn left
+    the new quality.json beside the page and plots of other runs (a report folder is reused for other runs)."""
+    import autodup.analysis.report as report
+
+    out = tmp_path / "report"
+    write_quality_folder(quality, out, "quality.json")
+    assert json.loads((out / "quality.json").read_text())["boards"] == quality["boards"]
+    assert {path.name for path in out.iterdir()} == {"quality.json", "report.html", *FIGURES}
+    drawn = []
+    real = report.rendered_png
+
+    def drawn_then_stopped(draw, measures):
+        if drawn:
+            raise KeyboardInterrupt
+        drawn.append(draw)
+        return real(draw, measures)
+
+    monkeypatch.setattr(report, "rendered_png", drawn_then_stopped)
+    with pytest.raises(KeyboardInterrupt):
+        write_quality_folder(dict(quality, boards=quality["boards"] + 1), out, "quality.json")
+    assert {path.name for path in out.iterdir()} == {next(iter(FIGURES))}  # one new plot, nothing of the old
 
 
 def test_the_page_fetches_nothing_and_escapes_text(quality, tmp_path):

@@ -34,7 +34,7 @@ import numpy as np
 from ..arguments import cores
 from ..engine.dealers import CONTROL, DEFAULT_DEALER
 from ..errors import RunError, UsageError, counted, print_warning
-from ..files import json_safe, replacing, write_json_atomically
+from ..files import replacing, write_json_atomically
 from ..game.boards import DEFAULT_DESIGN, TRACE_FIELDS
 from ..game.rules import DEFAULT_EVENTS
 from .coupling import coupling_from_trace
@@ -248,7 +248,7 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
     ``autodup report``, says it was not played.
     """
     from .null_check import not_played
-    from .report import write_report
+    from .report import write_quality_folder
 
     quality = measure_quality(folders, CONTROL, traces, games_per_second=games_per_second(timings or {}))
     default_run = run_name(DEFAULT_DEALER)
@@ -266,9 +266,7 @@ def measure_folders(folders: dict, out: Path, traces: dict | None, timings: dict
     quality["variance_reduction_ci"] = [None, None] if default is None else default["adjusted_variance_reduction_ci"]
     quality["best"] = best_combination(quality)
     quality["verdict"] = verdict(quality)
-    Path(out).mkdir(parents=True, exist_ok=True)
-    write_json_atomically(Path(out) / QUALITY_FILE, json_safe(quality))
-    write_report(quality, out)
+    write_quality_folder(quality, out, QUALITY_FILE)
     return quality
 
 

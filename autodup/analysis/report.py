@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from ..files import write_bytes_atomically
+from ..files import json_safe, write_bytes_atomically, write_json_atomically
 from .measures import events_name, seating_name
 from .pages import (
     DASH,
@@ -41,7 +41,7 @@ from .report_plots import FIGURES, PLOTS, control_name, dealer_names, is_control
 
 __all__ = ["PLOTS", "DEFINITIONS", "Notes", "with_interval", "verdict_section", "value_section", "ladder_section",
            "correctness_section", "cross_table_section", "coupling_section", "detail_section", "definitions_section",
-           "render_html", "write_report"]
+           "render_html", "write_report", "write_quality_folder"]
 
 DEFINITIONS = (
     ("whole-shop identical", "For two tables of one board, the same seat and the same round (both seats alive), "
@@ -406,3 +406,18 @@ def write_report(quality: dict, out_dir) -> Path:
     path = out / "report.html"
     write_bytes_atomically(path, render_html(quality, images).encode("utf-8"))
     return path
+
+
+def write_quality_folder(quality: dict, out_dir, quality_file: str) -> None:
+    """Write the measures' folder: the plots and the page (:func:`write_report`), then ``quality_file``
+    (``quality.json``), last.
+
+    What the folder held before goes first, so that a folder with a ``quality_file`` holds one whole report: a stop
+    while the plots are drawn (seconds) left the new ``quality.json`` beside the page and plots of other runs.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (quality_file, "report.html", *FIGURES):
+        (out / name).unlink(missing_ok=True)
+    write_report(quality, out)
+    write_json_atomically(out / quality_file, json_safe(quality))
