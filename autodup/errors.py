@@ -11,7 +11,8 @@ field or option, what is wrong and what is allowed::
     │   └── PolicyError   a ``decide`` that cannot compile, in the bot author's terms
     ├── ValueFileError    an unusable value file (autodup luck fit writes them)
     ├── RunError          a run that cannot start, resume or be read
-    │   └── CorruptChunk  a results file whose content is not what was written
+    │   ├── CorruptChunk  a results file whose content is not what was written
+    │   └── OtherRun      a folder that holds a run of other arguments or files
     ├── UsageError        an argument out of its range (an option of the command line, a parameter of the API)
     ├── WorkerFailure     a worker hung or died while playing
     └── TaskError         a task raised in a worker
@@ -34,7 +35,8 @@ import sys
 from dataclasses import dataclass
 
 __all__ = ["without_colours", "first_line", "one_line", "counted", "printable", "print_warning", "AutodupError",
-           "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "UsageError",
+           "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "OtherRun",
+           "UsageError",
            "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop", "refuse_work_after_a_lost_stop",
            "Where"]
 
@@ -178,6 +180,18 @@ class RunError(NamesAnArgument, AutodupError, ValueError):
 
 class CorruptChunk(RunError):
     """A chunk file whose content is not what was written (a checksum or an invariant fails)."""
+
+
+class OtherRun(RunError):
+    """A folder that holds a run of other arguments or files than those given; ``differing`` names them
+    (``"boards differs"``), for a command that says it in its own words."""
+
+    def __init__(self, message: str, argument: str | None = None, differing: str = ""):
+        super().__init__(message, argument)
+        self.differing = differing
+
+    def __reduce__(self):
+        return type(self), (self.message, self.argument, self.differing)
 
 
 def print_warning(line: str) -> None:

@@ -536,3 +536,26 @@ def test_a_bad_value_file_is_refused_in_one_line_and_nothing_is_written(tmp_path
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 2 and len(lines) == 1 and "value file" in lines[0], result.stderr
         assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_of_other_runs_is_refused_as_the_commands_own_option(tmp_path):
+    """ab, sweep, quality and luck fit go on from their own folder's runs, with no --resume option of their own:
+    their folder holding runs of other arguments was refused as `--resume: OUT/runs/base holds a run ...; resume
+    with the same ones`, and luck fit's --run-folder holding no run as `--out: ...`."""
+    out = str(tmp_path / "ab")
+    assert run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--boards", "25", "--out",
+               out, "--quiet", "--workers", "1").returncode == 0
+    result = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--boards", "50",
+                 "--out", out, "--quiet", "--workers", "1")
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        f"autodup: error: --out: {out} holds runs of other arguments or files (boards differs) (allowed: the same "
+        "ones, to go on, or another --out)"], result.stderr
+    result = run("luck", "fit", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "2", "--out",
+                 str(tmp_path / "tiny.value.json"), "--run-folder", out, "--workers", "1")
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        f"autodup: error: --run-folder: {out} is not empty and has no manifest.json (not a run folder)"], result.stderr
+    result = run("luck", "fit", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "2", "--out",
+                 str(tmp_path / "tiny.value.json"), "--run-folder", f"{out}/runs/base", "--workers", "1")
+    assert result.returncode == 2 and result.stderr.strip().splitlines()[0].startswith(
+        f"autodup: error: --run-folder: {out}/runs/base holds a training run of other arguments or files ("), \
+        result.stderr

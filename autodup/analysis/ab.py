@@ -75,7 +75,7 @@ def play(specs: dict, out: Path, workers: int, backend: str, ray_address, quiet:
         _, summary = play_and_summarize(specs[name], folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"ab": str(out)}, game_timeout=game_timeout,
                                     warn=warn, note=lambda line: None, first_boards=first_boards,
-                                    progress=progress, again=RUN_AGAIN)
+                                    progress=progress, again=RUN_AGAIN, refused_as=("runs", out, "out"))
         warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
 
 

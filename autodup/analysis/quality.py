@@ -137,7 +137,7 @@ def play_runs(specs: dict, out: Path, workers: int, backend: str, ray_address, q
         start = time.perf_counter()
         _, summary = play_and_summarize(spec, folder, workers, backend, ray_address, resume=folder.exists(),
                                     quiet=quiet, manifest_extra={"quality": str(out)}, game_timeout=game_timeout,
-                                    warn=warn, note=reused.append, again=RUN_AGAIN)
+                                    warn=warn, note=reused.append, again=RUN_AGAIN, refused_as=("runs", out, "out"))
         warn_if_misbehaving(summary, f"{folder}: ", warn or print_warning)
         if reused:
             (note or (lambda line: None))(f"{folder}: finished already; reused")

@@ -9,7 +9,7 @@ import json
 import numpy as np
 
 from ..arguments import cores
-from ..errors import print_warning
+from ..errors import OtherRun, RunError, print_warning
 from ..game.boards import DEFAULT_DESIGN, scored_rows
 from ..game.stats import MISBEHAVIOUR_COLUMNS
 from ..tournament.storage import chunk_arrays, chunk_files, read_chunk_table, read_determinism, read_manifest
@@ -251,7 +251,7 @@ def warn_if_misbehaving(summary: list, where: str = "", warn=print_warning) -> N
 SUMMARY_FILE = "summary.json"
 
 
-def play_and_summarize(spec, out=None, *arguments, **options) -> tuple:
+def play_and_summarize(spec, out=None, *arguments, refused_as=None, **options) -> tuple:
     """Play (or finish) a run with :func:`autodup.tournament.run.play_run` and write its ``summary.json``.
 
     Parameters
@@ -262,6 +262,10 @@ def play_and_summarize(spec, out=None, *arguments, **options) -> tuple:
         The run folder (default: named after the run, under ``runs/``).
     *arguments, **options
         Passed to :func:`~autodup.tournament.run.play_run` (workers, backend, resume, quiet, ...).
+    refused_as : tuple of str, optional
+        ``(what, folder, argument)`` for a command whose runs live in a folder of its own (``("runs", out,
+        "out")``): a refusal of ``out`` (another run there, a folder that is not a run) is said of that folder
+        and argument, not of a resume the command has no option for.
 
     Returns
     -------
@@ -279,5 +283,14 @@ def play_and_summarize(spec, out=None, *arguments, **options) -> tuple:
         written.append(summarize_run(folder))
         write_json_atomically(folder / SUMMARY_FILE, written[0])
 
-    out = play_run(spec, out, *arguments, finished=summarize, **options)
+    try:
+        out = play_run(spec, out, *arguments, finished=summarize, **options)
+    except RunError as refused:
+        if refused_as is None or refused.argument not in ("resume", "out"):
+            raise
+        what, folder, argument = refused_as
+        if isinstance(refused, OtherRun):
+            raise RunError(f"{folder} holds {what} of other arguments or files ({refused.differing}) (allowed: the "
+                           f"same ones, to go on, or another --{argument.replace('_', '-')})", argument) from None
+        raise RunError(refused.message, argument) from None
     return out, written[0]

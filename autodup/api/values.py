@@ -132,7 +132,8 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
         folder = Path(run_folder)
         resume = folder.is_dir() and (folder / "manifest.json").is_file()
         folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
-                                       game_timeout=game_timeout, warn=warn, note=note)
+                                       game_timeout=game_timeout, warn=warn, note=note,
+                                       refused_as=("a training run", folder, "run_folder"))
     text = fit_value_folder(folder)
     write_bytes_atomically(out, text.encode("utf-8"))
     note(f"value fitted on {boards:,} training boards (seed {seed}, run {folder}): {out}")

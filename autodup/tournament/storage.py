@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CorruptChunk, RunError, UsageError, first_line
+from ..errors import CorruptChunk, OtherRun, RunError, UsageError, first_line
 from ..files import replacing, write_bytes_atomically, write_json_atomically
 from ..game.agents import is_agent_spec
 from ..game.boards import DEFAULT_DESIGN
@@ -294,13 +294,14 @@ def _bots_difference(recorded: list, current: list) -> str:
     return "bots (their order or number)"
 
 
-def _other_run(out, recorded: dict, identity: dict) -> RunError:
+def _other_run(out, recorded: dict, identity: dict) -> OtherRun:
     """The refusal of a resume whose ``identity`` (or the part of one given) differs from the ``recorded`` one."""
     differing = sorted(key for key in identity if recorded.get(key) != identity[key])
     said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else key
             for key in differing]
-    return RunError(f"{out} holds a run with other arguments or files ({', '.join(said)} "
-                    f"differ{'s' if len(said) == 1 else ''}); resume with the same ones or use another --out", "resume")
+    differing = f"{', '.join(said)} differ{'s' if len(said) == 1 else ''}"
+    return OtherRun(f"{out} holds a run with other arguments or files ({differing}); resume with the same ones or use "
+                    "another --out", "resume", differing)
 
 
 def check_resumable(out, given: dict) -> None:
