@@ -559,3 +559,16 @@ def test_a_folder_of_other_runs_is_refused_as_the_commands_own_option(tmp_path):
     assert result.returncode == 2 and result.stderr.strip().splitlines()[0].startswith(
         f"autodup: error: --run-folder: {out}/runs/base holds a training run of other arguments or files ("), \
         result.stderr
+
+
+def test_one_bot_at_every_seat_says_why_placements_show_no_change(tmp_path):
+    """With one bot at every seat its mean placement is the middle place in every game: ab said that the two runs
+    were identical, beside champions' changes that showed they were not."""
+    result = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy", "--boards", "25", "--out",
+                 str(tmp_path / "ab"), "--quiet", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    assert "variance reduction: n/a (one bot at every seat: its mean placement is the same in every game" \
+        in result.stdout and "identical" not in result.stdout, result.stdout
+    assert "champions, offers per game (clearest changes)" in result.stdout
+    page = (tmp_path / "ab" / "report.html").read_text()
+    assert "No change of placement: one bot at every seat" in page

@@ -39,7 +39,8 @@ from .balance import BOOTSTRAP_REPLICATES
 
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
            "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
-           "ab_result", "write_json", "excludes_zero", "clearest_effects", "half_width_text", "format_ab"]
+           "ab_result", "write_json", "excludes_zero", "clearest_effects", "half_width_text", "format_ab",
+           "no_placement_change"]
 
 AB_FILE = "ab.json"
 SWEEP_FILE = "sweep.json"
@@ -270,7 +271,7 @@ def format_ab(result: dict, out: Path | None = None) -> str:
                 shown = ", ".join(f"{name} {_signed(e['change'])} {_interval(e['ci'])}" for name, e in effects)
                 lines.append(f"{kind}, {label} (clearest changes): {shown}")
     if result.get("variance_reduction") is None:
-        lines.append("variance reduction: n/a (the two runs are identical: every change is exactly 0)")
+        lines.append(f"variance reduction: n/a ({no_placement_change(result)})")
     else:
         marks = "*: a corrected CI excludes 0" if corrected else "* marks an interval that excludes 0"
         lines.append(f"variance reduction against independent seeds: {_headline(result, '')} (median over bots; "
@@ -301,3 +302,12 @@ def _shown(value) -> str:
     from ..game.variants import flow_text
 
     return "(absent)" if value is None else flow_text(value)
+
+
+def no_placement_change(result: dict) -> str:
+    """Why an A/B has no variance reduction (``result["variance_reduction"]`` None): no bot's placement changed on
+    any board."""
+    if len(result["bots"]) == 1:  # the same bot at every seat: its mean placement is the middle place, always
+        return ("one bot at every seat: its mean placement is the same in every game, so placements show no change; "
+                "the champions' and traits' changes still do")
+    return "no bot's placement changed on any board: every change of placement is exactly 0"

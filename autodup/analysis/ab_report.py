@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import counted
 from ..files import write_bytes_atomically
-from .ab import clearest_effects, excludes_zero
+from .ab import clearest_effects, excludes_zero, no_placement_change
 from .balance import CORRECTED, STATISTIC_MEANINGS, UNIT_STATISTICS
 from .pages import details, embedded_image, html_page, html_table, new_figure
 
@@ -215,8 +215,8 @@ def decision_section(result: dict) -> str:
     and how much the shared boards saved; the section a reader sees first (``id="verdict"``)."""
     reduction = result.get("variance_reduction")
     if reduction is None:
-        return ('<section id="verdict" class="verdict"><h2>Decision</h2><p class="figure">No effect: the two runs '
-                "are identical, every change is exactly 0.</p></section>")
+        return ('<section id="verdict" class="verdict"><h2>Decision</h2><p class="figure">No change of placement: '
+                f"{html.escape(no_placement_change(result))}.</p></section>")
     parts = []
     statistic = _placement(result["bots"])
     corrected = " (corrected by the value)" if statistic == CORRECTED else ""
