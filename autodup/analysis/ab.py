@@ -145,7 +145,8 @@ def play_and_compare(specs: dict, pairs: list, out: Path, workers: int, backend:
             bar.refresh()
     if widest > until_ci:
         (warn or print_warning)(f"--until-ci: stopped at the cap of {cap:,} boards with {who}'s interval ±{widest:.3f}"
-                                f", wider than ±{until_ci:g} (raise --boards to go on)")
+                                f", wider than ±{until_ci:g} (a larger --boards goes further, in another --out: "
+                                "the cap is part of the runs, which start again from the first board)")
     return compare(boards, BOOTSTRAP_REPLICATES)
 
 
