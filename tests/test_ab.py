@@ -572,3 +572,15 @@ def test_one_bot_at_every_seat_says_why_placements_show_no_change(tmp_path):
     assert "champions, offers per game (clearest changes)" in result.stdout
     page = (tmp_path / "ab" / "report.html").read_text()
     assert "No change of placement: one bot at every seat" in page
+
+
+def test_until_ci_stopped_at_its_cap_says_a_larger_cap_plays_new_runs(tmp_path):
+    result = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--until-ci", "0.01",
+                 "--boards", "25", "--out", str(tmp_path / "ab"), "--quiet", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "--until-ci" in line]
+    assert len(warnings) == 1 and "stopped at the cap of 25 boards" in warnings[0]
+    assert "a larger --boards goes further, in another --out" in warnings[0], warnings
+    refused = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--until-ci", "0.01",
+                  "--boards", "50", "--out", str(tmp_path / "ab"), "--quiet", "--workers", "1")
+    assert refused.returncode == 2 and "boards differs" in refused.stderr  # as the warning said
