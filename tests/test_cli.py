@@ -154,6 +154,11 @@ def test_check_bot_exits_0_when_clean_and_1_when_not():
     assert json.loads(clean.stdout)["clean"]
     dirty = run("check-bot", "tests/bots/chaos.py", "--games", "4")
     assert dirty.returncode == 1 and "NOT CLEAN" in dirty.stdout and "illegal_actions" in dirty.stdout
+    # Four tables play no rule variant (one per 20 by default), and a clean verdict says so.
+    assert "no rule variant played" in dirty.stdout and "rule set" not in dirty.stdout
+    with_variants = run("check-bot", "greedy", "--games", "4", "--variant-games", "1")
+    assert with_variants.returncode == 0 and "rule set" in with_variants.stdout
+    assert "no rule variant played" not in with_variants.stdout
 
 
 def test_play_summarizes_failing_bots_in_one_line():

@@ -63,4 +63,6 @@ def run(args) -> int:
                 print(f"  {label:<36} {counts['games']:>6}  {counts['illegal_actions']:>7}  {counts['cap_hits']:>8}  "
                       f"{counts['bot_errors']:>6}  {counts['bad_answers']:>11}  "
                       f"{'clean' if counts['clean'] else 'NOT CLEAN'}")
+        else:  # said, since a bot that restates a rule is caught only there
+            print("  no rule variant played (--variant-games, by default one table per 20 of --games)")
     return 0 if report["clean"] else 1
