@@ -81,6 +81,7 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["play", "set5"], "set5: no such file (shipped configurations: set4, tiny"),
     (["summary", "no/such/folder"], "no/such/folder: no such run folder"),
     (["summary", "configs"], "configs: not a run folder (no manifest.json)"),
+    (["summary", "configs/tiny.yaml"], "configs/tiny.yaml: a file, not a run folder"),
     (["play", "configs/tiny.yaml", "--bots", "genius"], "unknown bot 'genius' (allowed: econ, fast8, greedy"),
     (["play", "configs/tiny.yaml", "--bots", "no/such/bot.py"], "no/such/bot.py: no such bot file"),
     (["play", "configs/tiny.yaml", "--bot-param", "greedy.courage=3"],

@@ -491,7 +491,7 @@ def read_manifest(out) -> dict:
     """
     path = Path(out) / "manifest.json"
     if not Path(out).is_dir():
-        raise RunError(f"{out}: no such run folder")
+        raise RunError(f"{out}: {'a file, not a' if Path(out).exists() else 'no such'} run folder")
     if not path.is_file():
         raise RunError(f"{out}: not a run folder (no manifest.json)")
     try:
