@@ -193,6 +193,8 @@ def check_output_folder(out, command: str | None = None, argument: str = "out") 
     """
     if out is None:
         return
+    if not str(out).strip():
+        raise UsageError("empty (allowed: the path of a folder)", argument)
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise UsageError(f"{out} is a file, not a folder", argument)

@@ -82,6 +82,8 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["summary", "no/such/folder"], "no/such/folder: no such run folder"),
     (["summary", "configs"], "configs: not a run folder (no manifest.json)"),
     (["summary", "configs/tiny.yaml"], "configs/tiny.yaml: a file, not a run folder"),
+    (["ab", "configs/tiny.yaml", "--set", "shop.size=4", "--out", ""], "--out: empty (allowed: the path of a folder)"),
+    (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", "docs"], "is not a .png file"),
     (["play", "configs/tiny.yaml", "--bots", "genius"], "unknown bot 'genius' (allowed: econ, fast8, greedy"),
     (["play", "configs/tiny.yaml", "--bots", "no/such/bot.py"], "no/such/bot.py: no such bot file"),
     (["play", "configs/tiny.yaml", "--bot-param", "greedy.courage=3"],

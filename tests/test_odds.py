@@ -402,3 +402,16 @@ def test_a_first_simulation_says_it_compiles_and_a_cached_one_does_not(monkeypat
     assert notes == []
     autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=64, threads=1, note=notes.append)
     assert len(notes) == 1 and notes[0].startswith(odds_simulation.COMPILING_ODDS), notes
+
+
+def test_a_plot_that_cannot_be_written_is_refused_before_the_simulation(tmp_path, monkeypatch):
+    import autodup.labs.odds_report as odds_report
+    from autodup.errors import UsageError
+
+    (tmp_path / "a folder.png").mkdir()
+    with pytest.raises(UsageError, match="cannot be written"):
+        odds_report.check_plot_path(tmp_path / "a folder.png")
+    monkeypatch.setattr(odds_report.os, "access", lambda path, mode: False)  # a read-only mount (root writes anywhere)
+    with pytest.raises(UsageError, match="cannot be written") as caught:
+        odds_report.check_plot_path(tmp_path / "odds.png")
+    assert caught.value.argument == "plot"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,8 @@ def check_plot_path(path) -> Path:
     if not path.parent.is_dir():
         raise UsageError(f"the folder {str(path.parent)!r} does not exist (allowed: a file in an existing "
                          "folder)", "plot")
+    if path.is_dir() or not os.access(path.parent, os.W_OK | os.X_OK):  # said before the simulation, not after
+        raise UsageError(f"{str(path)!r} cannot be written (allowed: a file in a folder you can write)", "plot")
     return path
 
 
