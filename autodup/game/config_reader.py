@@ -321,6 +321,9 @@ def read_tiers(r: ConfigReader, trait_names: list) -> dict:
     for t, _ in enumerate(r.sequence(("tiers",), 1, 10)):
         r.mapping(("tiers", t), required=("cost", "copies", "champions"))
         result["cost"].append(r.integer(("tiers", t, "cost"), 0, BIG_NUMBER))
+        if result["cost"][-1] == 0:
+            r.warn(("tiers", t, "cost"), "0: its champions are free and add no power in combat (a unit's power is "
+                   "its cost times combat.star_power)")
         tier_copies = r.integer(("tiers", t, "copies"), 0, BIG_NUMBER)
         result["tier_copies"].append(tier_copies)
         result["tier_start"].append(len(result["names"]))
