@@ -240,3 +240,17 @@ def test_a_verdict_whose_interval_holds_1_says_no_reduction_is_shown(quality):
     unsure = copy.deepcopy(quality)
     unsure["verdict"]["pairs"][0]["adjusted_ci"] = [0.92, 2.4]
     assert "95% interval over boards; it holds 1: no reduction is shown at this size." in verdict_section(unsure)
+
+
+def test_the_terminal_table_counts_at_least_a_game_to_a_verdict(quality):
+    """A pair so far apart that under one game would tell it read "about 0 ... 0 at independent tables"."""
+    from autodup.analysis.quality import terminal_table
+
+    quality = copy.deepcopy(quality)
+    quality["variance_reduction_ci"] = quality["dealers"]["haystack"]["adjusted_variance_reduction_ci"]
+    quality["verdict"]["games_needed"].update(duplicate=0.012, independent=0.037)
+    line = next(line for line in terminal_table(quality).splitlines() if line.startswith("games to tell"))
+    assert line.endswith("apart at 95%: about 1 with the default, 1 at independent tables"), line
+    quality["verdict"]["games_needed"].update(duplicate=377.2, independent=1112.4)
+    line = next(line for line in terminal_table(quality).splitlines() if line.startswith("games to tell"))
+    assert line.endswith("about 377 with the default, 1,112 at independent tables"), line

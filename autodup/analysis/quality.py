@@ -387,6 +387,8 @@ def terminal_table(quality: dict) -> str:
     games = (quality.get("verdict") or {}).get("games_needed")
     if games:
         pair = " vs ".join(quality["closest_pair"])
+        # At least a game: a pair so far apart that under one game would do reads "about 1", not "about 0".
+        games = {k: max(v, 1.0) if k in ("duplicate", "independent") and v is not None else v for k, v in games.items()}
         lines.append(f"games to tell {pair} apart at 95%: " + (
             f"about {games['duplicate']:,.0f} with the default, {games['independent']:,.0f} at independent tables"
             if games["independent"] is not None and games["duplicate"] is not None
