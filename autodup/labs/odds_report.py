@@ -74,7 +74,7 @@ def format_odds(result: dict) -> str:
     d = result["largest_difference"]
     if d:
         lines.append(f"largest difference from the chain: P(at least {d['k']}) {d['game']:.4f} ({d['source']}) "
-                     f"against {d['chain']:.4f} ({d['difference']:+.4f})")
+                     f"against {d['chain']:.4f} ({round(d['difference'], 4) + 0.0:+.4f})")  # no "-0.0000"
     if game is None:
         lines.append("game: n/a (a tier other than the champion's could run out while the shops hold units)")
     return "\n".join(lines)
