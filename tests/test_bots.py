@@ -201,6 +201,7 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("plain_function.py", "decorated with @autodup.bots.policy"),
     ("syntax_error.py", "cannot load: SyntaxError"),
     ("does_not_compile.py", "decide cannot be compiled (line 12): Unknown attribute 'gold'"),
+    ("adds_a_dict.py", "decide cannot be compiled (line 12): no version of add(int64, DictType[unicode_type,int64]"),
     ("returns_text.py", "decide returns Literal[str](buy everything), not an answer: return buy(slot)"),
     ("returns_float.py", "decide returns float64, not an answer: return buy(slot)"),
     ("only_raises.py", "decide raises on every path (line 13): it must return an answer (return buy(slot)"),

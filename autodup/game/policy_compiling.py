@@ -59,6 +59,11 @@ def explain_compile_error(error: Exception, function) -> str:
     if "maximum recursion depth" in text:
         return (f"{name} cannot be compiled{where}: it or a helper recurses with no path that returns without "
                 "recursing again (a function's type is inferred from such a return)")
+    # numba names the operation, then on the lines after it the types it was asked for: the part that helps.
+    signature = re.search(r"found for signature:\s*>>> ([^\n]+)", text)
+    if signature:
+        return (f"{name} cannot be compiled{where}: no version of {signature.group(1).strip()} (an operation on "
+                "values of types it does not take)")
     return f"{name} cannot be compiled{where}: {first_line(error)}"
 
 
