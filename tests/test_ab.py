@@ -574,6 +574,18 @@ def test_one_bot_at_every_seat_says_why_placements_show_no_change(tmp_path):
     assert "No change of placement: one bot at every seat" in page
 
 
+def test_the_header_names_a_seating_and_events_other_than_the_default():
+    from autodup.analysis.ab import format_ab
+
+    result = {"config_name": "tiny", "boards": 25, "tables": 2, "dealer": "haystack", "seed": 0, "design": "latin",
+              "events": "seat", "changes": [], "bots": {}, "champions": {}, "traits": {}, "variance_reduction": None}
+    assert format_ab(result).splitlines()[0] == ("tiny: 25 boards x 2 tables, dealer haystack, seed 0, the same "
+                                                 "boards under both configurations")
+    result.update(design="paired", events="position")
+    assert format_ab(result).splitlines()[0].startswith("tiny: 25 boards x 2 tables, dealer haystack, paired "
+                                                        "seating, events by position, seed 0")
+
+
 def test_until_ci_stopped_at_its_cap_says_a_larger_cap_plays_new_runs(tmp_path):
     result = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--until-ci", "0.01",
                  "--boards", "25", "--out", str(tmp_path / "ab"), "--quiet", "--workers", "1")

@@ -34,8 +34,11 @@ import numpy as np
 
 from ..errors import counted, print_warning
 from ..files import write_json_atomically
+from ..game.boards import DEFAULT_DESIGN
+from ..game.rules import DEFAULT_EVENTS
 from ..tournament.spec import CHUNK_BOARDS
 from .balance import BOOTSTRAP_REPLICATES
+from .measures import events_name, seating_name
 
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
            "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
@@ -258,8 +261,12 @@ def format_ab(result: dict, out: Path | None = None) -> str:
     beside the raw one, and its headline below the raw one.
     """
     corrected = "corrected_variance_reduction" in result
+    # How the tables were seated and their events addressed, when not as autodup run does by default.
+    other = "".join(f", {name(result[key])}" for key, name, default in (("design", seating_name, DEFAULT_DESIGN),
+                                                                         ("events", events_name, DEFAULT_EVENTS))
+                    if result.get(key, default) != default)
     lines = [f"{result['config_name']}: {counted(result['boards'], 'board')} x {counted(result['tables'], 'table')}, "
-             f"dealer {result['dealer']}, seed {result['seed']}, the same boards under both configurations"]
+             f"dealer {result['dealer']}{other}, seed {result['seed']}, the same boards under both configurations"]
     for change in result["changes"]:
         lines.append(f"  {change['path']}: {_shown(change['base'])} -> {_shown(change['variant'])}")
     lines += _bot_lines(result["bots"], corrected)
