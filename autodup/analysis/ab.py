@@ -43,7 +43,7 @@ from .measures import events_name, seating_name
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
            "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
            "ab_result", "write_json", "excludes_zero", "clearest_effects", "half_width_text", "format_ab",
-           "no_placement_change"]
+           "no_placement_change", "other_seating"]
 
 AB_FILE = "ab.json"
 SWEEP_FILE = "sweep.json"
@@ -261,12 +261,9 @@ def format_ab(result: dict, out: Path | None = None) -> str:
     beside the raw one, and its headline below the raw one.
     """
     corrected = "corrected_variance_reduction" in result
-    # How the tables were seated and their events addressed, when not as autodup run does by default.
-    other = "".join(f", {name(result[key])}" for key, name, default in (("design", seating_name, DEFAULT_DESIGN),
-                                                                         ("events", events_name, DEFAULT_EVENTS))
-                    if result.get(key, default) != default)
     lines = [f"{result['config_name']}: {counted(result['boards'], 'board')} x {counted(result['tables'], 'table')}, "
-             f"dealer {result['dealer']}{other}, seed {result['seed']}, the same boards under both configurations"]
+             f"dealer {result['dealer']}{other_seating(result)}, seed {result['seed']}, the same boards under both "
+             "configurations"]
     for change in result["changes"]:
         lines.append(f"  {change['path']}: {_shown(change['base'])} -> {_shown(change['variant'])}")
     lines += _bot_lines(result["bots"], corrected)
@@ -319,3 +316,11 @@ def no_placement_change(result: dict) -> str:
         return ("one bot at every seat: its mean placement is the same in every game, so placements show no change; "
                 "the champions' and traits' changes still do")
     return "no bot's placement changed on any board: every change of placement is exactly 0"
+
+
+def other_seating(setup: dict) -> str:
+    """``", paired seating, events by position"``: how the tables were seated and their events addressed, where not
+    as ``autodup run`` does by default (else empty), for a header."""
+    return "".join(f", {name(setup[key])}" for key, name, default in (("design", seating_name, DEFAULT_DESIGN),
+                                                                       ("events", events_name, DEFAULT_EVENTS))
+                   if setup.get(key, default) != default)

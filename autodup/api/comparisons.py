@@ -361,11 +361,12 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
 
 
 def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
-    from ..analysis.ab import SWEEP_FILE, half_width_text
+    from ..analysis.ab import SWEEP_FILE, half_width_text, other_seating
 
     points = sweep["points"]
     lines = [f"{base_name}: sweep of {', '.join(sweep['paths'])} on {counted(sweep['boards'], 'board')} x "
-             f"{counted(setup['tables'], 'table')}, dealer {setup['dealer']}, seed {setup['seed']} (base: "
+             f"{counted(setup['tables'], 'table')}, dealer {setup['dealer']}{other_seating(setup)}, seed "
+             f"{setup['seed']} (base: "
              f"{', '.join(map(str, sweep['base_values']))})"]
     bots = list(points[0]["bots"])
     # Corrected by a value, each value's line is followed by its corrected line: the same bots, in the same columns.
