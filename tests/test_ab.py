@@ -557,7 +557,7 @@ def test_a_folder_of_other_runs_is_refused_as_the_commands_own_option(tmp_path):
     result = run("luck", "fit", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "2", "--out",
                  str(tmp_path / "tiny.value.json"), "--run-folder", f"{out}/runs/base", "--workers", "1")
     assert result.returncode == 2 and result.stderr.strip().splitlines()[0].startswith(
-        f"autodup: error: --run-folder: {out}/runs/base holds a training run of other arguments or files ("), \
+        f"autodup: error: --run-folder: {out}/runs/base holds a run of other arguments or files ("), \
         result.stderr
 
 
@@ -572,6 +572,10 @@ def test_one_bot_at_every_seat_says_why_placements_show_no_change(tmp_path):
     assert "champions, offers per game (clearest changes)" in result.stdout
     page = (tmp_path / "ab" / "report.html").read_text()
     assert "No change of placement: one bot at every seat" in page
+    swept = run("sweep", "configs/tiny.yaml", "--set", "shop.size=3,4", "--bots", "greedy", "--boards", "25",
+                "--out", str(tmp_path / "sweep"), "--quiet", "--workers", "1")
+    assert swept.returncode == 0 and "one bot at every seat: its mean placement is the same" in swept.stdout
+    assert "No change of placement: one bot at every seat" in (tmp_path / "sweep" / "report.html").read_text()
 
 
 def test_the_header_names_a_seating_and_events_other_than_the_default():

@@ -380,10 +380,14 @@ def test_ctrl_c_at_any_moment_of_a_run_says_what_its_folder_holds(monkeypatch, c
     for moment in (reading, compiling, playing):  # a new folder, in a folder made for it: neither is left
         assert _run_stopped(monkeypatch, capsys, moment, "--out", "made/run") == nothing, moment
         assert not (tmp_path / "made").exists()
-    # The default folder is named by the bots: stopped before, nothing was written.
-    assert _run_stopped(monkeypatch, capsys, compiling) == ("autodup: interrupted; nothing was written (stopped "
-                                                            "before the run's folder was chosen)\n")
+    # The default folder is named by the bots: stopped before, the command wrote nothing.
+    wrote_nothing = "autodup: interrupted; this command wrote nothing\n"
+    assert _run_stopped(monkeypatch, capsys, compiling) == wrote_nothing
     assert not (tmp_path / "runs").exists()
+    # An empty folder given is left empty.
+    (tmp_path / "empty").mkdir()
+    assert _run_stopped(monkeypatch, capsys, playing, "--out", "empty") == nothing
+    assert not any((tmp_path / "empty").iterdir())
     out = tmp_path / "a run"
     finished = f"autodup: interrupted; the run is finished (autodup summary '{out}' prints its table)\n"
     assert _run_stopped(monkeypatch, capsys, (run_command, "print_summary"), "--out", str(out)) == finished
@@ -393,18 +397,21 @@ def test_ctrl_c_at_any_moment_of_a_run_says_what_its_folder_holds(monkeypatch, c
     assert _run_stopped(monkeypatch, capsys, compiling, "--out", str(out), "--resume") == (
         f"autodup: interrupted; the finished chunks are kept (autodup run --resume --out '{out}' finishes the run)\n")
     assert "nothing played" not in _run_stopped(monkeypatch, capsys, None, "--out", str(out), "--resume")
+    # Another run's folder, given without --resume, is not said to be this run's (it is refused once the bots load).
+    assert _run_stopped(monkeypatch, capsys, compiling, "--out", str(out), "--seed", "1") == wrote_nothing
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_once_the_command_is_done_ends_it_without_a_word(signal_number):
     """Past the command, while the interpreter exits (multiprocessing's and threading's exit handlers), a Ctrl-C
-    printed `Exception ignored in atexit callback` and a traceback; now the process ends with the command's code."""
+    printed `Exception ignored in atexit callback` and a traceback; now the signal's default action ends the
+    process, without a word and with the command's output whole."""
     script = ("import atexit, signal, sys\n"
-              "from autodup.cli import main\n"
+              "from autodup.cli import program\n"
               f"atexit.register(signal.raise_signal, {int(signal_number)})  # runs as the interpreter exits\n"
               "sys.argv = ['autodup', 'bots']\n"
-              "sys.exit(main())\n")
+              "program()\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=ENVIRONMENT, capture_output=True,
                             text=True, timeout=120)
-    assert result.returncode == 0 and result.stderr == "", result.stderr
-    assert "greedy" in result.stdout  # the command's whole output, flushed
+    assert result.returncode == -signal_number and result.stderr == "", result.stderr
+    assert "greedy" in result.stdout and "traits" in result.stdout  # the command's whole output, flushed

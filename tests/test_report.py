@@ -242,15 +242,22 @@ def test_a_verdict_whose_interval_holds_1_says_no_reduction_is_shown(quality):
     assert "95% interval over boards; it holds 1: no reduction is shown at this size." in verdict_section(unsure)
 
 
-def test_the_terminal_table_counts_at_least_a_game_to_a_verdict(quality):
-    """A pair so far apart that under one game would tell it read "about 0 ... 0 at independent tables"."""
-    from autodup.analysis.quality import terminal_table
+def test_games_to_a_verdict_are_at_least_one(quality):
+    """A pair so far apart that under one game would tell it read "about 0 games" in the table, the page and
+    quality.json."""
+    from autodup.analysis.quality import games_needed, terminal_table
+    from autodup.analysis.report import verdict_section
 
+    pair = {"adjusted_mean_difference": 3.0, "adjusted_variance": 0.01, "mean_difference": 3.0,
+            "variance_control": 0.04, "corrected_variance": 0.005}
+    games = games_needed(pair, {"exact": True, "correct": True}, boards=1000, tables=8)
+    assert games["duplicate"] == games["independent"] == games["corrected"] == 1.0  # (1.96 x 0.2 / 3)^2 x 8 = 0.14
+    pair.update(adjusted_mean_difference=0.074, mean_difference=0.074)
+    far = games_needed(pair, {"exact": True, "correct": True}, boards=1000, tables=8)
+    assert far["independent"] == pytest.approx((1.959964 * 0.2 / 0.074) ** 2 * 8)  # unchanged above one game
     quality = copy.deepcopy(quality)
     quality["variance_reduction_ci"] = quality["dealers"]["haystack"]["adjusted_variance_reduction_ci"]
-    quality["verdict"]["games_needed"].update(duplicate=0.012, independent=0.037)
+    quality["verdict"]["games_needed"].update(games)
     line = next(line for line in terminal_table(quality).splitlines() if line.startswith("games to tell"))
     assert line.endswith("apart at 95%: about 1 with the default, 1 at independent tables"), line
-    quality["verdict"]["games_needed"].update(duplicate=377.2, independent=1112.4)
-    line = next(line for line in terminal_table(quality).splitlines() if line.startswith("games to tell"))
-    assert line.endswith("about 377 with the default, 1,112 at independent tables"), line
+    assert "0 games" not in verdict_section(quality)

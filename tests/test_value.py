@@ -3,6 +3,7 @@ shifted expectation caught, the value file checked, the training boards apart fr
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -213,6 +214,10 @@ def test_a_value_of_the_wrong_type_and_a_value_file_in_no_folder_are_refused_bef
         autodup.fit_value(config, bots="greedy,econ", boards=2, out=config, run_folder=tmp_path / "run")
     assert caught.value.argument == "out" and "exists and is not a value file" in str(caught.value)
     assert config.read_text() == tiny and not (tmp_path / "run").exists()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # read, it would block: refused without reading
+    with pytest.raises(UsageError, match="exists and is not a value file"):
+        autodup.fit_value("tiny", bots="greedy,econ", boards=2, out=fifo, run_folder=tmp_path / "run")
     # A folder that cannot be written (a read-only mount; root writes in any folder of a writable one) is said
     # before the training run, not after it.
     monkeypatch.setattr(values.os, "access", lambda path, mode: Path(path) != tmp_path)

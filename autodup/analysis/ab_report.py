@@ -320,6 +320,8 @@ def sweep_decision_section(sweep: dict) -> str:
     headline = (f"Values that change a bot's {placement} (its 95% interval excluding 0): {', '.join(moving)}."
                 if moving else f"No value changes any bot's {placement} at {sweep['boards']:,} boards: every "
                 "95% interval holds 0.")
+    if len(sweep["points"][0]["bots"]) == 1:
+        headline = f"No change of placement: {no_placement_change(sweep['points'][0])}."
     return ('<section id="verdict" class="verdict"><h2>Decision</h2>'
             f'<p class="figure">{html.escape(headline)}</p>'
             + html_table(["value", "bots moved", "moved (change [95% CI])", "largest change", "variance reduction"]

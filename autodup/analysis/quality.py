@@ -321,14 +321,15 @@ def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
                             divides="games needed divide by it and need")
     if why is not None:
         return {"independent": None, "duplicate": None, "mean_from": estimator, "why": why}
-    independent = boards_needed(pair["variance_control"], mean) * tables
-    corrected = (boards_needed(pair["corrected_variance"], mean) * tables if pair.get("corrected_variance")
+    # At least a game: a pair so far apart that under one game would tell it read "about 0 games".
+    independent = max(boards_needed(pair["variance_control"], mean) * tables, 1.0)
+    corrected = (max(boards_needed(pair["corrected_variance"], mean) * tables, 1.0) if pair.get("corrected_variance")
                  else None)
     if not pair.get("adjusted_variance"):
         # The default scores luck-corrected placements: its games are not the raw placements' games.
         return {"independent": independent, "duplicate": None, "corrected": corrected, "mean_from": estimator,
                 "why": pair.get("adjusted_variance_reduction_why") or "not measured"}
-    return {"independent": independent, "duplicate": boards_needed(pair["adjusted_variance"], mean) * tables,
+    return {"independent": independent, "duplicate": max(boards_needed(pair["adjusted_variance"], mean) * tables, 1.0),
             "corrected": corrected, "mean_from": estimator, "why": None}
 
 
@@ -387,8 +388,6 @@ def terminal_table(quality: dict) -> str:
     games = (quality.get("verdict") or {}).get("games_needed")
     if games:
         pair = " vs ".join(quality["closest_pair"])
-        # At least a game: a pair so far apart that under one game would do reads "about 1", not "about 0".
-        games = {k: max(v, 1.0) if k in ("duplicate", "independent") and v is not None else v for k, v in games.items()}
         lines.append(f"games to tell {pair} apart at 95%: " + (
             f"about {games['duplicate']:,.0f} with the default, {games['independent']:,.0f} at independent tables"
             if games["independent"] is not None and games["duplicate"] is not None

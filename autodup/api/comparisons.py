@@ -361,7 +361,7 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
 
 
 def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
-    from ..analysis.ab import SWEEP_FILE, half_width_text, other_seating
+    from ..analysis.ab import SWEEP_FILE, half_width_text, no_placement_change, other_seating
 
     points = sweep["points"]
     lines = [f"{base_name}: sweep of {', '.join(sweep['paths'])} on {counted(sweep['boards'], 'board')} x "
@@ -384,6 +384,8 @@ def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
             lines.append(line("  corrected", point, "delta_corrected_placement", "corrected_ci",
                               "corrected_variance_reduction"))
     lines.append("change of mean placement, variant - base, ± the 95% CI's half-width (lower is better)")
+    if len(bots) == 1:
+        lines.append(no_placement_change(points[0]))
     if corrected:
         lines.append("corrected: the change of the placement corrected by the value; its var. red. is against "
                      "independent seeds uncorrected")

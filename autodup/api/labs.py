@@ -90,7 +90,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
                          "rule)", "holding")
     if not isinstance(champion, str):
         raise UsageError(f"{champion!r} is not a champion's name", "champion")
-    if plot:
+    if plot is not None:  # an empty one is refused, not taken for none
         check_plot_path(str(plot))
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
@@ -179,7 +179,7 @@ def shuffles(methods=None, cards: int | None = None, decks=(), runs: int | None 
         raise UsageError(f"{sorted(clash)[0]} is also the name of a method (rename the file)", "decks")
     runs = runs or (-(-max(deck.shape[0] for _, deck in given.values()) // shuffles) if given else DEFAULT_RUNS)
     riffle_deals = DEFAULT_RIFFLE_DEALS if riffle_deals is None else riffle_deals
-    check_output_folder(out or None, "shuffles")
+    check_output_folder(out, "shuffles")  # an empty one is refused as empty
     with tqdm(total=len(methods) + len(given) + (1 if riffle_deals else 0), desc="shuffle lab", unit="method",
               disable=None if progress else True, leave=False) as bar:  # None: a bar where there is a terminal
         started = []

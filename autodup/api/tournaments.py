@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -408,7 +407,8 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         A bad argument, configuration, bot or folder (one line); a bot that hangs or crashes a worker.
     KeyboardInterrupt
         Ctrl-C; the finished chunks are kept, and ``resume=True`` finishes the run. Its ``kept_folder`` is the
-        run's folder (``None`` before the bots name a default one) and ``kept`` what the folder holds then
+        run's folder (``None`` while none is known to be this run's: a default one before the bots name it, a
+        folder that holds a run before it is found to be this one) and ``kept`` what the folder holds then
         (:func:`autodup.tournament.storage.kept_work`: ``"nothing"``, ``"chunks"`` or ``"finished"``).
 
     Examples
@@ -450,8 +450,6 @@ def _run_tournament(where, config, bots, boards, dealer, seed, design, events, o
     from ..tournament.loading import load_bots_and_table
     from ..tournament.spec import check_bot_count, check_run_arguments, default_out, make_spec
 
-    if isinstance(out, (str, os.PathLike)) and str(out).strip():
-        where.folder = Path(out)  # known from the start: a stop at any moment says what the folder holds
     warn, note = warner(warn), noter(note)
     given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
              "design": design, "events": events, "bot_param_file": bot_param_file}
@@ -470,6 +468,8 @@ def _run_tournament(where, config, bots, boards, dealer, seed, design, events, o
                          "default one)", "resume")
     if out is not None and out is not DEFAULT_OUT:
         check_output_folder(out)  # before the game compiles, not after
+        if not (Path(out) / "manifest.json").exists():  # a new folder: what it holds at a stop is this run's
+            where.folder = Path(out)
     loaded = load_config(given["config"])
     config_warnings(loaded, warn)
     specs = given["bots"] if given["bots"] is not None else bot_names()
@@ -487,6 +487,7 @@ def _run_tournament(where, config, bots, boards, dealer, seed, design, events, o
         check_resumable(out, {"config_sha256": config_sha256(loaded.text), "boards": given["boards"],
                               "dealer": given["dealer"], "seed": given["seed"], "design": given["design"],
                               "events": given["events"]})
+        where.folder = Path(out)  # the run it resumes (another folder's run is not said to be this one)
     if resuming and value == AUTO:
         from ..tournament.storage import VALUE_SNAPSHOT, read_manifest
 

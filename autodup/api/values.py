@@ -110,6 +110,8 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     config_warnings(loaded, warn)
     specs = bot_list(bots) or bot_names()
     check_bot_count(len(specs), loaded.players)
+    if out is not None and not str(out).strip():
+        raise UsageError("empty (allowed: the path of a value file)", "out")
     out = Path(out) if out is not None else Path(Path(loaded.source).stem + VALUE_SUFFIX)
     if out.is_dir():
         raise UsageError(f"{out} is a folder; give the value file's path", "out")
@@ -133,7 +135,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
         resume = folder.is_dir() and (folder / "manifest.json").is_file()
         folder, _ = play_and_summarize(spec, folder, workers, backend, ray_address, resume, not progress, None,
                                        game_timeout=game_timeout, warn=warn, note=note,
-                                       refused_as=("a training run", folder, "run_folder"))
+                                       refused_as=("a run", folder, "run_folder"))
     text = fit_value_folder(folder)
     write_bytes_atomically(out, text.encode("utf-8"))
     note(f"value fitted on {boards:,} training boards (seed {seed}, run {folder}): {out}")

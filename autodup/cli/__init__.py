@@ -18,7 +18,7 @@ import shlex
 import signal
 import sys
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "build_parser", "main", "program"]
 
 # name: (module in autodup.cli, one-line help). The order is the help's.
 COMMANDS = {
@@ -152,42 +152,38 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     sys.stdout = _Printable(stdout)
     try:
-        code = _main(argv)
+        return _main(argv)
     finally:
         sys.stdout = stdout
-    if argv is None:  # the program itself: the interpreter exits next
-        _end_quietly_on_a_stop(code)
-    return code
 
 
-def _end_quietly_on_a_stop(code: int) -> None:
-    """Once the command is done, a Ctrl-C or SIGTERM ends the process at once with the command's exit code.
+def program() -> None:
+    """The ``autodup`` program (its console script and ``python -m autodup``): :func:`main` on the command line's
+    arguments, then the process's exit with its code.
 
-    The interpreter's exit runs multiprocessing's and threading's exit handlers after the command's work is done
-    and written; a Ctrl-C then raised in them, and Python printed ``Exception ignored in atexit callback`` and a
-    traceback (or the signal's default action killed the process without a word)."""
-    def end(signum, frame):
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):  # a reader gone, a stream closed: nothing more to say
-                pass
-        os._exit(code)
-
-    for number in (signal.SIGINT, signal.SIGTERM):
+    Once the command is done its output is flushed and Ctrl-C and SIGTERM take their default action again: the
+    interpreter's exit runs multiprocessing's and threading's exit handlers, and a Ctrl-C raised in them printed
+    ``Exception ignored in atexit callback`` and a traceback. Now it ends the process without a word, as SIGTERM
+    does, even where an exit hangs in native code (which no handler in Python could stop).
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
         try:
-            signal.signal(number, end)
-        except ValueError:  # not the main thread
-            return
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone, a stream closed: nothing more to say
+            pass
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+    sys.exit(code)
 
 
 def _run_kept(folder, kept) -> str:
     """How a stopped ``autodup run`` ends its line: what its folder holds (:func:`autodup.tournament.storage.kept_work`;
-    ``None``: no folder chosen yet), and the command that goes on from it."""
+    ``None``: no folder known to be the run's yet), and the command that goes on from it."""
     from ..tournament.storage import KEPT_CHUNKS, KEPT_FINISHED  # loaded already: the run set ``kept``
 
     if kept is None:
-        return "; nothing was written (stopped before the run's folder was chosen)"
+        return "; this command wrote nothing"
     if kept == KEPT_FINISHED:
         return f"; the run is finished (autodup summary {shlex.quote(str(folder))} prints its table)"
     if kept == KEPT_CHUNKS:

@@ -322,8 +322,8 @@ def read_tiers(r: ConfigReader, trait_names: list) -> dict:
         r.mapping(("tiers", t), required=("cost", "copies", "champions"))
         result["cost"].append(r.integer(("tiers", t, "cost"), 0, BIG_NUMBER))
         if result["cost"][-1] == 0:
-            r.warn(("tiers", t, "cost"), "0: its champions are free and add no power in combat (a unit's power is "
-                   "its cost times combat.star_power)")
+            r.warn(("tiers", t, "cost"), "0: its champions are free and add no power of their own in combat (a "
+                   "unit's power is its cost times combat.star_power; they still count toward traits)")
         tier_copies = r.integer(("tiers", t, "copies"), 0, BIG_NUMBER)
         result["tier_copies"].append(tier_copies)
         result["tier_start"].append(len(result["names"]))

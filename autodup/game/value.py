@@ -196,6 +196,8 @@ def _field(data: dict, key: str, kind, source: str, where: str = ""):
 
 def is_value_file(path) -> bool:
     """Whether the file at ``path`` is a value file, of any format (what ``autodup luck fit`` may write over)."""
+    if not Path(path).is_file():  # a FIFO would block its reader, a device never end
+        return False
     try:
         with open(path, "rb") as file:
             data = json.loads(file.read(1 << 26))

@@ -107,6 +107,8 @@ def odds_figure(result: dict):
 
 def check_plot_path(path) -> Path:
     """``path`` as a Path if a PNG can be written there; ``ValueError`` (one line) otherwise."""
+    if not str(path).strip():
+        raise UsageError("empty (allowed: a path ending in .png)", "plot")
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise UsageError(f"{str(path)!r} is not a .png file (allowed: a path ending in .png)", "plot")

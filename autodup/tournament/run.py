@@ -93,6 +93,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
         raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
     made = [folder for folder in (out, *out.parents) if not folder.exists()]  # what mkdir makes, innermost first
     created = bool(made)
+    was_empty = not created and not any(path.name != LOCK_NAME for path in out.iterdir())
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # what the check above cannot see (a read-only or virtual file system)
@@ -120,6 +121,12 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
                         parent.rmdir()
                     except OSError:
                         break
+            elif was_empty and not kept:  # an empty folder given: left empty
+                for path in out.iterdir():
+                    if path.is_dir():
+                        shutil.rmtree(path, ignore_errors=True)
+                    else:
+                        path.unlink(missing_ok=True)
             if isinstance(error, KeyboardInterrupt):  # what is on disk, for the caller's advice
                 error.kept_folder = out if kept else None
             raise

@@ -223,7 +223,8 @@ def kept_work(out) -> str:
         chunks = chunk_count(int(read_manifest(out)["identity"]["boards"]))
     except (RunError, ValueError, TypeError):
         return KEPT_CHUNKS
-    return KEPT_FINISHED if found >= set(range(chunks)) else KEPT_CHUNKS
+    # Counted, not compared with a set of every index: a run may have millions of chunks.
+    return KEPT_FINISHED if sum(index < chunks for index in found) == chunks else KEPT_CHUNKS
 
 
 def chunk_files(out) -> list:
