@@ -301,6 +301,9 @@ def test_sweep_plots_each_value_against_the_base_and_the_base_value_is_exactly_z
     assert result.stderr == "", result.stderr
     sweep = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
     assert sweep["paths"] == ["tiers.2.copies"] and [p["values"] for p in sweep["points"]] == [[v] for v in values]
+    # Each point's variant is named as ab.json names its one (it was the base's file alone).
+    assert [p["variant"].rsplit(" with --set ", 1)[1] for p in sweep["points"]] == [f"tiers.2.copies={v}"
+                                                                                    for v in values]
     at_base = sweep["points"][values.index(base_value)]
     assert all(e["delta_mean_placement"] == 0 and e["ci"] == [0, 0] for e in at_base["bots"].values())
     assert (tmp_path / "sweep" / "sweep.png").stat().st_size > 0

@@ -84,6 +84,8 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["summary", "configs/tiny.yaml"], "configs/tiny.yaml: a file, not a run folder"),
     (["ab", "configs/tiny.yaml", "--set", "shop.size=4", "--out", ""], "--out: empty (allowed: the path of a folder)"),
     (["shuffles", "--out", ""], "--out: empty (allowed: the path of a folder)"),
+    (["quality", "tiny", "--dealers", "haystack,"], "--dealers: 'haystack,' names no dealer at some position"),
+    (["quality", "tiny", "--dealers", ","], "--dealers: empty (allowed: any of haystack"),
     (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", ""], "--plot: empty (allowed"),
     (["luck", "fit", "tiny", "--out", ""], "--out: empty (allowed: the path of a value file)"),
     (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", "docs"], "is not a .png file"),

@@ -73,9 +73,11 @@ def parse_dealers(text: str) -> list:
     """``--dealers``: distinct duplicate dealers, comma-separated (the control is always played); one-line errors."""
     from ..engine.dealers import DEALERS
 
-    names = [name.strip() for name in str(text).split(",") if name.strip()]
-    if not names:
+    names = [name.strip() for name in str(text).split(",")]
+    if not any(names):
         raise UsageError("empty (allowed: any of " + ", ".join(n for n in DEALERS if n != CONTROL) + ")", "dealers")
+    if not all(names):  # as --bots refuses "greedy,": a slip, not a list
+        raise UsageError(f"{text!r} names no dealer at some position (allowed: dealers, comma-separated)", "dealers")
     for name in names:
         if name == CONTROL:
             raise UsageError(f"{CONTROL} is the control, played always (list the dealers to measure)", "dealers")

@@ -460,7 +460,9 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
     setup = setup_of(specs[0], options["until_ci"])
     points = []
     for values, changes, comparison in zip(zip(*swept), all_changes, comparisons):
-        point = ab_result(comparison, changes, {}, base_config.source, base_config.source)
+        # Each point's variant named as ab names its one: the base with the settings that make it.
+        variant_source = f"{base_config.source} with --set " + " ".join(f"{s.dotted}={s.text}" for s in values)
+        point = ab_result(comparison, changes, {}, base_config.source, variant_source)
         point["values"] = [s.value for s in values]
         point["labels"] = [s.text for s in values]
         points.append(point)
