@@ -179,7 +179,15 @@ class RunError(NamesAnArgument, AutodupError, ValueError):
 
 
 class CorruptChunk(RunError):
-    """A chunk file whose content is not what was written (a checksum or an invariant fails)."""
+    """A chunk file whose content is not what was written (a checksum or an invariant fails); ``folder`` is its run
+    folder, whose resume plays it again."""
+
+    def __init__(self, message: str, argument: str | None = None, folder=None):
+        super().__init__(message, argument)
+        self.folder = folder
+
+    def __reduce__(self):
+        return type(self), (self.message, self.argument, self.folder)
 
 
 class OtherRun(RunError):

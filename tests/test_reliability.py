@@ -450,6 +450,8 @@ def test_a_corrupted_chunk_is_caught_on_read_and_played_again_on_resume(finished
     else:
         with pytest.raises(CorruptChunk):
             summarize_run(out)
+        read = autodup("summary", str(out))  # read, not resumed: the line says what mends it
+        assert read.returncode == 2 and one_line(read).endswith(f"; autodup run --resume --out {out} plays it again")
     resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
                       "--out", str(out), "--quiet", "--workers", "1", "--resume")
     assert resumed.returncode == 0

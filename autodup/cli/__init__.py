@@ -193,7 +193,7 @@ def _run_kept(folder, kept) -> str:
 
 
 def _main(argv: list[str] | None) -> int:
-    from ..errors import AutodupError, ConfigError, NamesAnArgument, Stopped, first_line, one_line
+    from ..errors import AutodupError, ConfigError, CorruptChunk, NamesAnArgument, Stopped, first_line, one_line
 
     argv = sys.argv[1:] if argv is None else list(argv)
     command = None
@@ -213,6 +213,8 @@ def _main(argv: list[str] | None) -> int:
     except (AutodupError, ValueError) as error:  # one line each, whatever process raised it
         # The API names a parameter (boards: ...); here it is an option (--boards: ...).
         said = error.for_command_line() if isinstance(error, NamesAnArgument) else first_line(error)
+        if isinstance(error, CorruptChunk) and error.folder is not None:  # read, not resumed: say what mends it
+            said += f"; autodup run --resume --out {shlex.quote(str(error.folder))} plays it again"
         print(f"autodup: error: {said}", file=sys.stderr)
         return 2
     except (OSError, RuntimeError) as error:  # files, disks, worker processes, a Ray cluster

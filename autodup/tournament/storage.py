@@ -143,10 +143,12 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
             metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
             checksums = json.loads(metadata["autodup_checksums"])
         except Exception as error:  # a damaged file fails in many ways; every one means the same
-            raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})") from None
+            raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})",
+                               folder=Path(path).parent.parent) from None
     for name in table.column_names:
         if checksums.get(name) != _column_digest(table.column(name)):
-            raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)")
+            raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)",
+                               folder=Path(path).parent.parent)
     return table, metadata
 
 
@@ -171,7 +173,8 @@ def chunk_arrays(path: Path, table) -> dict:
     (see :func:`read_chunk`); for a reader that also keeps a list column as Arrow."""
     values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
     if {"board", "table", "placement"} <= values.keys() and not _placements_are_whole(values):
-        raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)")
+        raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)",
+                           folder=Path(path).parent.parent)
     return values
 
 
