@@ -112,7 +112,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
                 note(f"{out}: this run is finished already; its results are reused (nothing played)")
             if finished is not None:
                 finished(out)
-        except BaseException as error:
+        except BaseException:
             kept = kept_work(out) != KEPT_NOTHING
             if created and not kept:
                 shutil.rmtree(out, ignore_errors=True)  # nothing finished: leave no half-made folder
@@ -127,8 +127,6 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
                         shutil.rmtree(path, ignore_errors=True)
                     else:
                         path.unlink(missing_ok=True)
-            if isinstance(error, KeyboardInterrupt):  # what is on disk, for the caller's advice
-                error.kept_folder = out if kept else None
             raise
     return out
 
