@@ -418,101 +418,98 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     >>> results.boards_done(), len(results.summary())
     (3, 3)
     """
-    where = _RunFolder()
-    try:
-        return _run_tournament(where, config, bots, boards, dealer, seed, design, events, out, workers, backend,
-                               ray_address, resume, bot_params, bot_param_file, game_timeout, progress, warn, note,
-                               command_line, value)
-    except KeyboardInterrupt as stop:
-        # What the folder holds once the run has stopped, whenever it stopped (the bots compiling, the chunks
-        # played, the summary read back): the command line says it, and how to go on.
-        from ..tournament.storage import kept_work
+    with _RunFolder() as where:  # a stop, whenever it comes, is told what the run's folder holds
+        from ..analysis.summary import play_and_summarize, warn_if_misbehaving
+        from ..engine.dealers import DEFAULT_DEALER
+        from ..game.boards import DEFAULT_DESIGN
+        from ..game.bot_loading import bot_names
+        from ..game.rules import DEFAULT_EVENTS
+        from ..shipped import DEFAULT_CONFIG
+        from ..tournament.loading import load_bots_and_table
+        from ..tournament.spec import check_bot_count, check_run_arguments, default_out, make_spec
 
-        stop.kept_folder = where.folder
-        stop.kept = kept_work(where.folder) if where.folder is not None else None
-        raise
+        warn, note = warner(warn), noter(note)
+        given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
+                 "design": design, "events": events, "bot_param_file": bot_param_file}
+        recorded = None
+        resuming = resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir()  # a folder that exists
+        if resuming:
+            given, recorded = _from_manifest(Path(out), given)
+        defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
+                    "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
+        given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
+        given["boards"], given["seed"] = check_run_arguments(given["boards"], given["dealer"], given["seed"],
+                                                             given["design"], given["events"])
+        workers, game_timeout = execution(workers, backend, game_timeout, ray_address, given["boards"])
+        if resume and out is None:
+            raise UsageError("needs the folder of the run to finish (allowed: out=FOLDER, or out=DEFAULT_OUT for the "
+                             "default one)", "resume")
+        if out is not None and out is not DEFAULT_OUT:
+            check_output_folder(out)  # before the game compiles, not after
+            if not (Path(out) / "manifest.json").exists():  # a new folder: what it holds at a stop is this run's
+                where.folder = Path(out)
+        loaded = load_config(given["config"])
+        config_warnings(loaded, warn)
+        specs = given["bots"] if given["bots"] is not None else bot_names()
+        check_bot_count(len(specs), loaded.players)
+        overrides = parameter_overrides(bot_params, bot_param_file)
+        if recorded:
+            overrides = (recorded, f"{out}/manifest.json", overrides[2])
+        from .values import AUTO, choose_value
+
+        if resuming:
+            from ..tournament.spec import config_sha256
+            from ..tournament.storage import check_resumable
+
+            # Other arguments are refused now, not after the bots load (nor after a warning about the value file).
+            check_resumable(out, {"config_sha256": config_sha256(loaded.text), "boards": given["boards"],
+                                  "dealer": given["dealer"], "seed": given["seed"], "design": given["design"],
+                                  "events": given["events"]})
+            where.folder = Path(out)  # the run it resumes (another folder's run is not said to be this one)
+        if resuming and value == AUTO:
+            from ..tournament.storage import VALUE_SNAPSHOT, read_manifest
+
+            # A resumed run is corrected by the value it started with (its snapshot), or by none.
+            value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
+        model = choose_value(value, loaded, note, warn)
+        # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
+        with command_pool(workers, backend, game_timeout):
+            infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
+            # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
+            # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
+            spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
+                             given["events"], value=model)
+            keep = None
+            if out is DEFAULT_OUT:
+                where.folder = default_out(spec)
+            elif out is None:
+                keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
+                out = Path(keep.name) / "run"
+            folder, summary = play_and_summarize(
+                spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
+                not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
+                warn=warn, note=note)
+        warn_if_misbehaving(summary, warn=warn)
+        return Results(folder, _keep=keep, _summary=summary)
 
 
 class _RunFolder:
-    """Where a run writes, once it is known: an ``out`` given at once, the default one once the bots name it."""
+    """Where a run writes, once it is known (an ``out`` that holds no run yet, the one a resume has checked, the
+    default one once the bots name it). As a context, it tells a KeyboardInterrupt what that folder holds then
+    (``kept_folder``, ``kept``): the command line says it, and how to go on."""
+
     folder = None
 
+    def __enter__(self):
+        return self
 
-def _run_tournament(where, config, bots, boards, dealer, seed, design, events, out, workers, backend, ray_address,
-                    resume, bot_params, bot_param_file, game_timeout, progress, warn, note, command_line, value):
-    """:func:`run_tournament`, telling ``where`` (a :class:`_RunFolder`) the run's folder as soon as it is known."""
-    from ..analysis.summary import play_and_summarize, warn_if_misbehaving
-    from ..engine.dealers import DEFAULT_DEALER
-    from ..game.boards import DEFAULT_DESIGN
-    from ..game.bot_loading import bot_names
-    from ..game.rules import DEFAULT_EVENTS
-    from ..shipped import DEFAULT_CONFIG
-    from ..tournament.loading import load_bots_and_table
-    from ..tournament.spec import check_bot_count, check_run_arguments, default_out, make_spec
+    def __exit__(self, kind, stop, trace):
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            from ..tournament.storage import kept_work
 
-    warn, note = warner(warn), noter(note)
-    given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
-             "design": design, "events": events, "bot_param_file": bot_param_file}
-    recorded = None
-    resuming = resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir()  # a folder that exists
-    if resuming:
-        given, recorded = _from_manifest(Path(out), given)
-    defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
-                "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
-    given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
-    given["boards"], given["seed"] = check_run_arguments(given["boards"], given["dealer"], given["seed"],
-                                                         given["design"], given["events"])
-    workers, game_timeout = execution(workers, backend, game_timeout, ray_address, given["boards"])
-    if resume and out is None:
-        raise UsageError("needs the folder of the run to finish (allowed: out=FOLDER, or out=DEFAULT_OUT for the "
-                         "default one)", "resume")
-    if out is not None and out is not DEFAULT_OUT:
-        check_output_folder(out)  # before the game compiles, not after
-        if not (Path(out) / "manifest.json").exists():  # a new folder: what it holds at a stop is this run's
-            where.folder = Path(out)
-    loaded = load_config(given["config"])
-    config_warnings(loaded, warn)
-    specs = given["bots"] if given["bots"] is not None else bot_names()
-    check_bot_count(len(specs), loaded.players)
-    overrides = parameter_overrides(bot_params, bot_param_file)
-    if recorded:
-        overrides = (recorded, f"{out}/manifest.json", overrides[2])
-    from .values import AUTO, choose_value
-
-    if resuming:
-        from ..tournament.spec import config_sha256
-        from ..tournament.storage import check_resumable
-
-        # Other arguments are refused now, not after the bots load (nor after a warning about the value file).
-        check_resumable(out, {"config_sha256": config_sha256(loaded.text), "boards": given["boards"],
-                              "dealer": given["dealer"], "seed": given["seed"], "design": given["design"],
-                              "events": given["events"]})
-        where.folder = Path(out)  # the run it resumes (another folder's run is not said to be this one)
-    if resuming and value == AUTO:
-        from ..tournament.storage import VALUE_SNAPSHOT, read_manifest
-
-        # A resumed run is corrected by the value it started with (its snapshot), or by none.
-        value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
-    model = choose_value(value, loaded, note, warn)
-    # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
-    with command_pool(workers, backend, game_timeout):
-        infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
-        # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
-        # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
-        spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],
-                         given["events"], value=model)
-        keep = None
-        if out is DEFAULT_OUT:
-            where.folder = default_out(spec)
-        elif out is None:
-            keep = tempfile.TemporaryDirectory(prefix="autodup-run-")
-            out = Path(keep.name) / "run"
-        folder, summary = play_and_summarize(
-            spec, None if out is DEFAULT_OUT else out, workers, backend, ray_address, resume,
-            not progress, {"command_line": command_line} if command_line else None, game_timeout=game_timeout,
-            warn=warn, note=note)
-    warn_if_misbehaving(summary, warn=warn)
-    return Results(folder, _keep=keep, _summary=summary)
+            stop.kept_folder = self.folder
+            stop.kept = kept_work(self.folder) if self.folder is not None else None
+        return False
 
 
 def open_results(folder) -> Results:
