@@ -215,6 +215,20 @@ class Stopped(KeyboardInterrupt):
         self.signal_number = signal_number
 
 
+def raised_by_code(error: BaseException) -> bool:
+    """Whether a ``KeyboardInterrupt`` was raised by user code (a bot's file at import, say), not by Ctrl-C.
+
+    Ctrl-C reaches a command as :class:`Stopped` (its handler's), and a worker process blocks the stop signals
+    altogether; a plain ``KeyboardInterrupt`` under either came from a ``raise``. Under Python's own handler the
+    two look alike, so it counts as Ctrl-C there, and stops as one.
+    """
+    if not isinstance(error, KeyboardInterrupt) or isinstance(error, Stopped):
+        return False
+    mask = getattr(signal, "pthread_sigmask", None)  # not on Windows
+    blocked = mask is not None and signal.SIGINT in mask(signal.SIG_BLOCK, [])
+    return blocked or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+
+
 # A stop whose exception was lost: raised while a finalizer ran (multiprocessing closing a pool), which Python reports
 # and goes on from. The command line records it (autodup.cli); work that has not started then refuses to start.
 _LOST_STOP = [0]

@@ -1,6 +1,7 @@
 """Bots: loading and its errors, the bot check on every shipped bot and on deliberately bad ones,
 parameters, the decision encoding, and the roster's strength spread."""
 
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -221,6 +222,37 @@ def test_broken_bot_files_are_refused_with_one_line(file, message):
     assert message in text and str(BAD / "broken" / file) in text and "\n" not in text, text
     assert "numba" not in text.lower() and "\x1b" not in text  # said in the README's terms
 
+
+
+def test_a_keyboard_interrupt_raised_while_loading_is_the_files_error_unless_it_may_be_ctrl_c(tmp_path):
+    from autodup.game.agents import load_agent
+
+    bot_file = BAD / "broken" / "interrupts_at_import.py"
+    agent_file = tmp_path / "interrupting_agent.py"
+    agent_file.write_text("raise KeyboardInterrupt\n")
+    loads = {"interrupts_at_import.py: cannot load: KeyboardInterrupt": lambda: load_bot(str(bot_file)),
+             "cannot import": lambda: load_agent(f"{agent_file}:Agent")}
+    # A worker blocks Ctrl-C, and the command line's handler raises its own stop: a plain one came from the file.
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    try:
+        for message, load in loads.items():
+            with pytest.raises(BotError, match=message):
+                load()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+    previous_handler = signal.signal(signal.SIGINT, lambda number, frame: None)
+    try:
+        for message, load in loads.items():
+            with pytest.raises(BotError, match=message):
+                load()
+        # Under Python's own handler it may be Ctrl-C, and it stops as one.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for load in loads.values():
+            with pytest.raises(KeyboardInterrupt) as caught:
+                load()
+            assert not isinstance(caught.value, BotError)
+    finally:
+        signal.signal(signal.SIGINT, previous_handler)
 
 _SHARED_HELPER = """
 from autodup.game import authoring

@@ -44,7 +44,7 @@ import numpy as np
 from ..compile_cache import bot_module_name, modules_digest
 from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
-from ..errors import BotError, first_line
+from ..errors import BotError, first_line, raised_by_code
 from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, new_board_arrays, seat_bot
 from .bot_loading import Bot, policy_tuple
 from .observation import OBSERVATION_KEYS, observation_row
@@ -171,7 +171,9 @@ def load_agent(spec: str) -> Bot:
         module, file, prefix = _import(spec, source)
     except BotError:
         raise
-    except (Exception, SystemExit) as error:
+    except (Exception, SystemExit, KeyboardInterrupt) as error:
+        if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
+            raise  # Ctrl-C while the module ran
         raise BotError(f"{spec}: cannot import {source}: {type(error).__name__}: {first_line(error)}") from None
     canonical = prefix + attribute
     if canonical in _LOADED:

@@ -15,7 +15,7 @@ import numpy as np
 from numba.core.ccallback import CFunc
 
 from ..compile_cache import bot_module_name, modules_digest
-from ..errors import BotError, PolicyError, first_line
+from ..errors import BotError, PolicyError, first_line, raised_by_code
 from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
@@ -171,8 +171,10 @@ def load_bot(spec: str) -> Bot:
     except PolicyError as error:
         sys.modules.pop(module_name, None)
         raise BotError(f"{path}: {error}") from None
-    except (Exception, SystemExit) as error:  # a bot file is user code: any failure is reported in one line
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # a bot file is user code: its failure in one line
         sys.modules.pop(module_name, None)
+        if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
+            raise  # Ctrl-C while the file ran
         raise BotError(f"{path}: cannot load: {type(error).__name__}: {first_line(error)}") from None
     declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
     name, description, defaults, decide = declared.values()
