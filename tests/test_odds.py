@@ -402,6 +402,14 @@ def test_a_first_simulation_says_it_compiles_and_a_cached_one_does_not(monkeypat
     assert notes == []
     autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=64, threads=1, note=notes.append)
     assert len(notes) == 1 and notes[0].startswith(odds_simulation.COMPILING_ODDS), notes
+    # auto plays the game's shop where another tier can run out (tiny, holding on): that kernel is the one looked at.
+    monkeypatch.setattr(odds_simulation, "simulation_is_compiled", lambda method="auto": method != "game")
+    notes.clear()
+    autodup.odds("set4", level=8, champion="Jhin", gold=4, trials=64, threads=1, note=notes.append)
+    assert notes == []
+    tiny_question = {"level": 3, "champion": TINY.champion_names[-1], "copies_out": 1, "rolls": 20, "holding": True}
+    autodup.odds("tiny", **tiny_question, trials=64, threads=1, note=notes.append)
+    assert len(notes) == 1 and notes[0].startswith(odds_simulation.COMPILING_ODDS) and "here game" in notes[0], notes
 
 
 def test_a_plot_that_cannot_be_written_is_refused_before_the_simulation(tmp_path, monkeypatch):

@@ -73,7 +73,14 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     from ..engine.dealers import DEALERS, DEFAULT_DEALER
     from ..labs.odds import DEFAULT_TRIALS, RollQuestion, resolve
     from ..labs.odds_report import check_plot_path, format_odds, write_odds_plot
-    from ..labs.odds_simulation import COMPILING_ODDS, MAX_TRIALS, SIMULATION_METHODS, roll_odds, simulation_is_compiled
+    from ..labs.odds_simulation import (
+        COMPILING_ODDS,
+        MAX_TRIALS,
+        SIMULATION_METHODS,
+        roll_odds,
+        simulation_is_compiled,
+        simulation_method,
+    )
 
     level = integer("level", level, 1)
     for name, value in (("copies_out", copies_out), ("cost_out", cost_out), ("owned", owned), ("xp", xp)):
@@ -96,9 +103,12 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     config_warnings(loaded, warner(warn))
     question = RollQuestion(level=level, champion=champion, copies_out=copies_out, cost_out=cost_out, gold=gold,
                             rolls=rolls, owned=owned, buy_xp=buy_xp, xp=xp)
-    resolve(loaded, question, holding, other_shops)  # a question that does not fit the configuration is said first
-    if trials > 0 and not simulation_is_compiled(simulation):
-        noter(note)(f"{COMPILING_ODDS} (once per version of autodup; about half a minute)...")
+    situation = resolve(loaded, question, holding, other_shops)  # a question that does not fit is said first
+    # The simulation this question plays (auto: watched unless a tier can run out), each compiled once.
+    method = simulation_method(situation, dealer, simulation)
+    if trials > 0 and not simulation_is_compiled(method):
+        noter(note)(f"{COMPILING_ODDS} (once per version of autodup for each kind of simulation, here {method}; "
+                    "about half a minute)...")
     with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,
               disable=None if progress else True) as bar:  # None: a bar where there is a terminal
         result = roll_odds(loaded, question, trials=trials, dealer=dealer, seed=seed, holding=holding,
