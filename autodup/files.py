@@ -230,7 +230,10 @@ def mark_output_folder(out, command: str, check: bool = True) -> bool:
         check_output_folder(out, command)
     path = Path(out)
     created = not path.exists()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # what the check cannot see: a read-only or virtual file system (/proc), a full disk
+        raise UsageError(f"{out} cannot be made ({error.strerror or type(error).__name__})", "out") from None
     if _maker(path) != command:
         write_json_atomically(path / OUTPUT_MARK, {"command": command})
     return created
