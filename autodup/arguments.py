@@ -16,14 +16,17 @@ import os
 
 from .errors import UsageError
 
-__all__ = ["MAX_BOARDS", "MAX_SEED", "MAX_WORKERS", "MAX_SECONDS", "MAX_INDEX", "BACKENDS", "integer", "seed",
-           "cores", "workers", "seconds",
+__all__ = ["MAX_BOARDS", "MAX_SEED", "MAX_WORKERS", "MAX_SECONDS", "MIN_SECONDS", "MAX_INDEX", "BACKENDS", "integer",
+           "seed", "cores", "workers", "seconds",
            "half_width", "choice", "optional"]
 
 MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is surely a typo
 MAX_SEED = 2**64 - 1  # seeds are 64-bit words of the seed tree
 MAX_WORKERS = 256     # each worker holds its own compiled code (about 100 MB)
 MAX_SECONDS = 10**7
+# A game timeout is checked every 0.1 s (autodup.tournament.workers.POLL_SECONDS): a shorter one would stop every game
+# in progress at a check, and name its bot as the one that hung.
+MIN_SECONDS = 0.1
 MAX_INDEX = 2**63 - 1  # a board or table index: a signed 64-bit integer in the jitted code
 BACKENDS = ("local", "ray")  # worker processes on this machine, or a Ray cluster
 
@@ -92,20 +95,21 @@ def workers(argument: str, value) -> int:
 
 
 def seconds(argument: str, value) -> float:
-    """A positive duration in seconds, below :data:`MAX_SECONDS`.
+    """A duration in seconds from :data:`MIN_SECONDS` (how often a game's time is looked at) to below
+    :data:`MAX_SECONDS`.
 
     Examples
     --------
     >>> seconds("game_timeout", 0)
     Traceback (most recent call last):
     ...
-    autodup.errors.UsageError: game_timeout: 0 is out of range (allowed: more than 0 and less than 10,000,000 seconds)
+    autodup.errors.UsageError: game_timeout: 0 is out of range (allowed: at least 0.1 and less than 10,000,000 seconds; a game's time is looked at every 0.1 s)
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise UsageError(f"{value!r} is not a number of seconds", argument)
-    if not 0 < value < MAX_SECONDS:
-        raise UsageError(f"{value:g} is out of range (allowed: more than 0 and less than {MAX_SECONDS:,} seconds)",
-                         argument)
+    if not MIN_SECONDS <= value < MAX_SECONDS:
+        raise UsageError(f"{value:g} is out of range (allowed: at least {MIN_SECONDS:g} and less than "
+                         f"{MAX_SECONDS:,} seconds; a game's time is looked at every {MIN_SECONDS:g} s)", argument)
     return float(value)
 
 

@@ -13,13 +13,16 @@ from ..files import check_output_folder
 from ..shipped import DEFAULT_CONFIG
 from .common import bot_list, command_pool, config_warnings, execution, noter, raised_as_in_the_worker, warner
 
-__all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "DefaultFolder", "RUN_SEED", "CHECK_GAMES", "CHECK_SEED", "Results",
-           "load_config", "list_bots", "play", "check_bot",
+__all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "DefaultFolder", "RUN_SEED", "CHECK_GAMES", "CHECK_MAX_GAMES", "CHECK_SEED",
+           "Results", "load_config", "list_bots", "play", "check_bot",
            "run_tournament", "open_results"]
 
 DEFAULT_BOARDS = 1000
 RUN_SEED = 0  # the default tournament seed of run and play
 CHECK_GAMES = 120  # check_bot: tables on the configuration as written, each played twice
+# check_bot keeps every table's results in memory (a few KB each, twice) and plays them in one process: a million
+# would hold gigabytes for hours, surely a typo.
+CHECK_MAX_GAMES = 100_000
 CHECK_SEED = 2026  # check_bot: the tables' tournament seed, apart from the runs' default seed
 
 
@@ -191,11 +194,11 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     config : str or os.PathLike
         The configuration played.
     games : int
-        Tables on the configuration as written, each played twice (determinism).
+        Tables on the configuration as written, each played twice (determinism); 1 to ``CHECK_MAX_GAMES``.
     seed : int
         The tables' tournament seed.
     variant_games : int, optional
-        Tables on each rule variant (default: one per 20 of ``games``).
+        Tables on each rule variant (default: one per 20 of ``games``); at most ``CHECK_MAX_GAMES``.
     bot_params, bot_param_file, game_timeout, progress, warn, note
         As for :func:`play`.
 
@@ -215,8 +218,8 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     from ..tournament.loading import check_bot_in_worker, compile_game
     from ..tournament.workers import DEFAULT_GAME_TIMEOUT, Pool
 
-    games, seed = integer("games", games, 1), check_seed("seed", seed)
-    variant_games = optional(integer, "variant_games", variant_games, 0)
+    games, seed = integer("games", games, 1, CHECK_MAX_GAMES), check_seed("seed", seed)
+    variant_games = optional(integer, "variant_games", variant_games, 0, CHECK_MAX_GAMES)
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))

@@ -9,10 +9,9 @@ from .options import (
     add_bot_parameter_options,
     add_config,
     add_game_timeout,
-    board_index,
     bot_parameters,
+    integer_between,
     note,
-    positive_int,
     print_json,
     seed,
     warn,
@@ -22,17 +21,17 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
-    from ..api.tournaments import CHECK_GAMES, CHECK_SEED
+    from ..api.tournaments import CHECK_GAMES, CHECK_MAX_GAMES, CHECK_SEED
 
     parser.add_argument("bot", help="a bot name or a path to a bot file")
     add_config(parser, what="the configuration to play")
     # Before the rule above, check-bot took its configuration as --config: scripts that say so keep working.
     parser.add_argument("--config", dest="config_option", help=argparse.SUPPRESS)
-    parser.add_argument("--games", type=positive_int, default=CHECK_GAMES,
+    parser.add_argument("--games", type=integer_between(1, CHECK_MAX_GAMES), default=CHECK_GAMES,
                         help="tables to play on the configuration as "
                         "written (each twice)")
-    parser.add_argument("--variant-games", type=board_index, help="tables on each rule variant of the "
-                        "configuration (default: one per 20 of --games)")
+    parser.add_argument("--variant-games", type=integer_between(0, CHECK_MAX_GAMES),
+                        help="tables on each rule variant of the configuration (default: one per 20 of --games)")
     parser.add_argument("--seed", type=seed, default=CHECK_SEED, help="tournament seed of the tables")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_game_timeout(parser)
