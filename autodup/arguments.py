@@ -24,8 +24,8 @@ MAX_BOARDS = 10**9   # a billion boards is months of a large cluster; more is su
 MAX_SEED = 2**64 - 1  # seeds are 64-bit words of the seed tree
 MAX_WORKERS = 256     # each worker holds its own compiled code (about 100 MB)
 MAX_SECONDS = 10**7
-# A game timeout is checked every 0.1 s (autodup.tournament.workers.POLL_SECONDS): a shorter one would stop every game
-# in progress at a check, and name its bot as the one that hung.
+# A game's time is looked at every MIN_SECONDS (autodup.tournament.workers.POLL_SECONDS is this): a shorter timeout
+# would stop every game in progress at a look, and name its bot as the one that hung.
 MIN_SECONDS = 0.1
 MAX_INDEX = 2**63 - 1  # a board or table index: a signed 64-bit integer in the jitted code
 BACKENDS = ("local", "ray")  # worker processes on this machine, or a Ray cluster
@@ -103,7 +103,7 @@ def seconds(argument: str, value) -> float:
     >>> seconds("game_timeout", 0)
     Traceback (most recent call last):
     ...
-    autodup.errors.UsageError: game_timeout: 0 is out of range (allowed: at least 0.1 and less than 10,000,000 seconds; a game's time is looked at every 0.1 s)
+    autodup.errors.UsageError: game_timeout: 0 is out of range (allowed: at least 0.1 and less than 10,000,000 ...
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise UsageError(f"{value!r} is not a number of seconds", argument)

@@ -32,13 +32,14 @@ from __future__ import annotations
 import re
 import signal
 import sys
+import threading
 from dataclasses import dataclass
 
 __all__ = ["without_colours", "first_line", "one_line", "counted", "printable", "print_warning", "AutodupError",
            "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "OtherRun",
            "UsageError",
            "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop", "refuse_work_after_a_lost_stop",
-           "Where"]
+           "Where", "raised_by_code"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -218,12 +219,16 @@ class Stopped(KeyboardInterrupt):
 def raised_by_code(error: BaseException) -> bool:
     """Whether a ``KeyboardInterrupt`` was raised by user code (a bot's file at import, say), not by Ctrl-C.
 
-    Ctrl-C reaches a command as :class:`Stopped` (its handler's), and a worker process blocks the stop signals
-    altogether; a plain ``KeyboardInterrupt`` under either came from a ``raise``. Under Python's own handler the
-    two look alike, so it counts as Ctrl-C there, and stops as one.
+    Ctrl-C reaches a command as :class:`Stopped` (its handler's) or as a flag, never in a thread other than the
+    main one, and not at all in a worker process, which ignores it; a plain ``KeyboardInterrupt`` in any of these
+    came from a ``raise``. So it does where SIGINT is blocked. Under Python's own handler the two look alike, so
+    it counts as Ctrl-C there, and stops as one. (Under another program's handler that raises a plain one, as
+    asyncio's does at a second Ctrl-C, a real one counts as the code's: the load fails in one line.)
     """
     if not isinstance(error, KeyboardInterrupt) or isinstance(error, Stopped):
         return False
+    if threading.current_thread() is not threading.main_thread():
+        return True
     mask = getattr(signal, "pthread_sigmask", None)  # not on Windows
     blocked = mask is not None and signal.SIGINT in mask(signal.SIG_BLOCK, [])
     return blocked or signal.getsignal(signal.SIGINT) is not signal.default_int_handler

@@ -221,19 +221,37 @@ def check_output_folder(out, command: str | None = None, argument: str = "out") 
         raise UsageError(f"{out} {what} (allowed: a new or empty folder, or one autodup {command} made)", argument)
 
 
+def make_folder(out, argument: str = "out") -> None:
+    """Make folder ``out`` and its parents where missing.
+
+    Raises
+    ------
+    UsageError
+        Naming ``argument``, when the folder cannot be made: what :func:`check_output_folder` cannot see, a
+        read-only or virtual file system (``/proc`` for root, who passes the write check anywhere), a full disk.
+    """
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{out} cannot be made ({error.strerror or type(error).__name__})", argument) from None
+
+
 def mark_output_folder(out, command: str, check: bool = True) -> bool:
     """Make folder ``out`` for ``command`` and mark it as ``command``'s; returns whether it was made now.
 
     With ``check`` (the default) the folder is checked first (:func:`check_output_folder`); without it, the caller
-    checked it before writing into it, and marks it after."""
+    checked it before writing into it, and marks it after.
+
+    Raises
+    ------
+    UsageError
+        Naming ``out``: the folder is refused by the check, or cannot be made (:func:`make_folder`).
+    """
     if check:
         check_output_folder(out, command)
     path = Path(out)
     created = not path.exists()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:  # what the check cannot see: a read-only or virtual file system (/proc), a full disk
-        raise UsageError(f"{out} cannot be made ({error.strerror or type(error).__name__})", "out") from None
+    make_folder(path)
     if _maker(path) != command:
         write_json_atomically(path / OUTPUT_MARK, {"command": command})
     return created

@@ -2,6 +2,7 @@
 parameters, the decision encoding, and the roster's strength spread."""
 
 import signal
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -223,7 +224,7 @@ def test_broken_bot_files_are_refused_with_one_line(file, message):
     assert "numba" not in text.lower() and "\x1b" not in text  # said in the README's terms
 
 
-
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks on this platform")
 def test_a_keyboard_interrupt_raised_while_loading_is_the_files_error_unless_it_may_be_ctrl_c(tmp_path):
     from autodup.game.agents import load_agent
 
@@ -232,27 +233,43 @@ def test_a_keyboard_interrupt_raised_while_loading_is_the_files_error_unless_it_
     agent_file.write_text("raise KeyboardInterrupt\n")
     loads = {"interrupts_at_import.py: cannot load: KeyboardInterrupt": lambda: load_bot(str(bot_file)),
              "cannot import": lambda: load_agent(f"{agent_file}:Agent")}
-    # A worker blocks Ctrl-C, and the command line's handler raises its own stop: a plain one came from the file.
-    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])  # restored at the end, whatever pytest was started with
+    handler = signal.getsignal(signal.SIGINT)
     try:
+        # Where Ctrl-C cannot come as a plain KeyboardInterrupt, it came from the file: SIGINT blocked, a handler of
+        # the command line's (it raises its own stop), a thread other than the main one.
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
         for message, load in loads.items():
             with pytest.raises(BotError, match=message):
                 load()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
-    previous_handler = signal.signal(signal.SIGINT, lambda number, frame: None)
-    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+        signal.signal(signal.SIGINT, lambda number, frame: None)
         for message, load in loads.items():
             with pytest.raises(BotError, match=message):
                 load()
-        # Under Python's own handler it may be Ctrl-C, and it stops as one.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        for message, load in loads.items():
+            outcome = []
+
+            def load_in_thread(load=load):
+                try:
+                    load()
+                except BaseException as error:  # what the thread saw is the test's result
+                    outcome.append(error)
+
+            thread = threading.Thread(target=load_in_thread)
+            thread.start()
+            thread.join()
+            assert len(outcome) == 1 and isinstance(outcome[0], BotError) and message in str(outcome[0]), outcome
+        # Under Python's own handler, in the main thread, it may be Ctrl-C, and it stops as one.
         for load in loads.values():
             with pytest.raises(KeyboardInterrupt) as caught:
                 load()
             assert not isinstance(caught.value, BotError)
     finally:
-        signal.signal(signal.SIGINT, previous_handler)
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
 
 _SHARED_HELPER = """
 from autodup.game import authoring

@@ -91,9 +91,6 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", "docs"], "is not a .png file"),
     (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", "no/such/folder/odds.png"],
      "--plot: the folder 'no/such/folder' does not exist (allowed: a file in an existing folder)"),
-    # As root the check above passes and the folder cannot be made (a virtual file system); otherwise the check says.
-    (["ab", "configs/tiny.yaml", "--set", "shop.size=4", "--boards", "2", "--out", "/proc/autodup/ab"],
-     "--out: /proc/autodup/ab cannot be "),
     (["check-bot", "greedy", "--games", "100001"], "--games: 100,001 is out of range (allowed: 1 to 100,000)"),
     (["check-bot", "greedy", "--game-timeout", "1e-9"],
      "--game-timeout: 1e-09 is out of range (allowed: at least 0.1 and less than 10,000,000 seconds"),
@@ -147,6 +144,27 @@ def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path):
         lines = [line for line in result.stderr.splitlines() if not line.startswith("autodup: compiling")]
         assert result.returncode == 2 and len(lines) == 1 and said in lines[0], (args, result.stderr)
     assert not (tmp_path / "run").exists()
+
+
+def test_an_output_folder_that_cannot_be_made_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    """Where the write check passes but mkdir fails (root under /proc, a read-only mount), each command says so in one
+    line naming --out, rather than a FileNotFoundError. Made to fail here, so that it is tested as any user."""
+    import errno
+
+    from autodup.cli import main
+    from autodup.errors import UsageError
+    from autodup.files import mark_output_folder
+
+    def refuse(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(UsageError, match="out: .* cannot be made \\(Read-only file system\\)"):
+        mark_output_folder(tmp_path / "ab", "ab")
+    code = main(["shuffles", "--methods", "S", "--runs", "20", "--shuffles", "20", "--replicates", "2",
+                 "--riffle-deals", "0", "--out", str(tmp_path / "lab")])
+    said = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and said == [f"autodup: error: --out: {tmp_path / 'lab'} cannot be made (Read-only file system)"]
 
 
 def test_two_bots_of_one_name_are_named_in_the_refusal(tmp_path):

@@ -107,7 +107,8 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
     # The simulation this question plays (auto: watched unless a tier can run out), each compiled once.
     method = simulation_method(situation, dealer, simulation)
     if trials > 0 and not simulation_is_compiled(method):
-        noter(note)(f"{COMPILING_ODDS} (once per version of autodup for each kind of simulation, here {method}; "
+        kind = "the watched one" if method == "watched" else "the game's shop"
+        noter(note)(f"{COMPILING_ODDS} (once per version of autodup for each kind of simulation, here {kind}; "
                     "about half a minute)...")
     with tqdm(total=trials, desc="rolls simulated", unit="trial", unit_scale=True, leave=False,
               disable=None if progress else True) as bar:  # None: a bar where there is a terminal

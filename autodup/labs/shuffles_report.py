@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analysis.pages import embedded_image, html_page, html_table, new_figure, rendered_png
 from ..errors import UsageError
-from ..files import write_bytes_atomically
+from ..files import make_folder, write_bytes_atomically
 from .shuffle_kernels import METHODS
 from .shuffle_laws import Experiment, neighbour_law
 from .shuffles import CANNOT_JUDGE
@@ -334,7 +334,7 @@ def write_shuffles(result: dict, experiments: dict, out) -> Path:
     """
     out = Path(out)
     images = draw_pictures(result, experiments)  # before the folder exists: a stop while drawing leaves nothing
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     for name, data in images.items():
         write_bytes_atomically(out / name, data)
     write_bytes_atomically(out / RESULT_FILE, (json.dumps(result, indent=2) + "\n").encode("utf-8"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..arguments import BACKENDS, choice, cores
 from ..errors import RunError, first_line, print_warning
-from ..files import check_output_folder, write_json_atomically
+from ..files import check_output_folder, make_folder, write_json_atomically
 from .spec import (
     DETERMINISM_FILE,
     RAY_CONNECT_SECONDS,
@@ -94,10 +94,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     made = [folder for folder in (out, *out.parents) if not folder.exists()]  # what mkdir makes, innermost first
     created = bool(made)
     was_empty = not created and not any(path.name != LOCK_NAME for path in out.iterdir())
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:  # what the check above cannot see (a read-only or virtual file system)
-        raise RunError(f"{out} cannot be made ({error.strerror or type(error).__name__})", "out") from None
+    make_folder(out)  # what the check above cannot see (a read-only or virtual file system)
     extra = {"package_version": __version__, "config": spec.config_source, "config_name": spec.config_name,
              "bots": list(spec.bot_names),
              "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}

@@ -57,6 +57,7 @@ import time
 
 import numpy as np
 
+from ..arguments import MIN_SECONDS
 from ..errors import (
     Stopped,
     TaskError,
@@ -84,7 +85,7 @@ __all__ = ["DEFAULT_GAME_TIMEOUT", "POLL_SECONDS", "TASKS_PER_WORKER", "ERRORS_K
            "SignalFlag", "Pool", "UNGUARDED_SCRIPT_EXIT", "errors_recorded", "one_pool", "pool_in_use", "pool_for"]
 
 DEFAULT_GAME_TIMEOUT = 60.0  # seconds; a game takes milliseconds, so only a hung bot reaches it
-POLL_SECONDS = 0.1
+POLL_SECONDS = MIN_SECONDS  # the shortest game timeout allowed: a game's time is looked at this often
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C and a polite kill: the caller stops, workers ignore them
 UNGUARDED_SCRIPT_EXIT = 86  # a worker that found itself starting a pool while importing the caller's script
 TASKS_PER_WORKER = 2  # in flight: a worker starts its next task while the parent stores the last result
