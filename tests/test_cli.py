@@ -92,6 +92,10 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", "no/such/folder/odds.png"],
      "--plot: the folder 'no/such/folder' does not exist (allowed: a file in an existing folder)"),
     (["check-bot", "greedy", "--games", "100001"], "--games: 100,001 is out of range (allowed: 1 to 100,000)"),
+    (["check-bot", "greedy", "--games", "3", "--variant-games", "100000"], "--variant-games: 3 tables as written and "
+     "100,000 on each of the 6 rule variants make 600,003 (allowed: at most 100,000 in all)"),
+    (["check-bot", "greedy", "--games", "100000"],
+     "--games: 100,000 tables as written and by default 5,000 on each of the 6 rule variants make 130,000"),
     (["check-bot", "greedy", "--game-timeout", "1e-9"],
      "--game-timeout: 1e-09 is out of range (allowed: at least 0.1 and less than 10,000,000 seconds"),
     (["check-bot", "tests/bots/broken/interrupts_at_import.py"],
@@ -147,24 +151,37 @@ def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path):
 
 
 def test_an_output_folder_that_cannot_be_made_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
-    """Where the write check passes but mkdir fails (root under /proc, a read-only mount), each command says so in one
-    line naming --out, rather than a FileNotFoundError. Made to fail here, so that it is tested as any user."""
+    """Where the permission bits say yes and nothing can be made (root under /proc, a read-only mount), each command
+    says so in one line naming its option, before its work where it can: never a FileNotFoundError. Made to fail
+    here, so that it is tested as any user."""
     import errno
 
+    import autodup
     from autodup.cli import main
     from autodup.errors import UsageError
-    from autodup.files import mark_output_folder
+    from autodup.files import check_output_folder, mark_output_folder
 
-    def refuse(self, *args, **kwargs):
-        raise OSError(errno.EROFS, "Read-only file system", str(self))
+    def refuse(path, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
 
-    monkeypatch.setattr(Path, "mkdir", refuse)
-    with pytest.raises(UsageError, match="out: .* cannot be made \\(Read-only file system\\)"):
-        mark_output_folder(tmp_path / "ab", "ab")
-    code = main(["shuffles", "--methods", "S", "--runs", "20", "--shuffles", "20", "--replicates", "2",
-                 "--riffle-deals", "0", "--out", str(tmp_path / "lab")])
-    said = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and said == [f"autodup: error: --out: {tmp_path / 'lab'} cannot be made (Read-only file system)"]
+    # The write check makes a file where the folder would go, and removes it.
+    check_output_folder(tmp_path / "new" / "folder", "ab")
+    assert list(tmp_path.iterdir()) == []
+    with monkeypatch.context() as patched:  # mkdir fails after the check passed
+        patched.setattr(Path, "mkdir", refuse)
+        with pytest.raises(UsageError, match="out: .* cannot be made \\(Read-only file system\\)"):
+            mark_output_folder(tmp_path / "ab", "ab")
+        code = main(["shuffles", "--methods", "S", "--runs", "20", "--shuffles", "20", "--replicates", "2",
+                     "--riffle-deals", "0", "--out", str(tmp_path / "lab")])
+        said = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and said == [f"autodup: error: --out: {tmp_path / 'lab'} cannot be made (Read-only file "
+                                      "system)"]
+    monkeypatch.setattr("tempfile.mkstemp", lambda *args, **kwargs: refuse(kwargs.get("dir")))  # the check fails
+    with pytest.raises(UsageError, match=f"{tmp_path} is not a writable folder"):
+        check_output_folder(tmp_path / "new" / "folder", "ab")
+    with pytest.raises(UsageError, match="cannot be written") as caught:  # before its training run
+        autodup.fit_value("tiny", boards=2, out=tmp_path / "tiny.value.json")
+    assert caught.value.argument == "out" and list(tmp_path.iterdir()) == []
 
 
 def test_two_bots_of_one_name_are_named_in_the_refusal(tmp_path):

@@ -418,9 +418,19 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_simulation(tmp_path
     from autodup.errors import UsageError
 
     (tmp_path / "a folder.png").mkdir()
-    with pytest.raises(UsageError, match="cannot be written"):
+    with pytest.raises(UsageError, match="is a folder"):
         odds_report.check_plot_path(tmp_path / "a folder.png")
-    monkeypatch.setattr(odds_report.os, "access", lambda path, mode: False)  # a read-only mount (root writes anywhere)
-    with pytest.raises(UsageError, match="cannot be written") as caught:
+    odds_report.check_plot_path(tmp_path / "odds.png")
+    assert list(tmp_path.iterdir()) == [tmp_path / "a folder.png"]  # the probe left nothing
+    with monkeypatch.context() as patched:
+        patched.setattr(odds_report.os, "access", lambda path, mode: False)  # a read-only mount (root writes anywhere)
+        with pytest.raises(UsageError, match="cannot be written") as caught:
+            odds_report.check_plot_path(tmp_path / "odds.png")
+        assert caught.value.argument == "plot"
+
+    def refuse(*args, **kwargs):  # where the permission bits say yes and nothing can be made: /proc for root
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr("tempfile.mkstemp", refuse)
+    with pytest.raises(UsageError, match="cannot be written"):
         odds_report.check_plot_path(tmp_path / "odds.png")
-    assert caught.value.argument == "plot"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import UsageError
-from ..files import write_bytes_atomically
+from ..errors import UsageError, counted
+from ..files import cannot_create_in, write_bytes_atomically
 from ..game.config_file import COPIES_FOR_TOP_STAR
 
 __all__ = ["format_odds", "odds_figure", "check_plot_path", "write_odds_plot"]
@@ -59,8 +59,8 @@ def format_odds(result: dict) -> str:
         lines.append(row)
     if sim:
         lines.append("columns: P(at least k) by the public calculators' chain, by the game's exact law, and simulated "
-                     f"({result['trials']:,} trials, dealer {result['dealer']}, {_SIMULATIONS[result['simulation']]}); "
-                     "then P(exactly k): chain / simulated")
+                     f"({counted(result['trials'], 'trial')}, dealer {result['dealer']}, "
+                     f"{_SIMULATIONS[result['simulation']]}); then P(exactly k): chain / simulated")
     else:
         lines.append("columns: P(at least k) by the public calculators' chain and by the game's exact law; then "
                      "P(exactly k) by the chain")
@@ -115,7 +115,10 @@ def check_plot_path(path) -> Path:
     if not path.parent.is_dir():
         raise UsageError(f"the folder {str(path.parent)!r} does not exist (allowed: a file in an existing "
                          "folder)", "plot")
-    if path.is_dir() or not os.access(path.parent, os.W_OK | os.X_OK):  # said before the simulation, not after
+    if path.is_dir():
+        raise UsageError(f"{str(path)!r} is a folder (allowed: a file in an existing folder)", "plot")
+    # Said before the simulation, not after (cannot_create_in: what the permission bits do not tell, /proc for root).
+    if not os.access(path.parent, os.W_OK | os.X_OK) or cannot_create_in(path.parent):
         raise UsageError(f"{str(path)!r} cannot be written (allowed: a file in a folder you can write)", "plot")
     return path
 
