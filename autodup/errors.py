@@ -35,11 +35,10 @@ import sys
 import threading
 from dataclasses import dataclass
 
-__all__ = ["without_colours", "first_line", "one_line", "counted", "printable", "print_warning", "AutodupError",
-           "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk", "OtherRun",
-           "UsageError",
-           "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop", "refuse_work_after_a_lost_stop",
-           "Where", "raised_by_code"]
+__all__ = ["without_colours", "first_line", "named", "one_line", "counted", "printable", "print_warning",
+           "AutodupError", "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk",
+           "OtherRun", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop",
+           "refuse_work_after_a_lost_stop", "Where", "raised_by_code"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -63,6 +62,19 @@ def first_line(error) -> str:
 def counted(number: int, noun: str) -> str:
     """``"1 board"``, ``"1,000 boards"``: a count and its noun, singular for one."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def named(error: BaseException) -> str:
+    """``Kind: its most telling line``, or the kind alone for an error that says nothing (``raise KeyboardInterrupt``:
+    not ``KeyboardInterrupt: KeyboardInterrupt``).
+
+    Examples
+    --------
+    >>> named(ZeroDivisionError("division by zero")), named(KeyboardInterrupt())
+    ('ZeroDivisionError: division by zero', 'KeyboardInterrupt')
+    """
+    said = first_line(error)
+    return type(error).__name__ if said in ("", type(error).__name__) else f"{type(error).__name__}: {said}"
 
 
 def one_line(text: str) -> str:

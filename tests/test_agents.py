@@ -111,6 +111,11 @@ def test_an_agent_that_raises_or_answers_nonsense_is_counted_as_a_bot_is(tmp_pat
     nonsense = autodup.run_tournament("tiny", bots=[agent("Nonsense"), "greedy"], boards=2, seed=0,
                                       out=tmp_path / "n")
     assert {row["bot"]: row for row in nonsense.summary()}["Nonsense"]["bad_answers"] > 0
+    for name, said in (("Exits", "SystemExit: 4"), ("Interrupts", "KeyboardInterrupt")):
+        leaving = autodup.run_tournament("tiny", bots=[f"{ROOT / 'tests' / 'agents' / 'leaves.py'}:{name}", "greedy"],
+                                         boards=2, seed=0, out=tmp_path / name)
+        row = {row["bot"]: row for row in leaving.summary()}[name]
+        assert row["bot_errors"] > 0 and row["first_error"].startswith(f"{said} (board "), row
 
 
 @pytest.mark.parametrize("spec, said", [

@@ -21,7 +21,7 @@ DEFAULT_BOARDS = 1000
 RUN_SEED = 0  # the default tournament seed of run and play
 CHECK_GAMES = 120  # check_bot: tables on the configuration as written, each played twice
 # check_bot keeps every table's results in memory (a few KB each, twice) and plays them in one process: a million
-# would hold gigabytes for hours, surely a typo.
+# tables in all (those on the rule variants too) would hold gigabytes for hours, surely a typo.
 CHECK_MAX_GAMES = 100_000
 CHECK_SEED = 2026  # check_bot: the tables' tournament seed, apart from the runs' default seed
 
@@ -198,7 +198,8 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     seed : int
         The tables' tournament seed.
     variant_games : int, optional
-        Tables on each rule variant (default: one per 20 of ``games``); at most ``CHECK_MAX_GAMES``.
+        Tables on each rule variant (default: one per 20 of ``games``); with ``games``, at most ``CHECK_MAX_GAMES``
+        tables in all.
     bot_params, bot_param_file, game_timeout, progress, warn, note
         As for :func:`play`.
 
@@ -223,6 +224,17 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     loaded = load_config(config)
     config_warnings(loaded, warner(warn))
+    per_variant = games // 20 if variant_games is None else variant_games
+    if per_variant:
+        from ..game.bot_check import rule_variants
+
+        variants = len(rule_variants(loaded))
+        total = games + variants * per_variant
+        if total > CHECK_MAX_GAMES:
+            share = "by default " if variant_games is None else ""
+            raise UsageError(f"{games:,} tables as written and {share}{per_variant:,} on each of the {variants} rule "
+                             f"variants make {total:,} (allowed: at most {CHECK_MAX_GAMES:,} in all)",
+                             "games" if variant_games is None else "variant_games")
 
     def describe(where):
         if where.loading >= 0:

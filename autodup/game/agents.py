@@ -44,7 +44,7 @@ import numpy as np
 from ..compile_cache import bot_module_name, modules_digest
 from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
-from ..errors import BotError, first_line, raised_by_code
+from ..errors import BotError, named, raised_by_code
 from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, new_board_arrays, seat_bot
 from .bot_loading import Bot, policy_tuple
 from .observation import OBSERVATION_KEYS, observation_row
@@ -99,7 +99,9 @@ class AgentSeat:
                     action = self.agent.act(*arguments)
                     ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
                     chosen[k] = int(action) if ok else -1
-        except Exception as error:  # an agent is user code: its failure is counted and reported, as a bot's
+        except (Exception, SystemExit, KeyboardInterrupt) as error:  # user code: counted and reported, as a bot's
+            if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
+                raise  # Ctrl-C while the agent chose
             _report(error)
             return np.full(rows.shape[0], -2, dtype=np.int64)
         chosen[(chosen < 0) | (chosen >= actions)] = -1
@@ -174,7 +176,7 @@ def load_agent(spec: str) -> Bot:
     except (Exception, SystemExit, KeyboardInterrupt) as error:
         if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
             raise  # Ctrl-C while the module ran
-        raise BotError(f"{spec}: cannot import {source}: {type(error).__name__}: {first_line(error)}") from None
+        raise BotError(f"{spec}: cannot import {source}: {named(error)}") from None
     canonical = prefix + attribute
     if canonical in _LOADED:
         return _LOADED[canonical]
@@ -184,7 +186,7 @@ def load_agent(spec: str) -> Bot:
     try:
         agent = made() if isinstance(made, type) else made
     except Exception as error:
-        raise BotError(f"{spec}: {attribute}() failed: {type(error).__name__}: {first_line(error)}") from None
+        raise BotError(f"{spec}: {attribute}() failed: {named(error)}") from None
     fingerprint = hashlib.sha256(file.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
     bot = agent_as_bot(agent, made, Path(canonical), fingerprint, spec, str(file))
     _LOADED[canonical] = bot

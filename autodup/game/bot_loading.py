@@ -15,7 +15,7 @@ import numpy as np
 from numba.core.ccallback import CFunc
 
 from ..compile_cache import bot_module_name, modules_digest
-from ..errors import BotError, PolicyError, first_line, raised_by_code
+from ..errors import BotError, PolicyError, named, raised_by_code
 from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
@@ -175,7 +175,7 @@ def load_bot(spec: str) -> Bot:
         sys.modules.pop(module_name, None)
         if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
             raise  # Ctrl-C while the file ran
-        raise BotError(f"{path}: cannot load: {type(error).__name__}: {first_line(error)}") from None
+        raise BotError(f"{path}: cannot load: {named(error)}") from None
     declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
     name, description, defaults, decide = declared.values()
     if not isinstance(name, str) or not name.isidentifier():
@@ -309,11 +309,12 @@ def bot_errors_collected():
     previous_hook = sys.unraisablehook
 
     def record(unraisable):
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):  # a stop, not the bot's: the hook before decides
+        error = unraisable.exc_value
+        if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):  # a stop: the hook before decides
             previous_hook(unraisable)
             return
         if len(errors) < 20:  # a bot may fail a million times; its first messages say why
-            errors.append(f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}".splitlines()[0])
+            errors.append(named(error))
 
     sys.unraisablehook = record
     try:

@@ -65,6 +65,7 @@ from ..errors import (
     Where,
     WorkerFailure,
     first_line,
+    named,
     one_line,
     refuse_work_after_a_lost_stop,
     without_colours,
@@ -140,7 +141,7 @@ class _ErrorRecorder:
     def __call__(self, unraisable) -> None:
         if len(self.records) < ERRORS_KEPT:
             error = unraisable.exc_value
-            message = f"{type(error).__name__}: {first_line(error)}" if error is not None else "error"
+            message = named(error) if error is not None else "error"
             self.records.append((int(self.progress[PROGRESS_BOARD]), table_of(self.progress),
                                  int(self.progress[PROGRESS_SEAT]), message))
 
