@@ -551,8 +551,8 @@ def test_a_folder_of_other_runs_is_refused_as_the_commands_own_option(tmp_path):
     result = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--boards", "50",
                  "--out", out, "--quiet", "--workers", "1")
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [
-        f"autodup: error: --out: {out} holds runs of other arguments or files (boards differs) (allowed: the same "
-        "ones, to go on, or another --out)"], result.stderr
+        f"autodup: error: --out: {out} holds runs of other arguments or files (boards differs: 50 given, 25 in the run) "
+        "(allowed: the same ones, to go on, or another --out)"], result.stderr
     result = run("luck", "fit", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "2", "--out",
                  str(tmp_path / "tiny.value.json"), "--run-folder", out, "--workers", "1")
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [

@@ -298,12 +298,20 @@ def _bots_difference(recorded: list, current: list) -> str:
     return "bots (their order or number)"
 
 
+# The identity's fields a user gives as arguments: a refusal gives both values of those that differ.
+_ARGUMENT_FIELDS = ("boards", "dealer", "seed", "tables", "design", "events")
+
+
 def _other_run(out, recorded: dict, identity: dict) -> OtherRun:
     """The refusal of a resume whose ``identity`` (or the part of one given) differs from the ``recorded`` one."""
     differing = sorted(key for key in identity if recorded.get(key) != identity[key])
     said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else key
             for key in differing]
+    values = [(key, identity[key], recorded.get(key)) for key in differing if key in _ARGUMENT_FIELDS]
+    values = [f"{key + ' ' if len(differing) > 1 else ''}{given} given, {before} in the run"
+              for key, given, before in values]
     differing = f"{', '.join(said)} differ{'s' if len(said) == 1 else ''}"
+    differing += f": {'; '.join(values)}" if values else ""
     return OtherRun(f"{out} holds a run with other arguments or files ({differing}); resume with the same ones or use "
                     "another --out", "resume", differing)
 
