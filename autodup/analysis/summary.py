@@ -176,11 +176,13 @@ def summarize_run(out) -> list:
     on this very bot, ``"pooled"`` when it corrects the bot by the weights pooled
     over its roster (a bot it does not know, or whose code changed since).
     """
+    from ..game.agents import is_agent_spec
     from ..game.bot_check import explain_silent_errors
 
     identity = read_manifest(out)["identity"]
     design = identity["design"]
     bot_names = [name for name, *_ in identity["bots"]]
+    bot_paths = {name: str(path) for name, path, *_ in identity["bots"]}
     files = chunk_files(out)
     slopes, fitted = fit_luck(out, bot_names, design, files).slopes_and_fitted()
     index = {name: i for i, name in enumerate(bot_names)}
@@ -196,8 +198,8 @@ def summarize_run(out) -> list:
     for row in rows:
         if pooled is not None:
             row["value_weights"] = "pooled" if row["bot"] in pooled else "own"
-        row["first_error"] = first_errors.get(row["bot"]) or explain_silent_errors(row.get("bot_errors", 0),
-                                                                                  row.get("bad_answers", 0))
+        row["first_error"] = first_errors.get(row["bot"]) or explain_silent_errors(
+            row.get("bot_errors", 0), row.get("bad_answers", 0), is_agent_spec(bot_paths.get(row["bot"], "")))
         row["deterministic"] = determinism.get(row["bot"])
         row["luck_fitted"] = bool(fitted[index[row["bot"]]])
     return rows

@@ -13,8 +13,15 @@ __all__ = ["explain_silent_errors", "AS_WRITTEN", "rule_variants", "check_bot"]
 
 # --------------------------------------------------------------------------
 
-def explain_silent_errors(bot_errors: int, bad_answers: int):
-    """The message for errors that came without an exception's text (None when there were none)."""
+def explain_silent_errors(bot_errors: int, bad_answers: int, agent: bool = False):
+    """The message for errors that came without an exception's text (None when there were none), in the terms of a
+    bot file's ``decide`` or, with ``agent``, of a Python agent's ``act`` (whose every exception is reported with
+    its text)."""
+    if agent:
+        if bad_answers:
+            return ("act returned something that is not a numbered action (allowed: an int from 0 to the length "
+                    "of action_mask less 1)")
+        return "act failed without a message" if bot_errors else None
     if bot_errors:
         return ("decide returned 0, which is what a decision that raises returns: an error; return an answer "
                 f"({ANSWERS_TEXT})")
@@ -162,7 +169,8 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
             rounds += int(results[mine, column("rounds_alive")].sum())
             unsound_steps += int(unsound)
         deterministic = all(np.array_equal(a[0], b[0]) for a, b in zip(first, second))
-        first_error = errors[0] if errors else explain_silent_errors(totals["bot_errors"], totals["bad_answers"])
+        first_error = errors[0] if errors else explain_silent_errors(totals["bot_errors"], totals["bad_answers"],
+                                                                     bot.agent is not None)
         part = {"games": count, "seat_rounds": rounds, **totals, "first_error": first_error,
                 "unsound_steps": unsound_steps, "deterministic": deterministic}
         part["clean"] = deterministic and unsound_steps == 0 and not any(totals.values()) and first_error is None

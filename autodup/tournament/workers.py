@@ -498,8 +498,9 @@ class Pool:
         where = worker.where()
         worker.kill()
         place = self.describe(where) if where else "a game"
-        raise WorkerFailure(f"{place} did not finish its game within {self.game_timeout:g} s (a decide that never "
-                            "returns?); raise --game-timeout if games are meant to be that slow", "hang", where)
+        raise WorkerFailure(f"{place} did not finish its game within {self.game_timeout:g} s (a decide or an "
+                            "agent's act that never returns?); raise --game-timeout if games are meant to be that slow",
+                            "hang", where)
 
     def _fail_crash(self, worker):
         where = worker.where()
@@ -509,8 +510,8 @@ class Pool:
         said = worker.last_words()
         worker.kill()
         if where:
-            cause = f"{how}: {said}" if said else f"{how}; a helper that recurses forever, or memory written out of " \
-                                                   "bounds?"
+            cause = f"{how}: {said}" if said else f"{how}; a helper that recurses forever, memory written out of " \
+                                                   "bounds, or os._exit?"
             raise WorkerFailure(f"{self.describe(where)} crashed the worker process ({cause})", "crash", where)
         if code == UNGUARDED_SCRIPT_EXIT:
             raise WorkerFailure("worker processes import the calling script again, and it starts a tournament when "
