@@ -413,6 +413,45 @@ def test_a_first_simulation_says_it_compiles_and_a_cached_one_does_not(monkeypat
     assert "here the game's shop" in notes[0], notes
 
 
+def test_a_stop_during_the_first_compile_is_answered_at_once(monkeypatch):
+    """The first simulation compiles for seconds, and the pool of chunks waited for it when stopped: a Ctrl-C then
+    was answered about 15 s later. The compile now runs as a call of no trial in a thread the caller's wait can
+    leave (_leavable), and only when the simulation is not compiled yet."""
+    import signal
+    import threading
+    import time
+
+    from autodup.labs import odds_simulation
+
+    class Left(Exception):
+        pass
+
+    def leave(number, frame):
+        raise Left
+
+    release = threading.Event()
+    previous = signal.signal(signal.SIGALRM, leave)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        start = time.perf_counter()
+        with pytest.raises(Left):
+            odds_simulation._leavable(lambda: release.wait(60))  # a compile that takes a minute
+        assert time.perf_counter() - start < 5
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        release.set()
+    with pytest.raises(ZeroDivisionError):  # the call's own error reaches the caller
+        odds_simulation._leavable(lambda: 1 / 0)
+    calls = []
+    monkeypatch.setattr(odds_simulation, "_leavable", lambda call: calls.append(call) or call())
+    situation = resolve(SET4, RollQuestion(level=8, champion="Jhin", gold=4))
+    expected = simulate_odds(situation, 64, threads=1)  # compiled now, if it was not
+    calls.clear()
+    assert np.array_equal(simulate_odds(situation, 64, threads=1), expected) and calls == []
+    monkeypatch.setattr(odds_simulation, "simulation_is_compiled", lambda method="auto": False)
+    assert np.array_equal(simulate_odds(situation, 64, threads=1), expected) and len(calls) == 1
+
+
 def test_a_plot_that_cannot_be_written_is_refused_before_the_simulation(tmp_path, monkeypatch):
     import autodup.labs.odds_report as odds_report
     from autodup.errors import UsageError

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import numpy as np
@@ -428,6 +429,10 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
         finally:
             spaces.put(space)
 
+    if trials > 0 and not simulation_is_compiled(method):
+        # The first call compiles the simulation (seconds): a call of no trial, in a thread that Ctrl-C can leave.
+        _leavable(lambda: play_chunk(int(first_trial), 0))
+
     executor = ThreadPoolExecutor(max_workers=threads)
     try:
         futures = {executor.submit(play_chunk, first, chunk): chunk for first, chunk in chunks}
@@ -439,6 +444,30 @@ def simulate_odds(situation: RollSituation, trials: int = DEFAULT_TRIALS, dealer
         # On Ctrl-C or an error, chunks not started are dropped; the running ones end within a chunk.
         executor.shutdown(wait=True, cancel_futures=True)
     return counts
+
+
+def _leavable(call) -> None:
+    """``call()`` in a daemon thread, waited for in a way Ctrl-C interrupts at once.
+
+    A compile holds the thread that asked for it until it ends, and the pool of :func:`simulate_odds` waits for its
+    running chunks when stopped: a Ctrl-C during the first simulation's compile was answered only once it ended
+    (about 15 s). A daemon thread is left to finish or die with the process; numba writes its cache files whole.
+    """
+    outcome = []
+
+    def run() -> None:
+        try:
+            call()
+            outcome.append(None)
+        except BaseException as error:  # given to the caller's thread
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, daemon=True, name="autodup-odds-compile")
+    thread.start()
+    while thread.is_alive():
+        thread.join(0.1)
+    if outcome and outcome[0] is not None:
+        raise outcome[0]
 
 
 SIMULATION_METHODS = ("auto", "watched", "game")
