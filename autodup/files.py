@@ -245,8 +245,9 @@ def make_folder(out, argument: str = "out") -> None:
     Raises
     ------
     UsageError
-        Naming ``argument``, when the folder cannot be made: what :func:`check_output_folder` cannot see, a
-        read-only or virtual file system (``/proc`` for root, who passes the write check anywhere), a full disk.
+        Naming ``argument``, when the folder cannot be made: what :func:`check_output_folder`, which makes a
+        file where the folder would go, did not see (a name the file system refuses for a folder, a disk that
+        filled since, a mount made read-only since).
     """
     try:
         Path(out).mkdir(parents=True, exist_ok=True)

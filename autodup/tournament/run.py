@@ -94,7 +94,7 @@ def play_run(spec: RunSpec, out=None, workers: int = 1, backend: str = "local", 
     made = [folder for folder in (out, *out.parents) if not folder.exists()]  # what mkdir makes, innermost first
     created = bool(made)
     was_empty = not created and not any(path.name != LOCK_NAME for path in out.iterdir())
-    make_folder(out)  # what the check above cannot see (a read-only or virtual file system)
+    make_folder(out)  # one line for what the check above did not see
     extra = {"package_version": __version__, "config": spec.config_source, "config_name": spec.config_name,
              "bots": list(spec.bot_names),
              "dealer": spec.dealer, "seed": spec.seed, "boards": spec.boards, **(manifest_extra or {})}
