@@ -38,7 +38,7 @@ from dataclasses import dataclass
 __all__ = ["without_colours", "first_line", "named", "one_line", "counted", "printable", "print_warning",
            "AutodupError", "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk",
            "OtherRun", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop",
-           "refuse_work_after_a_lost_stop", "Where", "raised_by_code"]
+           "refuse_work_after_a_lost_stop", "Where", "is_stop"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -228,22 +228,26 @@ class Stopped(KeyboardInterrupt):
         self.signal_number = signal_number
 
 
-def raised_by_code(error: BaseException) -> bool:
-    """Whether a ``KeyboardInterrupt`` was raised by user code (a bot's file at import, say), not by Ctrl-C.
+def is_stop(error: BaseException) -> bool:
+    """Whether ``error`` is Ctrl-C or SIGTERM stopping the command, not a ``KeyboardInterrupt`` that user code (a bot's
+    file at import, an agent's ``act``) raised: a loader or a table passes a stop on, and reports the code's as the
+    code's failure.
 
     Ctrl-C reaches a command as :class:`Stopped` (its handler's) or as a flag, never in a thread other than the
     main one, and not at all in a worker process, which ignores it; a plain ``KeyboardInterrupt`` in any of these
     came from a ``raise``. So it does where SIGINT is blocked. Under Python's own handler the two look alike, so
-    it counts as Ctrl-C there, and stops as one. (Under another program's handler that raises a plain one, as
-    asyncio's does at a second Ctrl-C, a real one counts as the code's: the load fails in one line.)
+    it counts as a stop there. (Under another program's handler that raises a plain one, as asyncio's does at a
+    second Ctrl-C, a real one counts as the code's: the load fails in one line.)
     """
-    if not isinstance(error, KeyboardInterrupt) or isinstance(error, Stopped):
+    if not isinstance(error, KeyboardInterrupt):
         return False
-    if threading.current_thread() is not threading.main_thread():
+    if isinstance(error, Stopped):
         return True
+    if threading.current_thread() is not threading.main_thread():
+        return False
     mask = getattr(signal, "pthread_sigmask", None)  # not on Windows
     blocked = mask is not None and signal.SIGINT in mask(signal.SIG_BLOCK, [])
-    return blocked or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    return not blocked and signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 # A stop whose exception was lost: raised while a finalizer ran (multiprocessing closing a pool), which Python reports

@@ -27,7 +27,7 @@ from pathlib import Path
 from .errors import UsageError
 
 __all__ = ["TEMPORARY_SUFFIX", "OUTPUT_MARK", "replacing", "remove_stale_temporaries", "write_bytes_atomically",
-           "write_json_atomically", "json_safe", "cannot_create_in", "check_output_folder", "make_folder",
+           "write_json_atomically", "json_safe", "can_write_in", "check_output_folder", "make_folder",
            "mark_output_folder", "kind_of_file", "special_file_kind"]
 
 # What a path can be besides a regular file, for messages.
@@ -170,21 +170,20 @@ def _maker(path: Path):
     return mark.get("command") if isinstance(mark, dict) else None
 
 
-def cannot_create_in(folder) -> str | None:
-    """Why nothing can be created in ``folder`` (the system's words), or None if a file can be.
-
-    A file is made there and removed at once: the permission bits (``os.access``) say yes to root everywhere, and
-    nothing of a read-only mount or of a virtual file system such as ``/proc``, where a command would otherwise
-    fail only once its work is done.
-    """
+def can_write_in(folder) -> bool:
+    """Whether files can be created in ``folder``: its permission bits allow it, and a file made there (and removed
+    at once) could be. The bits say yes to root everywhere, and nothing of a read-only mount or of a virtual file
+    system such as ``/proc``, where a command would otherwise fail only once its work is done."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
     try:
         descriptor, name = tempfile.mkstemp(prefix=".autodup-probe-", dir=folder)
-    except OSError as error:
-        return error.strerror or type(error).__name__
+    except OSError:
+        return False
     os.close(descriptor)
     with contextlib.suppress(OSError):
         os.unlink(name)
-    return None
+    return True
 
 
 def check_output_folder(out, command: str | None = None, argument: str = "out") -> None:
@@ -219,7 +218,7 @@ def check_output_folder(out, command: str | None = None, argument: str = "out") 
     existing = path.absolute()
     while not existing.exists():
         existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK) or cannot_create_in(existing):
+    if not existing.is_dir() or not can_write_in(existing):
         raise UsageError(f"{out} cannot be written to ({existing} is not a writable folder)", argument)
     if command is None or not path.is_dir():
         return

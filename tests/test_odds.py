@@ -462,7 +462,7 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_simulation(tmp_path
     odds_report.check_plot_path(tmp_path / "odds.png")
     assert list(tmp_path.iterdir()) == [tmp_path / "a folder.png"]  # the probe left nothing
     with monkeypatch.context() as patched:
-        patched.setattr(odds_report.os, "access", lambda path, mode: False)  # a read-only mount (root writes anywhere)
+        patched.setattr(os, "access", lambda path, mode: False)  # a read-only mount (root writes anywhere)
         with pytest.raises(UsageError, match="cannot be written") as caught:
             odds_report.check_plot_path(tmp_path / "odds.png")
         assert caught.value.argument == "plot"

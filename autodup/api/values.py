@@ -94,7 +94,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     """
     from ..analysis.summary import play_and_summarize
     from ..analysis.value_fit import fit_value_folder
-    from ..files import cannot_create_in, check_output_folder, write_bytes_atomically
+    from ..files import can_write_in, check_output_folder, write_bytes_atomically
     from ..game.bot_loading import bot_names
     from ..game.value import VALUE_FEATURES, VALUE_SUFFIX, is_value_file
     from ..shipped import DEFAULT_CONFIG
@@ -121,7 +121,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     if out.exists() and not is_value_file(out):  # a configuration, say: never written over
         raise UsageError(f"{out} exists and is not a value file (allowed: a new file, or a value file to replace)",
                          "out")
-    if not os.access(out.parent, os.W_OK | os.X_OK) or cannot_create_in(out.parent):  # before the training run
+    if not can_write_in(out.parent):  # before the training run
         raise UsageError(f"{out.parent}: cannot be written (allowed: a file in a folder you can write)", "out")
     check_output_folder(run_folder, argument="run_folder")
     with command_pool(workers, backend, game_timeout):

@@ -44,7 +44,7 @@ import numpy as np
 from ..compile_cache import bot_module_name, modules_digest
 from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
-from ..errors import BotError, named, raised_by_code
+from ..errors import BotError, is_stop, named
 from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, new_board_arrays, seat_bot
 from .bot_loading import Bot, policy_tuple
 from .observation import OBSERVATION_KEYS, observation_row
@@ -100,7 +100,7 @@ class AgentSeat:
                     ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
                     chosen[k] = int(action) if ok else -1
         except (Exception, SystemExit, KeyboardInterrupt) as error:  # user code: counted and reported, as a bot's
-            if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
+            if is_stop(error):
                 raise  # Ctrl-C while the agent chose
             _report(error)
             return np.full(rows.shape[0], -2, dtype=np.int64)
@@ -174,7 +174,7 @@ def load_agent(spec: str) -> Bot:
     except BotError:
         raise
     except (Exception, SystemExit, KeyboardInterrupt) as error:
-        if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
+        if is_stop(error):
             raise  # Ctrl-C while the module ran
         raise BotError(f"{spec}: cannot import {source}: {named(error)}") from None
     canonical = prefix + attribute

@@ -15,7 +15,7 @@ import numpy as np
 from numba.core.ccallback import CFunc
 
 from ..compile_cache import bot_module_name, modules_digest
-from ..errors import BotError, PolicyError, named, raised_by_code
+from ..errors import BotError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
@@ -173,7 +173,7 @@ def load_bot(spec: str) -> Bot:
         raise BotError(f"{path}: {error}") from None
     except (Exception, SystemExit, KeyboardInterrupt) as error:  # a bot file is user code: its failure in one line
         sys.modules.pop(module_name, None)
-        if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):
+        if is_stop(error):
             raise  # Ctrl-C while the file ran
         raise BotError(f"{path}: cannot load: {named(error)}") from None
     declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
@@ -310,7 +310,7 @@ def bot_errors_collected():
 
     def record(unraisable):
         error = unraisable.exc_value
-        if isinstance(error, KeyboardInterrupt) and not raised_by_code(error):  # a stop: the hook before decides
+        if is_stop(error):  # a stop: the hook before decides
             previous_hook(unraisable)
             return
         if len(errors) < 20:  # a bot may fail a million times; its first messages say why

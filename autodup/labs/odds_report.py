@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import UsageError, counted
-from ..files import cannot_create_in, write_bytes_atomically
+from ..files import can_write_in, write_bytes_atomically
 from ..game.config_file import COPIES_FOR_TOP_STAR
 
 __all__ = ["format_odds", "odds_figure", "check_plot_path", "write_odds_plot"]
@@ -117,8 +116,7 @@ def check_plot_path(path) -> Path:
                          "folder)", "plot")
     if path.is_dir():
         raise UsageError(f"{str(path)!r} is a folder (allowed: a file in an existing folder)", "plot")
-    # Said before the simulation, not after (cannot_create_in: what the permission bits do not tell, /proc for root).
-    if not os.access(path.parent, os.W_OK | os.X_OK) or cannot_create_in(path.parent):
+    if not can_write_in(path.parent):  # said before the simulation, not after
         raise UsageError(f"{str(path)!r} cannot be written (allowed: a file in a folder you can write)", "plot")
     return path
 

@@ -117,6 +117,12 @@ def write_chunk(out: Path, chunk: int, columns: dict, identity_hash: str, first_
     write_encoded_chunk(out, chunk, encode_chunk(chunk, columns, identity_hash, first_errors))
 
 
+def _corrupted(path, how: str) -> CorruptChunk:
+    """The error of a damaged chunk at ``path`` (``RUN/chunks/chunk-*``), ``how`` after "corrupted"; it names the run
+    folder, whose resume plays the chunk again."""
+    return CorruptChunk(f"{path}: corrupted{how}", folder=Path(path).parent.parent)
+
+
 def read_chunk_table(path: Path, columns=None) -> tuple:
     """The columns of one chunk as a pyarrow Table, each checked against its checksum; ``(table, metadata)``.
 
@@ -143,12 +149,10 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
             metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
             checksums = json.loads(metadata["autodup_checksums"])
         except Exception as error:  # a damaged file fails in many ways; every one means the same
-            raise CorruptChunk(f"{path}: corrupted, cannot be read ({type(error).__name__})",
-                               folder=Path(path).parent.parent) from None
+            raise _corrupted(path, f", cannot be read ({type(error).__name__})") from None
     for name in table.column_names:
         if checksums.get(name) != _column_digest(table.column(name)):
-            raise CorruptChunk(f"{path}: corrupted (the checksum of column {name!r} differs from the one written)",
-                               folder=Path(path).parent.parent)
+            raise _corrupted(path, f" (the checksum of column {name!r} differs from the one written)")
     return table, metadata
 
 
@@ -173,8 +177,7 @@ def chunk_arrays(path: Path, table) -> dict:
     (see :func:`read_chunk`); for a reader that also keeps a list column as Arrow."""
     values = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
     if {"board", "table", "placement"} <= values.keys() and not _placements_are_whole(values):
-        raise CorruptChunk(f"{path}: corrupted (a table's placements are not 1 .. players)",
-                           folder=Path(path).parent.parent)
+        raise _corrupted(path, " (a table's placements are not 1 .. players)")
     return values
 
 
