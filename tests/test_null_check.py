@@ -7,9 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from autodup.analysis.null_check import NULL_ALPHA, NULL_GROUPS, group_z_scores, null_check_size_note, null_lineup
 from autodup.game.bot_loading import load_bot
+from tests.stats_helpers import P_FLOOR
 
 BOARDS = 1000
 RUNS = 400
@@ -25,14 +27,20 @@ def _simulated(shift: float = 0.0, correlation: float = 0.0, seed: int = 0) -> n
 
 
 def test_an_honest_estimator_is_called_consistent_about_as_often_as_its_level_says():
-    flagged, spreads = 0, []
+    flagged, spreads, p_means, p_sds = 0, [], [], []
     for seed in range(RUNS):
         figures = group_z_scores(_simulated(seed=seed))
         flagged += not figures["consistent"]
         spreads.append(figures["z_sd"])
-    # Two tests at NULL_ALPHA each: about 0.8 false alarms expected in 400 runs; 4 or more has probability < 1%.
-    assert flagged <= 3, flagged
-    assert 2 * NULL_ALPHA * RUNS < 1
+        p_means.append(figures["p_mean"])
+        p_sds.append(figures["p_sd"])
+    # On normal differences both tests are exact: each p-value is uniform on [0, 1] (a one-sided check of the false
+    # alarms alone would pass a check that never flags).
+    assert stats.kstest(p_means, "uniform").pvalue > P_FLOOR
+    assert stats.kstest(p_sds, "uniform").pvalue > P_FLOOR
+    # Two tests at NULL_ALPHA each: the false alarms are at most Binomial(RUNS, 1 - (1 - NULL_ALPHA)^2), whose
+    # tail beyond this count has probability under 3e-6.
+    assert flagged <= stats.binom.isf(3e-6, RUNS, 1 - (1 - NULL_ALPHA) ** 2), flagged
     # The groups' z-scores have sd 1: its mean over runs within 5 standard errors (sd of one run's sd about
     # 1 / sqrt(2 (groups - 1))).
     assert abs(np.mean(spreads) - 1) < 5 / np.sqrt(2 * (NULL_GROUPS - 1) * RUNS)

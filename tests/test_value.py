@@ -114,7 +114,15 @@ def test_the_corrected_placement_removes_luck_it_was_not_fitted_on(roster, evalu
     for index, bot in enumerate(bots):
         mine = evaluation_boards.bots == index
         if placement[mine].var() > 1.0:  # the bots that do not finish last every game
-            assert corrected[mine].var() < 0.6 * placement[mine].var(), bot.name
+            # Boards are the independent units: the ratio of the two spreads (each board's sum of squared
+            # deviations of the bot's placements), with its standard error as a ratio estimator over boards.
+            deviations = np.where(mine, placement - placement[mine].mean(), 0.0) ** 2
+            corrected_deviations = np.where(mine, corrected - corrected[mine].mean(), 0.0) ** 2
+            raw_per_board, corrected_per_board = deviations.sum(axis=(1, 2)), corrected_deviations.sum(axis=(1, 2))
+            ratio = corrected_per_board.sum() / raw_per_board.sum()
+            boards = raw_per_board.shape[0]
+            error = (corrected_per_board - ratio * raw_per_board).std(ddof=1) / (raw_per_board.mean() * np.sqrt(boards))
+            assert ratio + 4.5 * error < 1.0, (bot.name, ratio, error)
 
 
 def test_training_boards_are_not_evaluation_boards():
@@ -342,6 +350,10 @@ def test_a_value_whose_features_need_support_removes_luck_where_one_without_it_a
     raw = comparison_variance(placement, others.bots, 8)
     supported, unsupported = corrections(fit.weights()), corrections(fit.weights(min_support=0))
     reduction = raw / comparison_variance(placement - supported, others.bots, 8)
-    assert np.abs(supported).max() < 10.0 and reduction > 2.0
-    assert (np.abs(unsupported).max() > 25.0
-            and raw / comparison_variance(placement - unsupported, others.bots, 8) < reduction - 0.1)
+    # Two variances over the same 800 boards: the log of their ratio has a standard error of at most
+    # sqrt(8 / (boards - 1)) (each log variance's is sqrt(2 / (boards - 1)), whatever their correlation).
+    assert np.log(reduction) > 4.5 * np.sqrt(8 / (placement.shape[0] - 1))
+    # The documented failure, pinned on these fixed boards (not a statistical bound): the fit without the support
+    # makes corrections of tens of places where the supported one stays within a few, and removes less variance.
+    assert np.abs(supported).max() < 10.0 and np.abs(unsupported).max() > 25.0
+    assert raw / comparison_variance(placement - unsupported, others.bots, 8) < reduction

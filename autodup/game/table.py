@@ -481,11 +481,15 @@ def compile_round_end(rules) -> None:
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_trait):
+def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_trait, rolls=1):
     """Deal ``n_shops`` shops from ``pool`` (float64 (N,)), each to a fresh seat seeded
     ``base_seed + i``; count the champion in each shop's first slot.
 
-    ``loaded_trait >= 0`` deals a loaded roll of that trait instead. Returns
+    ``loaded_trait >= 0`` deals a loaded roll of that trait instead. With
+    ``rolls`` > 1 each seat is dealt that many shops in a row (each a reroll:
+    the last shop's units back in the pool first, so every shop meets the same
+    pool) and the last one's first slot is counted: its law is the first
+    shop's, whatever the dealer's state carries from the shops before. Returns
     int64 (N + 1,): counts per champion, then the number of empty first slots.
     """
     table = new_table(rules, np.int64(0))  # typed as the game's call is: its compiled code, not one of its own
@@ -510,7 +514,8 @@ def first_slot_counts(rules, dealer, level, pool, n_shops, base_seed, loaded_tra
         table.needles[0, :] = 0.0
         table.needle_count[0, :] = 0
         # The game's own compiled shop, a normal or a loaded roll: the flag is a run-time bool, as the game passes it.
-        reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(0), seeds, loaded_trait >= 0)
+        for roll in range(rolls):
+            reroll_shop(rules, dealer, table, np.int64(0), np.int64(0), np.int64(roll), seeds, loaded_trait >= 0)
         first = table.shops[0, 0]
         counts[first if first >= 0 else pool.shape[0]] += 1
     return counts
