@@ -210,6 +210,8 @@ def check_output_folder(out, command: str | None = None, argument: str = "out") 
     """
     if out is None:
         return
+    if not isinstance(out, (str, os.PathLike)):
+        raise UsageError(f"{out!r} is not a path (allowed: a folder, as a str or os.PathLike)", argument)
     if not str(out).strip():
         raise UsageError("empty (allowed: the path of a folder)", argument)
     path = Path(out)

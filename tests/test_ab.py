@@ -498,6 +498,12 @@ def test_the_corrected_change_recomputed_by_hand_from_the_chunks_matches_ab_json
         assert low <= raw_high and raw_low <= high, name
     per_bot = [data["bots"][name]["corrected_placement"]["variance_reduction"] for name in names]
     assert data["corrected_variance_reduction"] == pytest.approx(float(np.median(per_bot)), rel=1e-12)
+    # The value's corrections have mean zero whatever the rules: their change from base to variant, board by board,
+    # is within 4.5 standard errors of 0 for every bot (a correction added with the wrong sign, or one that is not
+    # an innovation, would move the corrected change away from the raw one).
+    moved = (raw_variant - corrected_variant) / n_variant - (raw_base - corrected_base) / n_base
+    boards = moved.shape[0]
+    assert np.all(np.abs(moved.mean(0)) <= 4.5 * moved.std(0, ddof=1) / np.sqrt(boards)), moved.mean(0)
 
 
 @pytest.mark.parametrize("command", ["ab", "sweep"])
@@ -552,7 +558,7 @@ def test_a_folder_of_other_runs_is_refused_as_the_commands_own_option(tmp_path):
                  "--out", out, "--quiet", "--workers", "1")
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [
         f"autodup: error: --out: {out} holds runs of other arguments or files (boards differs: 50 given, 25 in the run) "
-        "(allowed: the same ones, to go on, or another --out)"], result.stderr
+        "(allowed: the same ones, to go on, or another folder)"], result.stderr
     result = run("luck", "fit", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "2", "--out",
                  str(tmp_path / "tiny.value.json"), "--run-folder", out, "--workers", "1")
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [

@@ -135,17 +135,80 @@ BAD_ARGUMENTS = [  # (call, the argument named, what the message says); each is 
     (lambda: autodup.shuffles(shuffles=0), "shuffles", "out of range"),
     (lambda: autodup.shuffles(cards=1), "cards", "out of range (allowed: 3 to"),
     (lambda: autodup.toy(trials=0), "trials", "out of range"),
+    # Values of the wrong type: refused in the API's terms, not as a TypeError from pathlib or a loop.
+    (lambda: autodup.load_config(5), "config", "5 is not a configuration (allowed: a shipped configuration's name"),
+    (lambda: autodup.run_tournament(123, bots="greedy", boards=2), "config", "123 is not a configuration"),
+    (lambda: autodup.run_tournament("tiny", bots=123, boards=2), "bots", "123 is not a text or a list of texts"),
+    (lambda: autodup.run_tournament("tiny", bots=[], boards=2), "bots", "no bot given"),
+    (lambda: autodup.run_tournament("tiny", bots="greedy,econ", boards=2, bot_params={"greedy": 5}), "bot_params",
+     "'greedy' maps to 5 (allowed: a dict of parameters"),
+    (lambda: autodup.run_tournament("tiny", bots="greedy,econ", boards=2, bot_params=7), "bot_params",
+     "7 is not a text or a list of texts"),
+    (lambda: autodup.run_tournament("tiny", bots="greedy,econ", boards=2, out=123), "out", "123 is not a path"),
+    (lambda: autodup.play("tiny", bots="greedy", bot_param_file=3), "bot_param_file", "3 is not a path"),
+    (lambda: autodup.ab("tiny", settings=5), "settings", "5 is not a text or a list of texts"),
+    (lambda: autodup.ab(5, settings=["shop.size=4"]), "base", "5 is not a configuration"),
+    (lambda: autodup.ab("tiny", variant=3, settings=["shop.size=4"]), "variant", "3 is not a configuration"),
+    (lambda: autodup.sweep("tiny", 5), "settings", "5 is not a text or a list of texts"),
+    (lambda: autodup.evaluate("greedy", opponents=5, boards=4), "opponents", "5 is not a text or a list"),
+    (lambda: autodup.evaluate("greedy", opponents=[], boards=4), "opponents", "no bot given"),
+    (lambda: autodup.evaluate("greedy", opponents="econ," * 8, boards=4), "opponents", "names no bot at some"),
+    (lambda: autodup.evaluate("greedy", opponents=["econ"] * 8, boards=4), "opponents",
+     "8 opponents (allowed: 1 to 7: the agent and its opponents sit at one table of 8 seats)"),
+    (lambda: autodup.report([], out="unused"), "runs", "no run folder given"),
+    (lambda: autodup.open_results(5), "folder", "5 is not a path (allowed: a run folder"),
+    (lambda: autodup.open_results(["runs/a"]), "folder", "['runs/a'] is not a path"),
 ]
 
 
 @pytest.mark.parametrize("call, argument, says", BAD_ARGUMENTS)
 def test_a_bad_argument_is_named_in_python_terms(call, argument, says):
+    from autodup.errors import NamesAnArgument
+
     with pytest.raises(UsageError) as raised:
         call()
     message = str(raised.value)
     assert message.startswith(f"{argument}: ") and says in message and "\n" not in message
     assert "--" not in message.split("(")[0]  # the API names its parameter, not the command line's option
-    assert raised.value.for_command_line().startswith(f"--{argument.replace('_', '-')}: ")
+    option = NamesAnArgument.OPTIONS.get(argument, f"--{argument.replace('_', '-')}")
+    assert raised.value.for_command_line().startswith(f"{option}: ")
+
+
+def test_a_configuration_loaded_once_is_taken_wherever_a_configuration_is():
+    """A GameConfig is played as its name would be: play sends it to its worker rather than a path to read again."""
+    loaded = autodup.load_config("tiny")
+    assert autodup.load_config(loaded) is loaded
+    assert autodup.play(loaded, bots="greedy,econ", seed=4) == autodup.play("tiny", bots="greedy,econ", seed=4)
+    assert autodup.check_bot("greedy", config=loaded, games=2, variant_games=0)["clean"]
+    assert autodup.evaluate("greedy", opponents="econ", boards=2, config=loaded).config == "tiny"
+
+
+def test_play_without_bots_seats_every_shipped_bot_as_run_tournament_does():
+    seated = {seat["bot"] for seat in autodup.play("tiny", bots=None)["seats"]}
+    assert seated == {bot["name"] for bot in autodup.list_bots()}
+
+
+def test_evaluate_names_its_own_argument_for_a_bot_listed_twice():
+    with pytest.raises(UsageError, match=r"^opponents: a bot appears twice"):
+        autodup.evaluate("greedy", opponents=["greedy"], boards=2, config="tiny")
+
+
+def test_the_api_refuses_bot_parameters_and_another_run_in_its_own_terms(small_run):
+    with pytest.raises(BotError) as raised:
+        autodup.run_tournament("tiny", bots="greedy,econ", boards=2, workers=1, bot_params=["nobot.x=1"])
+    assert str(raised.value) == "bot_params: no bot named 'nobot' is playing (playing: econ, greedy)"
+    assert raised.value.for_command_line().startswith("--bot-param: no bot named")
+    with pytest.raises(RunError) as raised:  # small_run's folder, asked for another seed
+        autodup.run_tournament("tiny", bots="greedy,econ,random", boards=6, seed=4, out=small_run.path, workers=1)
+    assert str(raised.value) == (f"out: {small_run.path} holds another run (seed differs: 4 given, 3 in the run) "
+                                 "(allowed: another folder, or resuming that run with its own arguments: --resume "
+                                 "or resume=True)")
+
+
+def test_rows_take_one_column_by_its_name(small_run):
+    assert small_run.rows("placement").column_names == ["placement"]
+    with pytest.raises(UsageError, match="^columns: 5 is not a text or a list of texts"):
+        small_run.rows(5)
 
 
 def test_the_command_line_names_the_option_of_an_api_error(capsys):

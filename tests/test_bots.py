@@ -197,7 +197,8 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
 
 
 @pytest.mark.parametrize("file, message", [
-    ("no_name.py", "NAME must be"),
+    ("no_name.py", "defines no NAME (allowed: a bot file defines NAME, a one-line DESCRIPTION"),
+    ("only_a_name.py", "defines no DESCRIPTION and no decide (allowed: a bot file defines NAME, a one-line"),
     ("two_lines.py", "DESCRIPTION must be one line"),
     ("bad_parameters.py", "PARAMETERS must map"),
     ("plain_function.py", "decorated with @autodup.bots.policy"),

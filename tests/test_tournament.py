@@ -408,7 +408,7 @@ def test_a_resume_with_another_configuration_is_refused_in_one_line_before_the_v
         said = "config_sha256 differs" if "tiny" in other[0] else "boards differs: 6 given, 5 in the run"
         assert result.stderr.strip().splitlines() == [
             f"autodup: error: --resume: {out} holds a run with other arguments or files ({said}); resume with the "
-            "same ones or use another --out"]
+            "same ones or use another folder"]
 
 
 def test_resume_refuses_edited_files_and_foreign_folders(tmp_path):

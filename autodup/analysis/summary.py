@@ -291,9 +291,8 @@ def play_and_summarize(spec, out=None, *arguments, refused_as=None, **options) -
         if refused_as is None or refused.argument not in ("resume", "out"):
             raise
         what, folder, argument = refused_as
-        option = f"--{argument.replace('_', '-')}"
         if isinstance(refused, OtherRun):
             raise RunError(f"{folder} holds {what} of other arguments or files ({refused.differing}) (allowed: the "
-                           f"same ones, to go on, or another {option})", argument) from None
-        raise RunError(refused.message.replace("another --out", f"another {option}"), argument) from None
+                           "same ones, to go on, or another folder)", argument) from None
+        raise RunError(refused.message, argument) from None
     return out, written[0]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import TaskError, UsageError
 
-__all__ = ["LOGGER", "Report", "warner", "noter", "bot_list", "config_warnings", "execution",
-           "raised_as_in_the_worker"]
+__all__ = ["LOGGER", "Report", "warner", "noter", "configuration", "texts", "path_of", "bot_list", "config_warnings",
+           "execution", "raised_as_in_the_worker"]
 
 LOGGER = logging.getLogger("autodup")
 # Without a handler of its own, logging's last resort prints WARNING and above to stderr: a library adds a
@@ -34,6 +35,70 @@ def noter(note):
     return note if note is not None else LOGGER.info
 
 
+def _shown(value) -> str:
+    """A value as a message quotes it: its repr, cut to a line's worth."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def configuration(config, argument: str = "config"):
+    """The :class:`~autodup.game.config.GameConfig` an argument names: one given as is, or a shipped
+    configuration's name or a YAML file's path loaded (:func:`autodup.game.config.load_config`).
+
+    Examples
+    --------
+    >>> configuration("tiny").name
+    'tiny'
+    >>> configuration(5)
+    Traceback (most recent call last):
+    ...
+    autodup.errors.UsageError: config: 5 is not a configuration (allowed: a shipped configuration's name such as ...)
+    """
+    from ..game.config import GameConfig, load_config
+
+    if isinstance(config, GameConfig):
+        return config
+    if not isinstance(config, (str, os.PathLike)):
+        raise UsageError(f"{_shown(config)} is not a configuration (allowed: a shipped configuration's name such as "
+                         "'set4', a YAML file's path, or a GameConfig)", argument)
+    return load_config(config)
+
+
+def texts(values, argument: str, allowed: str) -> list:
+    """A text or a sequence of texts (paths too) as a list of ``str``; a :class:`UsageError` naming ``argument``
+    for anything else, ``allowed`` saying what each text is.
+
+    Examples
+    --------
+    >>> texts("shop.size=4", "settings", "PATH=VALUE edits")
+    ['shop.size=4']
+    >>> texts(5, "settings", "PATH=VALUE edits")
+    Traceback (most recent call last):
+    ...
+    autodup.errors.UsageError: settings: 5 is not a text or a list of texts (allowed: PATH=VALUE edits)
+    """
+    if isinstance(values, (str, os.PathLike)):
+        return [os.fspath(values)]
+    if isinstance(values, (list, tuple)) and all(isinstance(value, (str, os.PathLike)) for value in values):
+        return [os.fspath(value) for value in values]
+    raise UsageError(f"{_shown(values)} is not a text or a list of texts (allowed: {allowed})", argument)
+
+
+def path_of(value, argument: str, what: str):
+    """``value`` if it is a path (``str`` or ``os.PathLike``), else a :class:`UsageError` naming ``argument``.
+
+    Examples
+    --------
+    >>> path_of(["runs/a"], "folder", "a run folder")
+    Traceback (most recent call last):
+    ...
+    autodup.errors.UsageError: folder: ['runs/a'] is not a path (allowed: a run folder, as a str or os.PathLike)
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise UsageError(f"{_shown(value)} is not a path (allowed: {what}, as a str or os.PathLike)", argument)
+    return value
+
+
 def bot_list(bots, option: str = "bots") -> list | None:
     """Bots as a list of names or paths: from a list, or a comma-separated text (``"greedy,econ"``).
 
@@ -45,10 +110,17 @@ def bot_list(bots, option: str = "bots") -> list | None:
     Traceback (most recent call last):
     ...
     autodup.errors.UsageError: bots: ['greedy', ''] names no bot at some position (allowed: names or paths, ...)
+    >>> bot_list(3)
+    Traceback (most recent call last):
+    ...
+    autodup.errors.UsageError: bots: 3 is not a text or a list of texts (allowed: bot names or paths, ...)
     """
     if bots is None:
         return None
-    specs = [part.strip() for part in bots.split(",")] if isinstance(bots, str) else [str(bot).strip() for bot in bots]
+    given = texts(bots, option, "bot names or paths, as a list or comma-separated")
+    specs = [part.strip() for part in bots.split(",")] if isinstance(bots, str) else [spec.strip() for spec in given]
+    if not given:
+        raise UsageError("no bot given (allowed: one or more names or paths)", option)
     if not specs or not all(specs):
         raise UsageError(f"{bots!r} names no bot at some position (allowed: names or paths, comma-separated)",
                          option)

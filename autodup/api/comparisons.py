@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from ..arguments import half_width, optional, seconds
 from ..errors import UsageError, counted
 from ..files import check_output_folder, mark_output_folder, remove_stale_temporaries
 from ..shipped import DEFAULT_CONFIG
-from .common import Report, bot_list, command_pool, config_warnings, execution, noter, warner
+from .common import Report, bot_list, command_pool, config_warnings, configuration, execution, noter, texts, warner
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
 
 __all__ = ["DEFAULT_QUALITY_BOARDS", "quality", "report", "ab", "sweep"]
@@ -200,7 +199,9 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None, not
 
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
     note = noter(note)
-    runs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    runs = texts(runs, "runs", "run folders")
+    if not runs:
+        raise UsageError("no run folder given (allowed: one or more run folders, the control's among them)", "runs")
     check_output_folder(out, "report")  # before the work, not after it
     folders = folders_to_measure([str(run) for run in runs])
     out = Path(out)
@@ -288,10 +289,10 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
 
     Parameters
     ----------
-    base : str or os.PathLike
+    base : str, os.PathLike or GameConfig
         The base configuration (shipped name or YAML path).
-    variant : str or os.PathLike, optional
-        The variant's YAML file (default: a copy of the base, edited by ``settings``).
+    variant : str, os.PathLike or GameConfig, optional
+        The variant's configuration (default: a copy of the base, edited by ``settings``).
     settings : list of str
         Edits ``"PATH=VALUE"`` at dotted field paths, the value read as YAML (``"tiers.3.copies=9"``).
     boards : int, optional
@@ -329,13 +330,14 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
 
     options = _options(locals())
     warn = options["warn"]
-    settings = [settings] if isinstance(settings, str) else list(settings)
-    base_config = load_config(base)
+    settings = texts(settings, "settings", "PATH=VALUE edits")
+    base_config = configuration(base, "base")
     config_warnings(base_config, warn)
     if variant is None and not settings:
         raise UsageError("nothing to compare (allowed: a variant configuration, PATH=VALUE edits, or both)",
                          "settings")
-    variant_config = load_config(variant) if variant is not None else base_config
+    variant_config = configuration(variant, "variant") if variant is not None else base_config
+    variant_source = variant_config.source
     if variant is not None:
         config_warnings(variant_config, warn)
     changes = []
@@ -351,7 +353,6 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
                                                               base_spec.boards, base_spec.seed, base_spec)
         comparison, = _played({"base": base_spec, "variant": variant_spec}, [("base", "variant")], out, options,
                               "ab")
-    variant_source = str(variant) if variant is not None else base_config.source
     if settings:
         variant_source += " with --set " + " ".join(settings)
     result = ab_result(comparison, changes, setup_of(base_spec, options["until_ci"]), base_config.source, variant_source)
@@ -402,11 +403,13 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
 
     Parameters
     ----------
-    base : str or os.PathLike
+    base : str, os.PathLike or GameConfig
         The base configuration.
     settings : str or list of str
-        ``"PATH=V1,V2,..."``: the field swept and its values, read as one YAML flow list; several paths change
-        together, value by value.
+        ``"PATH=V1,V2,..."``: the field swept and its values, separated by commas, with no brackets around them
+        (``"shop.reroll_price=2,3"``; they are read as the items of one YAML flow list, so a value may be a list
+        in brackets: ``"levels.8.odds=[10,15,35,30,10],[16,20,35,25,4]"``); several paths change together,
+        value by value.
     bots, boards, until_ci, dealer, design, events, seed, out, workers, backend, bot_params, bot_param_file,
     game_timeout, progress, warn, note, value
         As for :func:`ab` (every run corrected by the base's value); ``out`` defaults to
@@ -431,10 +434,10 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
 
     options = _options(locals())
     warn = options["warn"]
-    settings = [settings] if isinstance(settings, str) else list(settings)
+    settings = texts(settings, "settings", "PATH=V1,V2,... texts")
     if not settings:
         raise UsageError("no PATH=V1,V2,... given (allowed: one or more)", "settings")
-    base_config = load_config(base)
+    base_config = configuration(base, "base")
     config_warnings(base_config, warn)
     swept = [parse_sweep(option) for option in settings]
     if len({len(values) for values in swept}) > 1:

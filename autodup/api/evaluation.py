@@ -9,8 +9,8 @@ import numpy as np
 
 from ..arguments import MAX_BOARDS, integer
 from ..arguments import seed as check_seed
-from ..errors import UsageError
-from .common import noter, warner
+from ..errors import UsageError, counted
+from .common import bot_list, noter, warner
 
 __all__ = ["Estimate", "Evaluation", "evaluate", "agent_bot"]
 
@@ -142,12 +142,13 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
         An object with ``act(observation, action_mask[, generator])`` (:mod:`autodup.game.agents`), an agent
         spec (``module:Class``, ``file.py:Class``) or a bot (a name or a path: bots can be evaluated too).
     opponents : str or sequence of str
-        The bots (or agent specs) at the other seats; with 7, the agent sits once at each table.
+        The bots (or agent specs) at the other seats, 1 to ``players - 1`` of them (a list, or a comma-separated
+        text as for :func:`autodup.run_tournament`'s ``bots``); with 7, the agent sits once at each table.
     boards : int
         Duplicate boards (each played at ``1 + len(opponents)`` tables).
     seed : int
         The tournament seed.
-    config : str or GameConfig
+    config : str, os.PathLike or GameConfig
         A shipped configuration's name or a YAML file's path.
     value : "auto", "none" or a value file's path
         The value the luck correction uses (``auto``: the one shipped for the configuration).
@@ -169,12 +170,13 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
     warn, note = warner(warn), noter(note)
     boards = integer("boards", boards, 2, MAX_BOARDS)
     seed = check_seed("seed", seed)
-    if isinstance(opponents, (str, Path)):
-        opponents = (opponents,)
-    opponents = tuple(str(opponent) for opponent in opponents)
+    opponents = tuple(bot_list(opponents, "opponents"))
     loaded = load_config(config)
+    if len(opponents) >= loaded.players:
+        raise UsageError(f"{counted(len(opponents), 'opponent')} (allowed: 1 to {loaded.players - 1}: the agent and "
+                         f"its opponents sit at one table of {loaded.players} seats)", "opponents")
     bots = [agent_bot(agent)] + [load_bot(opponent) for opponent in opponents]
-    check_lineup(bots, loaded.players)
+    check_lineup(bots, loaded.players, argument="opponents")
     model = choose_value(value, loaded, note, warn)
     spec = make_spec(loaded, bots, boards, dealer, seed, value=model)
     weights = model.weights_for(spec.bot_names, spec.bot_sha256)[0] if model else None

@@ -23,7 +23,7 @@ def odds(config, level: int, champion: str, gold: int | None = None, rolls: int 
 
     Parameters
     ----------
-    config : str or os.PathLike
+    config : str, os.PathLike or GameConfig
         A shipped configuration's name or a YAML path.
     level : int
         The player's level.

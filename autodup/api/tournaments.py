@@ -11,7 +11,18 @@ from ..arguments import seed as check_seed
 from ..errors import RunError, UsageError, WorkerFailure
 from ..files import check_output_folder
 from ..shipped import DEFAULT_CONFIG
-from .common import bot_list, command_pool, config_warnings, execution, noter, raised_as_in_the_worker, warner
+from .common import (
+    bot_list,
+    command_pool,
+    config_warnings,
+    configuration,
+    execution,
+    noter,
+    path_of,
+    raised_as_in_the_worker,
+    texts,
+    warner,
+)
 
 __all__ = ["DEFAULT_BOARDS", "DEFAULT_OUT", "DefaultFolder", "RUN_SEED", "CHECK_GAMES", "CHECK_MAX_GAMES", "CHECK_SEED",
            "Results", "load_config", "list_bots", "play", "check_bot",
@@ -41,8 +52,9 @@ def load_config(config):
 
     Parameters
     ----------
-    config : str or os.PathLike
-        A shipped configuration's name (``"set4"``, ``"tiny"``) or the path of a YAML file.
+    config : str, os.PathLike or GameConfig
+        A shipped configuration's name (``"set4"``, ``"tiny"``) or the path of a YAML file (a ``GameConfig``
+        is returned as it is: every function of the API takes one wherever it takes a configuration).
 
     Returns
     -------
@@ -62,9 +74,7 @@ def load_config(config):
     >>> config.players, len(config.champion_names) > 0
     (8, True)
     """
-    from ..game.config import load_config as load
-
-    return load(config)
+    return configuration(config)
 
 
 def list_bots() -> list:
@@ -84,10 +94,16 @@ def list_bots() -> list:
 def parameter_overrides(bot_params, bot_param_file) -> tuple:
     from ..tournament.loading import bot_overrides
 
-    if isinstance(bot_params, str):  # one "BOT.PARAMETER=VALUE"
-        bot_params = [bot_params]
     if isinstance(bot_params, dict):  # {"greedy": {"roll_above": 30}} from Python
+        for bot, values in bot_params.items():
+            if not isinstance(values, dict):
+                raise UsageError(f"{bot!r} maps to {values!r} (allowed: a dict of parameters and numbers, "
+                                 "{'greedy': {'roll_above': 30}})", "bot_params")
         bot_params = [f"{bot}.{name}={value}" for bot, values in bot_params.items() for name, value in values.items()]
+    elif bot_params is not None:  # "BOT.PARAMETER=VALUE", or a list of them
+        bot_params = texts(bot_params, "bot_params", "BOT.PARAMETER=VALUE texts, or a dict of dicts")
+    if bot_param_file is not None:
+        path_of(bot_param_file, "bot_param_file", "a YAML file")
     return bot_overrides(bot_param_file, bot_params or ())
 
 
@@ -98,10 +114,11 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
 
     Parameters
     ----------
-    config : str or os.PathLike
+    config : str, os.PathLike or GameConfig
         A shipped configuration's name or a YAML path.
-    bots : str or list of str
-        1 to 8 distinct bots (names or paths); seat ``s`` plays bot ``(s + table) mod len(bots)``.
+    bots : str or list of str, optional
+        1 to 8 distinct bots (names or paths; None: every shipped bot, as for :func:`run_tournament`); seat ``s``
+        plays bot ``(s + table) mod len(bots)``.
     seed, board, table : int
         The tournament seed, the board of it and the table of the board.
     dealer : str, optional
@@ -138,6 +155,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     """
     from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named
     from ..game.boards import check_order
+    from ..game.bot_loading import bot_names
     from ..game.rules import ORDERS
     from ..tournament.loading import compile_game, play_in_worker
     from ..tournament.spec import check_bot_count
@@ -149,7 +167,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     table = integer("table", table, 0)
     choice("order", order, list(ORDERS))
     game_timeout = optional(seconds, "game_timeout", game_timeout) or DEFAULT_GAME_TIMEOUT
-    specs = bot_list(bots)
+    specs = bot_list(bots) if bots is not None else bot_names()
     loaded = load_config(config)
     config_warnings(loaded, warn)
     check_order(dealer_named(dealer), order)  # before a worker starts
@@ -168,7 +186,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     overrides = parameter_overrides(bot_params, bot_param_file)
     compile_game(loaded, specs, overrides, game_timeout, noter(note), order, progress)
     with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
-        played = pool.run_one(play_in_worker, (str(config), specs, overrides, seed, board, table, dealer, order))
+        played = pool.run_one(play_in_worker, (loaded, specs, overrides, seed, board, table, dealer, order))
     rows, errors = played["rows"], played["errors"]
     if errors:
         failed = sum(row["bot_errors"] for row in rows)
@@ -191,7 +209,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     ----------
     bot : str
         A shipped bot's name or the path of a bot file.
-    config : str or os.PathLike
+    config : str, os.PathLike or GameConfig
         The configuration played.
     games : int
         Tables on the configuration as written, each played twice (determinism); 1 to ``CHECK_MAX_GAMES``.
@@ -245,7 +263,7 @@ def check_bot(bot, config=DEFAULT_CONFIG, games: int = CHECK_GAMES, seed: int = 
     try:
         compile_game(loaded, [str(bot)], overrides, game_timeout, noter(note), progress=progress)
         with Pool(1, game_timeout, describe=describe) as pool, raised_as_in_the_worker():
-            report = pool.run_one(check_bot_in_worker, (str(bot), overrides, str(config), games, seed,
+            report = pool.run_one(check_bot_in_worker, (str(bot), overrides, loaded, games, seed,
                                                         variant_games))
     except WorkerFailure as failure:  # a bot that hangs or crashes its process is not clean either
         return {"bot": str(bot), "clean": False, "failure": str(failure), "kind": failure.kind}
@@ -303,8 +321,10 @@ class Results:
         return self._folder.boards_done()
 
     def summary(self) -> list:
-        """One dict per bot, best (lowest adjusted score) first: ``adjusted_score`` and ``duplicate_score`` (luck-adjusted and raw, with
-        ``*_ci95`` half-widths of their 95% intervals), ``mean_placement``, ``top4_rate`` and what it did wrong.
+        """One dict per bot, best first: ``corrected_score`` (corrected by the run's value, when it has one),
+        ``adjusted_score`` (luck-adjusted by the run's own fit) and ``duplicate_score`` (raw), each with the
+        ``*_ci95`` half-width of its 95% interval, ``mean_placement``, ``top4_rate`` and what it did wrong. Best is
+        the lowest corrected score, or without a value the lowest adjusted score.
 
         Computed from the chunks (checked), so it is right for an unfinished run too.
         """
@@ -321,10 +341,12 @@ class Results:
 
         Parameters
         ----------
-        columns : list of str, optional
-            The columns wanted, in this order (default: all; the folder's ``README`` of columns is in
-            :mod:`autodup.tournament.results`).
+        columns : str or list of str, optional
+            The column or the columns wanted, in this order (default: all; the folder's ``README`` of columns is
+            in :mod:`autodup.tournament.results`).
         """
+        if columns is not None:
+            columns = texts(columns, "columns", "column names")
         return self._folder.table(columns)
 
     def to_pandas(self, columns=None):
@@ -377,7 +399,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
 
     Parameters
     ----------
-    config : str or os.PathLike, optional
+    config : str, os.PathLike or GameConfig, optional
         A shipped configuration's name or a YAML path (default: set4).
     bots : str or list of str, optional
         1 to 8 distinct bots, names or paths (default: every shipped bot); one table per bot on each board.
@@ -542,4 +564,4 @@ def open_results(folder) -> Results:
     >>> autodup.open_results(results.path).bot_names
     ['greedy', 'econ']
     """
-    return Results(folder)
+    return Results(path_of(folder, "folder", "a run folder"))

@@ -71,7 +71,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
 
     Parameters
     ----------
-    config : str or os.PathLike, optional
+    config : str, os.PathLike or GameConfig, optional
         A shipped configuration's name or a YAML path (default: set4).
     bots : str or list of str, optional
         The bots (default: every shipped bot).

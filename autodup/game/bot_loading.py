@@ -22,11 +22,15 @@ from .authoring import finite_number
 from .config_file import show_number
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
-__all__ = ["BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot", "constant_parameter_reads", "load_bot",
-           "load_bots", "apply_overrides", "parse_parameter_options", "load_parameter_file", "policy_tuple",
-           "Lineup", "seating", "bot_errors_collected"]
+__all__ = ["PARAMETERS_ARGUMENT", "override_error", "BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot",
+           "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides", "parse_parameter_options",
+           "load_parameter_file", "policy_tuple", "Lineup", "seating", "bot_errors_collected", "REQUIRED_IN_A_BOT_FILE"]
 
 # --------------------------------------------------------------------------
+
+REQUIRED_IN_A_BOT_FILE = ("NAME", "DESCRIPTION", "decide")
+# Where parameter overrides come from when not from a file: the Python API's bot_params (--bot-param).
+PARAMETERS_ARGUMENT = "bot_params"
 
 
 @dataclass(frozen=True)
@@ -57,16 +61,17 @@ class Bot:
     def info(self) -> BotInfo:
         return BotInfo(self.name, self.path, dict(self.parameters), self.fingerprint)
 
-    def with_parameters(self, overrides: dict, origin: str = "--bot-param") -> "Bot":
-        """A copy with some parameters changed; unknown names or non-numbers raise :class:`BotError`."""
+    def with_parameters(self, overrides: dict, origin: str = PARAMETERS_ARGUMENT) -> "Bot":
+        """A copy with some parameters changed; unknown names or non-numbers raise :class:`BotError` naming
+        ``origin`` (:func:`override_error`)."""
         values = dict(self.parameters)
         for key, value in overrides.items():
             if key not in self.defaults:
                 allowed = ", ".join(self.defaults) or "none"
-                raise BotError(f"{origin}: bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
+                raise override_error(origin, f"bot {self.name!r} has no parameter {key!r} (allowed: {allowed})")
             number = finite_number(value)
             if number is None:
-                raise BotError(f"{origin}: {self.name}.{key} must be a finite number, got {show_number(value)}")
+                raise override_error(origin, f"{self.name}.{key} must be a finite number, got {show_number(value)}")
             values[key] = number
         return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint,
                    self.agent)
@@ -176,6 +181,10 @@ def load_bot(spec: str) -> Bot:
         if is_stop(error):
             raise  # Ctrl-C while the file ran
         raise BotError(f"{path}: cannot load: {named(error)}") from None
+    missing = [key for key in REQUIRED_IN_A_BOT_FILE if not hasattr(module, key)]
+    if missing:
+        raise BotError(f"{path}: defines no {' and no '.join(missing)} (allowed: a bot file defines NAME, a one-line "
+                       "DESCRIPTION and decide, decorated with @autodup.bots.policy; PARAMETERS is optional)")
     declared = {key: getattr(module, key, None) for key in ("NAME", "DESCRIPTION", "PARAMETERS", "decide")}
     name, description, defaults, decide = declared.values()
     if not isinstance(name, str) or not name.isidentifier():
@@ -206,6 +215,12 @@ def load_bots(specs, overrides: dict | None = None, origin: str = "bot parameter
     return apply_overrides([load_bot(spec) for spec in specs], overrides or {}, origin)
 
 
+def override_error(origin: str, message: str) -> BotError:
+    """A refused parameter override from ``origin``: the argument :data:`PARAMETERS_ARGUMENT` (named as the
+    Python API or the command line spells it), or a file the message starts with."""
+    return BotError(message, origin) if origin == PARAMETERS_ARGUMENT else BotError(f"{origin}: {message}")
+
+
 def apply_overrides(bots, overrides: dict, origin: str) -> list:
     """``bots`` with ``overrides`` (``{bot name: {parameter: value}}``, from ``origin``) applied.
 
@@ -217,7 +232,7 @@ def apply_overrides(bots, overrides: dict, origin: str) -> list:
     names = {bot.name for bot in bots}
     for name in overrides:
         if name not in names:
-            raise BotError(f"{origin}: no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
+            raise override_error(origin, f"no bot named {name!r} is playing (playing: {', '.join(sorted(names))})")
     return [bot.with_parameters(overrides.get(bot.name, {}), origin) for bot in bots]
 
 

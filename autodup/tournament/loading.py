@@ -30,7 +30,7 @@ def load_bots_with_overrides(specs: list, overrides: tuple, progress=None) -> li
 
     ``progress`` (a worker's progress block) names the bot being loaded, should its code crash the process.
     """
-    from ..game.bot_loading import apply_overrides, load_bot
+    from ..game.bot_loading import PARAMETERS_ARGUMENT, apply_overrides, load_bot
     from ..game.progress import PROGRESS_LOADING
 
     from_file, origin, options = overrides
@@ -41,21 +41,19 @@ def load_bots_with_overrides(specs: list, overrides: tuple, progress=None) -> li
         bots.append(load_bot(spec))
     if progress is not None:
         progress[PROGRESS_LOADING] = 0
-    return apply_overrides(apply_overrides(bots, from_file, origin), options, "--bot-param")
+    return apply_overrides(apply_overrides(bots, from_file, origin), options, PARAMETERS_ARGUMENT)
 
 
-def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board: int, table: int, dealer: str,
+def play_in_worker(config, specs: list, overrides: tuple, seed: int, board: int, table: int, dealer: str,
                    order: str, progress) -> dict:
-    """Load the bots and play one table of a board, seated as ``autodup run`` seats it (runs in a watched
-    worker: see :mod:`autodup.tournament.workers`)."""
+    """Load the bots and play one table of a board of ``config`` (a :class:`~autodup.game.config.GameConfig`),
+    seated as ``autodup run`` seats it (runs in a watched worker: see :mod:`autodup.tournament.workers`)."""
     from ..game.boards import play_boards
     from ..game.bot_loading import bot_errors_collected, policy_tuple
-    from ..game.config import load_config
     from ..game.rules import rules_of
     from ..game.stats import RESULT_COLUMNS
     from .spec import check_lineup
 
-    config = load_config(config)
     bots = load_bots_with_overrides(specs, overrides, progress)
     check_lineup(bots, config.players)
     with bot_errors_collected() as errors:
@@ -75,15 +73,14 @@ def play_in_worker(config: str, specs: list, overrides: tuple, seed: int, board:
     return {"rows": rows, "rounds": int(results[:, RESULT_COLUMNS.index("rounds_alive")].max()), "errors": errors}
 
 
-def check_bot_in_worker(spec: str, overrides: tuple, config_path: str, games: int, seed: int, variant_games,
+def check_bot_in_worker(spec: str, overrides: tuple, config, games: int, seed: int, variant_games,
                         progress) -> dict:
-    """Load a bot and run the bot check (runs in a watched worker: see :mod:`autodup.tournament.workers`)."""
+    """Load a bot and run the bot check on ``config`` (a :class:`~autodup.game.config.GameConfig`; runs in a
+    watched worker: see :mod:`autodup.tournament.workers`)."""
     from ..game.bot_check import check_bot
-    from ..game.config import load_config
 
     bot = load_bots_with_overrides([spec], overrides, progress)[0]
-    return check_bot(bot, load_config(config_path), games=games, seed=seed, progress=progress,
-                     variant_games=variant_games)
+    return check_bot(bot, config, games=games, seed=seed, progress=progress, variant_games=variant_games)
 
 
 def bot_infos_in_worker(specs: list, overrides: tuple, config_text, order: str, progress) -> list:

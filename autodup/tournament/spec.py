@@ -188,35 +188,36 @@ def check_run_arguments(boards, dealer, seed, design, events) -> tuple:
     return integer("boards", boards, 1, MAX_BOARDS), check_seed("seed", seed)
 
 
-def check_bot_count(bots: int, seats: int, least: int = 1) -> None:
-    """Raise :class:`UsageError` unless ``least`` <= ``bots`` <= ``seats`` (see :func:`check_lineup`); checked
-    before any bot is loaded. ``quality`` asks for 2: it measures the luck in comparing two bots."""
+def check_bot_count(bots: int, seats: int, least: int = 1, argument: str = "bots") -> None:
+    """Raise :class:`UsageError` (naming ``argument``) unless ``least`` <= ``bots`` <= ``seats`` (see
+    :func:`check_lineup`); checked before any bot is loaded. ``quality`` asks for 2: it measures the luck in
+    comparing two bots."""
     if not least <= bots <= seats:
         why = ("quality measures the luck removed from comparing two bots" if bots < least else
                "every table seats every bot of the run, so that each plays every seat of every board against the "
                "same field")
         raise UsageError(f"{bots} bot{'' if bots == 1 else 's'} for {seats} seats (allowed: {least} to {seats}; "
-                         f"{why})", "bots")
+                         f"{why})", argument)
 
 
-def check_lineup(bots, seats: int, twins: bool = False) -> None:
+def check_lineup(bots, seats: int, twins: bool = False, argument: str = "bots") -> None:
     """The rule ``run`` and ``play`` share: 1 to ``seats`` distinct bots, seated by the Latin square.
 
     More bots than seats is refused: a run plays one table per bot and every
     table seats every bot of the run, so that each plays every seat of every
     board against the same field; a table has no room for more. ``twins``
-    allows one bot twice under two names.
+    allows one bot twice under two names. A refusal names ``argument``.
     """
-    check_bot_count(len(bots), seats)
+    check_bot_count(len(bots), seats, argument=argument)
     if not twins and len({(str(b.path), tuple(sorted(b.parameters.items()))) for b in bots}) != len(bots):
         raise UsageError("a bot appears twice (with the same parameters); the Latin square seats each listed bot at "
-                         "every seat, so list it once", "bots")
+                         "every seat, so list it once", argument)
     names = [b.name for b in bots]
     shared = next((name for name in names if names.count(name) > 1), None)
     if shared is not None:
         sources = " and ".join(str(b.path) for b in bots if b.name == shared)
         raise UsageError(f"two bots share the name {shared!r} ({sources}); results could not tell them apart "
-                         "(allowed: bots of distinct NAMEs)", "bots")
+                         "(allowed: bots of distinct NAMEs)", argument)
 
 
 def code_fingerprint() -> str:

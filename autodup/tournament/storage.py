@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -305,8 +304,9 @@ def _bots_difference(recorded: list, current: list) -> str:
 _ARGUMENT_FIELDS = ("boards", "dealer", "seed", "tables", "design", "events")
 
 
-def _other_run(out, recorded: dict, identity: dict) -> OtherRun:
-    """The refusal of a resume whose ``identity`` (or the part of one given) differs from the ``recorded`` one."""
+def _differences(recorded: dict, identity: dict) -> str:
+    """What differs between a run folder's ``recorded`` identity and the ``identity`` (or the part of one) given:
+    ``seed differs: 2 given, 1 in the run``."""
     differing = sorted(key for key in identity if recorded.get(key) != identity[key])
     said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else key
             for key in differing]
@@ -314,9 +314,14 @@ def _other_run(out, recorded: dict, identity: dict) -> OtherRun:
     values = [f"{key + ' ' if len(differing) > 1 else ''}{given} given, {before} in the run"
               for key, given, before in values]
     differing = f"{', '.join(said)} differ{'s' if len(said) == 1 else ''}"
-    differing += f": {'; '.join(values)}" if values else ""
+    return differing + (f": {'; '.join(values)}" if values else "")
+
+
+def _other_run(out, recorded: dict, identity: dict) -> OtherRun:
+    """The refusal of a resume whose ``identity`` (or the part of one given) differs from the ``recorded`` one."""
+    differing = _differences(recorded, identity)
     return OtherRun(f"{out} holds a run with other arguments or files ({differing}); resume with the same ones or use "
-                    "another --out", "resume", differing)
+                    "another folder", "resume", differing)
 
 
 def check_resumable(out, given: dict) -> None:
@@ -350,8 +355,9 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         recorded = read_manifest(out)["identity"]
         if recorded != spec.identity():
             if not resume:
-                raise RunError(f"{out}: holds another run already (use another --out, or --resume --out "
-                               f"{shlex.quote(str(out))} to finish that one with its own arguments)")
+                raise RunError(f"{out} holds another run ({_differences(recorded, spec.identity())}) (allowed: "
+                               "another folder, or resuming that run with its own arguments: --resume or resume=True)",
+                               "out")
             raise _other_run(out, recorded, spec.identity())
     else:
         if any(p.name != LOCK_NAME for p in out.iterdir()):
@@ -386,7 +392,8 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
         plan.done.add(chunk)
     if existed and not resume and len(plan.done) < total:
-        raise RunError(f"{out}: holds this run, unfinished (use --resume to finish it, or another --out)")
+        raise RunError(f"{out} holds this run, unfinished (allowed: resuming it, with --resume or resume=True, or "
+                       "another folder)", "out")
     return plan
 
 
@@ -561,7 +568,7 @@ def locked(out: Path):
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             raise RunError(f"{out} is being written by another autodup run ({holder}); "
-                           "wait for it, or use another --out", "out") from None
+                           "wait for it, or use another folder", "out") from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}")
