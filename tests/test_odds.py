@@ -163,9 +163,17 @@ def test_other_shops_by_hand():
 
 
 def test_the_three_agree_when_the_pool_is_full():
-    """With a full pool and holding off, the game's law differs from the chain only by when hits leave the pool."""
+    """With holding off, the game's law differs from the chain only by when hits leave the pool: the chain takes
+    each hit out at once, the game when the shop is bought. Coupled slot by slot on one uniform, the two part only
+    at a slot after j hits earlier in its shop, where their hit probabilities differ by w j (u - x) / ((u - k)
+    (u - k - j)) <= w j (u - x) / (u - L)^2 (k + j <= L found in all). The expected j at slot i is at most
+    i w x / u, so no P(at least k) differs by more than rolls x n (n - 1) / 2 x (w x / u) x w (u - x) / (u - L)^2,
+    the two laws' total variation bound (0.0041 here; they differ by 0.0011)."""
     s = resolve(SET4, RollQuestion(level=7, champion="Jhin", gold=50), holding=False)
-    assert np.abs(np.cumsum(chain_odds(s)) - np.cumsum(game_odds(s))).max() < 0.003
+    w, x, u, found, n = s.hit_weight, s.copies_left, s.units_left, s.looked_for, s.shop_size
+    bound = s.rolls * n * (n - 1) / 2 * (w * x / u) * w * (u - x) / (u - found) ** 2
+    assert bound < 0.01  # a bound that says something: the laws are close
+    assert np.abs(np.cumsum(chain_odds(s)) - np.cumsum(game_odds(s))).max() <= bound
 
 
 # --- the simulation against the exact laws ---------------------------------------------------------------------------
