@@ -46,6 +46,15 @@ def test_an_honest_estimator_is_called_consistent_about_as_often_as_its_level_sa
     assert abs(np.mean(spreads) - 1) < 5 / np.sqrt(2 * (NULL_GROUPS - 1) * RUNS)
 
 
+def test_both_p_values_are_exact_at_the_smallest_size_a_null_check_runs():
+    """200 boards in 40 groups of 5 (null_check_size_note's least): both p-values uniform over 3,000 honest runs.
+    Against the chi-square and normal laws they tend to, the sd's p-value fell below 5% in 3% of runs."""
+    generator = np.random.default_rng(5)
+    figures = [group_z_scores(generator.standard_normal(200)) for _ in range(3000)]
+    assert stats.kstest([f["p_sd"] for f in figures], "uniform").pvalue > P_FLOOR
+    assert stats.kstest([f["p_mean"] for f in figures], "uniform").pvalue > P_FLOOR
+
+
 @pytest.mark.parametrize("shift, correlation", [(0.2, 0.0), (0.0, 0.7)])
 def test_a_biased_estimator_and_dependent_boards_are_caught(shift, correlation):
     """A shift of 0.2 sd (6.3 standard errors of the mean over 1,000 boards) and boards correlated 0.7 (z sd about

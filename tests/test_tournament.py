@@ -43,7 +43,9 @@ def test_the_summary_by_hand():
     # Board 0: a places 1 and 1, b places 2 and 2 (cell means 1.5): a scores -0.5 twice.
     # Board 1: a places 2 and 2: +0.5 twice. So a averages 0 with per-board means -0.5 and +0.5.
     assert rows["a"]["duplicate_score"] == 0.0 and rows["a"]["mean_placement"] == 1.5
-    assert rows["a"]["duplicate_score_ci95"] == pytest.approx(1.96 * np.std([-0.5, 0.5], ddof=1) / np.sqrt(2))
+    # Student's t 95% interval over the 2 boards: 1 degree of freedom, whose quantile is tan(pi (0.975 - 1/2)).
+    t_quantile = np.tan(np.pi * 0.475)
+    assert rows["a"]["duplicate_score_ci95"] == pytest.approx(t_quantile * np.std([-0.5, 0.5], ddof=1) / np.sqrt(2))
     assert rows["a"]["top4_rate"] == 0.5 and rows["b"]["top4_rate"] == 0.5  # top half of 2 seats: 1st place
     single = summarize({name: values[:4] for name, values in columns.items()})
     assert single[0]["duplicate_score_ci95"] is None  # one board: no interval

@@ -54,7 +54,7 @@ def _j_p(p, q):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champion_tier, n_tiers, out):
+def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champion_tier, n_tiers, out, per_board):
     """For every table pair at every (board, seat): the first traced draw whose inputs differ.
 
     ``out`` (float64 (8,)) accumulates: pairs found, outcomes equal there,
@@ -62,7 +62,9 @@ def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champi
     disagreed although their inputs were equal (0 for a duplicate dealer: a
     check of the trace itself), and pairs whose draw keys differed there (a
     draw made at another moment: another round or reroll), and of those whose
-    keys were equal, the ones that agreed.
+    keys were equal, the ones that agreed. ``per_board`` (float64 (boards, 2))
+    accumulates each board's pairs found and outcomes equal there: the pairs
+    of one board share its tables, so the boards are the independent units.
     """
     n_boards, n_tables, seats = trace_count.shape
     n = champion_tier.shape[0]
@@ -85,8 +87,11 @@ def coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count, champi
                             continue
                         _champion_distribution(trace_weights[b, ta, s, k], n_tiers, champion_tier, p)
                         _champion_distribution(trace_weights[b, tb, s, k], n_tiers, champion_tier, q)
+                        agreed = 1.0 if trace_outcome[b, ta, s, k] == trace_outcome[b, tb, s, k] else 0.0
                         out[0] += 1.0
-                        out[1] += 1.0 if trace_outcome[b, ta, s, k] == trace_outcome[b, tb, s, k] else 0.0
+                        out[1] += agreed
+                        per_board[b, 0] += 1.0
+                        per_board[b, 1] += agreed
                         out[2] += _j_p(p, q)
                         distance = 0.0
                         for c in range(n + 1):
@@ -109,13 +114,17 @@ def coupling_from_trace(trace_weights, trace_key, trace_outcome, trace_count, ch
     (board, seat) of the ``boards`` traced, each seat's first ``draws`` draws,
     at the first draw whose inputs (tier and champion weights,
     draw key) differ, the share that dealt the same champion, its standard
-    error (binomial), and the mean J_P and 1 - TV of the two champion laws;
+    error (the boards as units, a ratio's delta method: the table pairs of a
+    board share its tables, so counting them as independent trials made it
+    about half what it is; None with a single board), and the mean J_P and
+    1 - TV of the two champion laws;
     also the share of those draws made at different keys (moments), and the
     agreement of the others (the keyed dealer's J_P holds at equal keys).
     """
     out = np.zeros(8)
+    per_board = np.zeros((trace_count.shape[0], 2))
     coupling_kernel(trace_weights, trace_key, trace_outcome, trace_count,
-                    np.asarray(champion_tier, dtype=np.int64), int(n_tiers), out)
+                    np.asarray(champion_tier, dtype=np.int64), int(n_tiers), out, per_board)
     pairs = int(out[0])
     traced = {"boards": int(trace_count.shape[0]), "draws": int(trace_outcome.shape[3])}
     if pairs == 0:
@@ -123,7 +132,11 @@ def coupling_from_trace(trace_weights, trace_key, trace_outcome, trace_count, ch
                 "weights_differ": None, "key_differs": None, "agreement_same_key": None,
                 "disagreed_on_equal_inputs": int(out[5])}
     agreement = out[1] / pairs
-    return {**traced, "pairs": pairs, "agreement": agreement, "agreement_se": math.sqrt(agreement * (1 - agreement) / pairs),
+    boards = per_board.shape[0]
+    residuals = per_board[:, 1] - agreement * per_board[:, 0]
+    se = (math.sqrt(float(np.sum(residuals ** 2)) / (boards * (boards - 1))) / (pairs / boards)
+          if boards > 1 else None)
+    return {**traced, "pairs": pairs, "agreement": agreement, "agreement_se": se,
             "j_p": out[2] / pairs, "one_minus_tv": out[3] / pairs, "weights_differ": out[4] / pairs,
             "key_differs": out[6] / pairs,
             "agreement_same_key": out[7] / (pairs - out[6]) if pairs > out[6] else None,

@@ -68,8 +68,9 @@ DEFINITIONS = (
      "control; games = boards x tables; seconds at the speed the runs were played."),
     ("correctness", "Per-table observables of each dealer against the independent control: the tier of shop slots "
      "at each level, each champion's share of offers, placement by bot and seat, final HP, rounds survived and "
-     "gold spent by bot. A board is the sampling unit (ratios of per-board sums, covariance across boards); a Wald "
-     "test per observable (Welch t per component, Bonferroni, with fewer than 10 boards per dimension); "
+     "gold spent by bot. A board is the sampling unit (ratios of per-board sums, covariance across boards, over the "
+     "boards with a denominator); a Wald test per observable, referred to Hotelling's law (its F form: the "
+     "covariance is estimated), or a Welch t per component, Bonferroni, with fewer than 10 boards per dimension; "
      "Holm-corrected per dealer. Correct when the smallest corrected p-value is at least alpha."),
     ("offer frequency", "Each champion's share of all offers under each dealer, minus the control's; an exact "
      "dealer stays within sampling error (whiskers: the control's +/- 2 standard errors)."),

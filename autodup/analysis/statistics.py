@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "Z95", "normal_half_width", "t_half_width", "percentile_interval", "wilson_interval",
+__all__ = ["CONFIDENCE", "Z95", "mean_half_width", "t_half_width", "percentile_interval", "wilson_interval",
            "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION", "CONSTANT_BOARDS",
            "two_sample_test", "holm"]
 
@@ -19,16 +19,17 @@ CONFIDENCE = 0.95
 Z95 = 1.959963984540054     # two-sided 95% normal quantile
 
 
-def normal_half_width(values) -> float | None:
-    """Half-width of the normal 95% interval of the mean of ``values`` (float64 (n,)): ``1.96 sd / sqrt(n)``;
+def mean_half_width(values) -> float | None:
+    """Half-width of Student's t 95% interval of the mean of ``values`` (float64 (n,)): ``t sd / sqrt(n)``, with
+    ``n - 1`` degrees of freedom (1.96 sd / sqrt(n) covered the mean in 70% of runs of 2 values, 88% of 5);
     None with a single value (no spread to estimate from).
 
     Examples
     --------
-    >>> round(normal_half_width(np.array([1.0, 2.0, 3.0, 4.0])), 4)
-    1.2652
+    >>> round(mean_half_width(np.array([1.0, 2.0, 3.0, 4.0])), 4)
+    2.0544
     """
-    return float(1.96 * values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else None
+    return float(t_half_width(values.var(ddof=1) / values.size, values.size - 1)) if values.size > 1 else None
 
 
 def t_half_width(variance_of_mean, dof: int, confidence: float = CONFIDENCE):
@@ -86,6 +87,9 @@ class RatioObservable:
     def __init__(self, name: str, k: int):
         self.name = name
         self.boards = 0
+        # Boards with a denominator, component by component: a board whose n is 0 (a level its seats never
+        # reached) adds nothing to the covariance, which is then estimated from these boards alone.
+        self.boards_with_n = np.zeros(k, dtype=np.int64)
         self.sum_y = np.zeros(k)
         self.sum_n = np.zeros(k)
         self.yy = np.zeros((k, k))
@@ -97,6 +101,7 @@ class RatioObservable:
         y = np.asarray(y, dtype=np.float64)
         n = np.broadcast_to(np.asarray(n, dtype=np.float64), y.shape)
         self.boards += y.shape[0]
+        self.boards_with_n += (n > 0).sum(axis=0)
         self.sum_y += y.sum(axis=0)
         self.sum_n += n.sum(axis=0)
         self.yy += y.T @ y
@@ -128,17 +133,26 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     """Whether two runs' ratios differ: ``{"test", "statistic", "df", "p_value"}``.
 
     With at least :data:`WALD_BOARDS_PER_DIMENSION` boards per dimension in
-    each run, a Wald test (chi-square on the covariance's rank); with fewer,
-    whose covariance estimate would be too noisy to invert, each component is
-    tested on its own (Welch's t, Welch-Satterthwaite degrees of freedom) and
-    the smallest p-value is Bonferroni-corrected over the components
+    each run, a Wald test on the covariance's rank ``d``; with fewer, whose
+    covariance estimate would be too noisy to invert, each component is tested
+    on its own (Welch's t, Welch-Satterthwaite degrees of freedom) and the
+    smallest p-value is Bonferroni-corrected over the components
     (``"max-t"``). Components with no denominator in either run, or varying in
     neither, are left out; a difference that cannot be chance has p = 0: with
     boards enough for the Wald test, one outside the covariance's span, and
     with at least :data:`CONSTANT_BOARDS` boards, one in a component that kept
     one value in each run.
+
+    A run's boards are those with a denominator (``boards_with_n``; the fewest
+    over the components compared): a board whose seats never reached a level
+    says nothing about that level's tiers. The Wald statistic ``T2`` is referred
+    to Hotelling's law through its F form, ``T2 (nu - d + 1) / (nu d)`` against
+    F(d, nu - d + 1) with ``nu`` the two runs' boards less 2, since its
+    covariance is estimated: against chi-square(d), at 1,000 boards a run and 57
+    components (a run's offers), an exact dealer was flagged at p < 0.001 in
+    0.23% of runs, and where 2% of the boards reached a level in 1.35%.
     """
-    from scipy.stats import chi2
+    from scipy.stats import f as fisher
     from scipy.stats import t as student
 
     ra, ca = a.estimate()
@@ -160,7 +174,9 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     projected = vectors.T @ d
     outside = np.sqrt(np.sum(projected[~rank_mask] ** 2))
     tolerance = 1e-9 * max(1.0, np.abs(d).max())
-    enough = min(a.boards, b.boards) >= WALD_BOARDS_PER_DIMENSION * max(rank, 1)
+    boards_a, boards_b = a.boards_with_n[keep], b.boards_with_n[keep]
+    fewest = int(min(boards_a.min(), boards_b.min()))
+    enough = fewest >= WALD_BOARDS_PER_DIMENSION * max(rank, 1)
     # A difference outside the covariance's span is one the boards say cannot happen by chance, but only when
     # the boards are enough to span what varies: B boards span at most 2(B - 1) directions, so with few boards
     # every difference of many components lies partly outside (a correct dealer failed at 20 boards).
@@ -170,18 +186,22 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
         return {"test": "none", "statistic": 0.0, "df": 0, "p_value": 1.0}
     if enough:
         statistic = float(np.sum(projected[rank_mask] ** 2 / values[rank_mask]))
-        return {"test": "wald", "statistic": statistic, "df": rank, "p_value": float(chi2.sf(statistic, rank))}
+        nu = int(boards_a.min()) + int(boards_b.min()) - 2
+        p_value = fisher.sf(statistic * (nu - rank + 1) / (nu * rank), rank, nu - rank + 1)
+        return {"test": "wald", "statistic": statistic, "df": rank, "p_value": float(p_value)}
     var_a, var_b = np.diag(va), np.diag(vb)
     varies = (var_a + var_b) > floor
     # A component that kept one value in each run over CONSTANT_BOARDS boards or more, different between the
     # runs, cannot be chance; over fewer (a rare champion met once on each of 3 boards) it may be, and is left out.
-    if min(a.boards, b.boards) >= CONSTANT_BOARDS and np.any(~varies & (np.abs(d) > tolerance)):
+    seen_enough = np.minimum(boards_a, boards_b) >= CONSTANT_BOARDS
+    if np.any(~varies & (np.abs(d) > tolerance) & seen_enough):
         return {"test": "exact", "statistic": math.inf, "df": int(varies.sum()) or 1, "p_value": 0.0}
     se2 = (var_a + var_b)[varies]
     t_values = np.abs(d[varies]) / np.sqrt(se2)
+    dof_a, dof_b = np.maximum(boards_a[varies] - 1, 1), np.maximum(boards_b[varies] - 1, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        welch = se2 ** 2 / (var_a[varies] ** 2 / max(a.boards - 1, 1) + var_b[varies] ** 2 / max(b.boards - 1, 1))
-    welch = np.where(np.isfinite(welch), welch, max(min(a.boards, b.boards) - 1, 1))
+        welch = se2 ** 2 / (var_a[varies] ** 2 / dof_a + var_b[varies] ** 2 / dof_b)
+    welch = np.where(np.isfinite(welch), welch, np.maximum(np.minimum(dof_a, dof_b), 1))
     p_values = 2.0 * student.sf(t_values, welch)
     worst = int(np.argmin(p_values))
     return {"test": "max-t", "statistic": float(t_values[worst]), "df": int(varies.sum()),

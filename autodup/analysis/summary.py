@@ -13,7 +13,7 @@ from ..errors import OtherRun, RunError, print_warning
 from ..game.boards import DEFAULT_DESIGN, scored_rows
 from ..game.stats import MISBEHAVIOUR_COLUMNS
 from ..tournament.storage import chunk_arrays, chunk_files, read_chunk_table, read_determinism, read_manifest
-from .statistics import normal_half_width
+from .statistics import mean_half_width
 
 __all__ = ["RUN_AGAIN", "board_totals", "summarize_totals", "summarize", "fit_luck", "summarize_run", "misbehaving",
            "warn_if_misbehaving", "SUMMARY_FILE", "play_and_summarize"]
@@ -94,7 +94,7 @@ def summarize_totals(parts) -> list:
                 continue
             per_board = joined[key] / count
             entry[label] = float(joined[key].sum() / count.sum())
-            entry[f"{label}_ci95"] = normal_half_width(per_board)  # None (JSON null) with a single board
+            entry[f"{label}_ci95"] = mean_half_width(per_board)  # None (JSON null) with a single board
         entry["top4_rate"] = float(joined["top4"].sum() / count.sum())
         for key in pieces[0]["misbehaviour"]:
             entry[key] = sum(p["misbehaviour"][key] for p in pieces)
