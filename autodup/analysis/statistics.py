@@ -27,7 +27,7 @@ def mean_half_width(values) -> float | None:
     Examples
     --------
     >>> round(mean_half_width(np.array([1.0, 2.0, 3.0, 4.0])), 4)
-    2.0544
+    2.0543
     """
     return float(t_half_width(values.var(ddof=1) / values.size, values.size - 1)) if values.size > 1 else None
 
