@@ -11,9 +11,11 @@ per-board differences over every board, is N(0, 1) when the estimator is
 honest:
 
 - their mean is near 0: a correction or an adjustment that shifts one copy's
-  placements moves it (tested against N(0, 1 / groups));
+  placements moves it (tested by its exact law: the boards' t statistic);
 - their standard deviation is near 1: boards that are not independent, or a
-  spread that understates the groups' (tested by its chi-square law).
+  spread that understates the groups' (tested by its exact law: the share of
+  the boards' sum of squares between the groups, a Beta; see
+  :func:`group_z_scores`).
 
 A value file does not know the copy, so it corrects the copy by its pooled
 weights and the original by its own: a difference in their corrections' means
