@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,15 +73,20 @@ def texts(values, argument: str, allowed: str) -> list:
     --------
     >>> texts("shop.size=4", "settings", "PATH=VALUE edits")
     ['shop.size=4']
+    >>> import numpy
+    >>> texts(numpy.array(["greedy", "econ"]), "bots", "bot names")
+    ['greedy', 'econ']
     >>> texts(5, "settings", "PATH=VALUE edits")
     Traceback (most recent call last):
     ...
     autodup.errors.UsageError: settings: 5 is not a text or a list of texts (allowed: PATH=VALUE edits)
     """
     if isinstance(values, (str, os.PathLike)):
-        return [os.fspath(values)]
-    if isinstance(values, (list, tuple)) and all(isinstance(value, (str, os.PathLike)) for value in values):
-        return [os.fspath(value) for value in values]
+        return [str(os.fspath(values))]
+    if isinstance(values, Iterable) and not isinstance(values, (bytes, dict)):  # a list, a tuple, an array, ...
+        items = list(values)
+        if all(isinstance(value, (str, os.PathLike)) for value in items):
+            return [str(os.fspath(value)) for value in items]
     raise UsageError(f"{_shown(values)} is not a text or a list of texts (allowed: {allowed})", argument)
 
 
