@@ -143,6 +143,41 @@ def test_evaluate_an_object_equals_evaluating_its_spec_and_the_bot_it_mimics():
     assert "first_slot against greedy" in str(by_object)
 
 
+class Fails:
+    """Raises on every decision."""
+
+    def act(self, observation, action_mask):
+        raise ValueError("my bug")
+
+
+class NeedsASetting:
+    def __init__(self, setting):
+        self.setting = setting
+
+    def act(self, observation, action_mask):
+        return 0
+
+
+def test_evaluate_says_an_agents_first_error_takes_its_class_and_keeps_a_rate_in_its_range():
+    """An agent that raises: the evaluation says its first error (the warning goes to a logger a script does not
+    show); its corrected top-4 rate, which a correction can push below 0 on few boards, stays in [0, 1] and in its
+    interval. A class given for an agent is made with no arguments, as a module:Class spec is (its act was called
+    unbound, every decision an error); one that needs arguments is refused in one line."""
+    from tests.agents.first_slot import FirstSlot
+
+    failing = autodup.evaluate(Fails(), opponents=["random"], boards=4, seed=0, config="set4")
+    assert failing.misbehaviour["bot_errors"] > 0 and "ValueError: my bug" in failing.first_error
+    assert f"(first error: {failing.first_error})" in str(failing)
+    for estimate in (failing.top4, failing.corrected_top4, failing.mean_placement, failing.corrected_mean_placement):
+        assert estimate.low <= estimate.value <= estimate.high and isinstance(estimate.low, float)
+    assert 0.0 <= failing.corrected_top4.value <= 1.0
+    by_class = autodup.evaluate(FirstSlot, opponents=["greedy"], boards=4, seed=4, config="tiny")
+    by_object = autodup.evaluate(FirstSlot(), opponents=["greedy"], boards=4, seed=4, config="tiny")
+    assert by_class == by_object and by_class.first_error is None and not by_class.misbehaviour["bot_errors"]
+    with pytest.raises(autodup.errors.UsageError, match="^agent: NeedsASetting is a class that cannot be made "):
+        autodup.evaluate(NeedsASetting, opponents=["greedy"], boards=2, config="tiny")
+
+
 def test_evaluate_is_honest_the_correction_keeps_the_mean_and_independent_games_match_without_duplication():
     """greedy against the rest of the roster on set4 (evaluate plays bots by the agents' path): the luck-corrected
     mean placement agrees with the raw one (the corrections have mean zero); with the independent dealer (no

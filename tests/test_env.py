@@ -150,6 +150,41 @@ def test_misuse_is_refused_in_one_line():
         parallel.step({})
 
 
+def test_a_finished_episode_and_options_that_are_not_a_dict_are_refused_in_one_line():
+    """Every seat out: the AEC and Parallel environments say so as the Gymnasium one does (were a KeyError and
+    'seat_7 must decide'); reset's options must be a dict (other keys than 'board' are ignored: PettingZoo's own
+    API test passes one)."""
+    aec = autodup_env.raw_env(config="tiny")
+    aec.reset(seed=0)
+    for agent in aec.agent_iter():
+        _, _, terminated, truncated, _ = aec.last()
+        aec.step(None if terminated or truncated else int(np.flatnonzero(aec.observe(agent)["action_mask"])[0]))
+    for call in (lambda: aec.step(0), lambda: aec.last()):
+        with pytest.raises(UsageError, match="the episode is over: call reset"):
+            call()
+    parallel = autodup_env.parallel_env(config="tiny")
+    observations, _ = parallel.reset(seed=0)
+    while parallel.agents:
+        observations, *_ = parallel.step({agent: int(np.flatnonzero(observations[agent]["action_mask"])[0])
+                                          for agent in parallel.agents})
+    with pytest.raises(UsageError, match="^step: the episode is over: call reset"):
+        parallel.step({})
+    env = autodup_env.AutodupEnv(config="tiny")
+    with pytest.raises(UsageError, match="^options: 2 is not a dict"):
+        env.reset(seed=0, options=2)
+
+
+def test_a_zero_dimensional_integer_array_is_an_action_as_its_space_says():
+    """What a policy's predict returns for one observation: Discrete.contains takes it, and so does step."""
+    first, second = autodup_env.AutodupEnv(config="tiny"), autodup_env.AutodupEnv(config="tiny")
+    observation, _ = first.reset(seed=3)
+    second.reset(seed=3)
+    action = np.array(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert first.action_space.contains(action)
+    (seen, *rest), (expected, *expected_rest) = first.step(action), second.step(int(action))
+    assert rest == expected_rest and all(np.array_equal(seen[key], expected[key]) for key in expected)
+
+
 def test_without_the_extra_the_import_says_how_to_install_it():
     code = ("import sys; sys.modules['gymnasium'] = None\n"
             "try:\n    import autodup.env\nexcept ImportError as error:\n    print(error)\n")

@@ -80,6 +80,13 @@ class _Table:
         return float(reward_of(self.reward_kind, placement, self.players))
 
 
+def _check_not_over(agents: list, call: str) -> None:
+    """A one-line ``UsageError`` for a call made once every seat is out (the Gymnasium environment's words), not
+    a ``KeyError`` from the seat that decided last."""
+    if not agents:
+        raise UsageError("the episode is over: call reset()", call)
+
+
 class _SeatsAsAgents:
     """The agents and spaces both PettingZoo environments share: one per seat, every seat's spaces alike."""
 
@@ -133,7 +140,12 @@ class AutodupAECEnv(_SeatsAsAgents, AECEnv):
     def observe(self, agent):
         return self._table.observe(self.possible_agents.index(agent))
 
+    def last(self, observe: bool = True):
+        _check_not_over(self.agents, "last")
+        return super().last(observe)
+
     def step(self, action):
+        _check_not_over(self.agents, "step")
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
@@ -176,6 +188,7 @@ class AutodupParallelEnv(_SeatsAsAgents, ParallelEnv):
         return self._observations(), {agent: {"seed": seed, "board": board} for agent in self.agents}
 
     def step(self, actions):
+        _check_not_over(self.agents, "step")
         deciding = self.possible_agents[self._table.waiting]
         if deciding not in actions:
             raise UsageError(f"{deciding} must decide: give it an action (the others' are ignored)", "actions")

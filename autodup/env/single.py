@@ -35,7 +35,10 @@ def opponent_seats(opponents, players: int, seat: int) -> list:
 
 
 def check_action(action, actions: int) -> int:
-    """A numbered action as an int, or a one-line ``UsageError``."""
+    """A numbered action as an int, or a one-line ``UsageError``: an int, a numpy integer, or a 0-d integer array
+    (what a policy's ``predict`` returns for one observation, and what ``Discrete.contains`` accepts)."""
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not (
             0 <= action < actions):
         raise UsageError(f"{action!r} is not a numbered action (allowed: an integer from 0 to {actions - 1}; "

@@ -114,6 +114,8 @@ class BoardCounter:
         if seed is not None:
             self.seed = check_seed("seed", seed)
             self.next_board = 0
+        if options is not None and not isinstance(options, dict):
+            raise UsageError(f"{options!r} is not a dict (allowed: None, or {{'board': k}})", "options")
         if options and "board" in options:
             self.next_board = integer("board", options["board"], 0, MAX_INDEX)
         board = self.next_board
