@@ -175,8 +175,8 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     outside = np.sqrt(np.sum(projected[~rank_mask] ** 2))
     tolerance = 1e-9 * max(1.0, np.abs(d).max())
     boards_a, boards_b = a.boards_with_n[keep], b.boards_with_n[keep]
-    fewest = int(min(boards_a.min(), boards_b.min()))
-    enough = fewest >= WALD_BOARDS_PER_DIMENSION * max(rank, 1)
+    fewest_a, fewest_b = int(boards_a.min()), int(boards_b.min())
+    enough = min(fewest_a, fewest_b) >= WALD_BOARDS_PER_DIMENSION * max(rank, 1)
     # A difference outside the covariance's span is one the boards say cannot happen by chance, but only when
     # the boards are enough to span what varies: B boards span at most 2(B - 1) directions, so with few boards
     # every difference of many components lies partly outside (a correct dealer failed at 20 boards).
@@ -186,7 +186,7 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
         return {"test": "none", "statistic": 0.0, "df": 0, "p_value": 1.0}
     if enough:
         statistic = float(np.sum(projected[rank_mask] ** 2 / values[rank_mask]))
-        nu = int(boards_a.min()) + int(boards_b.min()) - 2
+        nu = fewest_a + fewest_b - 2
         p_value = fisher.sf(statistic * (nu - rank + 1) / (nu * rank), rank, nu - rank + 1)
         return {"test": "wald", "statistic": statistic, "df": rank, "p_value": float(p_value)}
     var_a, var_b = np.diag(va), np.diag(vb)
@@ -201,7 +201,7 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     dof_a, dof_b = np.maximum(boards_a[varies] - 1, 1), np.maximum(boards_b[varies] - 1, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         welch = se2 ** 2 / (var_a[varies] ** 2 / dof_a + var_b[varies] ** 2 / dof_b)
-    welch = np.where(np.isfinite(welch), welch, np.maximum(np.minimum(dof_a, dof_b), 1))
+    welch = np.where(np.isfinite(welch), welch, np.minimum(dof_a, dof_b))
     p_values = 2.0 * student.sf(t_values, welch)
     worst = int(np.argmin(p_values))
     return {"test": "max-t", "statistic": float(t_values[worst]), "df": int(varies.sum()),

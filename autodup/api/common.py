@@ -36,12 +36,6 @@ def noter(note):
     return note if note is not None else LOGGER.info
 
 
-def _shown(value) -> str:
-    """A value as a message quotes it: its repr, cut to a line's worth."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def configuration(config, argument: str = "config"):
     """The :class:`~autodup.game.config.GameConfig` an argument names: one given as is, or a shipped
     configuration's name or a YAML file's path loaded (:func:`autodup.game.config.load_config`).
@@ -56,11 +50,12 @@ def configuration(config, argument: str = "config"):
     autodup.errors.UsageError: config: 5 is not a configuration (allowed: a shipped configuration's name such as ...)
     """
     from ..game.config import GameConfig, load_config
+    from ..game.config_file import quote
 
     if isinstance(config, GameConfig):
         return config
     if not isinstance(config, (str, os.PathLike)):
-        raise UsageError(f"{_shown(config)} is not a configuration (allowed: a shipped configuration's name such as "
+        raise UsageError(f"{quote(config)} is not a configuration (allowed: a shipped configuration's name such as "
                          "'set4', a YAML file's path, or a GameConfig)", argument)
     return load_config(config)
 
@@ -81,13 +76,15 @@ def texts(values, argument: str, allowed: str) -> list:
     ...
     autodup.errors.UsageError: settings: 5 is not a text or a list of texts (allowed: PATH=VALUE edits)
     """
+    from ..game.config_file import quote
+
     if isinstance(values, (str, os.PathLike)):
         return [str(os.fspath(values))]
     if isinstance(values, Iterable) and not isinstance(values, (bytes, dict)):  # a list, a tuple, an array, ...
         items = list(values)
         if all(isinstance(value, (str, os.PathLike)) for value in items):
             return [str(os.fspath(value)) for value in items]
-    raise UsageError(f"{_shown(values)} is not a text or a list of texts (allowed: {allowed})", argument)
+    raise UsageError(f"{quote(values)} is not a text or a list of texts (allowed: {allowed})", argument)
 
 
 def path_of(value, argument: str, what: str):
@@ -100,8 +97,10 @@ def path_of(value, argument: str, what: str):
     ...
     autodup.errors.UsageError: folder: ['runs/a'] is not a path (allowed: a run folder, as a str or os.PathLike)
     """
+    from ..game.config_file import quote
+
     if not isinstance(value, (str, os.PathLike)):
-        raise UsageError(f"{_shown(value)} is not a path (allowed: {what}, as a str or os.PathLike)", argument)
+        raise UsageError(f"{quote(value)} is not a path (allowed: {what}, as a str or os.PathLike)", argument)
     return value
 
 
@@ -124,10 +123,10 @@ def bot_list(bots, option: str = "bots") -> list | None:
     if bots is None:
         return None
     given = texts(bots, option, "bot names or paths, as a list or comma-separated")
-    specs = [part.strip() for part in bots.split(",")] if isinstance(bots, str) else [spec.strip() for spec in given]
     if not given:
         raise UsageError("no bot given (allowed: one or more names or paths)", option)
-    if not specs or not all(specs):
+    specs = [spec.strip() for spec in (given[0].split(",") if isinstance(bots, str) else given)]
+    if not all(specs):
         raise UsageError(f"{bots!r} names no bot at some position (allowed: names or paths, comma-separated)",
                          option)
     return specs

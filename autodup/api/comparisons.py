@@ -203,7 +203,7 @@ def report(runs, out, trace: bool = True, game_timeout: float | None = None, not
     if not runs:
         raise UsageError("no run folder given (allowed: one or more run folders, the control's among them)", "runs")
     check_output_folder(out, "report")  # before the work, not after it
-    folders = folders_to_measure([str(run) for run in runs])
+    folders = folders_to_measure(runs)
     out = Path(out)
     mark_output_folder(out, "report", check=False)  # checked above, before the work
     _clear_leftovers(out, note)

@@ -351,19 +351,20 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
     """
     manifest_path = out / "manifest.json"
     existed = manifest_path.exists()
+    identity = spec.identity()
     if existed:
         recorded = read_manifest(out)["identity"]
-        if recorded != spec.identity():
+        if recorded != identity:
             if not resume:
-                raise RunError(f"{out} holds another run ({_differences(recorded, spec.identity())}) (allowed: "
+                raise RunError(f"{out} holds another run ({_differences(recorded, identity)}) (allowed: "
                                "another folder, or resuming that run with its own arguments: --resume or resume=True)",
                                "out")
-            raise _other_run(out, recorded, spec.identity())
+            raise _other_run(out, recorded, identity)
     else:
         if any(p.name != LOCK_NAME for p in out.iterdir()):
             raise RunError(f"{out} is not empty and has no manifest.json (not a run folder)", "out")
         (out / "chunks").mkdir(exist_ok=True)
-        manifest = {"identity": spec.identity(), **manifest_extra}
+        manifest = {"identity": identity, **manifest_extra}
         write_json_atomically(manifest_path, manifest)
     _write_snapshots(out, spec)
     chunks = out / "chunks"
