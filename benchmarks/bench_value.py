@@ -140,8 +140,8 @@ def main() -> None:
     for name in ("raw", "adjusted", "corrected"):
         print(f"  {name:<10} {luck[name]:.2f}x [{luck[name + '_ci'][0]:.2f}, {luck[name + '_ci'][1]:.2f}]   "
               f"median over pairs {luck['median_' + name]:.2f}x")
-    print(f"  games to separate it at 95%: {luck['games_needed']:,.0f} independent, {luck['games_needed_corrected']:,.0f} "
-          "corrected")
+    print(f"  games to separate it at 95% with 80% power: {luck['games_needed']:,.0f} independent, "
+          f"{luck['games_needed_corrected']:,.0f} corrected")
     print("  share of its variance each kind's correction removes alone: "
           + ", ".join(f"{kind} {share:.1%}" for kind, share in luck["variance_removed_by_kind"].items()))
     null = result["null_check"]

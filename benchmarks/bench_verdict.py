@@ -1,4 +1,5 @@
-"""Time to a verdict: the seconds of play needed to tell the shipped roster's closest pair apart at 95%.
+"""Time to a verdict: the seconds of play needed to tell the shipped roster's closest pair apart at 95% with 80%
+power.
 
 The headline figure of autodup: the product of its speed and of the luck it
 removes, for the default estimator (``autodup run``: the haystack dealer, a
@@ -9,8 +10,10 @@ placements), in one run of this script:
 1. **Games needed.** ``autodup.quality`` plays the same boards under the
    haystack and under the independent control (set4, every shipped bot, 8
    tables a board) and gives, for the closest pair, the games each format
-   needs to separate it at 95% (``(1.96 sd / mean difference)^2`` boards x
-   tables; each format's own standard deviation, the same mean difference).
+   needs to separate it at 95% with 80% power (``((1.96 + 0.84) sd / mean
+   difference)^2`` boards x tables: a run of that many games has a 95% interval
+   that excludes 0 in 80% of runs; each format's own standard deviation, the
+   same mean difference).
 2. **Games per second.** In this process, on one core: the roster on the
    haystack with every seat's correction computed (what the default costs),
    and on the independent dealer without corrections (plain tables). Repeats
@@ -121,7 +124,7 @@ def main() -> None:
         return
     pair = " vs ".join(result["closest_pair"])
     print(f"time to tell the closest pair ({pair}, mean placements {abs(result['mean_difference']):.3f} apart) "
-          f"apart at 95%, set4, one core:")
+          f"apart at 95% with 80% power, set4, one core:")
     for name, label in (("default", "default (haystack, corrected)"), ("independent", "independent plain tables")):
         print(f"  {label:<30} {result['seconds_to_verdict'][name]:7.2f} s = {result['games_needed'][name]:8,.0f} games "
               f"at {result['games_per_second'][name]:6.0f} games/s")

@@ -30,7 +30,17 @@ from autodup.analysis.measure_kernels import (
     shop_agreement_by_round,
     slot_tiers_by_level,
 )
-from autodup.analysis.statistics import WALD_BOARDS_PER_DIMENSION, RatioObservable, holm, two_sample_test
+from autodup.analysis.statistics import (
+    POWER,
+    WALD_BOARDS_PER_DIMENSION,
+    Z95,
+    Z_POWER,
+    RatioObservable,
+    boards_needed,
+    holm,
+    mean_half_width,
+    two_sample_test,
+)
 from autodup.engine import rng as adrng
 
 # --------------------------------------------------------------------------
@@ -908,3 +918,34 @@ def test_coupling_with_an_empty_tier_respects_the_maximal_coupling():
     # agreement sums 1 / sum_j max(p_j / p_i, q_j / q_i) over i: 1 / (1 + 1) + 1 / (4 + 1), the same 0.7.
     assert result["one_minus_tv"] == pytest.approx(0.7, abs=1e-12), result
     assert result["j_p"] == pytest.approx(0.7, abs=1e-12), result
+
+
+@pytest.mark.parametrize("variance, mean", [(1.0, 0.1), (4.0, -0.3), (0.25, 0.02)])
+def test_boards_needed_gives_a_run_that_tells_the_difference_apart_with_80_percent_power(variance, mean):
+    """At boards_needed(variance, mean) boards, a run's mean is normal about ``mean`` with standard error
+    sd / sqrt(n), and its 95% interval excludes 0 with probability Phi(|mean| sqrt(n) / sd - Z95), 0.8 exactly,
+    plus the far side's Phi(-|mean| sqrt(n) / sd - Z95), under 1e-6. The quantiles are checked against scipy's."""
+    n = boards_needed(variance, mean)
+    shift = abs(mean) * math.sqrt(n / variance)
+    assert stats.norm.cdf(shift - Z95) == pytest.approx(POWER, abs=1e-12)
+    assert 0.0 < stats.norm.cdf(-shift - Z95) < 1e-6  # the far side: Phi(-(1.96 + 0.84) - 1.96)
+    assert Z95 == pytest.approx(stats.norm.ppf(0.975), abs=1e-15)
+    assert Z_POWER == pytest.approx(stats.norm.ppf(POWER), abs=1e-15)
+    assert boards_needed(variance, 0.0) == math.inf
+
+
+def test_runs_of_the_boards_needed_separate_the_pair_about_80_percent_of_the_time():
+    """2,000 runs of boards_needed(1, 0.1) = 785 boards of normal per-board differences (mean 0.1, sd 1), each
+    judged by its Student t interval as the summary gives it: the share whose interval excludes 0 is 0.80 within
+    4.5 standard errors of a proportion (the t interval's estimated sd moves it by under 0.001 at 785 boards).
+    Half as many boards (the half-width rule, 1.96^2 / 0.1^2 = 384) would separate it about half the time."""
+    generator = np.random.default_rng(15)
+    runs, boards = 2000, math.ceil(boards_needed(1.0, 0.1))
+
+    def separated(n):
+        values = generator.normal(0.1, 1.0, size=(runs, n))
+        return np.mean([abs(row.mean()) > mean_half_width(row) for row in values])
+
+    tolerance = 4.5 * math.sqrt(POWER * (1 - POWER) / runs)
+    assert abs(separated(boards) - POWER) < tolerance
+    assert abs(separated(math.ceil((Z95 / 0.1) ** 2)) - 0.5) < 4.5 * math.sqrt(0.25 / runs)

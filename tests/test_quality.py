@@ -13,6 +13,7 @@ are ``slow`` tests.
 """
 
 import json
+import math
 import os
 import re
 import shutil
@@ -143,6 +144,32 @@ def test_the_whole_default_command_catches_replay_under_every_design(tmp_path):
         replay = dealers[f"replay{run}"]
         assert replay["correct"] is False and replay["min_p_value"] < 1e-6
         assert replay["deciding_observable"] == "offers per champion"
+
+
+def test_offer_whiskers_hold_an_exact_dealers_points_about_95_percent_of_the_time_and_not_replays(default_quality):
+    """The report's offer-frequency whiskers (2 SE of the dealer's share minus the control's, the two SEs
+    combined): an exact dealer's points lie outside with probability P(|Z| > 2) = 4.55%, so the count over the
+    exact dealers' champions stays below the binomial's 1e-6 tail; replay's, off by its flaw, goes past the same
+    tail for its own champions. The control's SE alone (the whiskers as they were) is too narrow for a dealer whose
+    tables share seeds, and leaves more than that tail outside."""
+    from scipy.stats import binom, norm
+
+    quality = default_quality[1]
+    control = quality["dealers"]["independent"]
+
+    def outside(name, combined=True):
+        dealer = quality["dealers"][name]
+        return sum(abs(d - c) > 2 * (math.hypot(sd, sc) if combined else sc)
+                   for d, c, sd, sc in zip(dealer["offer_frequency"], control["offer_frequency"],
+                                           dealer["offer_frequency_se"], control["offer_frequency_se"]))
+
+    champions = len(quality["champions"])
+    p_outside = 2 * norm.sf(2.0)
+    exact = ("haystack", "keyed", "stream")
+    bound = binom.isf(1e-6, champions * len(exact), p_outside)
+    assert sum(outside(name) for name in exact) <= bound
+    assert outside("replay") > binom.isf(1e-6, champions, p_outside)
+    assert sum(outside(name, combined=False) for name in exact) > bound
 
 
 def test_the_ladders_designs_keep_the_verdicts(ladder_quality):

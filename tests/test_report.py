@@ -164,7 +164,7 @@ def test_the_page_reads_from_the_verdict_down_with_the_detail_collapsed(quality,
     # Pairs that need a board, or whose need the run cannot tell (with the reason); not a pair told apart at once.
     assert "greedy vs traits" in detail and "greedy vs reroll1" in detail and "greedy vs reroll3" not in detail
     assert "not resolved at 1,000 boards" in detail
-    assert "To tell greedy vs traits apart at 95%: about <b>" in verdict_box
+    assert "To tell greedy vs traits apart at 95% with 80% power: about <b>" in verdict_box
     assert "<summary>Every test of every run</summary>" in page and "WRONG" in page and "not traced" in page
     for measure in ("J_P", "1 - TV", "Holm p", "whole shop identical", "offer overlap"):
         assert measure in page
@@ -186,6 +186,27 @@ def test_every_plot_is_legible_no_label_overlaps_and_no_two_series_share_a_look(
     data = quality if runs == "default runs" else with_ladder_runs(quality)
     for name, draw in FIGURES.items():
         assert_legible(name, draw, data)
+
+
+def test_offer_whiskers_are_two_standard_errors_of_the_dealers_difference_from_the_control(quality):
+    """The dealer and the control play other tables, so their difference's SE is sqrt(se_d^2 + se_c^2): 0.0003
+    and 0.0004 give whiskers of 2 x 0.0005 around each haystack point, not the control's 2 x 0.0004."""
+    import matplotlib.pyplot as plt
+
+    data = copy.deepcopy(quality)
+    data["dealers"]["haystack"]["offer_frequency_se"] = [0.0003] * len(CHAMPIONS)
+    data["dealers"]["independent"]["offer_frequency_se"] = [0.0004] * len(CHAMPIONS)
+    figure = FIGURES["offer_frequency.png"](data)
+    try:
+        (axis,) = figure.axes
+        haystack = [c for c in axis.containers if c.get_label() == "haystack"]
+        assert len(haystack) == 1
+        segments = haystack[0].lines[2][0].get_segments()
+        assert len(segments) == len(CHAMPIONS)
+        for segment in segments:
+            assert segment[1][1] - segment[0][1] == pytest.approx(2 * 2 * 0.0005, rel=1e-12)
+    finally:
+        plt.close(figure)
 
 
 def test_a_headless_browser_shows_the_verdict_first_with_every_image_and_no_error(quality, tmp_path):
@@ -251,13 +272,15 @@ def test_games_to_a_verdict_are_at_least_one(quality):
     pair = {"adjusted_mean_difference": 3.0, "adjusted_variance": 0.01, "mean_difference": 3.0,
             "variance_control": 0.04, "corrected_variance": 0.005}
     games = games_needed(pair, {"exact": True, "correct": True}, boards=1000, tables=8)
-    assert games["duplicate"] == games["independent"] == games["corrected"] == 1.0  # (1.96 x 0.2 / 3)^2 x 8 = 0.14
+    # ((1.96 + 0.84) x 0.2 / 3)^2 x 8 = 0.28
+    assert games["duplicate"] == games["independent"] == games["corrected"] == 1.0
     pair.update(adjusted_mean_difference=0.074, mean_difference=0.074)
     far = games_needed(pair, {"exact": True, "correct": True}, boards=1000, tables=8)
-    assert far["independent"] == pytest.approx((1.959964 * 0.2 / 0.074) ** 2 * 8)  # unchanged above one game
+    # Unchanged above one game: 80% power's boards (the normal's 97.5% and 80% quantiles) x 8 tables.
+    assert far["independent"] == pytest.approx(((1.959964 + 0.841621) * 0.2 / 0.074) ** 2 * 8)
     quality = copy.deepcopy(quality)
     quality["variance_reduction_ci"] = quality["dealers"]["haystack"]["adjusted_variance_reduction_ci"]
     quality["verdict"]["games_needed"].update(games)
     line = next(line for line in terminal_table(quality).splitlines() if line.startswith("games to tell"))
-    assert line.endswith("apart at 95%: about 1 with the default, 1 at independent tables"), line
+    assert line.endswith("apart at 95% with 80% power: about 1 with the default, 1 at independent tables"), line
     assert "0 games" not in verdict_section(quality)

@@ -306,8 +306,8 @@ def verdict(quality: dict) -> dict | None:
 
 
 def games_needed(pair: dict, default: dict, boards: int, tables: int) -> dict:
-    """The games the default and independent tables need to tell ``pair`` apart at 95%: ``(1.96 sd / mean)^2``
-    boards x tables, each format's own sd (the default's adjusted and, with a value, corrected), the mean difference measured by the default's luck-adjusted scores
+    """The games the default and independent tables need to tell ``pair`` apart at 95% with 80% power:
+    :func:`~autodup.analysis.statistics.boards_needed` x tables, each format's own sd (the default's adjusted and, with a value, corrected), the mean difference measured by the default's luck-adjusted scores
     (the most precise estimate an exact dealer gives, the luck terms having mean zero) when it passed its
     correctness tests, else by the control; given when that mean is resolved
     (:data:`autodup.analysis.measures.RESOLVED_Z`)."""
@@ -390,7 +390,7 @@ def terminal_table(quality: dict) -> str:
     games = (quality.get("verdict") or {}).get("games_needed")
     if games:
         pair = " vs ".join(quality["closest_pair"])
-        lines.append(f"games to tell {pair} apart at 95%: " + (
+        lines.append(f"games to tell {pair} apart at 95% with 80% power: " + (
             f"about {games['duplicate']:,.0f} with the default, {games['independent']:,.0f} at independent tables"
             if games["independent"] is not None and games["duplicate"] is not None
             else f"n/a with the default ({games['why'] or 'not measured'})"
@@ -413,7 +413,7 @@ def corrected_lines(quality: dict) -> list:
              f"{entry['median_corrected_variance_reduction']:.2f}"]
     games = verdict.get("games_needed") or {}
     if games.get("corrected") is not None:
-        lines.append(f"  games to tell {' vs '.join(quality['closest_pair'])} apart at 95%, corrected: about "
+        lines.append(f"  games to tell {' vs '.join(quality['closest_pair'])} apart, corrected: about "
                      f"{games['corrected']:,.0f}")
     shares = verdict.get("variance_removed_by_kind") or {}
     if shares:
@@ -436,7 +436,9 @@ def verdict_figure(quality: dict) -> str:
 # everything: quality.json
 # --------------------------------------------------------------------------
 
-QUALITY_FORMAT = 1
+# 2 (2026-12-01): boards, games and seconds needed plan for 80% power (statistics.boards_needed), about 2.04 times
+# format 1's, which gave the boards at which the 95% interval's half-width equals the difference (a power of 1/2).
+QUALITY_FORMAT = 2
 
 
 def check_same_boards(runs: dict) -> None:
@@ -540,7 +542,7 @@ def efficiency(run: RunMeasures, its_control: RunMeasures, plain: RunMeasures, p
     """Games a plain tournament (``plain``: the control, Latin square, raw placements) needs to tell pair
     ``pair`` apart, over the games ``run`` needs with ``estimator``: ``{"factor", "ci", "why"}``.
 
-    Boards needed is ``(1.96 sd / |mean|)^2`` with the mean difference of the
+    Boards needed is :func:`~autodup.analysis.statistics.boards_needed` with the mean difference of the
     run's own design measured by its control (a design asks its own question:
     the Latin square's field is the other bots, the paired design's a fixed
     field); both designs play as many tables per board. The factor is

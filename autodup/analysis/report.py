@@ -64,7 +64,8 @@ DEFINITIONS = (
      "difference D. The factor is var(D) under the independent control divided by var(D) under the dealer: "
      "how many times fewer boards the dealer needs for the same precision. 95% interval: Poisson bootstrap "
      "over boards (each board's weights drawn from its own seed, the same for every run)."),
-    ("boards needed", "(1.96 sd(D) / |mean D|)^2 boards to tell the pair apart at 95%, mean D measured by the "
+    ("boards needed", "((1.96 + 0.84) sd(D) / |mean D|)^2 boards to tell the pair apart at 95% with 80% power (a "
+     "run of that many boards has a 95% interval that excludes 0 in 80% of runs), mean D measured by the "
      "control; games = boards x tables; seconds at the speed the runs were played."),
     ("correctness", "Per-table observables of each dealer against the independent control: the tier of shop slots "
      "at each level, each champion's share of offers, placement by bot and seat, final HP, rounds survived and "
@@ -72,8 +73,10 @@ DEFINITIONS = (
      "boards with a denominator); a Wald test per observable, referred to Hotelling's law (its F form: the "
      "covariance is estimated), or a Welch t per component, Bonferroni, with fewer than 10 boards per dimension; "
      "Holm-corrected per dealer. Correct when the smallest corrected p-value is at least alpha."),
-    ("offer frequency", "Each champion's share of all offers under each dealer, minus the control's; an exact "
-     "dealer stays within sampling error (whiskers: the control's +/- 2 standard errors)."),
+    ("offer frequency", "Each champion's share of all offers under each dealer, minus the control's, with "
+     "whiskers of +/- 2 standard errors of the difference (the dealer's and the control's combined: they play other "
+     "tables). An exact dealer's points reach 0 within their whiskers about 95% of the time, so a few champions "
+     "in a hundred fall outside by chance; the correctness test above weighs them all at once."),
 )
 
 
@@ -153,13 +156,14 @@ def verdict_section(quality: dict) -> str:
     games = verdict.get("games_needed") or {}
     pair = html.escape(pair_label(closest.get("pair")))
     if number(games.get("duplicate")) is not None:
-        needed = (f"To tell {pair} apart at 95%: about "
+        needed = (f"To tell {pair} apart at 95% with 80% power: about "
                   f"<b>{html.escape(format_number(games.get('duplicate'), 'count'))} games</b> with the default, "
                   f"against {html.escape(format_number(games.get('independent'), 'count'))} games at independent "
                   "tables.")
     elif number(games.get("independent")) is not None:
-        needed = (f"To tell {pair} apart at 95%: about {html.escape(format_number(games.get('independent'), 'count'))}"
-                  f" games at independent tables; with the default, not given: "
+        needed = (f"To tell {pair} apart at 95% with 80% power: about "
+                  f"{html.escape(format_number(games.get('independent'), 'count'))} games at independent tables; with "
+                  "the default, not given: "
                   f"{html.escape(games.get('why') or 'not measured')}.")
     else:
         needed = f"Games needed to tell {pair} apart: not given: {html.escape(games.get('why') or 'not measured')}."

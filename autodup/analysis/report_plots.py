@@ -208,7 +208,7 @@ def boards_needed_figure(quality: dict):
     axis.set_xscale("log")
     axis.set_yticks(range(len(labels)), labels, fontsize="small")
     axis.invert_yaxis()
-    axis.set(xlabel="boards needed to tell the pair apart at 95%", title="boards needed per pair")
+    axis.set(xlabel="boards needed to tell the pair apart at 95% with 80% power", title="boards needed per pair")
     axis.grid(axis="x", which="both", alpha=0.3)
     if axis.get_legend_handles_labels()[0]:  # none when every resolved pair's figure is 0 (matplotlib would warn)
         axis.legend(fontsize="small", loc="lower right")
@@ -265,30 +265,38 @@ def correctness_figure(quality: dict):
 
 
 def offer_frequency_figure(quality: dict):
-    """Each dealer's offer share per champion minus the control's, inside the control's +/- 2 SE whiskers (each
-    dealer's default run; champions in rows when there are many)."""
+    """Each dealer's offer share per champion minus the control's, with whiskers of +/- 2 standard errors of that
+    difference (each dealer's default run; champions in rows when there are many).
+
+    A dealer's run and the control's play other tables, so the difference's standard error is
+    ``sqrt(se_dealer^2 + se_control^2)``: a dealer whose tables share seeds has the larger of the two (its
+    tables' offers move together), and whiskers of the control's alone would leave about a third of an exact
+    dealer's points outside them."""
     champions = [str(champion) for champion in quality.get("champions") or []]
     control = measures_of(quality, control_name(quality))
     expected = as_floats(control.get("offer_frequency"), len(champions))
-    error = [2 * value for value in as_floats(control.get("offer_frequency_se"), len(champions))]
+    control_se = as_floats(control.get("offer_frequency_se"), len(champions))
     figure, (axis,) = new_figure(max(8.0, 0.17 * len(champions) + 2.5), 4.2)
     if not champions or all(math.isnan(value) for value in expected):
         show_no_data(axis, "no control offer frequencies")
         return figure
     positions = list(range(len(champions)))
-    axis.errorbar(positions, [0.0] * len(positions), yerr=[0.0 if math.isnan(e) else e for e in error],
-                  fmt="none", ecolor="grey", capsize=2, label="control \u00b1 2 SE")
     names = default_runs(quality, with_control=False)
     for index, name in enumerate(names):
-        observed = as_floats(measures_of(quality, name).get("offer_frequency"), len(champions))
+        measures = measures_of(quality, name)
+        observed = as_floats(measures.get("offer_frequency"), len(champions))
+        own_se = as_floats(measures.get("offer_frequency_se"), len(champions))
         offset = (index - (len(names) - 1) / 2) * 0.6 / max(len(names), 1)
-        axis.plot([position + offset for position in positions],
-                  [value - reference for value, reference in zip(observed, expected)], linestyle="none",
-                  marker="o", markersize=3, color=series_style(index)["color"], label=name)
+        error = [2 * math.hypot(a, b) for a, b in zip(own_se, control_se)]
+        axis.errorbar([position + offset for position in positions],
+                      [value - reference for value, reference in zip(observed, expected)],
+                      yerr=[0.0 if math.isnan(e) else e for e in error], linestyle="none", marker="o", markersize=3,
+                      elinewidth=0.8, capsize=1.5, color=series_style(index)["color"], label=name)
     axis.axhline(0.0, color="black", linewidth=0.8)
     axis.set_xticks(positions, champions, rotation=90, fontsize="x-small" if len(champions) > 30 else "small")
     axis.set_xlim(-1, len(champions))
-    axis.set(ylabel="offer share minus the control's", title="offer frequency per champion against the control")
+    axis.set(ylabel="offer share minus the control's",
+             title="offer frequency per champion against the control (\u00b1 2 SE of the difference)")
     axis.grid(axis="y", alpha=0.3)
     axis.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return figure

@@ -1,5 +1,5 @@
 """Statistics, in one place: the intervals every report gives (normal, Student's t, bootstrap percentiles,
-Wilson), variance ratios, the boards needed to resolve a difference, ratio observables compared by a Wald
+Wilson), variance ratios, the boards needed to resolve a difference (at 80% power), ratio observables compared by a Wald
 test, and Holm's correction.
 
 Every interval is a two-sided 95% interval (:data:`CONFIDENCE`).
@@ -11,12 +11,16 @@ import math
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "Z95", "mean_half_width", "t_half_width", "percentile_interval", "wilson_interval",
-           "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION", "CONSTANT_BOARDS",
-           "two_sample_test", "holm"]
+__all__ = ["CONFIDENCE", "Z95", "POWER", "Z_POWER", "mean_half_width", "t_half_width", "percentile_interval",
+           "wilson_interval", "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION",
+           "CONSTANT_BOARDS", "two_sample_test", "holm"]
 
 CONFIDENCE = 0.95
 Z95 = 1.959963984540054     # two-sided 95% normal quantile
+# The power "boards needed" plans for: the chance that a run of that many boards tells the pair apart (its 95%
+# interval excludes 0). At (Z95 sd / mean)^2 boards that chance is only 1/2; 80% is the usual planning figure.
+POWER = 0.8
+Z_POWER = 0.8416212335729143  # the normal's 80% quantile
 
 
 def mean_half_width(values) -> float | None:
@@ -66,9 +70,21 @@ def variance_ratio(numerator, denominator):
 
 
 def boards_needed(variance: float, mean: float) -> float:
-    """Boards needed to tell a mean difference ``mean`` from 0 at 95% with per-board variance ``variance``:
-    ``(Z95 sd / |mean|)^2`` (inf for a mean of 0)."""
-    return (Z95 ** 2) * variance / mean ** 2 if mean != 0 else math.inf
+    """Boards needed to tell a mean difference ``mean`` from 0 with per-board variance ``variance``: a run of that
+    many boards has a 95% interval that excludes 0 with probability :data:`POWER` (80%).
+
+    ``((Z95 + Z_POWER) sd / |mean|)^2`` (inf for a mean of 0): the run's mean is normal about ``mean`` with
+    standard error ``sd / sqrt(n)``, and its interval excludes 0 when the mean is ``Z95`` standard errors from
+    it, which happens with probability ``Phi(|mean| sqrt(n) / sd - Z95)`` (plus a far smaller chance on the wrong
+    side). ``(Z95 sd / |mean|)^2``, the boards at which the interval's half-width equals the difference, gives a
+    chance of only 1/2.
+
+    Examples
+    --------
+    >>> round(boards_needed(1.0, 0.1))
+    785
+    """
+    return (Z95 + Z_POWER) ** 2 * variance / mean ** 2 if mean != 0 else math.inf
 
 # --------------------------------------------------------------------------
 # ratio observables: per-board sums, compared by a Wald test
