@@ -205,3 +205,46 @@ def test_the_agents_pages_python_examples_run():
     assert len(examples) >= 2
     for code in examples:
         exec(compile(code, "docs/guide/agents.md", "exec"), {})
+
+
+def test_info_says_when_the_table_refused_an_action_and_the_count_is_the_tables():
+    """An agent that plays a masked-out action every fourth step (when one exists): each such step's
+    info["illegal_action"] is True and the seat is asked again in the same state; every other step's is
+    False; the game's own count of illegal actions (its results) is the number of True flags. The vector
+    environment flags the same tables alike."""
+    from autodup.game.stats import RESULT_COLUMNS
+
+    env = autodup_env.AutodupEnv(config="tiny", opponents="greedy", seat=1)
+    generator = np.random.default_rng(3)
+    observation, _ = env.reset(seed=4)
+    flagged, step, done = 0, 0, False
+    while not done:
+        mask = observation["action_mask"]
+        illegal_choices = np.flatnonzero(mask == 0)
+        play_illegal = step % 4 == 3 and illegal_choices.size > 0
+        action = int(generator.choice(illegal_choices)) if play_illegal else random_legal(generator, mask)
+        before = {key: array.copy() for key, array in observation.items()}
+        observation, _, done, _, info = env.step(action)
+        assert info["illegal_action"] is play_illegal
+        if play_illegal:  # the same state; the view counts one more action and has new random values
+            flagged += 1
+            for key, array in before.items():
+                if key == "me":
+                    changing = [VIEW_NAMES.index(name) for name in ("actions", "random_a", "random_b")]
+                    assert observation[key][changing[0]] == array[changing[0]] + 1
+                    array, now = np.delete(array, changing), np.delete(observation[key], changing)
+                else:
+                    now = observation[key]
+                np.testing.assert_array_equal(now, array, err_msg=key)
+        step += 1
+    assert flagged > 10
+    assert env.tables.results(0)[1, RESULT_COLUMNS.index("illegal_actions")] == flagged
+
+    vector = autodup_env.AutodupVectorEnv(num_envs=3, config="tiny", opponents="greedy", seat=1)
+    observations, _ = vector.reset(seed=4)
+    masks = observations["action_mask"]
+    actions = np.array([random_legal(generator, masks[0]), int(np.flatnonzero(masks[1] == 0)[0]),
+                        random_legal(generator, masks[2])])
+    _, _, _, _, infos = vector.step(actions)
+    np.testing.assert_array_equal(infos["illegal_action"], [False, True, False])
+    assert infos["_illegal_action"].all()

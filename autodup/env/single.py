@@ -90,7 +90,8 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
     ``reset(seed=s)`` plays board 0 of tournament seed ``s``, each later ``reset()`` the next board, and
     ``reset(options={"board": k})`` board ``k``: the game ``autodup play`` deals for that seed and board. Two
     agents evaluated on the same seeds and boards meet the same shops, which is the point of duplicate play.
-    ``info`` holds ``board``, ``seed`` and, at the end, ``placement``.
+    ``info`` holds ``board``, ``seed``, after a step ``illegal_action`` (whether the table refused the action: the
+    seat then decides again, on the same observation) and, at the end, ``placement``.
     """
 
     metadata = {"render_modes": []}
@@ -118,9 +119,12 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
             raise UsageError("call reset() before step()", "step")
         if tables.waiting[0] < 0:
             raise UsageError("the episode is over: call reset()", "step")
-        self._answer[0] = self._answers[check_action(action, self._answers.shape[0])]
+        index = check_action(action, self._answers.shape[0])
+        # The mask is the table's own legality (its predicates): an action it leaves out is refused and counted.
+        illegal = not tables.observations.action_mask[0, index]
+        self._answer[0] = self._answers[index]
         tables.step(self._acting, self._answer)
-        info = {"seed": tables.seed, "board": int(tables.boards[0])}
+        info = {"seed": tables.seed, "board": int(tables.boards[0]), "illegal_action": illegal}
         placement = int(tables.placements[0, self.seat])
         if placement:
             info["placement"] = placement

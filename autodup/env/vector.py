@@ -25,7 +25,8 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
     the next board at once (Gymnasium's ``SAME_STEP`` autoreset): that step returns its reward and
     ``terminated``, and already the new game's first observation. ``reset(seed=s)`` starts table ``i`` on
     board ``i`` of tournament seed ``s``; the boards after go, in order, to the tables that finish. ``infos``
-    holds ``board`` (int64 (num_envs,): each table's current board) and, for the tables that just finished,
+    holds ``board`` (int64 (num_envs,): each table's current board), ``illegal_action`` (bool (num_envs,): whether
+    each table refused its action, its seat then deciding again) and, for the tables that just finished,
     ``placement`` (with its mask ``_placement``).
 
     Parameters are those of :class:`~autodup.env.AutodupEnv`, with ``num_envs``.
@@ -65,11 +66,14 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
         if actions.min() < 0 or actions.max() >= self._answers.shape[0]:
             raise UsageError(f"a numbered action is out of range (allowed: 0 to {self._answers.shape[0] - 1})",
                              "actions")
+        # The mask is the table's own legality: an action it leaves out is refused, and the table asks again.
+        illegal = tables.observations.action_mask[np.arange(self.num_envs), actions] == 0
         tables.step(self._acting, self._answers[actions])
         placements = tables.placements[:, self.seat]
         terminated = placements > 0
         rewards = np.where(terminated, reward_of(self.reward_kind, placements, self.rules.players), 0.0)
-        infos = {"placement": placements.copy(), "_placement": terminated.copy()}
+        infos = {"placement": placements.copy(), "_placement": terminated.copy(),
+                 "illegal_action": illegal, "_illegal_action": np.ones(self.num_envs, dtype=np.bool_)}
         finished = np.flatnonzero(terminated)
         if finished.size:
             _, first = self.boards.next(count=finished.size)
