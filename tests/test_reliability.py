@@ -131,6 +131,68 @@ def test_a_bot_that_ends_the_process_while_it_loads_is_named_in_every_command(tm
     assert not (tmp_path / "run").exists()
 
 
+SLEEPS_WHEN_LOADED = """
+import time
+
+from autodup.bots import end_turn, policy
+
+NAME = "sleeper"
+DESCRIPTION = "Sleeps an hour when it loads, and swallows what interrupts it."
+try:
+    time.sleep(3600)
+except Exception:
+    pass
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    return end_turn()
+
+
+class Agent:
+    def act(self, view):
+        return 0
+"""
+
+
+def test_a_bot_or_agent_file_that_never_finishes_loading_is_named_in_one_line_in_every_command(tmp_path):
+    """Its top level sleeps (and catches Exception): every command stops at the load deadline, here 1 s by the
+    environment variable, with one line naming the file, instead of waiting with it."""
+    bot = tmp_path / "sleeper.py"
+    bot.write_text(SLEEPS_WHEN_LOADED)
+    environment = {**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": "1"}
+    for command in (["play", "configs/tiny.yaml", "--bots", f"{bot},random"], ["check-bot", str(bot)],
+                    ["play", "configs/tiny.yaml", "--bots", f"{bot}:Agent,random"],
+                    ["run", "configs/tiny.yaml", "--bots", f"greedy,{bot}", "--boards", "5", "--out",
+                     str(tmp_path / "run"), "--quiet"]):
+        started = time.monotonic()
+        result = subprocess.run([sys.executable, "-m", "autodup", *command], capture_output=True, text=True,
+                                timeout=300, cwd=ROOT, env=environment)
+        assert time.monotonic() - started < 120
+        assert result.returncode == 2, result.stderr
+        text = one_line(result) if command[0] != "check-bot" else result.stdout.strip() + result.stderr.strip()
+        assert "sleeper.py" in text and "did not finish loading in 1 s" in text, text
+    assert not (tmp_path / "run").exists()
+    refused = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/tiny.yaml"], capture_output=True,
+                             text=True, timeout=300, cwd=ROOT, env={**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": "soon"})
+    assert refused.returncode == 2 and "AUTODUP_BOT_LOAD_SECONDS='soon': not a number of seconds" in refused.stderr
+
+
+def test_the_load_deadline_does_not_count_compiling_the_policy(tmp_path):
+    """A bot file whose own code is instant, compiled cold (a cache of its own) under a deadline of 0.05 s: the
+    compile takes longer than that, and is not counted."""
+    bot = tmp_path / "instant.py"
+    bot.write_text((ROOT / "bots" / "greedy.py").read_text().replace('NAME = "greedy"', 'NAME = "instant"'))
+    code = ("import time, autodup.bots; from autodup.game.bot_loading import load_bot; start = time.monotonic(); "
+            f"load_bot({str(bot)!r}); print(time.monotonic() - start)")
+    environment = {**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": "0.05", "AUTODUP_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                            env=environment)
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout.split()[-1]) > 0.5  # the compile's time: the deadline would have stopped it
+
+
 @pytest.mark.slow  # about a minute; the default suite keeps the deadline (a decide that never returns) and resume
 def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_run(tmp_path):
     """A bot that thinks for a second in a few games: a short deadline stops the run, a longer one finishes it.

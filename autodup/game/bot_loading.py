@@ -20,11 +20,13 @@ from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
 from .config_file import show_number
+from .load_deadline import ENVIRONMENT, LoadTimedOut, load_deadline, seconds_allowed
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
 __all__ = ["PARAMETERS_ARGUMENT", "override_error", "BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot",
            "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides", "parse_parameter_options",
-           "load_parameter_file", "policy_tuple", "Lineup", "seating", "bot_errors_collected", "REQUIRED_IN_A_BOT_FILE"]
+           "load_parameter_file", "policy_tuple", "Lineup", "seating", "bot_errors_collected", "REQUIRED_IN_A_BOT_FILE",
+           "not_loaded_in_time"]
 
 # --------------------------------------------------------------------------
 
@@ -147,6 +149,12 @@ def constant_parameter_reads(decide) -> list:
     return reads
 
 
+def not_loaded_in_time(what, seconds: float) -> str:
+    """The one line for a bot or agent file whose own code did not finish loading in ``seconds``."""
+    return (f"{what}: did not finish loading in {seconds:g} s (allowed: a file whose top level returns sooner: it "
+            f"runs when the bot loads, before any game; {ENVIRONMENT} sets the limit, 0 for none)")
+
+
 def load_bot(spec: str) -> Bot:
     """Load a bot by name (a file in ``bots/``) or by path, or a Python agent by ``module:Class`` or ``file.py:Class``
     (:mod:`autodup.game.agents`).
@@ -168,11 +176,16 @@ def load_bot(spec: str) -> Bot:
     # forked from this process, which start with what it loaded.
     if (path, module_name) in _LOADED:
         return _LOADED[path, module_name]
+    seconds = seconds_allowed()
     try:
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
-        module_spec.loader.exec_module(module)
+        with load_deadline(seconds):
+            module_spec.loader.exec_module(module)
+    except LoadTimedOut:
+        sys.modules.pop(module_name, None)
+        raise BotError(not_loaded_in_time(path, seconds)) from None
     except PolicyError as error:
         sys.modules.pop(module_name, None)
         raise BotError(f"{path}: {error}") from None

@@ -19,6 +19,7 @@ from numba.core.compiler_lock import global_compiler_lock
 
 from ..compile_cache import is_fingerprinted, release_claim
 from ..errors import PolicyError, first_line, without_colours
+from .load_deadline import paused
 from .policy_frames import FRAME_SIGNATURE, create_frame_wrapper
 from .view import POLICY_SIGNATURE
 
@@ -271,5 +272,6 @@ def policy(function):
         # A decide outside a bot file (a script's, a test's): numba's cache of it checks that file alone, and would
         # load a callback compiled by another version of the package, whose wrapper may take other arguments.
         callback._cache = NullCache()
-    callback.compile()
+    with paused():  # compiling is autodup's work, not the bot file's: outside its load deadline
+        callback.compile()
     return callback
