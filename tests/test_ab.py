@@ -108,6 +108,25 @@ def test_set_values_go_through_the_limits_of_configuration_files(option, says):
         parse_sweep(option + ",1")
 
 
+@pytest.mark.parametrize("option, says", [
+    ("tiers.0.copies=011", "011 is read by YAML as 9 (octal); write 9, or 11 if that was meant"),
+    ("tiers.0.copies=0x10", "0x10 is read by YAML as 16 (hexadecimal)"),
+    ("tiers.0.copies=1_000", "1_000 is read by YAML as 1000 (underscores ignored)"),
+    ("economy.interest.per=yes", 'yes is read by YAML as true (boolean); write true, or quote it ("yes")'),
+    ("levels.8.odds=[10,15,035,30,10]", "035 is read by YAML as 29 (octal)"),
+])
+def test_a_set_value_yaml_reads_otherwise_than_written_is_refused_not_played(option, says):
+    """A file's 011 gets a warning (the file is the user's to read again); an edit typed on the command line is
+    refused, in ab and in sweep, since the variant played would not be the one typed."""
+    with pytest.raises(UsageError) as raised:
+        parse_setting(option)
+    assert says in str(raised.value) and "\n" not in str(raised.value)
+    with pytest.raises(UsageError) as raised:
+        parse_sweep(option + ",1")
+    assert says in str(raised.value)
+    assert parse_setting("tiers.0.copies=11").value == 11 and parse_setting("tiers.0.copies=0").value == 0
+
+
 @pytest.mark.parametrize("option", ["levels.8.odds", "=3", "a..b=1", "a=", "levels.8.odds=[1"])
 def test_malformed_settings_are_one_line_value_errors(option):
     with pytest.raises(UsageError) as raised:

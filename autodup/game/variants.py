@@ -68,9 +68,16 @@ def _read_value(text: str, option: str):
     """The value of ``PATH=VALUE``, read as a configuration file is (the same limits on size, nesting and
     aliases: ``&a [*a]`` is refused, not followed forever)."""
     try:
-        return parse_yaml(text, "value")[0]
+        value, notes = parse_yaml(text, "value")
     except ConfigError as error:
         raise UsageError(f"{option!r}: {error.message}", "settings") from None
+    # A configuration file's 011 (octal 9), 0x10 or 1_000 gets a warning; an edit typed on the command line is
+    # refused instead, since the variant it plays would not be the one typed.
+    for spellings, key in ((notes.values, False), (notes.keys, True)):
+        for spelling in spellings.values():
+            raise UsageError(f"{option!r}: {spelling.warning(key)} (allowed: a value YAML reads as it is written: a "
+                             "decimal number, true or false, quoted text)", "settings")
+    return value
 
 
 def parse_setting(option: str) -> Setting:
