@@ -112,7 +112,7 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["check-bot", "tests/bots/broken/no_name.py"],
      "no_name.py: defines no NAME (allowed: a bot file defines NAME, a one-line DESCRIPTION and decide"),
     (["check-bot", "greedy", "--bot-params", "tests/bots/params_huge.yaml"],
-     "params_huge.yaml: greedy.roll_above must be a finite number"),
+     "params_huge.yaml:2: greedy.roll_above: a number written with 327 characters (allowed: at most 100)"),
     (["check-bot", "tests/bots/broken/exits.py"], "exits.py: cannot load: SystemExit"),
     (["play", "configs/tiny.yaml", "--order", "race", "--dealer", "independent"],
      "--order: race needs a dealer that races across seats (allowed: haystack)"),
@@ -132,6 +132,25 @@ def test_play_rejects_bad_input_with_one_line(args, said):
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("text, said", [
+    ("greedy: {roll_above: 1}\ngreedy: {roll_above: 2}\n", "params.yaml:2: greedy: duplicate key (each key may "
+                                                            "appear once)"),
+    ("greedy: {roll_above: 1, roll_above: 2}\n", "params.yaml:1: greedy.roll_above: duplicate key"),
+    ("# no overrides written yet\n", "params.yaml: empty (allowed: bot names mapped to {parameter: number} "
+                                     "mappings)"),
+    ("greedy: {roll_above: 050}\n", "params.yaml:1: greedy.roll_above: 050 is read by YAML as 40 (octal)"),
+    ("greedy: !!python/object:os.system {}\n", "params.yaml:1: cannot be read: could not determine a constructor"),
+    ("greedy: {roll_above: .inf}\n", "greedy.roll_above must be a finite number"),
+])
+def test_a_parameter_file_is_read_as_strictly_as_a_configuration(tmp_path, text, said):
+    """A key given twice was the last one's value, an empty file no overrides at all, 050 the number 40: each
+    played on without a word. Now each is one line."""
+    (tmp_path / "params.yaml").write_text(text)
+    result = run("play", "configs/tiny.yaml", "--bot-params", str(tmp_path / "params.yaml"))
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1 and said in result.stderr, result.stderr
+
+
 def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path):
     """Opening a FIFO waits for a writer: each file option says what it got instead of hanging."""
     fifo = tmp_path / "pipe.yaml"

@@ -37,7 +37,13 @@ FOLDS = 2
 # With fewer, least squares fits the noise and the adjusted score spreads wider than the raw one: on set4
 # (8 bots, 30 features) the summary's squared intervals, adjusted over raw, were 11.4 at 5 boards and 2.2 at
 # 10 when fitted anyway, 0.85 at 15, 0.66 at 20, 0.59 at 30 and 0.48 at 200. So such a fold keeps slope 0:
-# its boards count their raw placements.
+# its boards count their raw placements. Measured since over many runs (the spread of reroll3 - traits over
+# blocks of a 4,000-board run, a review of 2026-12-01), fitting anyway is worse than those intervals said: 1.66
+# times the raw variance at 15 boards, 6.2 at 10; this rule gives 0.72 at 30 and 0.52 at 200. Just above the
+# rule it can still lose: 3 bots at 30 boards (3.5 rows a slope), 1.36-1.46 times the raw variance; 0.8 at 50.
+# A test of each fit's expected variance on new rows (Stein's random-design factor) did no better: the scores
+# average a bot's rows by board, and board means gain less from the slopes than rows do. A rule that sees that
+# needs the moments per board (an inner cross-fit), not built yet.
 ROWS_PER_SLOPE = 3
 # The features a placement is adjusted by: the seat's own luck terms, then the mean of the same terms over the
 # other seats of its table (the field's luck: placements are relative, so an opponent's luck is the seat's too).

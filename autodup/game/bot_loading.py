@@ -15,11 +15,11 @@ import numpy as np
 from numba.core.ccallback import CFunc
 
 from ..compile_cache import bot_module_name, modules_digest
-from ..errors import BotError, PolicyError, is_stop, named
+from ..errors import BotError, ConfigError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
-from .config_file import show_number
+from .config_file import dotted_path, parse_yaml, show_number
 from .load_deadline import ENVIRONMENT, LoadTimedOut, load_deadline, seconds_allowed
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
@@ -266,23 +266,29 @@ def parse_parameter_options(options) -> dict:
 
 
 def load_parameter_file(path) -> dict:
-    """A YAML file ``{bot: {parameter: number}}`` (loaded with ``safe_load``)."""
-    import yaml
-
+    """A YAML file ``{bot: {parameter: number}}``, read as a configuration file is (``safe_load``'s types, with
+    its limits, a key given twice refused, and so is a number YAML reads otherwise than written, ``050``)."""
     kind = special_file_kind(path)
     if kind is not None:
         raise BotError(f"{path}: not a regular file ({kind}) (allowed: a YAML file)")
     try:
         with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
+            text = handle.read()
     except OSError as error:
         raise BotError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError:
         raise BotError(f"{path}: not UTF-8 text") from None
-    except yaml.YAMLError as error:
-        raise BotError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
-    if data is None:
-        return {}
+    allowed = "(allowed: bot names mapped to {parameter: number} mappings)"
+    try:
+        data, notes = parse_yaml(text, str(path))
+    except ConfigError as error:
+        if error.message.startswith("empty file"):
+            raise BotError(f"{path}: empty {allowed}") from None
+        raise BotError(str(error)) from None
+    for spellings, key in ((notes.values, False), (notes.keys, True)):
+        for where, spelling in spellings.items():
+            raise BotError(f"{path}:{spelling.line}: {dotted_path(where)}: {spelling.warning(key)} (allowed: a "
+                           "value YAML reads as it is written)")
     if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
         raise BotError(f"{path}: must map bot names to {{parameter: number}} mappings")
     return data
