@@ -140,6 +140,9 @@ BAD_ARGUMENTS = [  # (call, the argument named, what the message says); each is 
     (lambda: autodup.run_tournament(123, bots="greedy", boards=2), "config", "123 is not a configuration"),
     (lambda: autodup.run_tournament("tiny", bots=123, boards=2), "bots", "123 is not a text or a list of texts"),
     (lambda: autodup.run_tournament("tiny", bots=[], boards=2), "bots", "no bot given"),
+    # A set's order changes with each process's string hashing: the same script would seat its bots otherwise.
+    (lambda: autodup.play("tiny", bots={"greedy", "econ", "random"}), "bots", "is a set, whose order changes"),
+    (lambda: autodup.evaluate("greedy", opponents={"econ", "random"}, boards=4), "opponents", "is a set"),
     (lambda: autodup.run_tournament("tiny", bots="greedy,econ", boards=2, bot_params={"greedy": 5}), "bot_params",
      "'greedy' maps to 5 (allowed: a dict of parameters"),
     (lambda: autodup.run_tournament("tiny", bots="greedy,econ", boards=2, bot_params=7), "bot_params",

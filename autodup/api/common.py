@@ -80,6 +80,11 @@ def texts(values, argument: str, allowed: str) -> list:
 
     if isinstance(values, (str, os.PathLike)):
         return [str(os.fspath(values))]
+    if isinstance(values, (set, frozenset)) and len(values) > 1:
+        # Its order changes from one Python process to the next (string hashing is salted): the same script would
+        # seat its bots otherwise, name its run folder otherwise, and give other results.
+        raise UsageError(f"{quote(values)} is a set, whose order changes from one Python process to the next "
+                         f"(allowed: a list or tuple, in the order meant: {allowed})", argument)
     if isinstance(values, Iterable) and not isinstance(values, (bytes, dict)):  # a list, a tuple, an array, ...
         items = list(values)
         if all(isinstance(value, (str, os.PathLike)) for value in items):
