@@ -201,6 +201,8 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("only_a_name.py", "defines no DESCRIPTION and no decide (allowed: a bot file defines NAME, a one-line"),
     ("two_lines.py", "DESCRIPTION must be one line"),
     ("bad_parameters.py", "PARAMETERS must map"),
+    ("parameter_no_option_can_set.py", "PARAMETERS name 'a=b' cannot be set by --bot-param or a parameter file "
+                                       "(allowed: identifiers, such as roll_above)"),
     ("plain_function.py", "decorated with @autodup.bots.policy"),
     ("syntax_error.py", "cannot load: SyntaxError"),
     ("does_not_compile.py", "decide cannot be compiled (line 12): Unknown attribute 'gold'"),

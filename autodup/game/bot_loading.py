@@ -19,7 +19,7 @@ from ..errors import BotError, ConfigError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
-from .config_file import dotted_path, parse_yaml, show_number
+from .config_file import dotted_path, parse_yaml, quote, show_number
 from .load_deadline import ENVIRONMENT, LoadTimedOut, load_deadline, seconds_allowed
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
@@ -209,6 +209,10 @@ def load_bot(spec: str) -> Bot:
     if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
             not isinstance(k, str) or isinstance(v, str) or finite_number(v) is None for k, v in defaults.items()):
         raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
+    unnamed = [k for k in defaults if not k.isidentifier()]
+    if unnamed:  # --bot-param BOT.NAME=VALUE could not set it ('a=b', '', 'x.y')
+        raise BotError(f"{path}: PARAMETERS name {quote(unnamed[0])} cannot be set by --bot-param or a parameter "
+                       "file (allowed: identifiers, such as roll_above)")
     if not isinstance(decide, CFunc) or getattr(decide, "_decide_signature", None) != POLICY_SIGNATURE:
         raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
     beyond = [k for k in constant_parameter_reads(decide.__wrapped__) if k >= len(defaults)]

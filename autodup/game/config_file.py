@@ -485,8 +485,10 @@ def yaml_float_text(text: str) -> str | None:
     """``1e-3`` (text to YAML 1.1, which wants a dot and a signed exponent) written as a number, else None."""
     mantissa, e, exponent = text.lower().partition("e")
     try:
-        float(text)
+        value = float(text)
     except ValueError:
+        return None
+    if not math.isfinite(value):  # 1e999: as a number it would be infinite, which no field takes
         return None
     if not e or text.strip() != text or not mantissa.lstrip("+-")[:1].isdigit() and mantissa.lstrip("+-")[:1] != ".":
         return None

@@ -234,6 +234,12 @@ def check_copies(r: ConfigReader, tiers: dict, level_odds: np.ndarray, empty_tie
                    f"tier {t + 1} has 0 copies in total, yet levels.{level}.odds gives it "
                    f"{level_odds[level, t]:g}% (a shop slot that rolls it is {consequence}, so the odds as "
                    "written never apply; give its champions copies or the tier 0 odds)")
+        elif members.size and copies[members].any():
+            # One champion given 0 copies of its own in a tier that has copies: it is never dealt.
+            for champion in members[copies[members] == 0]:
+                if tiers["own_copies"][champion]:
+                    r.warn(("tiers", t, "champions", int(champion) - tiers["tier_start"][t], "copies"),
+                           f"0: {quote(tiers['names'][champion])} is never dealt (give it copies, or leave it out)")
     # A pool where no champion reaches the top star is a design (configs/tiny.yaml); a pool where some do and
     # others cannot is surely a typo.
     if copies.size == 0 or copies.max() < COPIES_FOR_TOP_STAR:
@@ -321,6 +327,10 @@ def read_tiers(r: ConfigReader, trait_names: list) -> dict:
     for t, _ in enumerate(r.sequence(("tiers",), 1, 10)):
         r.mapping(("tiers", t), required=("cost", "copies", "champions"))
         result["cost"].append(r.integer(("tiers", t, "cost"), 0, BIG_NUMBER))
+        if t > 0 and result["cost"][-1] < result["cost"][-2]:
+            r.warn(("tiers", t, "cost"), f"{result['cost'][-1]} is less than tier {t}'s {result['cost'][-2]} (tiers "
+                   "are listed cheapest first: each level's odds name them in that order, and a bot may read a "
+                   "tier's place as its price)")
         if result["cost"][-1] == 0:
             r.warn(("tiers", t, "cost"), "0: its champions are free and add no power of their own in combat (a "
                    "unit's power is its cost times combat.star_power; they still count toward traits)")
@@ -366,13 +376,16 @@ def _unknown_trait(r: ConfigReader, path: tuple, trait, trait_names: list):
     shown = r.describe(path, trait) + "; quote it" if r.spelling(path) is not None else quote(trait)
     near = [name for name in trait_names if isinstance(trait, str) and _name_key(name) == _name_key(trait)]
     hint = f"; {quote(near[0])} differs only in case or spaces" if near else ""
-    r.fail(path, f"unknown trait {shown}{hint} (allowed: a key of traits: {one_line(known)})")
+    allowed = f"a key of traits: {one_line(known)}" if trait_names else "a key of traits, which lists none"
+    r.fail(path, f"unknown trait {shown}{hint} (allowed: {allowed})")
 
 
 def read_levels(r: ConfigReader, n_tiers: int, bench_size: int):
     levels = r.get(("levels",))
-    if not isinstance(levels, dict) or not levels:
+    if not isinstance(levels, dict):
         r.fail(("levels",), f"must be a mapping, got {describe_value(levels)} (allowed: level numbers to their odds)")
+    if not levels:
+        r.fail(("levels",), "is empty (allowed: level numbers to their odds, from level 1)")
     for key in levels:
         if isinstance(key, bool) or not isinstance(key, int) or not 1 <= key <= 50:
             spelling = r.spelling(("levels", key), key=True)
