@@ -322,6 +322,27 @@ def test_a_damaged_determinism_probe_is_probed_again(finished_run, tmp_path):
         assert json.loads((out / "determinism.json").read_text()) == json.loads(original)
 
 
+def test_a_damaged_configuration_snapshot_is_written_again_or_refused_never_called_finished(finished_run, tmp_path):
+    """A finished run's config.yaml overwritten with bytes that are not UTF-8: resumed with its configuration
+    given, the snapshot is written again from it (its hash is the manifest's) and the run reads as before;
+    resumed from the folder alone, one line says what is wrong, and not also that the run is finished."""
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    original = (out / "config.yaml").read_bytes()
+    arguments = ["--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS), "--out", str(out), "--quiet",
+                 "--workers", "1", "--resume"]
+    (out / "config.yaml").write_bytes(b"\xff\xfe")
+    resumed = autodup("run", "configs/tiny.yaml", *arguments)
+    assert resumed.returncode == 0, resumed.stderr
+    assert (out / "config.yaml").read_bytes() == original
+    (out / "config.yaml").write_bytes(b"\xff\xfe")
+    refused = autodup("run", "--out", str(out), "--quiet", "--resume")
+    assert refused.returncode == 2 and "finished" not in refused.stderr
+    assert "config.yaml:1: not UTF-8 text" in one_line(refused)
+
+
 def test_two_runs_into_one_folder_are_refused_and_resume_needs_a_run(tmp_path):
     out = tmp_path / "run"
     process, _ = start_a_hung_run(out)

@@ -409,8 +409,12 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
     Written after the manifest, which is what makes a folder a run: a kill
     in between leaves a run whose resume writes them.
     """
-    if not (out / CONFIG_SNAPSHOT).is_file():
-        write_bytes_atomically(out / CONFIG_SNAPSHOT, spec.config_text.encode("utf-8", "surrogatepass"))
+    config_bytes = spec.config_text.encode("utf-8", "surrogatepass")
+    snapshot = out / CONFIG_SNAPSHOT
+    # The spec's text has the hash the manifest records: a snapshot damaged since (edited, truncated) is written
+    # again from it, rather than reused and found unreadable once the run is said to be finished.
+    if not snapshot.is_file() or snapshot.stat().st_size != len(config_bytes) or snapshot.read_bytes() != config_bytes:
+        write_bytes_atomically(snapshot, config_bytes)
     if spec.value_text and not (out / VALUE_SNAPSHOT).is_file():
         write_bytes_atomically(out / VALUE_SNAPSHOT, spec.value_text.encode("utf-8"))
     folder = out / BOT_SNAPSHOTS
