@@ -186,6 +186,16 @@ def test_a_configuration_loaded_once_is_taken_wherever_a_configuration_is():
     assert autodup.evaluate("greedy", opponents="econ", boards=2, config=loaded).config == "tiny"
 
 
+def test_a_set_is_refused_only_where_its_order_would_mean_something():
+    """Run folders to report, columns to read: any order gives the same answer, so a set is taken there."""
+    from autodup.api.common import texts
+
+    assert sorted(texts({"runs/a", "runs/b"}, "runs", "run folders")) == ["runs/a", "runs/b"]
+    with pytest.raises(UsageError, match="^bots: .* is a set"):
+        texts({"greedy", "econ"}, "bots", "bot names", ordered=True)
+    assert texts({"greedy"}, "bots", "bot names", ordered=True) == ["greedy"]
+
+
 def test_play_without_bots_seats_every_shipped_bot_as_run_tournament_does():
     seated = {seat["bot"] for seat in autodup.play("tiny", bots=None)["seats"]}
     assert seated == {bot["name"] for bot in autodup.list_bots()}

@@ -202,7 +202,7 @@ def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     ("two_lines.py", "DESCRIPTION must be one line"),
     ("bad_parameters.py", "PARAMETERS must map"),
     ("parameter_no_option_can_set.py", "PARAMETERS name 'a=b' cannot be set by --bot-param or a parameter file "
-                                       "(allowed: identifiers, such as roll_above)"),
+                                       "(allowed: names without '=', such as roll_above)"),
     ("plain_function.py", "decorated with @autodup.bots.policy"),
     ("syntax_error.py", "cannot load: SyntaxError"),
     ("does_not_compile.py", "decide cannot be compiled (line 12): Unknown attribute 'gold'"),

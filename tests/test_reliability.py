@@ -43,7 +43,8 @@ def start(*args):
 
 
 def one_line(result) -> str:
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    """The one line of stderr (beside the note that the game is compiling, which a cold cache prints first)."""
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("autodup: compiling")]
     assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
     return lines[0]
 
@@ -174,9 +175,53 @@ def test_a_bot_or_agent_file_that_never_finishes_loading_is_named_in_one_line_in
         text = one_line(result) if command[0] != "check-bot" else result.stdout.strip() + result.stderr.strip()
         assert "sleeper.py" in text and "did not finish loading in 1 s" in text, text
     assert not (tmp_path / "run").exists()
-    refused = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/tiny.yaml"], capture_output=True,
-                             text=True, timeout=300, cwd=ROOT, env={**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": "soon"})
-    assert refused.returncode == 2 and "AUTODUP_BOT_LOAD_SECONDS='soon': not a number of seconds" in refused.stderr
+    for value in ("soon", "1e10", "-1"):  # 1e10 s overflowed the timer, and blamed the first bot loaded
+        refused = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/tiny.yaml"], capture_output=True,
+                                 text=True, timeout=300, cwd=ROOT,
+                                 env={**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": value})
+        assert refused.returncode == 2, refused.stderr
+        assert f"AUTODUP_BOT_LOAD_SECONDS='{value}': not a number of seconds" in one_line(refused)
+
+
+LOADS_A_BOT = """
+import time
+
+from autodup.bots import end_turn, policy
+from autodup.game.bot_loading import load_bot
+
+NAME = "outer"
+DESCRIPTION = "Loads another bot file while it loads, swallowing what that raises, then sleeps."
+time.sleep(0.3)
+try:
+    load_bot({inner!r})
+except Exception:
+    pass
+time.sleep(3600)
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    return end_turn()
+"""
+
+
+def test_a_bot_file_that_loads_a_slow_bot_is_the_one_named_and_cannot_swallow_the_deadline(tmp_path):
+    """The outer file's load holds the deadline: the inner load (a file that sleeps) is stopped by it and lets it
+    through, so the outer file's ``except Exception`` cannot swallow it and sleep on, and the line names the outer
+    file, whose load it was."""
+    inner = tmp_path / "sleeper.py"
+    inner.write_text(SLEEPS_WHEN_LOADED)
+    outer = tmp_path / "outer.py"
+    outer.write_text(LOADS_A_BOT.format(inner=str(inner)))
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/tiny.yaml", "--bots",
+                             f"{outer},random"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            env={**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": "1"})
+    assert time.monotonic() - started < 120
+    assert result.returncode == 2
+    line = one_line(result)
+    assert f"{outer}: did not finish loading in 1 s" in line and "sleeper.py" not in line, line
 
 
 def test_the_load_deadline_does_not_count_compiling_the_policy(tmp_path):

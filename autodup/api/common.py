@@ -60,9 +60,10 @@ def configuration(config, argument: str = "config"):
     return load_config(config)
 
 
-def texts(values, argument: str, allowed: str) -> list:
+def texts(values, argument: str, allowed: str, ordered: bool = False) -> list:
     """A text or a sequence of texts (paths too) as a list of ``str``; a :class:`UsageError` naming ``argument``
-    for anything else, ``allowed`` saying what each text is.
+    for anything else, ``allowed`` saying what each text is. With ``ordered`` (the order means something: the
+    bots' seats, the edits' order), a set of more than one text is refused too.
 
     Examples
     --------
@@ -80,7 +81,7 @@ def texts(values, argument: str, allowed: str) -> list:
 
     if isinstance(values, (str, os.PathLike)):
         return [str(os.fspath(values))]
-    if isinstance(values, (set, frozenset)) and len(values) > 1:
+    if ordered and isinstance(values, (set, frozenset)) and len(values) > 1:
         # Its order changes from one Python process to the next (string hashing is salted): the same script would
         # seat its bots otherwise, name its run folder otherwise, and give other results.
         raise UsageError(f"{quote(values)} is a set, whose order changes from one Python process to the next "
@@ -127,7 +128,7 @@ def bot_list(bots, option: str = "bots") -> list | None:
     """
     if bots is None:
         return None
-    given = texts(bots, option, "bot names or paths, as a list or comma-separated")
+    given = texts(bots, option, "bot names or paths, as a list or comma-separated", ordered=True)
     if not given:
         raise UsageError("no bot given (allowed: one or more names or paths)", option)
     specs = [spec.strip() for spec in (given[0].split(",") if isinstance(bots, str) else given)]

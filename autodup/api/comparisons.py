@@ -330,7 +330,7 @@ def ab(base, variant=None, settings=(), bots=None, boards: int | None = None, un
 
     options = _options(locals())
     warn = options["warn"]
-    settings = texts(settings, "settings", "PATH=VALUE edits")
+    settings = texts(settings, "settings", "PATH=VALUE edits", ordered=True)
     base_config = configuration(base, "base")
     config_warnings(base_config, warn)
     if variant is None and not settings:
@@ -434,7 +434,7 @@ def sweep(base, settings, bots=None, boards: int | None = None, until_ci: float 
 
     options = _options(locals())
     warn = options["warn"]
-    settings = texts(settings, "settings", "PATH=V1,V2,... texts")
+    settings = texts(settings, "settings", "PATH=V1,V2,... texts", ordered=True)
     if not settings:
         raise UsageError("no PATH=V1,V2,... given (allowed: one or more)", "settings")
     base_config = configuration(base, "base")

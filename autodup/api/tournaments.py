@@ -101,7 +101,7 @@ def parameter_overrides(bot_params, bot_param_file) -> tuple:
                                  "{'greedy': {'roll_above': 30}})", "bot_params")
         bot_params = [f"{bot}.{name}={value}" for bot, values in bot_params.items() for name, value in values.items()]
     elif bot_params is not None:  # "BOT.PARAMETER=VALUE", or a list of them
-        bot_params = texts(bot_params, "bot_params", "BOT.PARAMETER=VALUE texts, or a dict of dicts")
+        bot_params = texts(bot_params, "bot_params", "BOT.PARAMETER=VALUE texts, or a dict of dicts", ordered=True)
     if bot_param_file is not None:
         path_of(bot_param_file, "bot_param_file", "a YAML file")
     return bot_overrides(bot_param_file, bot_params or ())

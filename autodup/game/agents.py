@@ -171,10 +171,13 @@ def load_agent(spec: str) -> Bot:
         raise BotError(f"{spec}: not an agent (allowed: module:Class or file.py:Class)")
     source, attribute = match["source"], match["name"]
     seconds = seconds_allowed()
+    armed = False
     try:
-        with load_deadline(seconds):
+        with load_deadline(seconds) as armed:
             module, file, prefix = _import(spec, source)
     except LoadTimedOut:
+        if not armed:
+            raise  # the deadline of a file that loads this one: its own load names it
         raise BotError(not_loaded_in_time(spec, seconds)) from None
     except BotError:
         raise

@@ -177,14 +177,17 @@ def load_bot(spec: str) -> Bot:
     if (path, module_name) in _LOADED:
         return _LOADED[path, module_name]
     seconds = seconds_allowed()
+    armed = False
     try:
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
-        with load_deadline(seconds):
+        with load_deadline(seconds) as armed:
             module_spec.loader.exec_module(module)
     except LoadTimedOut:
         sys.modules.pop(module_name, None)
+        if not armed:
+            raise  # the deadline of a file that loads this one: its own load names it
         raise BotError(not_loaded_in_time(path, seconds)) from None
     except PolicyError as error:
         sys.modules.pop(module_name, None)
@@ -209,10 +212,10 @@ def load_bot(spec: str) -> Bot:
     if not isinstance(defaults, dict) or len(defaults) > MAX_PARAMETERS or any(
             not isinstance(k, str) or isinstance(v, str) or finite_number(v) is None for k, v in defaults.items()):
         raise BotError(f"{path}: PARAMETERS must map at most {MAX_PARAMETERS} names to finite numbers")
-    unnamed = [k for k in defaults if not k.isidentifier()]
-    if unnamed:  # --bot-param BOT.NAME=VALUE could not set it ('a=b', '', 'x.y')
+    unnamed = [k for k in defaults if not k.strip() or "=" in k]
+    if unnamed:  # --bot-param BOT.NAME=VALUE splits at the first '=' and cannot give an empty name
         raise BotError(f"{path}: PARAMETERS name {quote(unnamed[0])} cannot be set by --bot-param or a parameter "
-                       "file (allowed: identifiers, such as roll_above)")
+                       "file (allowed: names without '=', such as roll_above)")
     if not isinstance(decide, CFunc) or getattr(decide, "_decide_signature", None) != POLICY_SIGNATURE:
         raise BotError(f"{path}: decide must be a function decorated with @autodup.bots.policy")
     beyond = [k for k in constant_parameter_reads(decide.__wrapped__) if k >= len(defaults)]
@@ -291,6 +294,8 @@ def load_parameter_file(path) -> dict:
         raise BotError(str(error)) from None
     for spellings, key in ((notes.values, False), (notes.keys, True)):
         for where, spelling in spellings.items():
+            if not spelling.reading:
+                continue  # a key such as 1.50 or true: not a YAML 1.1 surprise (the checks below speak of it)
             raise BotError(f"{path}:{spelling.line}: {dotted_path(where)}: {spelling.warning(key)} (allowed: a "
                            "value YAML reads as it is written)")
     if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):

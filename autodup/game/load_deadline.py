@@ -19,9 +19,11 @@ import threading
 
 from ..errors import BotError
 
-__all__ = ["DEFAULT_SECONDS", "ENVIRONMENT", "LoadTimedOut", "seconds_allowed", "load_deadline", "paused"]
+__all__ = ["DEFAULT_SECONDS", "MAX_SECONDS", "ENVIRONMENT", "LoadTimedOut", "seconds_allowed", "load_deadline",
+           "paused"]
 
 DEFAULT_SECONDS = 60.0
+MAX_SECONDS = 1e6  # about 11 days; the timer overflows near 1e10
 ENVIRONMENT = "AUTODUP_BOT_LOAD_SECONDS"
 
 
@@ -43,9 +45,9 @@ def seconds_allowed() -> float:
         seconds = float(text)
     except ValueError:
         seconds = float("nan")
-    if not seconds >= 0.0 or seconds == float("inf"):
-        raise BotError(f"{ENVIRONMENT}={text!r}: not a number of seconds (allowed: a number of seconds a bot or "
-                       "agent file's own code may take to load, 0 for no limit)")
+    if not 0.0 <= seconds <= MAX_SECONDS:
+        raise BotError(f"{ENVIRONMENT}={text!r}: not a number of seconds (allowed: the seconds a bot or agent file's "
+                       f"own code may take to load, at most {MAX_SECONDS:,.0f}; 0 for no limit)")
     return seconds
 
 
@@ -56,19 +58,21 @@ def _time_is_up(signum, frame):
 @contextlib.contextmanager
 def load_deadline(seconds: float):
     """Run the block under a deadline of ``seconds`` (0: none), raising :class:`LoadTimedOut` into it when the
-    time is up; without one where a signal cannot be had (see the module)."""
+    time is up; without one where a signal cannot be had (see the module). Yields whether this deadline is armed:
+    a load inside another (a bot file that loads a bot) runs under the outer one, whose :class:`LoadTimedOut`
+    the inner load must let through, for the outer file's load to name it."""
     global _running
     usable = (seconds > 0 and not _running and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread()
               and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0)
     if not usable:
-        yield
+        yield False
         return
     previous = signal.signal(signal.SIGALRM, _time_is_up)
-    _running = True
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
+        _running = True
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0.0)
         signal.signal(signal.SIGALRM, previous)

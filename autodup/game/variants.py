@@ -75,6 +75,8 @@ def _read_value(text: str, option: str):
     # refused instead, since the variant it plays would not be the one typed.
     for spellings, key in ((notes.values, False), (notes.keys, True)):
         for spelling in spellings.values():
+            if not spelling.reading:
+                continue  # a key such as 1.50: read as written, in YAML 1.2 as well
             raise UsageError(f"{option!r}: {spelling.warning(key)} (allowed: a value YAML reads as it is written: a "
                              "decimal number, true or false, quoted text)", "settings")
     return value
