@@ -111,7 +111,7 @@ def test_an_agent_that_raises_or_answers_nonsense_is_counted_as_a_bot_is(tmp_pat
     nonsense = autodup.run_tournament("tiny", bots=[agent("Nonsense"), "greedy"], boards=2, seed=0,
                                       out=tmp_path / "n")
     row = {row["bot"]: row for row in nonsense.summary()}["Nonsense"]
-    assert row["bad_answers"] > 0 and row["first_error"].startswith("act returned something that is not a numbered"), row
+    assert row["bad_answers"] > 0 and row["first_error"].startswith("act or act_batch returned something that is not a numbered"), row
     for name, said in (("Exits", "SystemExit: 4"), ("Interrupts", "KeyboardInterrupt")):
         leaving = autodup.run_tournament("tiny", bots=[f"{ROOT / 'tests' / 'agents' / 'leaves.py'}:{name}", "greedy"],
                                          boards=2, seed=0, out=tmp_path / name)

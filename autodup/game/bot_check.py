@@ -19,8 +19,8 @@ def explain_silent_errors(bot_errors: int, bad_answers: int, agent: bool = False
     its text)."""
     if agent:
         if bad_answers:
-            return ("act returned something that is not a numbered action (allowed: an int from 0 to the length "
-                    "of action_mask less 1)")
+            return ("act or act_batch returned something that is not a numbered action (allowed: an int from 0 to "
+                    "the length of action_mask less 1; from act_batch, an int array with one such action per row)")
         return "act failed without a message" if bot_errors else None
     if bot_errors:
         return ("decide returned 0, which is what a decision that raises returns: an error; return an answer "
