@@ -19,7 +19,7 @@ from ..errors import BotError, ConfigError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
-from .config_file import dotted_path, parse_yaml, quote, show_number
+from .config_file import dotted_path, parse_yaml, quote, show_number, yaml_surprises
 from .load_deadline import ENVIRONMENT, LoadTimedOut, load_deadline, seconds_allowed
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
@@ -292,12 +292,9 @@ def load_parameter_file(path) -> dict:
         if error.message.startswith("empty file"):
             raise BotError(f"{path}: empty {allowed}") from None
         raise BotError(str(error)) from None
-    for spellings, key in ((notes.values, False), (notes.keys, True)):
-        for where, spelling in spellings.items():
-            if not spelling.reading:
-                continue  # a key such as 1.50 or true: not a YAML 1.1 surprise (the checks below speak of it)
-            raise BotError(f"{path}:{spelling.line}: {dotted_path(where)}: {spelling.warning(key)} (allowed: a "
-                           "value YAML reads as it is written)")
+    for where, spelling, key in yaml_surprises(notes):
+        raise BotError(f"{path}:{spelling.line}: {dotted_path(where)}: {spelling.warning(key)} (allowed: a value "
+                       "YAML reads as it is written)")
     if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
         raise BotError(f"{path}: must map bot names to {{parameter: number}} mappings")
     return data

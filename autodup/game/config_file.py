@@ -18,7 +18,8 @@ from ..shipped import config_names
 __all__ = ["EMPTY_TIER_SKIP", "EMPTY_TIER_EMPTY", "EMPTY_TIER_RULES", "MAX_PLAYERS", "STAR_LEVELS",
            "COPIES_FOR_TOP_STAR", "BIG_NUMBER", "MAX_CONFIG_BYTES", "MAX_NESTING", "MAX_EXPANDED_NODES",
            "MAX_NUMBER_LENGTH", "too_large", "read_config_file", "decode_text", "YamlNotes", "path_key",
-           "dotted_path", "parse_yaml", "show_number", "quote", "shorten", "describe_value", "yaml_float_text"]
+           "dotted_path", "parse_yaml", "yaml_surprises", "show_number", "quote", "shorten", "describe_value",
+           "yaml_float_text"]
 
 EMPTY_TIER_SKIP = 0
 EMPTY_TIER_EMPTY = 1
@@ -444,6 +445,17 @@ def parse_yaml(text: str, file: str) -> tuple[Any, YamlNotes]:
     finally:
         loader.dispose()
     return data, notes
+
+
+def yaml_surprises(notes: YamlNotes):
+    """The values, then the keys, that YAML 1.1 reads otherwise than written (``011``, ``0x10``, ``1_000``, ``yes``):
+    ``(path, spelling, is_key)`` for each (a key such as ``1.50``, read as written in YAML 1.2 too, is not one).
+    A configuration file gets a warning for each; an edit typed on the command line, or a parameter file, is
+    refused."""
+    for spellings, key in ((notes.values, False), (notes.keys, True)):
+        for where, spelling in spellings.items():
+            if spelling.reading:
+                yield where, spelling, key
 
 
 def show_number(value) -> str:

@@ -27,7 +27,7 @@ import yaml
 
 from ..errors import ConfigError, UsageError
 from .config import GameConfig, parse_config
-from .config_file import parse_yaml
+from .config_file import parse_yaml, yaml_surprises
 
 __all__ = ["Setting", "parse_setting", "parse_sweep", "apply_settings", "flow_text"]
 
@@ -71,14 +71,11 @@ def _read_value(text: str, option: str):
         value, notes = parse_yaml(text, "value")
     except ConfigError as error:
         raise UsageError(f"{option!r}: {error.message}", "settings") from None
-    # A configuration file's 011 (octal 9), 0x10 or 1_000 gets a warning; an edit typed on the command line is
-    # refused instead, since the variant it plays would not be the one typed.
-    for spellings, key in ((notes.values, False), (notes.keys, True)):
-        for spelling in spellings.values():
-            if not spelling.reading:
-                continue  # a key such as 1.50: read as written, in YAML 1.2 as well
-            raise UsageError(f"{option!r}: {spelling.warning(key)} (allowed: a value YAML reads as it is written: a "
-                             "decimal number, true or false, quoted text)", "settings")
+    # A configuration file's 011 (octal 9) gets a warning; an edit typed here is refused: the variant it played
+    # would not be the one typed.
+    for _, spelling, key in yaml_surprises(notes):
+        raise UsageError(f"{option!r}: {spelling.warning(key)} (allowed: a value YAML reads as it is written: a "
+                         "decimal number, true or false, quoted text)", "settings")
     return value
 
 
