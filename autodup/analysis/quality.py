@@ -436,9 +436,7 @@ def verdict_figure(quality: dict) -> str:
 # everything: quality.json
 # --------------------------------------------------------------------------
 
-# 2 (2026-12-01): boards, games and seconds needed plan for 80% power (statistics.boards_needed), about 2.04 times
-# format 1's, which gave the boards at which the 95% interval's half-width equals the difference (a power of 1/2).
-QUALITY_FORMAT = 2
+QUALITY_FORMAT = 2  # 2: boards needed plan for 80% power (statistics.boards_needed); 1's had a power of 1/2
 
 
 def check_same_boards(runs: dict) -> None:
