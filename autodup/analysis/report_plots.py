@@ -280,8 +280,11 @@ def offer_frequency_figure(quality: dict):
     if not champions or all(math.isnan(value) for value in expected):
         show_no_data(axis, "no control offer frequencies")
         return figure
-    positions = list(range(len(champions)))
     names = default_runs(quality, with_control=False)
+    if not names:
+        show_no_data(axis, "no dealer's run to compare with the control")
+        return figure
+    positions = list(range(len(champions)))
     for index, name in enumerate(names):
         measures = measures_of(quality, name)
         observed = as_floats(measures.get("offer_frequency"), len(champions))
