@@ -91,7 +91,7 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
     ``reset(options={"board": k})`` board ``k``: the game ``autodup play`` deals for that seed and board. Two
     agents evaluated on the same seeds and boards meet the same shops, which is the point of duplicate play.
     ``info`` holds ``board``, ``seed``, after a step ``illegal_action`` (whether the table refused the action: the
-    seat then decides again, on the same observation) and, at the end, ``placement``.
+    seat then decides again, in the same state) and, at the end, ``placement``.
     """
 
     metadata = {"render_modes": []}

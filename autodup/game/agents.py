@@ -46,8 +46,8 @@ from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
 from ..errors import BotError, is_stop, named
 from .boards import BRANCHES, SEATINGS, BoardResults, check_order, collect_games, new_board_arrays, seat_bot
-from .bot_loading import Bot, not_loaded_in_time, policy_tuple
-from .load_deadline import LoadTimedOut, load_deadline, seconds_allowed
+from .bot_loading import Bot, policy_tuple
+from .load_deadline import file_load_deadline
 from .observation import OBSERVATION_KEYS, observation_row
 from .progress import PROGRESS_BOARD, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS_SEAT, PROGRESS_TABLE, new_progress
 from .resumable import ResumableTables
@@ -170,16 +170,10 @@ def load_agent(spec: str) -> Bot:
     if match is None:
         raise BotError(f"{spec}: not an agent (allowed: module:Class or file.py:Class)")
     source, attribute = match["source"], match["name"]
-    seconds = seconds_allowed()
-    armed = False
     try:
-        with load_deadline(seconds) as armed:
+        with file_load_deadline(spec):
             module, file, prefix = _import(spec, source)
-    except LoadTimedOut:
-        if not armed:
-            raise  # the deadline of a file that loads this one: its own load names it
-        raise BotError(not_loaded_in_time(spec, seconds)) from None
-    except BotError:
+    except BotError:  # NotLoadedInTime among them
         raise
     except (Exception, SystemExit, KeyboardInterrupt) as error:
         if is_stop(error):

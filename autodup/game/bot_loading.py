@@ -20,13 +20,12 @@ from ..files import special_file_kind
 from ..shipped import roster_folder
 from .authoring import finite_number
 from .config_file import dotted_path, parse_yaml, quote, show_number, yaml_surprises
-from .load_deadline import ENVIRONMENT, LoadTimedOut, load_deadline, seconds_allowed
+from .load_deadline import LoadTimedOut, NotLoadedInTime, file_load_deadline
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
 __all__ = ["PARAMETERS_ARGUMENT", "override_error", "BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot",
            "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides", "parse_parameter_options",
-           "load_parameter_file", "policy_tuple", "Lineup", "seating", "bot_errors_collected", "REQUIRED_IN_A_BOT_FILE",
-           "not_loaded_in_time"]
+           "load_parameter_file", "policy_tuple", "Lineup", "seating", "bot_errors_collected", "REQUIRED_IN_A_BOT_FILE"]
 
 # --------------------------------------------------------------------------
 
@@ -149,12 +148,6 @@ def constant_parameter_reads(decide) -> list:
     return reads
 
 
-def not_loaded_in_time(what, seconds: float) -> str:
-    """The one line for a bot or agent file whose own code did not finish loading in ``seconds``."""
-    return (f"{what}: did not finish loading in {seconds:g} s (allowed: a file whose top level returns sooner: it "
-            f"runs when the bot loads, before any game; {ENVIRONMENT} sets the limit, 0 for none)")
-
-
 def load_bot(spec: str) -> Bot:
     """Load a bot by name (a file in ``bots/``) or by path, or a Python agent by ``module:Class`` or ``file.py:Class``
     (:mod:`autodup.game.agents`).
@@ -176,19 +169,15 @@ def load_bot(spec: str) -> Bot:
     # forked from this process, which start with what it loaded.
     if (path, module_name) in _LOADED:
         return _LOADED[path, module_name]
-    seconds = seconds_allowed()
-    armed = False
     try:
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[module_name] = module
-        with load_deadline(seconds) as armed:
+        with file_load_deadline(path):
             module_spec.loader.exec_module(module)
-    except LoadTimedOut:
+    except (NotLoadedInTime, LoadTimedOut):  # its time, or (a file that loads this one) its loader's, ran out
         sys.modules.pop(module_name, None)
-        if not armed:
-            raise  # the deadline of a file that loads this one: its own load names it
-        raise BotError(not_loaded_in_time(path, seconds)) from None
+        raise
     except PolicyError as error:
         sys.modules.pop(module_name, None)
         raise BotError(f"{path}: {error}") from None
@@ -285,13 +274,12 @@ def load_parameter_file(path) -> dict:
         raise BotError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError:
         raise BotError(f"{path}: not UTF-8 text") from None
-    allowed = "(allowed: bot names mapped to {parameter: number} mappings)"
     try:
-        data, notes = parse_yaml(text, str(path))
+        data, notes = parse_yaml(text, str(path), empty_ok=True)
     except ConfigError as error:
-        if error.message.startswith("empty file"):
-            raise BotError(f"{path}: empty {allowed}") from None
         raise BotError(str(error)) from None
+    if data is None:
+        raise BotError(f"{path}: empty (allowed: bot names mapped to {{parameter: number}} mappings)")
     for where, spelling, key in yaml_surprises(notes):
         raise BotError(f"{path}:{spelling.line}: {dotted_path(where)}: {spelling.warning(key)} (allowed: a value "
                        "YAML reads as it is written)")

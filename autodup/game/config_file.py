@@ -420,8 +420,10 @@ def _yaml_error(error: yaml.YAMLError, text: str, file: str, what: str, allowed:
     return ConfigError(file, 0, "", f"{what}: {_first_line(error)}{allowed}")
 
 
-def parse_yaml(text: str, file: str) -> tuple[Any, YamlNotes]:
-    """The data of ``text`` and its :class:`YamlNotes`; every failure is one ConfigError line."""
+def parse_yaml(text: str, file: str, empty_ok: bool = False) -> tuple[Any, YamlNotes]:
+    """The data of ``text`` and its :class:`YamlNotes`; every failure is one ConfigError line. A text with no
+    document (empty, or comments only) is one too, unless ``empty_ok``: then the data is None, for the caller
+    to say what it needed."""
     try:
         events = _scan_events(text, file)
     except yaml.YAMLError as error:
@@ -432,9 +434,11 @@ def parse_yaml(text: str, file: str) -> tuple[Any, YamlNotes]:
             node = loader.get_single_node()
         except yaml.YAMLError as error:
             raise _yaml_error(error, text, file, "not valid YAML") from None
-        if node is None:
-            raise ConfigError(file, 1, "", "empty file (a mapping of configuration keys is needed)")
         notes = YamlNotes()
+        if node is None:
+            if empty_ok:
+                return None, notes
+            raise ConfigError(file, 1, "", "empty file (a mapping of configuration keys is needed)")
         _walk(node, (), notes, loader, file)
         try:
             data = loader.construct_document(node)

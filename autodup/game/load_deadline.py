@@ -19,8 +19,8 @@ import threading
 
 from ..errors import BotError
 
-__all__ = ["DEFAULT_SECONDS", "MAX_SECONDS", "ENVIRONMENT", "LoadTimedOut", "seconds_allowed", "load_deadline",
-           "paused"]
+__all__ = ["DEFAULT_SECONDS", "MAX_SECONDS", "ENVIRONMENT", "LoadTimedOut", "NotLoadedInTime", "seconds_allowed",
+           "load_deadline", "file_load_deadline", "paused"]
 
 DEFAULT_SECONDS = 60.0
 MAX_SECONDS = 1e6  # about 11 days; the timer overflows near 1e10
@@ -30,6 +30,10 @@ ENVIRONMENT = "AUTODUP_BOT_LOAD_SECONDS"
 class LoadTimedOut(BaseException):
     """Raised into a loading file's code when its time is up: a ``BaseException``, so that the file's own
     ``except Exception`` does not swallow it."""
+
+
+class NotLoadedInTime(BotError):
+    """A bot or agent file whose own code did not finish loading within its deadline (one line naming it)."""
 
 
 _running = False  # whether a deadline is armed (only the main thread arms one)
@@ -77,6 +81,23 @@ def load_deadline(seconds: float):
         signal.setitimer(signal.ITIMER_REAL, 0.0)
         signal.signal(signal.SIGALRM, previous)
         _running = False
+
+
+@contextlib.contextmanager
+def file_load_deadline(what):
+    """Run the import of a bot or agent file (``what``, as its message names it) under the deadline
+    :func:`seconds_allowed` gives: :class:`NotLoadedInTime` when its time is up. A load inside another's lets the
+    outer deadline's :class:`LoadTimedOut` through, for the outer file's load to be the one named."""
+    seconds = seconds_allowed()
+    with load_deadline(seconds) as armed:
+        try:
+            yield
+        except LoadTimedOut:
+            if not armed:
+                raise
+            raise NotLoadedInTime(f"{what}: did not finish loading in {seconds:g} s (allowed: a file whose top level "
+                                  "returns sooner: it runs when the bot loads, before any game; "
+                                  f"{ENVIRONMENT} sets the limit, 0 for none)") from None
 
 
 @contextlib.contextmanager

@@ -413,7 +413,7 @@ def _write_snapshots(out: Path, spec: RunSpec) -> None:
     snapshot = out / CONFIG_SNAPSHOT
     # The spec's text has the hash the manifest records: a snapshot damaged since (edited, truncated) is written
     # again from it, rather than reused and found unreadable once the run is said to be finished.
-    if not snapshot.is_file() or snapshot.stat().st_size != len(config_bytes) or snapshot.read_bytes() != config_bytes:
+    if not snapshot.is_file() or snapshot.read_bytes() != config_bytes:
         write_bytes_atomically(snapshot, config_bytes)
     if spec.value_text and not (out / VALUE_SNAPSHOT).is_file():
         write_bytes_atomically(out / VALUE_SNAPSHOT, spec.value_text.encode("utf-8"))
