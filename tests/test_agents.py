@@ -28,9 +28,10 @@ def agent(name: str) -> str:
     return f"{AGENTS}:{name}"
 
 
-@pytest.mark.parametrize("name", ["FirstSlot", "FirstSlotBatched"])
+@pytest.mark.parametrize("name", ["FirstSlot", "FirstSlotBatched", "FirstSlotArray"])
 def test_an_agent_answering_as_a_bot_plays_the_bots_games_bit_for_bit(name):
-    """Every array play_boards returns (results, shops, states, boards, offers, luck...) is the same."""
+    """Every array play_boards returns (results, shops, states, boards, offers, luck...) is the same; a 0-d integer
+    array is an answer, as the environments' spaces take it (it was counted a bad answer)."""
     rules = rules_of(load_config("set4"))
     others = [load_bot("greedy"), load_bot("econ")]
     expected = play_boards(rules, "haystack", *policy_tuple([load_bot(BOT)] + others), seed=5, boards=3, tables=3,
@@ -108,10 +109,12 @@ def test_an_agent_that_raises_or_answers_nonsense_is_counted_as_a_bot_is(tmp_pat
     summary = {row["bot"]: row for row in raising.summary()}
     assert summary["Raises"]["bot_errors"] > 0 and summary["greedy"]["bot_errors"] == 0
     assert "agent trouble" in summary["Raises"]["first_error"]
-    nonsense = autodup.run_tournament("tiny", bots=[agent("Nonsense"), "greedy"], boards=2, seed=0,
-                                      out=tmp_path / "n")
-    row = {row["bot"]: row for row in nonsense.summary()}["Nonsense"]
-    assert row["bad_answers"] > 0 and row["first_error"].startswith("act or act_batch returned something that is not a numbered"), row
+    for name in ("Nonsense", "Enormous"):  # an int beyond int64 was an OverflowError, counted as a bot error
+        nonsense = autodup.run_tournament("tiny", bots=[agent(name), "greedy"], boards=2, seed=0,
+                                          out=tmp_path / name)
+        row = {row["bot"]: row for row in nonsense.summary()}[name]
+        assert row["bad_answers"] > 0 and row["bot_errors"] == 0, row
+        assert row["first_error"].startswith("act or act_batch returned something that is not a numbered"), row
     for name, said in (("Exits", "SystemExit: 4"), ("Interrupts", "KeyboardInterrupt")):
         leaving = autodup.run_tournament("tiny", bots=[f"{ROOT / 'tests' / 'agents' / 'leaves.py'}:{name}", "greedy"],
                                          boards=2, seed=0, out=tmp_path / name)

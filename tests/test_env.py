@@ -105,9 +105,18 @@ def test_the_vector_env_steps_each_table_as_the_single_env_does_and_resets_to_th
         for i in range(tables):
             single_observations[i], reward, done, _, single_info = singles[i].step(int(actions[i]))
             assert done == terminated[i] and reward == rewards[i]
+            # Gymnasium's same-step autoreset: the finished game's last observation and info are in final_obs
+            # and final_info (as its SyncVectorEnv gives them), each key masked to the finished tables.
+            assert info.get("_final_obs", np.zeros(tables, bool))[i] == done and info["_board"][i]
             if done:  # the finished tables take the next boards, in the order of the tables
                 assert info["placement"][i] == single_info["placement"] and info["_placement"][i]
                 assert info["board"][i] == next_board
+                assert all(np.array_equal(info["final_obs"][i][key], single_observations[i][key])
+                           for key in single_observations[i])
+                final = info["final_info"]
+                assert {key: final[key][i] for key in single_info} == single_info and info["_final_info"][i]
+                assert all(final["_" + key][i] for key in single_info) and set(final) == {
+                    *single_info, *("_" + key for key in single_info)}
                 single_observations[i] = singles[i].reset(options={"board": next_board})[0]
                 finished, next_board = finished + 1, next_board + 1
 
@@ -134,11 +143,19 @@ def test_misuse_is_refused_in_one_line():
         autodup_env.AutodupEnv(opponents=["greedy", "econ"])
     with pytest.raises(UsageError, match="seat 1: unknown bot"):
         autodup_env.AutodupEnv(opponents="no_such_bot")
+    # An agent at another seat never played (a placeholder ended its every turn); None gave the learner more seats.
+    for opponents, message in (("autodup.agents:RandomAgent", "^opponents: seat 1: autodup.agents:RandomAgent is a "
+                                "Python agent"), (["greedy"] * 6 + [None], "^opponents: None is not a bot")):
+        for make in (autodup_env.AutodupEnv, autodup_env.AutodupVectorEnv):
+            with pytest.raises(UsageError, match=message):
+                make(config="tiny", opponents=opponents)
     with pytest.raises(UsageError, match="dealer: unknown dealer 'fair'"):
         autodup_env.raw_env(dealer="fair")
     with pytest.raises(UsageError, match="num_envs"):
         autodup_env.AutodupVectorEnv(0)
     vector = autodup_env.AutodupVectorEnv(2, config="tiny")
+    with pytest.raises(UsageError, match="^action_masks: call reset"):  # was an AttributeError
+        vector.action_masks()
     vector.reset()
     with pytest.raises(UsageError, match="one integer numbered action per table"):
         vector.step(np.zeros(3, dtype=np.int64))
@@ -148,20 +165,25 @@ def test_misuse_is_refused_in_one_line():
     parallel.reset()
     with pytest.raises(UsageError, match="must decide"):
         parallel.step({})
+    with pytest.raises(UsageError, match="^actions: expected a dict of each live agent's action"):  # was 'must decide'
+        parallel.step([0] * 8)
 
 
 def test_a_finished_episode_and_options_that_are_not_a_dict_are_refused_in_one_line():
     """Every seat out: the AEC and Parallel environments say so as the Gymnasium one does (were a KeyError and
     'seat_7 must decide'); reset's options must be a dict (other keys than 'board' are ignored: PettingZoo's own
     API test passes one)."""
-    aec = autodup_env.raw_env(config="tiny")
-    aec.reset(seed=0)
-    for agent in aec.agent_iter():
-        _, _, terminated, truncated, _ = aec.last()
-        aec.step(None if terminated or truncated else int(np.flatnonzero(aec.observe(agent)["action_mask"])[0]))
-    for call in (lambda: aec.step(0), lambda: aec.last()):
-        with pytest.raises(UsageError, match="the episode is over: call reset"):
-            call()
+    for make in (autodup_env.raw_env, autodup_env.env):  # wrapped too (PettingZoo's wrapper warned, then KeyError)
+        aec = make(config="tiny")
+        aec.reset(seed=0)
+        for agent in aec.agent_iter():
+            _, _, terminated, truncated, _ = aec.last()
+            aec.step(None if terminated or truncated else int(np.flatnonzero(aec.observe(agent)["action_mask"])[0]))
+        for call in (lambda: aec.step(0), lambda: aec.last()):
+            with pytest.raises(UsageError, match="the episode is over: call reset"):
+                call()
+        aec.reset(seed=0)
+        assert aec.last()[2] is False  # playable again
     parallel = autodup_env.parallel_env(config="tiny")
     observations, _ = parallel.reset(seed=0)
     while parallel.agents:

@@ -23,7 +23,8 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser) -> None:
     from ..api.tournaments import CHECK_GAMES, CHECK_MAX_GAMES, CHECK_SEED
 
-    parser.add_argument("bot", help="a bot name or a path to a bot file")
+    parser.add_argument("bot", help="a bot name, a path to a bot file or a Python agent (module:Class or "
+                        "file.py:Class)")
     add_config(parser, what="the configuration to play")
     # Before the rule above, check-bot took its configuration as --config: scripts that say so keep working.
     parser.add_argument("--config", dest="config_option", help=argparse.SUPPRESS)

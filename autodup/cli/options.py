@@ -56,8 +56,8 @@ def add_value_option(parser) -> None:
 def bots_help(default: str = "every shipped bot", least: int = 1) -> str:
     """The help of ``--bots``, in a user's words: what may be listed and how many."""
     many = "at least 2 and " if least == 2 else ""
-    return (f"the bots, comma-separated: names (autodup bots) or paths of bot files, each once, {many}at most as many "
-            f"as the configuration has seats (default: {default})")
+    return (f"the bots, comma-separated: names (autodup bots), paths of bot files or Python agents (module:Class or "
+            f"file.py:Class), each once, {many}at most as many as the configuration has seats (default: {default})")
 
 
 def events_help() -> str:

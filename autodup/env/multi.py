@@ -15,6 +15,7 @@ import functools
 
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
 
 from ..errors import UsageError
 from ..game.observation import OBSERVATION_KEYS, observation_row
@@ -189,6 +190,9 @@ class AutodupParallelEnv(_SeatsAsAgents, ParallelEnv):
 
     def step(self, actions):
         _check_not_over(self.agents, "step")
+        if not isinstance(actions, dict):
+            raise UsageError(f"expected a dict of each live agent's action ({self.agents[0]!r}: ...), got "
+                             f"{type(actions).__name__}", "actions")
         deciding = self.possible_agents[self._table.waiting]
         if deciding not in actions:
             raise UsageError(f"{deciding} must decide: give it an action (the others' are ignored)", "actions")
@@ -210,11 +214,25 @@ def raw_env(config="set4", seed: int = 0, reward: str = "placement", dealer: str
     return AutodupAECEnv(config=config, seed=seed, reward=reward, dealer=dealer)
 
 
-def env(config="set4", seed: int = 0, reward: str = "placement", dealer: str = "haystack"):
-    """The AEC environment, wrapped as PettingZoo's own environments are (order and bounds enforced)."""
-    from pettingzoo.utils import wrappers
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper, which refuses a step or ``last()`` once every seat is out as the
+    unwrapped environment does (PettingZoo's own only warns of the step, then ``last()`` raised a KeyError)."""
 
-    return wrappers.OrderEnforcingWrapper(raw_env(config=config, seed=seed, reward=reward, dealer=dealer))
+    def step(self, action) -> None:
+        if self._has_reset:
+            _check_not_over(self.agents, "step")
+        super().step(action)
+
+    def last(self, observe: bool = True):
+        if self._has_reset:
+            _check_not_over(self.agents, "last")
+        return super().last(observe)
+
+
+def env(config="set4", seed: int = 0, reward: str = "placement", dealer: str = "haystack"):
+    """The AEC environment, wrapped as PettingZoo's own environments are (the order of calls enforced: reset
+    first, and no step or ``last()`` once the episode is over). Actions are checked by the environment itself."""
+    return _OrderEnforcing(raw_env(config=config, seed=seed, reward=reward, dealer=dealer))
 
 
 def parallel_env(config="set4", seed: int = 0, reward: str = "placement", dealer: str = "haystack"):

@@ -7,12 +7,13 @@ import numpy as np
 
 from ..arguments import integer
 from ..errors import UsageError
+from ..game.agents import numbered_action
 from ..game.bot_loading import bot_names
 from ..game.observation import action_layout, observation_row
 from ..game.resumable import bots_from, rules_from
 from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
 
-__all__ = ["AutodupEnv", "DEFAULT_OPPONENTS", "opponent_seats", "check_action", "LearningSeat"]
+__all__ = ["AutodupEnv", "DEFAULT_OPPONENTS", "opponent_seats", "scripted_bots", "check_action", "LearningSeat"]
 
 DEFAULT_OPPONENTS = "roster"  # the shipped bots other than random, one per seat
 
@@ -31,19 +32,31 @@ def opponent_seats(opponents, players: int, seat: int) -> list:
     if len(opponents) != players - 1:
         raise UsageError(f"expected one bot or {players - 1} (one per other seat), got {len(opponents)}",
                          "opponents")
+    if any(bot is None for bot in opponents):  # None is a seat played from outside: one learning seat only
+        raise UsageError("None is not a bot (allowed: a bot's name or path, or a loaded Bot; for several seats "
+                         "played from outside, autodup.env.env or parallel_env)", "opponents")
     return opponents[:seat] + [None] + opponents[seat:]
+
+
+def scripted_bots(seat_bots: list) -> list:
+    """``seat_bots`` (one Bot or None per seat), refusing a Python agent: the table plays the other seats in
+    compiled code, which only a scripted bot's policy runs (an agent's is a placeholder that ends every turn)."""
+    for seat, bot in enumerate(seat_bots):
+        if bot is not None and bot.agent is not None:
+            raise UsageError(f"seat {seat}: {bot.path} is a Python agent, which cannot play the other seats here "
+                             "(allowed: scripted bots; agents play each other in autodup.env.env or parallel_env, "
+                             "or in autodup run)", "opponents")
+    return seat_bots
 
 
 def check_action(action, actions: int) -> int:
     """A numbered action as an int, or a one-line ``UsageError``: an int, a numpy integer, or a 0-d integer array
     (what a policy's ``predict`` returns for one observation, and what ``Discrete.contains`` accepts)."""
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not (
-            0 <= action < actions):
+    index = numbered_action(action, actions)
+    if index < 0:
         raise UsageError(f"{action!r} is not a numbered action (allowed: an integer from 0 to {actions - 1}; "
                          "autodup.game.observation)", "action")
-    return int(action)
+    return index
 
 
 class LearningSeat:
@@ -54,7 +67,7 @@ class LearningSeat:
         players = int(self.rules.players)
         self.seat = integer("seat", seat, 0, players - 1)
         self.reward_kind = check_reward(reward)
-        self.seat_bots = bots_from(opponent_seats(opponents, players, self.seat))
+        self.seat_bots = scripted_bots(bots_from(opponent_seats(opponents, players, self.seat)))
         self.dealer = check_dealer(dealer)
         self.boards = BoardCounter(seed)
 

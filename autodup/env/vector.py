@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..arguments import integer
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS
+from ..game.observation import OBSERVATION_KEYS, observation_row
 from .single import DEFAULT_OPPONENTS, LearningSeat
 from .spaces import action_space, observation_space, reward_of, tables_for
 
@@ -27,7 +27,10 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
     board ``i`` of tournament seed ``s``; the boards after go, in order, to the tables that finish. ``infos``
     holds ``board`` (int64 (num_envs,): each table's current board), ``illegal_action`` (bool (num_envs,): whether
     each table refused its action, its seat then deciding again) and, for the tables that just finished,
-    ``placement`` (with its mask ``_placement``).
+    ``placement``, and as Gymnasium's same-step vector environments give them, ``final_obs`` (object
+    (num_envs,): the finished game's last observation, None elsewhere) and ``final_info`` (the finished game's
+    info, as :class:`~autodup.env.AutodupEnv` gives it at the end, a dict of arrays), each key with its mask
+    (``_placement``, ``_final_obs``...).
 
     Parameters are those of :class:`~autodup.env.AutodupEnv`, with ``num_envs``.
     """
@@ -72,15 +75,29 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
         placements = tables.placements[:, self.seat]
         terminated = placements > 0
         rewards = np.where(terminated, reward_of(self.reward_kind, placements, self.rules.players), 0.0)
+        every = np.ones(self.num_envs, dtype=np.bool_)
         infos = {"placement": placements.copy(), "_placement": terminated.copy(),
-                 "illegal_action": illegal, "_illegal_action": np.ones(self.num_envs, dtype=np.bool_)}
+                 "illegal_action": illegal, "_illegal_action": every}
         finished = np.flatnonzero(terminated)
         if finished.size:
+            # As Gymnasium's own same-step vector environments: each finished table's last observation and info
+            # (what AutodupEnv.step returns at the end), before its next game's first replaces them.
+            infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
+            final_info = {}
+            for i in finished:
+                infos["final_obs"][i] = observation_row(tables.observations, i)
+                final_info = self._add_info(final_info, {
+                    "seed": tables.seed, "board": int(tables.boards[i]), "illegal_action": bool(illegal[i]),
+                    "placement": int(placements[i])}, i)
+            infos["_final_obs"], infos["final_info"], infos["_final_info"] = terminated.copy(), final_info, \
+                terminated.copy()
             _, first = self.boards.next(count=finished.size)
             tables.restart_tables(finished, np.arange(first, first + finished.size, dtype=np.int64))
-        infos["board"] = tables.boards.copy()
+        infos["board"], infos["_board"] = tables.boards.copy(), every.copy()
         return self._observations(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
 
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, A): each table's legal numbered actions now."""
+        if self._tables is None:
+            raise UsageError("call reset() before action_masks()", "action_masks")
         return self._tables.observations.action_mask.astype(bool)

@@ -53,8 +53,8 @@ from .progress import PROGRESS_BOARD, PROGRESS_GAMES, PROGRESS_IN_GAME, PROGRESS
 from .resumable import ResumableTables
 from .table import end_every_turn
 
-__all__ = ["AGENT_SPEC", "is_agent_spec", "load_agent", "agent_source_file", "AgentSeat", "agent_as_bot",
-           "agent_generator", "play_boards_with_agents"]
+__all__ = ["AGENT_SPEC", "is_agent_spec", "numbered_action", "load_agent", "agent_source_file", "AgentSeat",
+           "agent_as_bot", "agent_generator", "play_boards_with_agents"]
 
 AGENT_SPEC = re.compile(r"^(?P<source>[A-Za-z_][\w.]*|.+\.py):(?P<name>[A-Za-z_]\w*)$")
 _NOT_AN_ANSWER = 1  # sent for an action that is not a numbered action: the table counts a bad answer
@@ -64,6 +64,17 @@ _LOADED: dict = {}
 def is_agent_spec(spec: str) -> bool:
     """Whether ``spec`` names a Python agent (``module:Class`` or ``file.py:Class``) rather than a bot."""
     return AGENT_SPEC.match(spec) is not None
+
+
+def numbered_action(action, actions: int) -> int:
+    """``action`` as a numbered action below ``actions``, or -1 if it is not one: an int or a numpy integer (not a
+    bool), or a 0-d integer array (what a policy's ``predict`` returns for one observation, and what Gymnasium's
+    ``Discrete.contains`` accepts). Compared before it is converted, so that no int is too large."""
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < actions:
+        return -1
+    return int(action)
 
 
 class AgentSeat:
@@ -97,9 +108,7 @@ class AgentSeat:
                 for k, row in enumerate(rows.tolist()):
                     observation = observation_row(observations, row)
                     arguments = (observation, observation["action_mask"]) + ((gens[k],) if gens else ())
-                    action = self.agent.act(*arguments)
-                    ok = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-                    chosen[k] = int(action) if ok else -1
+                    chosen[k] = numbered_action(self.agent.act(*arguments), actions)
         except (Exception, SystemExit, KeyboardInterrupt) as error:  # user code: counted and reported, as a bot's
             if is_stop(error):
                 raise  # Ctrl-C while the agent chose

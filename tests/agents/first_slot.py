@@ -38,6 +38,13 @@ class FirstSlotBatched(FirstSlot):
         return np.where(action_masks[:, BUY_SLOT_0] == 1, BUY_SLOT_0, chosen)
 
 
+class FirstSlotArray(FirstSlot):
+    """The same, each answer a 0-d integer array (what a policy's ``predict`` returns for one observation)."""
+
+    def act(self, observation, action_mask):
+        return np.array(super().act(observation, action_mask))
+
+
 class Raises:
     """Raises on every decision."""
 
@@ -50,6 +57,13 @@ class Nonsense:
 
     def act(self, observation, action_mask):
         return "buy"
+
+
+class Enormous:
+    """Answers with an int far beyond int64: not a numbered action, as "buy" is not."""
+
+    def act(self, observation, action_mask):
+        return 10**30
 
 
 class Lucky:
