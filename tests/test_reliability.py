@@ -181,6 +181,13 @@ def test_a_bot_or_agent_file_that_never_finishes_loading_is_named_in_one_line_in
                                  env={**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": value})
         assert refused.returncode == 2, refused.stderr
         assert f"AUTODUP_BOT_LOAD_SECONDS='{value}': not a number of seconds" in one_line(refused)
+    # A microsecond: the alarm rang before the load's block began, and a bare 'LoadTimedOut' was the message.
+    for _ in range(3):
+        refused = subprocess.run([sys.executable, "-m", "autodup", "play", "configs/tiny.yaml"], capture_output=True,
+                                 text=True, timeout=300, cwd=ROOT,
+                                 env={**ENVIRONMENT, "AUTODUP_BOT_LOAD_SECONDS": "0.000001"})
+        assert refused.returncode == 2 and "greedy.py: did not finish loading in 1e-06 s" in one_line(refused), \
+            refused.stderr
 
 
 LOADS_A_BOT = """

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import counted
 from ..files import write_bytes_atomically
-from .ab import clearest_effects, excludes_zero, no_placement_change
+from .ab import chance_note, clearest_effects, excludes_zero, moved_after_holm, no_placement_change
 from .balance import CORRECTED, STATISTIC_MEANINGS, UNIT_STATISTICS
 from .pages import details, embedded_image, html_page, html_table, new_figure
 
@@ -220,17 +220,27 @@ def decision_section(result: dict) -> str:
     parts = []
     statistic = _placement(result["bots"])
     corrected = " (corrected by the value)" if statistic == CORRECTED else ""
-    moved = _moved(result["bots"], statistic)
+    bots = result["bots"]
+    # Said of every bot at once, so taken together (Holm): per-comparison intervals flag about 1 in 20 null changes.
+    together = moved_after_holm([bots], statistic, result["boards"])[0]
+    flagged = _moved(bots, statistic)
+    moved = [(name, entry) for name, entry in flagged if name in together]
+    alone = [(name, entry) for name, entry in flagged if name not in together]
+    family = f"the {len(bots)} bots' intervals taken together (Holm's adjustment)"
     if moved:
         parts.append(f'<p class="figure">The change moves the mean placement{corrected} of ' + html.escape(", ".join(
-            _effect(name, entry) for name, entry in moved)) + " (variant minus base; each 95% interval excludes 0)."
+            _effect(name, entry) for name, entry in moved)) + f" (variant minus base; significant at 5% with {family})."
                      "</p>")
     else:
-        largest = max(result["bots"].items(), key=lambda item: abs(item[1][statistic]["change"] or 0.0),
-                      default=None)
-        parts.append(f'<p class="figure">No bot\'s mean placement{corrected} changed at {result["boards"]:,} boards: '
-                     "every 95% interval holds 0.</p>" + ("" if largest is None else
+        largest = max(bots.items(), key=lambda item: abs(item[1][statistic]["change"] or 0.0), default=None)
+        parts.append(f'<p class="figure">No bot\'s mean placement{corrected} changed clearly at {result["boards"]:,} '
+                     f"boards, with {family}.</p>" + ("" if largest is None or alone else
                      f"<p>Largest change: {html.escape(_effect(largest[0], largest[1][statistic]))}.</p>"))
+    if alone:
+        note = chance_note(len(flagged), len(bots))
+        parts.append("<p>" + html.escape(", ".join(_effect(name, entry) for name, entry in alone)) + ": "
+                     + ("its 95% interval excludes" if len(alone) == 1 else "each one's 95% interval excludes")
+                     + f" 0 on its own, not with the others ({note}).</p>")
     for kind in ("champions", "traits"):
         units = result.get(kind) or {}
         if not units:
@@ -306,8 +316,10 @@ def sweep_decision_section(sweep: dict) -> str:
     rows = []
     corrected = bool(sweep["points"]) and _corrected(sweep["points"][0]["bots"])
     statistic = CORRECTED if corrected else "mean_placement"
-    for point in sweep["points"]:
-        moved = _moved(point["bots"], statistic)
+    # Every (value, bot) change at once (Holm): per-comparison intervals flag about 1 in 20 null changes.
+    together = moved_after_holm([point["bots"] for point in sweep["points"]], statistic, sweep["boards"])
+    for point, kept in zip(sweep["points"], together):
+        moved = [(name, entry) for name, entry in _moved(point["bots"], statistic) if name in kept]
         largest = max(point["bots"].items(), key=lambda item: abs(item[1][statistic]["change"] or 0.0),
                       default=None)
         rows.append([", ".join(point["labels"]), f"{len(moved)} of {len(point['bots'])}",
@@ -315,16 +327,19 @@ def sweep_decision_section(sweep: dict) -> str:
                      _effect(largest[0], largest[1][statistic]) if largest else "\u2014",
                      _cell(point["variance_reduction"], 1)]
                     + ([_cell(point["corrected_variance_reduction"], 1)] if corrected else []))
-    moving = [row[0] for row, point in zip(rows, sweep["points"]) if _moved(point["bots"], statistic)]
+    moving = [row[0] for row, kept in zip(rows, together) if kept]
     placement = "mean placement corrected by the value" if corrected else "mean placement"
-    headline = (f"Values that change a bot's {placement} (its 95% interval excluding 0): {', '.join(moving)}."
-                if moving else f"No value changes any bot's {placement} at {sweep['boards']:,} boards: every "
-                "95% interval holds 0.")
+    compared = sum(len(point["bots"]) for point in sweep["points"])
+    family = f"the {compared} changes (values times bots) taken together, Holm's adjustment"
+    headline = (f"Values that change a bot's {placement} (significant at 5% with {family}): {', '.join(moving)}."
+                if moving else f"No value changes any bot's {placement} clearly at {sweep['boards']:,} boards, "
+                f"with {family}.")
     if len(sweep["points"][0]["bots"]) == 1:
         headline = f"No change of placement: {no_placement_change(sweep['points'][0])}."
     return ('<section id="verdict" class="verdict"><h2>Decision</h2>'
             f'<p class="figure">{html.escape(headline)}</p>'
-            + html_table(["value", "bots moved", "moved (change [95% CI])", "largest change", "variance reduction"]
+            + html_table(["value", "bots moved (Holm)", "moved (change [95% CI])", "largest change",
+                          "variance reduction"]
                          + (["corrected variance reduction"] if corrected else []), rows) + "</section>")
 
 

@@ -153,7 +153,10 @@ class PairedRatios:
         reduction is measured against (default: its own).
         """
         base, variant, change, v_base, v_variant, v_change = self._variances(self.sums, self.products, self.boards)
-        half = t_half_width(v_change, self.boards - 1, CONFIDENCE)
+        # No spread at all (no board's difference differs from another's: in practice, no board differed) is no
+        # 95% interval: a t interval of width 0 covered a rare event's true change in 78% of runs of 5 boards.
+        with np.errstate(invalid="ignore"):
+            half = np.where(v_change > 0.0, t_half_width(v_change, self.boards - 1, CONFIDENCE), np.nan)
         reduction = variance_ratio(_referenced(v_base + v_variant, reference), v_change)
         return {"base": base, "variant": variant, "change": change, "low": change - half, "high": change + half,
                 "half_width": half, "variance_reduction": reduction}

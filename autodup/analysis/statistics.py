@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ["CONFIDENCE", "Z95", "POWER", "Z_POWER", "mean_half_width", "t_half_width", "percentile_interval",
            "wilson_interval", "variance_ratio", "boards_needed", "RatioObservable", "WALD_BOARDS_PER_DIMENSION",
-           "CONSTANT_BOARDS", "two_sample_test", "holm"]
+           "CONSTANT_BOARDS", "two_sample_test", "holm", "t_interval_p_value"]
 
 CONFIDENCE = 0.95
 Z95 = 1.959963984540054     # two-sided 95% normal quantile
@@ -222,6 +222,24 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     worst = int(np.argmin(p_values))
     return {"test": "max-t", "statistic": float(t_values[worst]), "df": int(varies.sum()),
             "p_value": float(min(1.0, p_values[worst] * varies.sum()))}
+
+
+def t_interval_p_value(change: float, interval, dof: int) -> float:
+    """The two-sided p-value of ``change`` against 0, from its Student's t 95% ``interval`` (``[low, high]``, as
+    :func:`t_half_width` gives it) with ``dof`` degrees of freedom; 1.0 when the interval is not measured.
+
+    Examples
+    --------
+    >>> round(t_interval_p_value(1.0, [0.0, 2.0], 1_000_000), 4)  # an interval that just reaches 0
+    0.05
+    """
+    from scipy.stats import t
+
+    low, high = interval
+    if change is None or low is None or high is None or not high > low:
+        return 1.0
+    quantile = t.ppf(0.5 + CONFIDENCE / 2, max(dof, 1))
+    return float(2.0 * t.sf(abs(change) / ((high - low) / (2.0 * quantile)), max(dof, 1)))
 
 
 def holm(p_values) -> list:

@@ -89,15 +89,18 @@ def file_load_deadline(what):
     :func:`seconds_allowed` gives: :class:`NotLoadedInTime` when its time is up. A load inside another's lets the
     outer deadline's :class:`LoadTimedOut` through, for the outer file's load to be the one named."""
     seconds = seconds_allowed()
-    with load_deadline(seconds) as armed:
-        try:
+    outer = _running  # inside another file's load: its deadline is the only one armed, and it names its file
+    # The whole deadline inside the try: a time so short that the alarm rings before the block starts (or as it
+    # ends) is this file's too (it escaped as a bare LoadTimedOut).
+    try:
+        with load_deadline(seconds):
             yield
-        except LoadTimedOut:
-            if not armed:
-                raise
-            raise NotLoadedInTime(f"{what}: did not finish loading in {seconds:g} s (allowed: a file whose top level "
-                                  "returns sooner: it runs when the bot loads, before any game; "
-                                  f"{ENVIRONMENT} sets the limit, 0 for none)") from None
+    except LoadTimedOut:
+        if outer:
+            raise
+        raise NotLoadedInTime(f"{what}: did not finish loading in {seconds:g} s (allowed: a file whose top level "
+                              "returns sooner: it runs when the bot loads, before any game; "
+                              f"{ENVIRONMENT} sets the limit, 0 for none)") from None
 
 
 @contextlib.contextmanager
