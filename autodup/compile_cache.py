@@ -210,7 +210,14 @@ def cache_roots() -> list:
     """The folders the cache may live in, in order of preference."""
     roots = []
     if os.environ.get("AUTODUP_CACHE_DIR"):
-        roots.append(Path(os.environ["AUTODUP_CACHE_DIR"]).expanduser())
+        text = os.environ["AUTODUP_CACHE_DIR"]
+        try:
+            roots.append(Path(text).expanduser())
+        except RuntimeError:  # "~name/..." of a user the system does not know
+            from .errors import UsageError
+
+            raise UsageError(f"AUTODUP_CACHE_DIR={text!r}: its '~' names no home folder this system knows (allowed: "
+                             "the folder autodup keeps its compiled code in)") from None
     else:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         roots.append(Path(base).expanduser() / "autodup")

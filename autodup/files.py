@@ -90,9 +90,12 @@ def replacing(path, suffix: str = "", sync: bool = False):
             with open(temporary, "rb") as handle:
                 os.fsync(handle.fileno())
         os.replace(temporary, final)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        if isinstance(error, OSError) and error.filename is None and error.errno is not None:
+            # A write or fsync that fails (a full disk) names no file; the user needs to know which.
+            raise type(error)(error.errno, error.strerror, str(final)) from error
         raise
 
 

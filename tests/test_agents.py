@@ -181,6 +181,24 @@ def test_evaluate_says_an_agents_first_error_takes_its_class_and_keeps_a_rate_in
         autodup.evaluate(NeedsASetting, opponents=["greedy"], boards=2, config="tiny")
 
 
+def test_evaluate_gives_no_interval_where_every_board_gave_the_same_value():
+    """An agent that never plays (every decision raises) places 8th at every table of 7 bots that do: its mean
+    placement was shown as [8.000, 8.000] from "inf" independent games, a certainty four boards do not give."""
+    import json
+
+    seven = ["greedy", "econ", "traits", "reroll1", "reroll2", "reroll3", "fast8"]
+    evaluation = autodup.evaluate(Fails(), opponents=seven, boards=4, seed=0, config="set4")
+    for estimate in (evaluation.mean_placement, evaluation.top4):
+        assert (estimate.low, estimate.high, estimate.independent_games) == (None, None, None)
+    assert (evaluation.mean_placement.value, evaluation.top4.value) == (8.0, 0.0)
+    lines = str(evaluation).splitlines()
+    assert lines[2].split() == ["mean", "placement", "8.000", "n/a", "n/a", "(every", "board", "gave", "the", "same",
+                                "value)"]
+    assert "inf" not in str(evaluation) and "Infinity" not in json.dumps(evaluation.as_dict())
+    corrected = evaluation.corrected_mean_placement  # corrected rows differ by board; the games alike do not
+    assert corrected.low is not None and corrected.independent_games is None
+
+
 def test_evaluate_is_honest_the_correction_keeps_the_mean_and_independent_games_match_without_duplication():
     """greedy against the rest of the roster on set4 (evaluate plays bots by the agents' path): the luck-corrected
     mean placement agrees with the raw one (the corrections have mean zero); with the independent dealer (no

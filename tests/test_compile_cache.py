@@ -587,3 +587,15 @@ def test_a_version_is_saved_under_its_index_lock(tmp_path):
         assert process.wait(timeout=60) == 0
     finally:
         process.kill()
+
+
+def test_a_cache_folder_under_an_unknown_users_home_is_refused_in_one_line(monkeypatch):
+    """``AUTODUP_CACHE_DIR='~nouser/x'`` said "RuntimeError: Could not determine home directory", naming neither
+    the variable nor what was wrong with it."""
+    from autodup.errors import UsageError
+
+    monkeypatch.setenv("AUTODUP_CACHE_DIR", "~no-such-user-of-autodup/cache")
+    with pytest.raises(UsageError, match=r"^AUTODUP_CACHE_DIR='~no-such-user-of-autodup/cache': its '~' names no home"):
+        compile_cache.cache_roots()
+    monkeypatch.setenv("AUTODUP_CACHE_DIR", "~/cache")
+    assert compile_cache.cache_roots()[0] == Path.home() / "cache"

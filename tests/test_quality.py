@@ -391,6 +391,21 @@ def test_a_stop_while_a_file_is_written_leaves_no_temporary_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz"] and (tmp_path / "a.npz").read_bytes() == b"old"
 
 
+def test_a_full_disk_while_a_file_is_written_names_the_file(tmp_path):
+    """A write that fails names no file (``[Errno 28] No space left on device``): the error names the one being
+    replaced, and the temporary file goes."""
+    import errno
+
+    from autodup.files import replacing
+
+    with pytest.raises(OSError) as raised, replacing(tmp_path / "chunk.parquet", sync=True) as temporary:
+        temporary.write_bytes(b"half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(tmp_path / "chunk.parquet")
+    assert str(raised.value).endswith(f"No space left on device: '{tmp_path / 'chunk.parquet'}'")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_temporary_files_a_killed_quality_left_are_removed_by_the_next_and_it_says_so(tiny_quality, tmp_path):
     """A kill -9 in quality's trace phase left traces/.X.npz.PID.tmp.npz: the next run removes it, and says so."""
     out = tmp_path / "q"

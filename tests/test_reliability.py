@@ -595,6 +595,60 @@ def test_a_corrupted_chunk_is_caught_on_read_and_played_again_on_resume(finished
     assert (out / "summary.json").read_text() == summary
 
 
+def _rewrite_chunk(path: Path, change) -> None:
+    """Write the chunk at ``path`` again with ``change(table, checksums)`` applied: ``(table, checksums)``, the
+    other metadata kept."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    metadata = {key.decode(): value.decode() for key, value in table.schema.metadata.items()}
+    table, checksums = change(table, json.loads(metadata["autodup_checksums"]))
+    metadata["autodup_checksums"] = json.dumps(checksums, sort_keys=True)
+    pq.write_table(table.replace_schema_metadata(metadata), path)
+
+
+def _without_placement(keep_checksum: bool):
+    def change(table, checksums):
+        if not keep_checksum:
+            checksums = {name: digest for name, digest in checksums.items() if name != "placement"}
+        return table.drop_columns(["placement"]), checksums
+    return change
+
+
+def _with_an_extra_column(table, checksums):
+    from autodup.tournament.storage import _column_digest
+
+    table = table.append_column("extra", table.column("placement"))
+    return table, {**checksums, "extra": _column_digest(table.column("extra"))}
+
+
+@pytest.mark.parametrize("change, read_says", [
+    (_without_placement(keep_checksum=True), "corrupted (it has no column 'placement')"),
+    (_without_placement(keep_checksum=False), "corrupted (it has no column 'placement')"),
+    (_with_an_extra_column, None),
+], ids=["a column dropped", "a column and its checksum dropped", "a column added with its checksum"])
+def test_a_chunk_whose_columns_were_changed_is_corrupted_and_played_again(finished_run, tmp_path, change, read_says):
+    """A chunk without one of its columns made summary and a resume end in a KeyError traceback, and the resume
+    called the run finished without playing it again; a chunk with a column too many was summarized as if whole."""
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    original = {p.name: p.read_bytes() for p in (out / "chunks").glob("chunk-*.parquet")}
+    summary = (out / "summary.json").read_text()
+    _rewrite_chunk(out / "chunks" / "chunk-000001.parquet", change)
+    if read_says:
+        read = autodup("summary", str(out))
+        assert read.returncode == 2 and read_says in one_line(read), read.stderr
+        assert one_line(read).endswith(f"; autodup run --resume --out {out} plays it again")
+        with pytest.raises(CorruptChunk, match=re.escape(read_says)):
+            read_results(out)
+    resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                      "--out", str(out), "--quiet", "--workers", "1", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "chunk-000001.parquet: corrupted" in resumed.stderr and "playing it again" in resumed.stderr
+    assert {p.name: p.read_bytes() for p in (out / "chunks").glob("chunk-*.parquet")} == original
+    assert (out / "summary.json").read_text() == summary
+
+
 def test_a_chunk_whose_placements_break_the_rules_is_refused_on_read(finished_run, tmp_path):
     """A chunk written with consistent checksums but impossible content (two winners at a table)."""
     columns, _ = read_chunk(finished_run / "chunks" / "chunk-000000.parquet")

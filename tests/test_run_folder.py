@@ -208,3 +208,21 @@ def test_reading_a_run_starts_no_thread_that_could_outlive_the_interpreter(moved
     assert result.returncode == 0, result.stderr
     before, after = map(int, result.stdout.split())
     assert after == before, (before, after)
+
+
+@pytest.mark.parametrize("given, says", [
+    ({"seed": 2}, "seed differs: 2 given, 1 in the run"),
+    ({"seed": 2, "boards": 9}, "boards, seed differ: boards 9 given, 50 in the run; seed 2 given, 1 in the run"),
+    ({"bots": [["greedy", "g.py", "a", {"depth": 3}], ["econ", "e.py", "b", {}]]},
+     "the parameters of bot 'greedy' differ"),
+    ({"bots": [["econ", "e.py", "b", {}], ["greedy", "g.py", "a", {"depth": 2}]]},
+     "the bots (their order or number) differ"),
+    ({"bots": [["greedy", "g.py", "c", {"depth": 2}], ["econ", "e.py", "b", {}]]},
+     "the code of bot 'greedy' (g.py changed since the run started) differs"),
+], ids=["one argument", "two arguments", "parameters", "order", "code"])
+def test_what_differs_from_a_recorded_run_is_said_with_its_verb_agreeing(given, says):
+    """A refusal read "the parameters of bot 'greedy' differs"."""
+    from autodup.tournament.storage import _differences
+
+    recorded = {"seed": 1, "boards": 50, "bots": [["greedy", "g.py", "a", {"depth": 2}], ["econ", "e.py", "b", {}]]}
+    assert _differences(recorded, given) == says

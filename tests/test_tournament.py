@@ -16,9 +16,10 @@ import pytest
 from autodup.analysis.summary import play_and_summarize, summarize
 from autodup.game.bot_loading import load_bot
 from autodup.game.config import load_config
+from autodup.tournament.folder_lock import locked
 from autodup.tournament.process_start import WORKER_START_VARIABLE
 from autodup.tournament.spec import CHUNK_BOARDS, make_spec
-from autodup.tournament.storage import locked, read_results
+from autodup.tournament.storage import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVIRONMENT = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -23,17 +23,22 @@ class Estimate:
 
     Attributes
     ----------
-    value, low, high : float
-        The estimate and its 95% interval (Student's t over boards, the independent units).
-    independent_games : float
+    value : float
+        The estimate.
+    low, high : float or None
+        Its 95% interval (Student's t over boards, the independent units); ``None`` when every board gave the
+        same value (a top-4 rate of 0 at every board): boards that never differed give no spread to build an
+        interval from, and one of width 0 would claim a certainty they do not show.
+    independent_games : float or None
         How many independent games (fresh shops each, the agent at a random seat) the same interval would
-        have needed: the variance of one game's outcome over the squared standard error.
+        have needed: the variance of one game's outcome over the squared standard error (``None`` with no
+        interval, or when every game had the same outcome).
     """
 
     value: float
-    low: float
-    high: float
-    independent_games: float
+    low: float | None
+    high: float | None
+    independent_games: float | None
 
 
 @dataclass(frozen=True)
@@ -69,9 +74,13 @@ class Evaluation:
         for label, estimate in (("mean placement", self.mean_placement),
                                 ("  luck-corrected", self.corrected_mean_placement),
                                 ("top-4 rate", self.top4), ("  luck-corrected", self.corrected_top4)):
-            if estimate is not None:
+            if estimate is not None and estimate.low is None:
+                lines.append(f"{label:<28}{estimate.value:>9.3f}  {'n/a':<18}  {'n/a':>12} (every board gave "
+                             "the same value)")
+            elif estimate is not None:
+                games = "n/a" if estimate.independent_games is None else f"{estimate.independent_games:,.0f}"
                 lines.append(f"{label:<28}{estimate.value:>9.3f}  [{estimate.low:.3f}, {estimate.high:.3f}]"
-                             f"{'':<2}{estimate.independent_games:>12,.0f}")
+                             f"{'':<2}{games:>12}")
         bad = {key: count for key, count in self.misbehaviour.items() if count}
         if bad:
             lines.append("the agent misbehaved: " + ", ".join(f"{count:,} {key}" for key, count in bad.items())
@@ -116,13 +125,16 @@ def _estimate(by_board: np.ndarray, single_variance: float, low: float, high: fl
     from ..analysis.statistics import t_half_width
 
     variance_of_mean = by_board.var(ddof=1) / by_board.shape[0]
-    half = float(t_half_width(variance_of_mean, by_board.shape[0] - 1))
     mean = float(by_board.mean())
-    games = single_variance / variance_of_mean if variance_of_mean > 0 else float("inf")
+    if not variance_of_mean > 0:  # no board differed (see Estimate)
+        return Estimate(float(min(max(mean, low), high)), None, None, None)
+    half = float(t_half_width(variance_of_mean, by_board.shape[0] - 1))
+    # Games that all end alike need no number of independent games to know it: no figure to give.
+    games = single_variance / variance_of_mean if single_variance > 0 else None
     # A corrected rate can stray past its range on few boards (-0.14 for a top-4 rate): the estimate is kept
     # inside it too, as its interval is, which only brings it nearer the truth.
     return Estimate(float(min(max(mean, low), high)), float(max(mean - half, low)), float(min(mean + half, high)),
-                    float(games))
+                    None if games is None else float(games))
 
 
 def _cross_fitted(outcome: np.ndarray, control: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..arguments import BACKENDS, choice, cores
 from ..errors import RunError, first_line, print_warning
 from ..files import check_output_folder, make_folder, write_json_atomically
+from .folder_lock import LOCK_NAME, locked
 from .spec import (
     DETERMINISM_FILE,
     RAY_CONNECT_SECONDS,
@@ -24,12 +25,10 @@ from .spec import (
 )
 from .storage import (
     KEPT_NOTHING,
-    LOCK_NAME,
     Plan,
     as_recorded,
     encode_chunk,
     kept_work,
-    locked,
     prepare_output,
     read_determinism,
     write_encoded_chunk,

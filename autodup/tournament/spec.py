@@ -23,7 +23,7 @@ __all__ = ["CHUNK_BOARDS", "FORMAT_VERSION", "PROBE_GAMES", "DETERMINISM_FILE", 
            "RAY_START_SECONDS", "RunSpec", "make_spec", "check_bot_count", "check_run_arguments", "check_lineup",
            "code_fingerprint", "MAX_NAME_IN_FOLDER", "folder_name", "default_out", "play_chunk", "trace_boards",
            "probe_determinism", "identity_hash", "chunk_count", "boards_in_chunk", "ROUND_COLUMNS", "LIST_COLUMNS",
-           "chunk_rows", "config_sha256"]
+           "chunk_rows", "chunk_column_names", "config_sha256"]
 
 CHUNK_BOARDS = 25
 # 2: streams in rng.DOMAINS (game streams moved), bad_answers column, column checksums, bot errors per chunk.
@@ -352,6 +352,19 @@ def boards_in_chunk(boards: int, chunk: int) -> int:
 
 ROUND_COLUMNS = ("round_level", "round_gold", "round_hp")  # per row, a list: one value per round alive
 LIST_COLUMNS = ("round_shops", *ROUND_COLUMNS, "final_champions", "final_stars", "offers", "bought", "luck")
+
+
+def chunk_column_names(stage_luck: bool, corrected: bool) -> tuple:
+    """The names of the columns every chunk of a run holds, in the order :func:`chunk_rows` writes them, for a run
+    that keeps its luck stage by stage (``stage_luck``) or not, corrected by a value or not: what a chunk on disk
+    is checked against before a resume counts it done."""
+    names = ("board", "table", "seat", "bot", *RESULT_COLUMNS, "round_shops", *ROUND_COLUMNS, "final_champions",
+             "final_stars", "offers", "bought", "luck", *(("stage_luck",) if stage_luck else ()))
+    if corrected:
+        from ..game.value import CORRECTION_COLUMNS
+
+        names += ("corrected_placement", *CORRECTION_COLUMNS)
+    return names
 
 
 def chunk_rows(spec: RunSpec, chunk: int, played, shop_size: int, weights=None) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -17,12 +16,14 @@ from ..files import replacing, write_bytes_atomically, write_json_atomically
 from ..game.agents import is_agent_spec
 from ..game.boards import DEFAULT_DESIGN
 from ..game.rules import DEFAULT_EVENTS
+from .folder_lock import LOCK_NAME
 from .spec import (
     DETERMINISM_FILE,
     FORMAT_VERSION,
     RunSpec,
     boards_in_chunk,
     check_run_arguments,
+    chunk_column_names,
     chunk_count,
     identity_hash,
 )
@@ -31,7 +32,7 @@ __all__ = ["chunk_path", "encode_chunk", "write_encoded_chunk", "write_chunk", "
            "chunk_arrays", "read_results", "chunk_index", "boards_done", "chunk_files", "KEPT_NOTHING", "KEPT_CHUNKS",
            "KEPT_FINISHED", "kept_work", "Plan",
            "prepare_output", "CONFIG_SNAPSHOT", "BOT_SNAPSHOTS", "as_recorded", "check_resumable", "recorded_bot_files",
-           "spec_of_folder", "read_manifest", "load_players", "LOCK_NAME", "locked", "read_determinism"]
+           "spec_of_folder", "read_manifest", "load_players", "read_determinism"]
 
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6,})\.parquet$")
 
@@ -149,6 +150,11 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
             checksums = json.loads(metadata["autodup_checksums"])
         except Exception as error:  # a damaged file fails in many ways; every one means the same
             raise _corrupted(path, f", cannot be read ({type(error).__name__})") from None
+    # A column asked for that the file lacks is damage too (pyarrow skips a missing name); so is one the
+    # checksums never listed, kept or not.
+    missing = [name for name in (checksums if columns is None else columns) if name not in table.column_names]
+    if missing:
+        raise _corrupted(path, f" (it has no column {missing[0]!r})")
     for name in table.column_names:
         if checksums.get(name) != _column_digest(table.column(name)):
             raise _corrupted(path, f" (the checksum of column {name!r} differs from the one written)")
@@ -192,7 +198,9 @@ def _placements_are_whole(columns: dict) -> bool:
 
 def read_results(out) -> dict:
     """Every row of a finished (or partial) run as numpy columns, ordered by board, table, seat (checked)."""
-    parts = [read_chunk(path)[0] for path in chunk_files(out)]
+    identity = read_manifest(out)["identity"]
+    names = list(chunk_column_names(bool(identity.get("stage_luck")), bool(identity.get("value_sha256"))))
+    parts = [read_chunk(path, names)[0] for path in chunk_files(out)]
     columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     order = np.lexsort((columns["seat"], columns["table"], columns["board"]))
     return {name: values[order] for name, values in columns.items()}
@@ -284,20 +292,20 @@ class Plan:
 
 def _bots_difference(recorded: list, current: list) -> str:
     """How the bots of a run's identity (``[name, path, sha256, parameters]`` each) differ from the recorded
-    ones, for a refusal: the first bot that differs, and how."""
+    ones, for a refusal: the first bot that differs, and how; ``(phrase, whether it is a plural subject)``."""
     before = {entry[0]: entry for entry in recorded}
     for name, path, sha, parameters in current:
         if name not in before:
-            return f"bot {name!r} (not in the run)"
+            return f"bot {name!r} (not in the run)", False
         _, old_path, old_sha, old_parameters = before[name]
         if sha != old_sha:  # a file that only moved is the run's (as_recorded)
             changed = "changed since the run started" if path == old_path else f"is not the run's {old_path}"
-            return f"the code of bot {name!r} ({path} {changed})"
+            return f"the code of bot {name!r} ({path} {changed})", False
         if path != old_path:
-            return f"the file of bot {name!r} ({path}; the run's was {old_path})"
+            return f"the file of bot {name!r} ({path}; the run's was {old_path})", False
         if parameters != old_parameters:
-            return f"the parameters of bot {name!r}"
-    return "bots (their order or number)"
+            return f"the parameters of bot {name!r}", True
+    return "the bots (their order or number)", True
 
 
 # The identity's fields a user gives as arguments: a refusal gives both values of those that differ.
@@ -308,12 +316,14 @@ def _differences(recorded: dict, identity: dict) -> str:
     """What differs between a run folder's ``recorded`` identity and the ``identity`` (or the part of one) given:
     ``seed differs: 2 given, 1 in the run``."""
     differing = sorted(key for key in identity if recorded.get(key) != identity[key])
-    said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else key
+    said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else (key, False)
             for key in differing]
+    plural = len(said) > 1 or any(is_plural for _, is_plural in said)
+    said = [phrase for phrase, _ in said]
     values = [(key, identity[key], recorded.get(key)) for key in differing if key in _ARGUMENT_FIELDS]
     values = [f"{key + ' ' if len(differing) > 1 else ''}{given} given, {before} in the run"
               for key, given, before in values]
-    differing = f"{', '.join(said)} differ{'s' if len(said) == 1 else ''}"
+    differing = f"{', '.join(said)} differ{'' if plural else 's'}"
     return differing + (f": {'; '.join(values)}" if values else "")
 
 
@@ -372,6 +382,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
     identity_hash = spec.identity_hash()
     rows_per_board = spec.tables * load_players(spec)
     total = chunk_count(spec.boards)
+    expected_columns = set(chunk_column_names(spec.keep_stage_luck, bool(spec.value_text)))
     plan = Plan(set(), [])
     for entry in os.scandir(chunks):
         if entry.name.startswith(".chunk-") and entry.name.endswith(".tmp"):
@@ -383,6 +394,9 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         chunk, path = int(match.group(1)), Path(entry.path)
         try:
             columns, metadata = read_chunk(path)
+            if set(columns) != expected_columns:
+                difference = _column_difference(columns, expected_columns)
+                raise _corrupted(path, f" (its columns are not this run's: {difference})")
         except CorruptChunk as error:
             path.unlink()
             plan.corrupted.append(str(error))
@@ -396,6 +410,13 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         raise RunError(f"{out} holds this run, unfinished (allowed: resuming it, with --resume or resume=True, or "
                        "another folder)", "out")
     return plan
+
+
+def _column_difference(columns, expected: set) -> str:
+    """What a chunk's column names lack and have too many against ``expected``, in a few words."""
+    lacking, extra = sorted(expected - set(columns)), sorted(set(columns) - expected)
+    parts = ([f"no {', '.join(lacking)}"] if lacking else []) + ([f"also {', '.join(extra)}"] if extra else [])
+    return "; ".join(parts)
 
 
 CONFIG_SNAPSHOT = "config.yaml"   # the configuration's text, as the run read it
@@ -546,46 +567,6 @@ def read_manifest(out) -> dict:
 
 def load_players(spec: RunSpec) -> int:
     return spec.config().players
-
-
-
-
-LOCK_NAME = ".lock"
-
-
-@contextlib.contextmanager
-def locked(out: Path):
-    """Hold ``out/.lock`` for the duration: a second run into the same folder is refused, not interleaved."""
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks on this platform: nothing to hold
-        yield
-        return
-    try:
-        handle = open(out / LOCK_NAME, "a+")
-    except OSError as error:
-        raise RunError(f"{out} cannot be written to ({error.strerror or type(error).__name__}): a run folder that "
-                       "cannot be written can be read (autodup summary), not played into", "out") from None
-    try:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise RunError(f"{out} is being written by another autodup run ({holder}); "
-                           "wait for it, or use another folder", "out") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
-        try:
-            yield
-        finally:
-            # Unlocked, not only closed: a worker forked meanwhile shares this open file, and closing it here
-            # would leave the lock held until that worker's end.
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    finally:
-        handle.close()
 
 
 def read_determinism(out) -> dict | None:
