@@ -325,3 +325,18 @@ def test_odds_refuses_a_bad_question_before_saying_it_compiles(monkeypatch, ques
     with pytest.raises(UsageError):
         autodup.odds("set4", level=7, note=notes.append, **question)
     assert notes == []
+
+
+def test_a_dealer_that_does_not_keep_the_games_probabilities_is_warned_of_where_it_plays():
+    """replay is in the registry as the control the checks must catch: a game or a tournament dealt by it says so
+    (once), and its help says so; an exact dealer says nothing."""
+    from autodup.engine.dealers import DEALERS, dealers_help, inexact_warning
+
+    said = []
+    autodup.play("tiny", bots="greedy", dealer="replay", warn=said.append)
+    assert len(said) == 1 and "dealer replay does not keep the game's probabilities" in said[0], said
+    said.clear()
+    autodup.play("tiny", bots="greedy", dealer="haystack", warn=said.append)
+    assert said == []
+    assert [name for name in DEALERS if inexact_warning(name)] == ["replay"]
+    assert "replay: deliberately wrong" in dealers_help()

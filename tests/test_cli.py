@@ -92,6 +92,9 @@ def test_play_prints_every_seat_and_is_deterministic():
     (["odds", "set4", "--level", "7", "--champion", "Jhin", "--gold", "10", "--plot", "no/such/folder/odds.png"],
      "--plot: the folder 'no/such/folder' does not exist (allowed: a file in an existing folder)"),
     (["check-bot", "greedy", "--games", "100001"], "--games: 100,001 is out of range (allowed: 1 to 100,000)"),
+    # A text that is not a number is refused with the range allowed, as the API says it (arguments.integer).
+    (["run", "configs/tiny.yaml", "--boards", "abc"], "--boards: 'abc' is not an integer (allowed: 1 to 1,000,000,000)"),
+    (["run", "configs/tiny.yaml", "--seed", "1.5"], "--seed: '1.5' is not an integer (allowed: 0 to 18,446,744"),
     (["check-bot", "greedy", "--games", "3", "--variant-games", "100000"], "--variant-games: 3 tables as written and "
      "100,000 on each of the 6 rule variants make 600,003 (allowed: at most 100,000 in all)"),
     (["check-bot", "greedy", "--games", "100000"],
@@ -359,3 +362,27 @@ def test_odds_copies_out_is_named_so_and_the_old_out_says_where_it_went():
     result = run("odds", "--level", "8", "--champion", "Jhin", "--gold", "10", "--copies-out", "3", "--json",
                  "--trials", "0")
     assert result.returncode == 0 and json.loads(result.stdout)["situation"]["copies_out"] == 3
+
+
+def test_a_long_bot_name_widens_the_name_column_instead_of_pushing_its_row_out_of_line(capsys):
+    """An agent's class name is often longer than the 12 characters the bot column had: each table's columns
+    stay aligned (the run's summary and the A/B's bot lines)."""
+    from types import SimpleNamespace
+
+    from autodup.analysis.ab import _bot_lines
+    from autodup.analysis.balance import CORRECTED
+    from autodup.cli.run import print_summary
+
+    names = ["greedy", "a_rather_long_agent_name_here", "garbage_agent"]
+    results = SimpleNamespace(path=Path("out"), bot_names=names, boards_done=lambda: 20,
+                              manifest={"identity": {"boards": 20, "dealer": "haystack", "seed": 1}})
+    row = {"adjusted_score": 0.5, "adjusted_score_ci95": 0.1, "duplicate_score": 0.5, "duplicate_score_ci95": 0.1,
+           "mean_placement": 4.5, "mean_placement_ci95": 0.2, "top4_rate": 0.5}
+    print_summary(results, [{"bot": name, **row} for name in names], False)
+    table = capsys.readouterr().out.splitlines()[1:]
+    assert len({line.index("±") for line in table[1:]}) == 1 and len({len(line) for line in table}) == 1, table
+    change = {"base": 4.5, "variant": 4.4, "change": -0.1, "ci": [-0.2, 0.0], "variance_reduction": 2.0}
+    for corrected in (False, True):
+        bots = {name: {"mean_placement": change, CORRECTED: change, "top4_rate": change} for name in names}
+        lines = _bot_lines(bots, corrected)
+        assert len({len(line) for line in lines}) == 1, lines

@@ -43,7 +43,7 @@ from .measures import events_name, seating_name
 __all__ = ["AB_FILE", "SWEEP_FILE", "FIRST_STEP_BOARDS", "DEFAULT_UNTIL_CI_BOARDS", "GROWTH", "MAX_STEP_FACTOR",
            "default_ab_out", "run_folders", "play", "widest_interval", "next_boards", "play_and_compare", "setup_of",
            "ab_result", "write_json", "excludes_zero", "clearest_effects", "moved_after_holm", "chance_note",
-           "half_width_text", "format_ab",
+           "half_width_text", "name_width", "format_ab",
            "no_placement_change", "other_seating"]
 
 AB_FILE = "ab.json"
@@ -244,29 +244,36 @@ def chance_note(flagged: int, compared: int) -> str:
     return f"{flagged} of {compared} intervals exclude 0; about {0.05 * compared:.1f} would by chance alone"
 
 
+def name_width(names) -> int:
+    """The width of a table's name column: 12, or the longest name (an agent's class name can be longer), so that
+    the columns after it stay aligned."""
+    return max([12, *(len(str(name)) for name in names)])
+
+
 def _bot_lines(bots: dict, corrected: bool) -> list:
     """The header and one line per bot. Corrected by a value, each line shows the raw change and the corrected
     one side by side (the top-4 change shortened to ``change ±half-width``, to stay under 120 characters) and
     ``*`` marks a corrected interval that excludes 0; otherwise a raw interval."""
     from .balance import CORRECTED
 
+    width = name_width(bots)
     if not corrected:
-        lines = [f"{'bot':<12} {'mean placement':>17} {'change':>8} {'95% CI':>20} {'top-4 change':>13} "
+        lines = [f"{'bot':<{width}} {'mean placement':>17} {'change':>8} {'95% CI':>20} {'top-4 change':>13} "
                  f"{'95% CI':>20} {'var. red.':>9}"]
         for name, entry in bots.items():
             m, t = entry["mean_placement"], entry["top4_rate"]
             mark = " *" if excludes_zero(m) else ""
-            lines.append(f"{name:<12} {_pair(m):>17} {_signed(m['change']):>8} {_interval(m['ci']):>20} "
+            lines.append(f"{name:<{width}} {_pair(m):>17} {_signed(m['change']):>8} {_interval(m['ci']):>20} "
                          f"{_signed(t['change']):>13} {_interval(t['ci']):>20} {_factor(m['variance_reduction']):>9}"
                          f"{mark}")
         return lines
-    lines = [f"{'bot':<12} {'mean placement':>14} {'change':>7} {'95% CI':>16} {'var. red.':>9} {'corrected':>9} "
+    lines = [f"{'bot':<{width}} {'mean placement':>14} {'change':>7} {'95% CI':>16} {'var. red.':>9} {'corrected':>9} "
              f"{'95% CI':>16} {'var. red.':>9} {'top-4 change':>13}"]
     for name, entry in bots.items():
         m, c, t = entry["mean_placement"], entry[CORRECTED], entry["top4_rate"]
         mark = " *" if excludes_zero(c) else ""
         top4 = "n/a" if t["change"] is None else f"{_signed(t['change'])} ±{half_width_text(t['ci'])}"
-        lines.append(f"{name:<12} {_pair(m):>14} {_signed(m['change']):>7} {_interval(m['ci']):>16} "
+        lines.append(f"{name:<{width}} {_pair(m):>14} {_signed(m['change']):>7} {_interval(m['ci']):>16} "
                      f"{_factor(m['variance_reduction']):>9} {_signed(c['change']):>9} {_interval(c['ci']):>16} "
                      f"{_factor(c['variance_reduction']):>9} {top4:>13}{mark}")
     return lines

@@ -245,7 +245,7 @@ def _comparison_specs(configs: list, options: dict, command: str) -> list:
 def _options(arguments: dict) -> dict:
     """The options of :func:`ab` or :func:`sweep` (their ``locals()`` on entry), with defaults filled in."""
     from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
-    from ..engine.dealers import DEFAULT_DEALER
+    from ..engine.dealers import DEFAULT_DEALER, inexact_warning
     from ..game.boards import DEFAULT_DESIGN
     from ..game.rules import DEFAULT_EVENTS
     from ..tournament.spec import check_run_arguments
@@ -263,6 +263,8 @@ def _options(arguments: dict) -> dict:
                                                             options["game_timeout"], options["ray_address"],
                                                             options["boards"])
     options["warn"], options["note"] = warner(options["warn"]), noter(options["note"])
+    if inexact_warning(options["dealer"]):
+        options["warn"](inexact_warning(options["dealer"]))
     return options
 
 

@@ -153,7 +153,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     >>> sorted(seat["placement"] for seat in result["seats"])
     [1, 2, 3, 4, 5, 6, 7, 8]
     """
-    from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named
+    from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named, inexact_warning
     from ..game.boards import check_order
     from ..game.bot_loading import bot_names
     from ..game.rules import ORDERS
@@ -171,6 +171,8 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     loaded = load_config(config)
     config_warnings(loaded, warn)
     check_order(dealer_named(dealer), order)  # before a worker starts
+    if inexact_warning(dealer):
+        warn(inexact_warning(dealer))
     check_bot_count(len(specs), loaded.players)
     if table >= len(specs):
         raise UsageError(f"{table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one table per bot)",
@@ -457,7 +459,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     """
     with _RunFolder() as where:  # a stop, whenever it comes, is told what the run's folder holds
         from ..analysis.summary import play_and_summarize, warn_if_misbehaving
-        from ..engine.dealers import DEFAULT_DEALER
+        from ..engine.dealers import DEFAULT_DEALER, inexact_warning
         from ..game.boards import DEFAULT_DESIGN
         from ..game.bot_loading import bot_names
         from ..game.rules import DEFAULT_EVENTS
@@ -487,6 +489,8 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
                 where.folder = Path(out)
         loaded = load_config(given["config"])
         config_warnings(loaded, warn)
+        if inexact_warning(given["dealer"]):
+            warn(inexact_warning(given["dealer"]))
         specs = given["bots"] if given["bots"] is not None else bot_names()
         check_bot_count(len(specs), loaded.players)
         overrides = parameter_overrides(bot_params, bot_param_file)

@@ -22,7 +22,7 @@ def add_comparison_options(parser) -> None:
     from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
     from ..api.tournaments import DEFAULT_BOARDS, RUN_SEED
     from ..arguments import MAX_BOARDS
-    from ..engine.dealers import DEALERS, DEFAULT_DEALER
+    from ..engine.dealers import DEFAULT_DEALER, dealers_help
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
     from ..game.rules import DEFAULT_EVENTS
 
@@ -33,7 +33,7 @@ def add_comparison_options(parser) -> None:
     parser.add_argument("--until-ci", type=width, metavar="W", help="add boards until every bot's 95%% CI of its "
                         "change of mean placement is narrower than ±W places (e.g. 0.05; with a value, the CI of "
                         "the change of corrected placement)")
-    parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
+    parser.add_argument("--dealer", default=DEFAULT_DEALER, help=dealers_help())
     parser.add_argument("--design", default=DEFAULT_DESIGN, help=f"seating design: {' or '.join(RUN_DESIGNS)}")
     parser.add_argument("--events", default=DEFAULT_EVENTS, help=events_help())
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed: the boards both play")

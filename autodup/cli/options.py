@@ -27,7 +27,7 @@ def _parsed(check, text: str, *limits, base: int = 10, number=int):
     try:
         value = number(text, base) if number is int else number(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if number is int else 'a number'}") from None
+        value = text  # not a number: the check refuses the text itself, naming what is allowed as the API does
     try:
         return check(None, value, *limits)
     except UsageError as error:

@@ -20,7 +20,7 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser) -> None:
     from ..api.tournaments import RUN_SEED
-    from ..engine.dealers import DEALERS, DEFAULT_DEALER
+    from ..engine.dealers import DEFAULT_DEALER, dealers_help
 
     add_config(parser)
     parser.add_argument("--seed", type=seed, default=RUN_SEED, help="tournament seed, as in `autodup run`")
@@ -29,7 +29,7 @@ def add_arguments(parser) -> None:
                         "(s + table) mod (number of bots), as in `autodup run`")
     parser.add_argument("--bots", default="greedy", help=bots_help("greedy") + "; seated as in autodup run")
     add_bot_parameter_options(parser)
-    parser.add_argument("--dealer", default=DEFAULT_DEALER, help=f"one of {', '.join(DEALERS)}")
+    parser.add_argument("--dealer", default=DEFAULT_DEALER, help=dealers_help())
     parser.add_argument("--order", default="events", help="who is served first when the seats refresh their "
                         "shops from the shared pool: events (an order drawn from the table's chance events, keyed as "
                         "--events says in autodup run) or race (a race across the seats' own draws; default: events)")

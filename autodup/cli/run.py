@@ -27,7 +27,7 @@ __all__ = ["add_arguments", "run", "print_summary"]
 def add_arguments(parser) -> None:
     from ..api.tournaments import DEFAULT_BOARDS, RUN_SEED
     from ..arguments import MAX_BOARDS
-    from ..engine.dealers import DEALERS, DEFAULT_DEALER
+    from ..engine.dealers import DEFAULT_DEALER, dealers_help
     from ..game.boards import DEFAULT_DESIGN, RUN_DESIGNS
 
     # What defines a run has no parser default: with --resume, what is not given comes from the run's manifest.
@@ -35,7 +35,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--bots", help=bots_help())
     parser.add_argument("--boards", type=count_up_to(MAX_BOARDS), help="boards (grandparent seeds) to play "
                         f"(default: {DEFAULT_BOARDS})")
-    parser.add_argument("--dealer", help=f"one of {', '.join(DEALERS)} (default: {DEFAULT_DEALER})")
+    parser.add_argument("--dealer", help=f"{dealers_help()} (default: {DEFAULT_DEALER})")
     parser.add_argument("--seed", type=seed, help=f"tournament seed (default: {RUN_SEED})")
     parser.add_argument("--design", help=f"seating design: {' or '.join(RUN_DESIGNS)} (default: {DEFAULT_DESIGN}); "
                         "latin: every bot at every seat of a board; paired: tables differ only in the bot at the "
@@ -74,6 +74,8 @@ def run(args) -> int:
 
 def print_summary(results, summary: list, as_json: bool) -> None:
     """The summary table of a run (or its JSON): each bot's adjusted and duplicate scores, placement, top 4."""
+    from ..analysis.ab import name_width
+
     identity = results.manifest["identity"]
     boards, boards_done = identity["boards"], results.boards_done()
     if as_json:
@@ -85,7 +87,8 @@ def print_summary(results, summary: list, as_json: bool) -> None:
     print(f"{results.path}: {done} x {counted(len(results.bot_names), 'table')}, dealer {identity['dealer']}, "
           f"seed {identity['seed']}")
     corrected = bool(summary) and "corrected_score" in summary[0]
-    print(f"{'bot':<12} " + (f"{'corrected score':>18} " if corrected else "")
+    width = name_width(row["bot"] for row in summary)
+    print(f"{'bot':<{width}} " + (f"{'corrected score':>18} " if corrected else "")
           + f"{'adjusted score':>18} {'duplicate score':>18} {'mean placement':>18} {'top 4':>7}")
 
     def interval(value):
@@ -93,7 +96,7 @@ def print_summary(results, summary: list, as_json: bool) -> None:
 
     for row in summary:
         first = f"{row['corrected_score']:>+9.3f} ± {interval(row['corrected_score_ci95']):<6} " if corrected else ""
-        print(f"{row['bot']:<12} {first}{row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
+        print(f"{row['bot']:<{width}} {first}{row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
               f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
     pooled = [row["bot"] for row in summary if row.get("value_weights") == "pooled"]

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from .kernels import ENGINE_COUNT, ENGINE_HAYSTACK, ENGINE_KEYED, ENGINE_PLAIN, ENGINE_REPLAY, ENGINE_STREAM
 
-__all__ = ["Dealer", "DEALERS", "DEFAULT_DEALER", "CONTROL", "dealer_named", "exact_dealers"]
+__all__ = ["Dealer", "DEALERS", "DEFAULT_DEALER", "CONTROL", "dealer_named", "exact_dealers", "dealers_help",
+           "inexact_warning"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,20 @@ def dealer_named(name: str, option: str = "--dealer") -> Dealer:
 def exact_dealers() -> list:
     """The dealers that keep the game's probabilities, in registry order."""
     return [dealer for dealer in DEALERS.values() if dealer.exact]
+
+
+def dealers_help() -> str:
+    """The dealers for an option's help (``--dealer``): every name, the ones that do not keep the game's
+    probabilities said to be so."""
+    wrong = [dealer.name for dealer in DEALERS.values() if not dealer.exact]
+    return (f"one of {', '.join(DEALERS)} ({', '.join(wrong)}: deliberately wrong, a control the correctness checks "
+            "must catch)")
+
+
+def inexact_warning(name: str) -> str | None:
+    """The warning for a tournament dealt by ``name`` when it does not keep the game's probabilities (None when it
+    does): its rankings are of another game."""
+    if dealer_named(name).exact:
+        return None
+    return (f"dealer {name} does not keep the game's probabilities (deliberately wrong: `autodup quality` shows it "
+            "failing against the control); its results are not the game's")
