@@ -340,3 +340,21 @@ def test_a_dealer_that_does_not_keep_the_games_probabilities_is_warned_of_where_
     assert said == []
     assert [name for name in DEALERS if inexact_warning(name)] == ["replay"]
     assert "replay: deliberately wrong" in dealers_help()
+
+
+def test_bots_left_to_their_default_on_fewer_seats_are_refused_saying_where_they_came_from(tmp_path):
+    """Every shipped bot plays when none is named: a configuration of 4 seats cannot seat them, and the refusal
+    says that the bots were not given (not as if the user had listed 8)."""
+    from autodup.game.bot_loading import bot_names
+
+    four = tmp_path / "four.yaml"
+    four.write_text((ROOT / "configs" / "tiny.yaml").read_text().replace("players: 8", "players: 4", 1))
+    said = f"not given, so every shipped bot plays: {len(bot_names())} bots for 4 seats (allowed: name 1 to 4 bots)"
+    for call in (lambda: autodup.run_tournament(four, boards=1, out=tmp_path / "run"),
+                 lambda: autodup.play(four, bots=None)):
+        with pytest.raises(UsageError, match="not given") as refused:
+            call()
+        assert refused.value.argument == "bots" and said in str(refused.value)
+    with pytest.raises(UsageError, match="5 bots for 4 seats"):
+        autodup.play(four, bots="greedy,econ,fast8,random,traits")
+    assert not (tmp_path / "run").exists()

@@ -93,7 +93,8 @@ def test_play_prints_every_seat_and_is_deterministic():
      "--plot: the folder 'no/such/folder' does not exist (allowed: a file in an existing folder)"),
     (["check-bot", "greedy", "--games", "100001"], "--games: 100,001 is out of range (allowed: 1 to 100,000)"),
     # A text that is not a number is refused with the range allowed, as the API says it (arguments.integer).
-    (["run", "configs/tiny.yaml", "--boards", "abc"], "--boards: 'abc' is not an integer (allowed: 1 to 1,000,000,000)"),
+    (["run", "configs/tiny.yaml", "--boards", "abc"],
+     "--boards: 'abc' is not an integer (allowed: 1 to 1,000,000,000)"),
     (["run", "configs/tiny.yaml", "--seed", "1.5"], "--seed: '1.5' is not an integer (allowed: 0 to 18,446,744"),
     (["check-bot", "greedy", "--games", "3", "--variant-games", "100000"], "--variant-games: 3 tables as written and "
      "100,000 on each of the 6 rule variants make 600,003 (allowed: at most 100,000 in all)"),
@@ -386,3 +387,20 @@ def test_a_long_bot_name_widens_the_name_column_instead_of_pushing_its_row_out_o
         bots = {name: {"mean_placement": change, CORRECTED: change, "top4_rate": change} for name in names}
         lines = _bot_lines(bots, corrected)
         assert len({len(line) for line in lines}) == 1, lines
+
+
+def test_a_run_of_one_bot_says_its_figures_hold_by_construction_not_that_boards_are_too_few(capsys):
+    from types import SimpleNamespace
+
+    from autodup.cli.run import print_summary
+
+    results = SimpleNamespace(path=Path("out"), bot_names=["greedy"], boards_done=lambda: 3,
+                              manifest={"identity": {"boards": 3, "dealer": "haystack", "seed": 0}})
+    row = {"bot": "greedy", "adjusted_score": 0.0, "adjusted_score_ci95": 0.0, "duplicate_score": 0.0,
+           "duplicate_score_ci95": 0.0, "mean_placement": 4.5, "mean_placement_ci95": 0.0, "top4_rate": 0.5,
+           "luck_fitted": False}
+    print_summary(results, [row], False)
+    said = capsys.readouterr().out
+    assert "one bot plays every seat of every table" in said and "too few boards" not in said, said
+    print_summary(results, [row, {**row, "bot": "econ"}], False)
+    assert "too few boards to fit the luck adjustment for greedy, econ" in capsys.readouterr().out

@@ -505,6 +505,9 @@ def test_a_resume_given_no_bots_takes_the_folders_copy_of_a_bot_file_edited_or_s
     result = run("--resume", "--out", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
     assert chunk_bytes(out) == chunk_bytes(whole)
+    for name, path in (("first", first), ("second", second)):  # the edit is said not to be played, once each
+        assert result.stderr.count(f"bot {name!r}: {path} has changed since the run began; the run goes on with "
+                                   f"the folder's copy ({out / 'bots' / (name + '.py')})") == 1, result.stderr
     first.unlink()
     (out / "bots" / "first.py").unlink()
     (out / "chunks" / "chunk-000001.parquet").unlink()

@@ -126,7 +126,7 @@ def quality(config=DEFAULT_CONFIG, bots=None, boards: int = DEFAULT_QUALITY_BOAR
     loaded = load_config(config)
     config_warnings(loaded, warn)
     specs = bot_list(bots) if bots is not None else bot_names()
-    check_bot_count(len(specs), loaded.players, least=2)
+    check_bot_count(len(specs), loaded.players, least=2, defaulted=bots is None)
     overrides = parameter_overrides(bot_params, bot_param_file)
     check_output_folder(out, "quality")
     from .values import choose_value
@@ -225,7 +225,7 @@ def _comparison_specs(configs: list, options: dict, command: str) -> list:
 
     boards = options["boards"]
     specs = bot_list(options["bots"]) if options["bots"] is not None else bot_names()
-    check_bot_count(len(specs), configs[0].players)
+    check_bot_count(len(specs), configs[0].players, defaulted=options["bots"] is None)
     for config in configs[1:]:
         if config.players != configs[0].players:
             raise UsageError(f"{config.source}: players is {config.players}, the base's {configs[0].players} "

@@ -173,7 +173,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     check_order(dealer_named(dealer), order)  # before a worker starts
     if inexact_warning(dealer):
         warn(inexact_warning(dealer))
-    check_bot_count(len(specs), loaded.players)
+    check_bot_count(len(specs), loaded.players, defaulted=bots is None)
     if table >= len(specs):
         raise UsageError(f"{table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one table per bot)",
                          "table")
@@ -365,9 +365,10 @@ class Results:
                 f"{len(self.bot_names)} bots, dealer {identity['dealer']}, seed {identity['seed']})")
 
 
-def _from_manifest(out: Path, given: dict) -> tuple:
+def _from_manifest(out: Path, given: dict, warn) -> tuple:
     """Fill what defines a resumed run and was not given from its manifest; returns ``(given, recorded
-    parameters or None)``."""
+    parameters or None)``. A bot file edited since the run began is warned of: the run goes on with the folder's
+    copy of it, so that its boards are all played by one bot."""
     from ..game.agents import is_agent_spec
     from ..tournament.storage import CONFIG_SNAPSHOT, read_manifest, recorded_bot_files
 
@@ -377,7 +378,10 @@ def _from_manifest(out: Path, given: dict) -> tuple:
         given["config"] = str(out / CONFIG_SNAPSHOT)
     if given["bots"] is None:
         given["bots"] = recorded_bot_files(out, identity)
-        for (name, *_), path in zip(identity["bots"], given["bots"]):
+        for (name, recorded_path, *_), path in zip(identity["bots"], given["bots"]):
+            if path != recorded_path and Path(recorded_path).is_file():
+                warn(f"bot {name!r}: {recorded_path} has changed since the run began; the run goes on with the "
+                     f"folder's copy ({path}); a new run plays the file as it is now")
             if not is_agent_spec(path) and not Path(path).is_file():
                 raise RunError(f"{out}: the file of bot {name!r}, {path}, is gone and the folder has no copy of it "
                                f"(allowed: where each bot's file is now, in the run's order: "
@@ -473,7 +477,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         recorded = None
         resuming = resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir()  # a folder that exists
         if resuming:
-            given, recorded = _from_manifest(Path(out), given)
+            given, recorded = _from_manifest(Path(out), given, warn)
         defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
                     "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
         given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
@@ -492,7 +496,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         if inexact_warning(given["dealer"]):
             warn(inexact_warning(given["dealer"]))
         specs = given["bots"] if given["bots"] is not None else bot_names()
-        check_bot_count(len(specs), loaded.players)
+        check_bot_count(len(specs), loaded.players, defaulted=given["bots"] is None)
         overrides = parameter_overrides(bot_params, bot_param_file)
         if recorded:
             overrides = (recorded, f"{out}/manifest.json", overrides[2])

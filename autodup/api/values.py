@@ -109,7 +109,7 @@ def fit_value(config=None, bots=None, boards: int = TRAINING_BOARDS, seed: int =
     loaded = load_config(config if config is not None else DEFAULT_CONFIG)
     config_warnings(loaded, warn)
     specs = bot_list(bots) or bot_names()
-    check_bot_count(len(specs), loaded.players)
+    check_bot_count(len(specs), loaded.players, defaulted=not bot_list(bots))
     if out is not None and not str(out).strip():
         raise UsageError("empty (allowed: the path of a value file)", "out")
     out = Path(out) if out is not None else Path(Path(loaded.source).stem + VALUE_SUFFIX)

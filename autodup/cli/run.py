@@ -96,13 +96,18 @@ def print_summary(results, summary: list, as_json: bool) -> None:
 
     for row in summary:
         first = f"{row['corrected_score']:>+9.3f} ± {interval(row['corrected_score_ci95']):<6} " if corrected else ""
-        print(f"{row['bot']:<{width}} {first}{row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
+        print(f"{row['bot']:<{width}} {first}"
+              f"{row['adjusted_score']:>+9.3f} ± {interval(row['adjusted_score_ci95']):<6} "
               f"{row['duplicate_score']:>+9.3f} ± {interval(row['duplicate_score_ci95']):<6} "
               f"{row['mean_placement']:>9.3f} ± {interval(row['mean_placement_ci95']):<6} {row['top4_rate']:>7.3f}")
     pooled = [row["bot"] for row in summary if row.get("value_weights") == "pooled"]
     if pooled:
         print(f"corrected by the value's pooled weights (it has none fitted on this code): {', '.join(pooled)}; "
               "`autodup luck fit` fits them")
+    if len(summary) == 1:  # not a matter of boards: the bot is its own whole field
+        print(f"one bot plays every seat of every table: its mean placement ({summary[0]['mean_placement']:.3f}) "
+              "and its scores (0) hold by construction; name two bots or more to compare them")
+        return
     unfitted = [row["bot"] for row in summary if row.get("luck_fitted") is False]
     if unfitted:
         print(f"too few boards to fit the luck adjustment for {', '.join(unfitted)}: "

@@ -188,10 +188,14 @@ def check_run_arguments(boards, dealer, seed, design, events) -> tuple:
     return integer("boards", boards, 1, MAX_BOARDS), check_seed("seed", seed)
 
 
-def check_bot_count(bots: int, seats: int, least: int = 1, argument: str = "bots") -> None:
+def check_bot_count(bots: int, seats: int, least: int = 1, argument: str = "bots", defaulted: bool = False) -> None:
     """Raise :class:`UsageError` (naming ``argument``) unless ``least`` <= ``bots`` <= ``seats`` (see
     :func:`check_lineup`); checked before any bot is loaded. ``quality`` asks for 2: it measures the luck in
-    comparing two bots."""
+    comparing two bots. ``defaulted``: no bots were named, so every shipped bot plays (which a configuration of
+    fewer seats cannot seat: the message says where the bots came from)."""
+    if defaulted and bots > seats:
+        raise UsageError(f"not given, so every shipped bot plays: {bots} bots for {seats} seats (allowed: name "
+                         f"{least} to {seats} bots)", argument)
     if not least <= bots <= seats:
         why = ("quality measures the luck removed from comparing two bots" if bots < least else
                "every table seats every bot of the run, so that each plays every seat of every board against the "
