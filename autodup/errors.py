@@ -205,7 +205,7 @@ class CorruptChunk(RunError):
 
 class OtherRun(RunError):
     """A folder that holds a run of other arguments or files than those given; ``differing`` names them
-    (``"boards differs"``), for a command that says it in its own words."""
+    (``"boards differ"``), for a command that says it in its own words."""
 
     def __init__(self, message: str, argument: str | None = None, differing: str = ""):
         super().__init__(message, argument)

@@ -633,7 +633,7 @@ def test_a_folder_of_other_runs_is_refused_as_the_commands_own_option(tmp_path):
     result = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--boards", "50",
                  "--out", out, "--quiet", "--workers", "1")
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [
-        f"autodup: error: --out: {out} holds runs of other arguments or files (boards differs: 50 given, 25 in the run) "
+        f"autodup: error: --out: {out} holds runs of other arguments or files (boards differ: 50 given, 25 in the run) "
         "(allowed: the same ones, to go on, or another folder)"], result.stderr
     result = run("luck", "fit", "configs/tiny.yaml", "--bots", "greedy,econ", "--boards", "2", "--out",
                  str(tmp_path / "tiny.value.json"), "--run-folder", out, "--workers", "1")
@@ -684,4 +684,4 @@ def test_until_ci_stopped_at_its_cap_says_a_larger_cap_plays_new_runs(tmp_path):
     assert "a larger --boards goes further, in another --out" in warnings[0], warnings
     refused = run("ab", "configs/tiny.yaml", "--set", "shop.size=4", "--bots", "greedy,econ", "--until-ci", "0.01",
                   "--boards", "50", "--out", str(tmp_path / "ab"), "--quiet", "--workers", "1")
-    assert refused.returncode == 2 and "boards differs" in refused.stderr  # as the warning said
+    assert refused.returncode == 2 and "boards differ" in refused.stderr  # as the warning said

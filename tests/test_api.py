@@ -338,6 +338,9 @@ def test_a_dealer_that_does_not_keep_the_games_probabilities_is_warned_of_where_
     said.clear()
     autodup.play("tiny", bots="greedy", dealer="haystack", warn=said.append)
     assert said == []
+    autodup.evaluate("greedy", opponents=["econ"], boards=2, config="tiny", dealer="replay", value="none",
+                     warn=said.append)
+    assert len(said) == 1 and "dealer replay does not keep" in said[0], said
     assert [name for name in DEALERS if inexact_warning(name)] == ["replay"]
     assert "replay: deliberately wrong" in dealers_help()
 

@@ -387,6 +387,17 @@ def test_a_long_bot_name_widens_the_name_column_instead_of_pushing_its_row_out_o
         bots = {name: {"mean_placement": change, CORRECTED: change, "top4_rate": change} for name in names}
         lines = _bot_lines(bots, corrected)
         assert len({len(line) for line in lines}) == 1, lines
+    from autodup.api.comparisons import _sweep_text
+
+    cell = {"delta_mean_placement": -0.1, "ci": [-0.2, 0.0], "delta_corrected_placement": -0.1,
+            "corrected_ci": [-0.2, 0.0]}
+    point = {"bots": {name: cell for name in names}, "labels": ["1"], "variance_reduction": 2.0,
+             "corrected_variance_reduction": 3.0}
+    text = _sweep_text({"points": [point], "paths": ["x"], "boards": 3, "base_values": [0]},
+                       {"tables": 3, "dealer": "haystack", "seed": 0, "design": "latin", "events": "seat"}, "tiny",
+                       Path("out"))
+    table = text.splitlines()[1:4]  # the header, a value's line and its corrected line
+    assert len({len(line) for line in table}) == 1, table
 
 
 def test_a_run_of_one_bot_says_its_figures_hold_by_construction_not_that_boards_are_too_few(capsys):

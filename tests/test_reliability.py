@@ -649,6 +649,26 @@ def test_a_chunk_whose_columns_were_changed_is_corrupted_and_played_again(finish
     assert (out / "summary.json").read_text() == summary
 
 
+def test_another_runs_chunk_with_other_columns_is_refused_and_kept_not_called_corrupted(finished_run, tmp_path):
+    """A chunk copied in from a run with other columns (a corrected one) is another run's: the resume refuses it
+    in one line and leaves the file, as for any foreign chunk, instead of deleting it as a damaged chunk of its own."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    chunk = out / "chunks" / "chunk-000001.parquet"
+    _rewrite_chunk(chunk, _with_an_extra_column)
+    table = pq.read_table(chunk)
+    metadata = {key.decode(): value.decode() for key, value in table.schema.metadata.items()}
+    pq.write_table(table.replace_schema_metadata({**metadata, "autodup_run": "0" * 64}), chunk)
+    foreign = chunk.read_bytes()
+    resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                      "--out", str(out), "--quiet", "--workers", "1", "--resume")
+    assert resumed.returncode == 2 and "corrupted" not in resumed.stderr, resumed.stderr
+    assert f"{chunk}: not a chunk of this run (delete it to play it again)" in one_line(resumed)
+    assert chunk.read_bytes() == foreign
+
+
 def test_a_chunk_whose_placements_break_the_rules_is_refused_on_read(finished_run, tmp_path):
     """A chunk written with consistent checksums but impossible content (two winners at a table)."""
     columns, _ = read_chunk(finished_run / "chunks" / "chunk-000000.parquet")

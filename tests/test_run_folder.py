@@ -219,7 +219,8 @@ def test_reading_a_run_starts_no_thread_that_could_outlive_the_interpreter(moved
      "the bots (their order or number) differ"),
     ({"bots": [["greedy", "g.py", "c", {"depth": 2}], ["econ", "e.py", "b", {}]]},
      "the code of bot 'greedy' (g.py changed since the run started) differs"),
-], ids=["one argument", "two arguments", "parameters", "order", "code"])
+    ({"boards": 9}, "boards differ: 9 given, 50 in the run"),
+], ids=["one argument", "two arguments", "parameters", "order", "code", "a plural argument"])
 def test_what_differs_from_a_recorded_run_is_said_with_its_verb_agreeing(given, says):
     """A refusal read "the parameters of bot 'greedy' differs"."""
     from autodup.tournament.storage import _differences

@@ -408,7 +408,7 @@ def test_a_resume_with_another_configuration_is_refused_in_one_line_before_the_v
     for other in (["configs/tiny.yaml"], ["configs/set4.yaml", "--boards", "6"]):
         result = run(*other, "--resume", "--out", out, "--quiet")
         assert result.returncode == 2 and result.stdout == ""
-        said = "config_sha256 differs" if "tiny" in other[0] else "boards differs: 6 given, 5 in the run"
+        said = "config_sha256 differs" if "tiny" in other[0] else "boards differ: 6 given, 5 in the run"
         assert result.stderr.strip().splitlines() == [
             f"autodup: error: --resume: {out} holds a run with other arguments or files ({said}); resume with the "
             "same ones or use another folder"]

@@ -374,10 +374,12 @@ def _sweep_text(sweep: dict, setup: dict, base_name: str, out: Path) -> str:
     bots = list(points[0]["bots"])
     # Corrected by a value, each value's line is followed by its corrected line: the same bots, in the same columns.
     corrected = "corrected_variance_reduction" in points[0]
-    lines.append(f"{'value':<24}" + "".join(f"{bot:>16}" for bot in bots) + f"{'var. red.':>10}")
+    widths = [max(16, len(bot) + 1) for bot in bots]  # a long name widens its column, its cells with it
+    lines.append(f"{'value':<24}" + "".join(f"{bot:>{w}}" for bot, w in zip(bots, widths)) + f"{'var. red.':>10}")
 
     def line(label, point, change, ci, reduction):
-        cells = "".join(f"{point['bots'][b][change]:>+9.3f} ±{half_width_text(point['bots'][b][ci]):<5}" for b in bots)
+        cells = "".join(f"{point['bots'][b][change]:>+9.3f} ±{half_width_text(point['bots'][b][ci]):<5}".rjust(w)
+                        for b, w in zip(bots, widths))
         reduction = point[reduction]
         return f"{label[:23]:<24}{cells}{'n/a' if reduction is None else f'{reduction:.1f}x':>10}"
 

@@ -75,7 +75,7 @@ class Evaluation:
                                 ("  luck-corrected", self.corrected_mean_placement),
                                 ("top-4 rate", self.top4), ("  luck-corrected", self.corrected_top4)):
             if estimate is not None and estimate.low is None:
-                lines.append(f"{label:<28}{estimate.value:>9.3f}  {'n/a':<18}  {'n/a':>12} (every board gave "
+                lines.append(f"{label:<28}{estimate.value:>9.3f}  {'n/a':<14}  {'n/a':>12} (every board gave "
                              "the same value)")
             elif estimate is not None:
                 games = "n/a" if estimate.independent_games is None else f"{estimate.independent_games:,.0f}"
@@ -189,6 +189,7 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
     from ..game.stats import MISBEHAVIOUR_COLUMNS
     from ..tournament.spec import CHUNK_BOARDS, boards_in_chunk, check_lineup, chunk_count, chunk_rows, make_spec
     from .tournaments import load_config
+    from ..engine.dealers import DEALERS, inexact_warning
     from .values import choose_value
 
     warn, note = warner(warn), noter(note)
@@ -201,6 +202,8 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
                          f"its opponents sit at one table of {loaded.players} seats)", "opponents")
     bots = [agent_bot(agent)] + [load_bot(opponent) for opponent in opponents]
     check_lineup(bots, loaded.players, argument="opponents")
+    if dealer in DEALERS and inexact_warning(dealer):  # an unknown one is refused by make_spec, as before
+        warn(inexact_warning(dealer))
     model = choose_value(value, loaded, note, warn)
     spec = make_spec(loaded, bots, boards, dealer, seed, value=model)
     weights = model.weights_for(spec.bot_names, spec.bot_sha256)[0] if model else None

@@ -171,9 +171,9 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     loaded = load_config(config)
     config_warnings(loaded, warn)
     check_order(dealer_named(dealer), order)  # before a worker starts
+    check_bot_count(len(specs), loaded.players, defaulted=bots is None)
     if inexact_warning(dealer):
         warn(inexact_warning(dealer))
-    check_bot_count(len(specs), loaded.players, defaulted=bots is None)
     if table >= len(specs):
         raise UsageError(f"{table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one table per bot)",
                          "table")
@@ -365,23 +365,22 @@ class Results:
                 f"{len(self.bot_names)} bots, dealer {identity['dealer']}, seed {identity['seed']})")
 
 
-def _from_manifest(out: Path, given: dict, warn) -> tuple:
+def _from_manifest(out: Path, given: dict) -> tuple:
     """Fill what defines a resumed run and was not given from its manifest; returns ``(given, recorded
-    parameters or None)``. A bot file edited since the run began is warned of: the run goes on with the folder's
-    copy of it, so that its boards are all played by one bot."""
+    parameters or None, edited)``: ``edited`` lists ``(name, recorded path, the folder's copy, recorded
+    fingerprint)`` for each bot whose file is still there but no longer the folder's copy (the copy plays)."""
     from ..game.agents import is_agent_spec
     from ..tournament.storage import CONFIG_SNAPSHOT, read_manifest, recorded_bot_files
 
     identity = read_manifest(out)["identity"]
-    recorded = None
+    recorded, edited = None, []
     if given["config"] is None:
         given["config"] = str(out / CONFIG_SNAPSHOT)
     if given["bots"] is None:
         given["bots"] = recorded_bot_files(out, identity)
-        for (name, recorded_path, *_), path in zip(identity["bots"], given["bots"]):
+        for (name, recorded_path, fingerprint, _), path in zip(identity["bots"], given["bots"]):
             if path != recorded_path and Path(recorded_path).is_file():
-                warn(f"bot {name!r}: {recorded_path} has changed since the run began; the run goes on with the "
-                     f"folder's copy ({path}); a new run plays the file as it is now")
+                edited.append((name, recorded_path, path, fingerprint))
             if not is_agent_spec(path) and not Path(path).is_file():
                 raise RunError(f"{out}: the file of bot {name!r}, {path}, is gone and the folder has no copy of it "
                                f"(allowed: where each bot's file is now, in the run's order: "
@@ -393,7 +392,22 @@ def _from_manifest(out: Path, given: dict, warn) -> tuple:
             given[option] = identity[option]
     if not isinstance(given["boards"], int) or isinstance(given["boards"], bool):
         raise RunError(f"{out}/manifest.json: boards is not a number of boards")
-    return given, recorded
+    return given, recorded, edited
+
+
+def _warn_of_edited_bot_files(out: Path, edited: list, infos, warn) -> None:
+    """Once the resume is accepted and its bots loaded: each bot file edited since the run began whose copy in the
+    folder is the run's very bot (its fingerprint the recorded one) is said not to be played, while boards are
+    left to play (a finished run plays nothing)."""
+    from ..tournament.storage import KEPT_FINISHED, kept_work
+
+    if not edited or kept_work(out) == KEPT_FINISHED:
+        return
+    fingerprints = {info.name: info.fingerprint for info in infos}
+    for name, recorded_path, copy, fingerprint in edited:
+        if fingerprints.get(name) == fingerprint:
+            warn(f"bot {name!r}: {recorded_path} has changed since the run began; the run goes on with the "
+                 f"folder's copy ({copy}); a new run plays the file as it is now")
 
 
 def run_tournament(config=None, bots=None, boards: int | None = None, dealer: str | None = None,
@@ -474,10 +488,10 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
         warn, note = warner(warn), noter(note)
         given = {"config": config, "bots": bot_list(bots), "boards": boards, "dealer": dealer, "seed": seed,
                  "design": design, "events": events, "bot_param_file": bot_param_file}
-        recorded = None
+        recorded, edited = None, []
         resuming = resume and out is not None and out is not DEFAULT_OUT and Path(out).is_dir()  # a folder that exists
         if resuming:
-            given, recorded = _from_manifest(Path(out), given, warn)
+            given, recorded, edited = _from_manifest(Path(out), given)
         defaults = {"config": DEFAULT_CONFIG, "boards": DEFAULT_BOARDS, "dealer": DEFAULT_DEALER, "seed": RUN_SEED,
                     "design": DEFAULT_DESIGN, "events": DEFAULT_EVENTS}
         given = {key: defaults[key] if value is None and key in defaults else value for key, value in given.items()}
@@ -493,8 +507,6 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
                 where.folder = Path(out)
         loaded = load_config(given["config"])
         config_warnings(loaded, warn)
-        if inexact_warning(given["dealer"]):
-            warn(inexact_warning(given["dealer"]))
         specs = given["bots"] if given["bots"] is not None else bot_names()
         check_bot_count(len(specs), loaded.players, defaulted=given["bots"] is None)
         overrides = parameter_overrides(bot_params, bot_param_file)
@@ -516,10 +528,14 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
 
             # A resumed run is corrected by the value it started with (its snapshot), or by none.
             value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
+        if inexact_warning(given["dealer"]):  # once what is asked is known to be playable
+            warn(inexact_warning(given["dealer"]))
         model = choose_value(value, loaded, note, warn)
         # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
         with command_pool(workers, backend, game_timeout):
             infos = load_bots_and_table(loaded, specs, overrides, game_timeout, note, progress)
+            if resuming:
+                _warn_of_edited_bot_files(Path(out), edited, infos, warn)
             # A bot the value file has no weights of its own for (not fitted on it, or its code changed since) is
             # corrected by the weights pooled over the file's bots (autodup.game.value.ValueModel.weights_for).
             spec = make_spec(loaded, infos, given["boards"], given["dealer"], given["seed"], given["design"],

@@ -310,14 +310,15 @@ def _bots_difference(recorded: list, current: list) -> str:
 
 # The identity's fields a user gives as arguments: a refusal gives both values of those that differ.
 _ARGUMENT_FIELDS = ("boards", "dealer", "seed", "tables", "design", "events")
+_PLURAL_FIELDS = ("boards", "tables", "events", "chunk_boards")  # "boards differ", as "seed differs"
 
 
 def _differences(recorded: dict, identity: dict) -> str:
     """What differs between a run folder's ``recorded`` identity and the ``identity`` (or the part of one) given:
     ``seed differs: 2 given, 1 in the run``."""
     differing = sorted(key for key in identity if recorded.get(key) != identity[key])
-    said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots" else (key, False)
-            for key in differing]
+    said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots"
+            else (key, key in _PLURAL_FIELDS) for key in differing]
     plural = len(said) > 1 or any(is_plural for _, is_plural in said)
     said = [phrase for phrase, _ in said]
     values = [(key, identity[key], recorded.get(key)) for key in differing if key in _ARGUMENT_FIELDS]
@@ -394,6 +395,9 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         chunk, path = int(match.group(1)), Path(entry.path)
         try:
             columns, metadata = read_chunk(path)
+            # Another run's chunk is refused, not replaced: only this run's own chunk is corrupted by its columns.
+            if metadata.get("autodup_run") != identity_hash or metadata.get("autodup_chunk") != str(chunk):
+                raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
             if set(columns) != expected_columns:
                 difference = _column_difference(columns, expected_columns)
                 raise _corrupted(path, f" (its columns are not this run's: {difference})")
@@ -401,9 +405,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             path.unlink()
             plan.corrupted.append(str(error))
             continue
-        rows = boards_in_chunk(spec.boards, chunk) * rows_per_board
-        if metadata.get("autodup_run") != identity_hash or metadata.get("autodup_chunk") != str(chunk) \
-                or columns["board"].size != rows:
+        if columns["board"].size != boards_in_chunk(spec.boards, chunk) * rows_per_board:
             raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
         plan.done.add(chunk)
     if existed and not resume and len(plan.done) < total:
