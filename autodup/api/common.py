@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import TaskError, UsageError
 
 __all__ = ["LOGGER", "Report", "warner", "noter", "configuration", "texts", "path_of", "bot_list", "config_warnings",
-           "execution", "raised_as_in_the_worker"]
+           "dealer_warnings", "execution", "raised_as_in_the_worker"]
 
 LOGGER = logging.getLogger("autodup")
 # Without a handler of its own, logging's last resort prints WARNING and above to stderr: a library adds a
@@ -177,6 +177,15 @@ def raised_as_in_the_worker():
         yield
     except TaskError as error:
         raise error.as_raised() from None
+
+
+def dealer_warnings(dealer: str, warn) -> None:
+    """Pass the warning of a dealer that does not keep the game's probabilities (``replay``) to ``warn``; an exact
+    dealer, or a name that is not a dealer (refused where it is checked), says nothing."""
+    from ..engine.dealers import DEALERS, inexact_warning
+
+    if dealer in DEALERS and not DEALERS[dealer].exact:
+        warn(inexact_warning(dealer))
 
 
 def config_warnings(config, warn) -> None:

@@ -10,7 +10,18 @@ from ..arguments import half_width, optional, seconds
 from ..errors import UsageError, counted
 from ..files import check_output_folder, mark_output_folder, remove_stale_temporaries
 from ..shipped import DEFAULT_CONFIG
-from .common import Report, bot_list, command_pool, config_warnings, configuration, execution, noter, texts, warner
+from .common import (
+    Report,
+    bot_list,
+    command_pool,
+    config_warnings,
+    configuration,
+    dealer_warnings,
+    execution,
+    noter,
+    texts,
+    warner,
+)
 from .tournaments import DEFAULT_BOARDS, RUN_SEED, load_config, parameter_overrides
 
 __all__ = ["DEFAULT_QUALITY_BOARDS", "quality", "report", "ab", "sweep"]
@@ -245,7 +256,7 @@ def _comparison_specs(configs: list, options: dict, command: str) -> list:
 def _options(arguments: dict) -> dict:
     """The options of :func:`ab` or :func:`sweep` (their ``locals()`` on entry), with defaults filled in."""
     from ..analysis.ab import DEFAULT_UNTIL_CI_BOARDS
-    from ..engine.dealers import DEFAULT_DEALER, inexact_warning
+    from ..engine.dealers import DEFAULT_DEALER
     from ..game.boards import DEFAULT_DESIGN
     from ..game.rules import DEFAULT_EVENTS
     from ..tournament.spec import check_run_arguments
@@ -263,8 +274,7 @@ def _options(arguments: dict) -> dict:
                                                             options["game_timeout"], options["ray_address"],
                                                             options["boards"])
     options["warn"], options["note"] = warner(options["warn"]), noter(options["note"])
-    if inexact_warning(options["dealer"]):
-        options["warn"](inexact_warning(options["dealer"]))
+    dealer_warnings(options["dealer"], options["warn"])
     return options
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from ..arguments import MAX_BOARDS, integer
 from ..arguments import seed as check_seed
 from ..errors import UsageError, counted, named
-from .common import bot_list, noter, warner
+from .common import bot_list, dealer_warnings, noter, warner
 
 __all__ = ["Estimate", "Evaluation", "evaluate", "agent_bot"]
 
@@ -189,7 +189,6 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
     from ..game.stats import MISBEHAVIOUR_COLUMNS
     from ..tournament.spec import CHUNK_BOARDS, boards_in_chunk, check_lineup, chunk_count, chunk_rows, make_spec
     from .tournaments import load_config
-    from ..engine.dealers import DEALERS, inexact_warning
     from .values import choose_value
 
     warn, note = warner(warn), noter(note)
@@ -202,8 +201,7 @@ def evaluate(agent, opponents=DEFAULT_OPPONENTS, boards: int = 200, seed: int = 
                          f"its opponents sit at one table of {loaded.players} seats)", "opponents")
     bots = [agent_bot(agent)] + [load_bot(opponent) for opponent in opponents]
     check_lineup(bots, loaded.players, argument="opponents")
-    if dealer in DEALERS and inexact_warning(dealer):  # an unknown one is refused by make_spec, as before
-        warn(inexact_warning(dealer))
+    dealer_warnings(dealer, warn)  # an unknown one is refused by make_spec, as before
     model = choose_value(value, loaded, note, warn)
     spec = make_spec(loaded, bots, boards, dealer, seed, value=model)
     weights = model.weights_for(spec.bot_names, spec.bot_sha256)[0] if model else None

@@ -16,6 +16,7 @@ from .common import (
     command_pool,
     config_warnings,
     configuration,
+    dealer_warnings,
     execution,
     noter,
     path_of,
@@ -153,7 +154,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     >>> sorted(seat["placement"] for seat in result["seats"])
     [1, 2, 3, 4, 5, 6, 7, 8]
     """
-    from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named, inexact_warning
+    from ..engine.dealers import DEALERS, DEFAULT_DEALER, dealer_named
     from ..game.boards import check_order
     from ..game.bot_loading import bot_names
     from ..game.rules import ORDERS
@@ -172,8 +173,7 @@ def play(config=DEFAULT_CONFIG, bots="greedy", seed: int = RUN_SEED, board: int 
     config_warnings(loaded, warn)
     check_order(dealer_named(dealer), order)  # before a worker starts
     check_bot_count(len(specs), loaded.players, defaulted=bots is None)
-    if inexact_warning(dealer):
-        warn(inexact_warning(dealer))
+    dealer_warnings(dealer, warn)
     if table >= len(specs):
         raise UsageError(f"{table} is out of range (allowed: 0 to {len(specs) - 1}: a board has one table per bot)",
                          "table")
@@ -477,7 +477,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
     """
     with _RunFolder() as where:  # a stop, whenever it comes, is told what the run's folder holds
         from ..analysis.summary import play_and_summarize, warn_if_misbehaving
-        from ..engine.dealers import DEFAULT_DEALER, inexact_warning
+        from ..engine.dealers import DEFAULT_DEALER
         from ..game.boards import DEFAULT_DESIGN
         from ..game.bot_loading import bot_names
         from ..game.rules import DEFAULT_EVENTS
@@ -528,8 +528,7 @@ def run_tournament(config=None, bots=None, boards: int | None = None, dealer: st
 
             # A resumed run is corrected by the value it started with (its snapshot), or by none.
             value = Path(out) / VALUE_SNAPSHOT if read_manifest(out)["identity"].get("value_sha256") else None
-        if inexact_warning(given["dealer"]):  # once what is asked is known to be playable
-            warn(inexact_warning(given["dealer"]))
+        dealer_warnings(given["dealer"], warn)  # once what is asked is known to be playable
         model = choose_value(value, loaded, note, warn)
         # Local workers start now and load the bots, then play them: a warm start imports and loads once per process.
         with command_pool(workers, backend, game_timeout):

@@ -362,8 +362,7 @@ def chunk_column_names(stage_luck: bool, corrected: bool) -> tuple:
     """The names of the columns every chunk of a run holds, in the order :func:`chunk_rows` writes them, for a run
     that keeps its luck stage by stage (``stage_luck``) or not, corrected by a value or not: what a chunk on disk
     is checked against before a resume counts it done."""
-    names = ("board", "table", "seat", "bot", *RESULT_COLUMNS, "round_shops", *ROUND_COLUMNS, "final_champions",
-             "final_stars", "offers", "bought", "luck", *(("stage_luck",) if stage_luck else ()))
+    names = ("board", "table", "seat", "bot", *RESULT_COLUMNS, *LIST_COLUMNS, *(("stage_luck",) if stage_luck else ()))
     if corrected:
         from ..game.value import CORRECTION_COLUMNS
 

@@ -393,11 +393,12 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         if not match or int(match.group(1)) >= total:
             raise RunError(f"{chunks}: holds files that are not chunks of this run ({entry.name}, ...)")
         chunk, path = int(match.group(1)), Path(entry.path)
+        foreign = f"{path}: not a chunk of this run (delete it to play it again)"
         try:
             columns, metadata = read_chunk(path)
             # Another run's chunk is refused, not replaced: only this run's own chunk is corrupted by its columns.
             if metadata.get("autodup_run") != identity_hash or metadata.get("autodup_chunk") != str(chunk):
-                raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
+                raise RunError(foreign)
             if set(columns) != expected_columns:
                 difference = _column_difference(columns, expected_columns)
                 raise _corrupted(path, f" (its columns are not this run's: {difference})")
@@ -406,7 +407,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             plan.corrupted.append(str(error))
             continue
         if columns["board"].size != boards_in_chunk(spec.boards, chunk) * rows_per_board:
-            raise RunError(f"{path}: not a chunk of this run (delete it to play it again)")
+            raise RunError(foreign)
         plan.done.add(chunk)
     if existed and not resume and len(plan.done) < total:
         raise RunError(f"{out} holds this run, unfinished (allowed: resuming it, with --resume or resume=True, or "
