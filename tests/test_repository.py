@@ -126,6 +126,8 @@ def test_game_benchmark_prints_its_figures_as_json():
     assert data["plain_hierarchical_draw_ns"] > 0 and data["roster_share"] > 0
     assert data["draws_per_game"] == pytest.approx(
         1e9 / data["games_per_s"]["haystack"] / data["plain_hierarchical_draw_ns"], rel=1e-9)
+    assert data["control_draws_per_game"] == pytest.approx(
+        data["draws_per_game"] / data["ratio_to_control"]["haystack"], rel=1e-9)
     # Each repeat's own figure: its haystack games over its own plain draw.
     assert data["draws_per_game_by_repeat"] == pytest.approx(
         [1e9 / games / draw for games, draw in zip(data["haystack_games_per_s_by_repeat"],
