@@ -36,9 +36,9 @@ import threading
 from dataclasses import dataclass
 
 __all__ = ["without_colours", "first_line", "named", "one_line", "counted", "printable", "print_warning",
-           "AutodupError", "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError", "CorruptChunk",
-           "OtherRun", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped", "lost_stop",
-           "refuse_work_after_a_lost_stop", "Where", "is_stop"]
+           "AutodupError", "mention", "ConfigError", "BotError", "PolicyError", "ValueFileError", "RunError",
+           "CorruptChunk", "OtherRun", "UsageError", "NamesAnArgument", "WorkerFailure", "TaskError", "Stopped",
+           "lost_stop", "refuse_work_after_a_lost_stop", "Where", "is_stop"]
 
 _COLOURS = re.compile(r"\x1b\[[0-9;]*m")
 # numba prefixes its messages with the pipeline stage; those lines say nothing to a user.
@@ -111,20 +111,56 @@ class NamesAnArgument:
 
     # Parameters whose option is not their name with dashes.
     OPTIONS = {"settings": "--set", "bot_params": "--bot-param"}
+    # Other arguments a message may name in what it allows (marked by :func:`mention`), as the Python API and
+    # the command line spell them.
+    MENTIONED = {"resume": ("resume=True", "--resume"), "ray_address": ("ray_address", "--ray-address")}
 
     def __init__(self, message: str, argument: str | None = None):
-        self.message, self.argument = message, argument
-        super().__init__(one_line(f"{argument}: {message}" if argument else message))
+        self.marked_message, self.argument = message, argument
+        self.message = _spell_mentions(message, 0)
+        super().__init__(one_line(f"{argument}: {self.message}" if argument else self.message))
 
     def __reduce__(self):
-        return type(self), (self.message, self.argument)
+        return type(self), (self.marked_message, self.argument)
 
     def for_command_line(self) -> str:
-        """The message with the argument spelled as the command line's option."""
+        """The message with the argument spelled as the command line's option (and the arguments it mentions)."""
+        message = _spell_mentions(self.marked_message, 1)
         if not self.argument:
-            return str(self)
+            return one_line(message)
         option = self.OPTIONS.get(self.argument, f"--{self.argument.replace('_', '-')}")
-        return one_line(f"{option}: {self.message}")
+        return one_line(f"{option}: {message}")
+
+
+# A NUL cannot be in a path, an option's text or a configuration, so a mark cannot be taken for what a user wrote.
+_MENTION = "\0"
+
+
+def mention(argument: str) -> str:
+    """A mark, in a message of a :class:`NamesAnArgument` error, for another argument it names: spelled
+    ``resume=True`` in ``str()``, ``--resume`` in :meth:`NamesAnArgument.for_command_line`, so that a layer
+    below both can say what is allowed in each one's terms.
+
+    Examples
+    --------
+    >>> error = RunError(f"a run is there (allowed: resuming it, with {mention('resume')})", "out")
+    >>> str(error)
+    'out: a run is there (allowed: resuming it, with resume=True)'
+    >>> error.for_command_line()
+    '--out: a run is there (allowed: resuming it, with --resume)'
+    """
+    if argument not in NamesAnArgument.MENTIONED:
+        raise KeyError(f"no spelling of {argument!r} for a message (known: {', '.join(NamesAnArgument.MENTIONED)})")
+    return f"{_MENTION}{argument}{_MENTION}"
+
+
+def _spell_mentions(message: str, side: int) -> str:
+    """``message`` with each :func:`mention` spelled for the API (``side`` 0) or the command line (1)."""
+    if _MENTION not in message:
+        return message
+    for argument, spellings in NamesAnArgument.MENTIONED.items():
+        message = message.replace(f"{_MENTION}{argument}{_MENTION}", spellings[side])
+    return message
 
 
 class UsageError(NamesAnArgument, AutodupError, ValueError):
@@ -200,7 +236,7 @@ class CorruptChunk(RunError):
         self.folder = folder
 
     def __reduce__(self):
-        return type(self), (self.message, self.argument, self.folder)
+        return type(self), (self.marked_message, self.argument, self.folder)
 
 
 class OtherRun(RunError):
@@ -212,7 +248,7 @@ class OtherRun(RunError):
         self.differing = differing
 
     def __reduce__(self):
-        return type(self), (self.message, self.argument, self.differing)
+        return type(self), (self.marked_message, self.argument, self.differing)
 
 
 def print_warning(line: str) -> None:

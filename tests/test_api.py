@@ -214,8 +214,33 @@ def test_the_api_refuses_bot_parameters_and_another_run_in_its_own_terms(small_r
     with pytest.raises(RunError) as raised:  # small_run's folder, asked for another seed
         autodup.run_tournament("tiny", bots="greedy,econ,random", boards=6, seed=4, out=small_run.path, workers=1)
     assert str(raised.value) == (f"out: {small_run.path} holds another run (seed differs: 4 given, 3 in the run) "
-                                 "(allowed: another folder, or resuming that run with its own arguments: --resume "
-                                 "or resume=True)")
+                                 "(allowed: another folder, or resuming that run with its own arguments: "
+                                 "resume=True)")
+    # The command line says the same in its own terms.
+    assert raised.value.for_command_line() == (
+        f"--out: {small_run.path} holds another run (seed differs: 4 given, 3 in the run) (allowed: another folder, "
+        "or resuming that run with its own arguments: --resume)")
+
+
+def test_an_error_that_mentions_another_argument_spells_it_for_each_side_and_crosses_processes():
+    """A mention is spelled for the API in str() and for the command line in for_command_line, also after
+    pickling (errors cross processes); an argument without a spelling is refused where the message is made."""
+    import pickle
+
+    from autodup.errors import CorruptChunk, OtherRun, mention
+
+    made = (RunError(f"x (allowed: {mention('resume')})", "out"),
+            OtherRun(f"y (allowed: {mention('resume')})", "out", differing="seed differs"),
+            CorruptChunk(f"z (allowed: {mention('resume')})", None, folder="runs/a"))
+    for error in made:
+        for copy in (error, pickle.loads(pickle.dumps(error))):
+            assert type(copy) is type(error) and "\0" not in str(copy) + copy.message + copy.for_command_line()
+            assert str(copy).endswith("(allowed: resume=True)") and copy.message.endswith("(allowed: resume=True)")
+            assert copy.for_command_line().endswith("(allowed: --resume)")
+    assert pickle.loads(pickle.dumps(made[1])).differing == "seed differs"
+    assert pickle.loads(pickle.dumps(made[2])).folder == "runs/a"
+    with pytest.raises(KeyError, match="no spelling of 'seed'"):
+        mention("seed")
 
 
 def test_rows_take_one_column_by_its_name(small_run):

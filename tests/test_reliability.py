@@ -260,6 +260,7 @@ def test_a_run_stopped_by_a_slow_bot_resumes_to_the_bytes_of_an_uninterrupted_ru
     assert stopped.returncode == 2
     line = one_line(stopped)
     assert "bot 'slow' (seat 0, board" in line and "did not finish its game within 0.3 s" in line
+    assert "raise the game timeout (--game-timeout, game_timeout) if games are meant to be that slow" in line
     kept = sorted(p.name for p in (out / "chunks").glob("chunk-*.parquet"))
     assert kept == ["chunk-000000.parquet", "chunk-000001.parquet"], (kept, line)
     assert "the 2 finished chunks are kept" in line
@@ -735,6 +736,7 @@ def test_ray_address_mistakes_fail_in_seconds_with_one_line(tmp_path):
     nobody = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--backend", "ray",
                      "--ray-address", "127.0.0.1:9", "--out", str(tmp_path / "a"), "--quiet", timeout=120)
     assert nobody.returncode == 2 and "nothing answers at 127.0.0.1:9" in one_line(nobody)
+    assert "or leave out --ray-address to start one here" in one_line(nobody)  # the command line's spelling
     assert time.time() - started < 60 and not (tmp_path / "a").exists()
     without = autodup("run", "configs/tiny.yaml", "--bots", "greedy", "--boards", "5", "--ray-address",
                       "127.0.0.1:9", "--out", str(tmp_path / "b"), "--quiet")

@@ -145,6 +145,10 @@ def test_resume_takes_the_runs_own_arguments_and_a_finished_run_is_reused(tmp_pa
     finished = chunk_bytes(out)
     (out / "chunks" / "chunk-000001.parquet").unlink()   # as if killed before the last chunk
     (out / "summary.json").unlink()
+    unfinished = autodup(*args)  # the same command without --resume: refused, in the command line's terms
+    assert unfinished.returncode == 2 and "holds this run, unfinished" in unfinished.stderr
+    assert "(allowed: resuming it, with --resume, or another folder)" in unfinished.stderr
+    assert "resume=True" not in unfinished.stderr and unfinished.stderr.count("\n") == 1, unfinished.stderr
     resumed = autodup("run", "--resume", "--out", str(out), "--quiet", cwd=tmp_path)   # nothing else given
     assert resumed.returncode == 0, resumed.stderr
     assert chunk_bytes(out) == finished and resumed.stdout == first.stdout
@@ -155,6 +159,8 @@ def test_resume_takes_the_runs_own_arguments_and_a_finished_run_is_reused(tmp_pa
     assert other.returncode == 2 and "other arguments" in other.stderr and "seed" in other.stderr
     elsewhere = autodup("run", "tiny", "--bots", "greedy", "--boards", "3", "--out", str(out), "--quiet")
     assert elsewhere.returncode == 2 and "holds another run" in elsewhere.stderr
+    # What is allowed is said in the command line's terms, not the API's.
+    assert "its own arguments: --resume)" in elsewhere.stderr and "resume=True" not in elsewhere.stderr
 
 
 def test_a_folder_that_is_not_a_run_is_refused_in_one_line(tmp_path):

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..arguments import BACKENDS, choice, cores
-from ..errors import RunError, first_line, print_warning
+from ..errors import RunError, first_line, mention, print_warning
 from ..files import check_output_folder, make_folder, write_json_atomically
 from .folder_lock import LOCK_NAME, locked
 from .spec import (
@@ -274,7 +274,8 @@ def _check_ray_address(address) -> None:
                 header += received
     except OSError as error:
         raise RunError(f"nothing answers at {address} ({error.strerror or error}); start a cluster "
-                       "with `ray start --head`, or leave out --ray-address to start one here", "ray_address") from None
+                       f"with `ray start --head`, or leave out {mention('ray_address')} to start one here",
+                       "ray_address") from None
     if len(header) < 9 or header[3] != 4:
         raise RunError(f"{address} answers, but not as a Ray cluster does (no gRPC there); give the "
                        "address `ray start --head` printed", "ray_address")

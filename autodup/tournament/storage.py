@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CorruptChunk, OtherRun, RunError, UsageError, first_line
+from ..errors import CorruptChunk, OtherRun, RunError, UsageError, first_line, mention
 from ..files import replacing, write_bytes_atomically, write_json_atomically
 from ..game.agents import is_agent_spec
 from ..game.boards import DEFAULT_DESIGN
@@ -368,7 +368,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
         if recorded != identity:
             if not resume:
                 raise RunError(f"{out} holds another run ({_differences(recorded, identity)}) (allowed: "
-                               "another folder, or resuming that run with its own arguments: --resume or resume=True)",
+                               f"another folder, or resuming that run with its own arguments: {mention('resume')})",
                                "out")
             raise _other_run(out, recorded, identity)
     else:
@@ -410,7 +410,7 @@ def prepare_output(out: Path, spec: RunSpec, resume: bool, manifest_extra: dict)
             raise RunError(foreign)
         plan.done.add(chunk)
     if existed and not resume and len(plan.done) < total:
-        raise RunError(f"{out} holds this run, unfinished (allowed: resuming it, with --resume or resume=True, or "
+        raise RunError(f"{out} holds this run, unfinished (allowed: resuming it, with {mention('resume')}, or "
                        "another folder)", "out")
     return plan
 
