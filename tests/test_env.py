@@ -229,6 +229,39 @@ def test_the_agents_pages_python_examples_run():
         exec(compile(code, "docs/guide/agents.md", "exec"), {})
 
 
+def test_info_says_when_the_action_cap_ended_the_turn_and_the_count_is_the_tables():
+    """An agent that toggles its shop's lock and never ends a turn: each turn's 64th action (ACTION_CAP) has
+    info["cap_hit"] True, every other step False, except in turns it ends itself with that action; the game's own
+    count of cap hits (its results) is the number of True flags. The vector environment flags its tables alike."""
+    from autodup.game.actions import ACTION_CAP, ACTION_END, ACTION_LOCK, encode_decisions
+    from autodup.game.stats import RESULT_COLUMNS
+
+    env = autodup_env.AutodupEnv(config="tiny", opponents="greedy", seat=1)
+    lock, end = (int(np.flatnonzero(env.layout.answers == encode_decisions([code], [0])[0])[0])
+                 for code in (ACTION_LOCK, ACTION_END))
+    actions_taken = VIEW_NAMES.index("actions")
+    observation, _ = env.reset(seed=5)
+    hits, ended_itself, turns_at_the_cap, done = 0, 0, 0, False
+    while not done:
+        last = observation["me"][actions_taken] == ACTION_CAP - 1
+        action = end if last and turns_at_the_cap % 2 else lock  # every other such turn ends itself
+        observation, _, done, _, info = env.step(action)
+        assert info["cap_hit"] is bool(last and action == lock)
+        hits += info["cap_hit"]
+        ended_itself += bool(last and action == end)
+        turns_at_the_cap += bool(last)
+    assert hits >= 3 and ended_itself >= 3
+    assert env.tables.results(0)[1, RESULT_COLUMNS.index("cap_hits")] == hits
+
+    vector = autodup_env.AutodupVectorEnv(num_envs=2, config="tiny", opponents="greedy", seat=1)
+    observations, _ = vector.reset(seed=5)
+    for step in range(ACTION_CAP):
+        observations, _, _, _, infos = vector.step(np.full(2, lock))
+        np.testing.assert_array_equal(infos["cap_hit"], [step == ACTION_CAP - 1] * 2)
+        assert infos["_cap_hit"].all()
+    assert (observations["me"][:, actions_taken] == 0).all()  # a later round's turn
+
+
 def test_info_says_when_the_table_refused_an_action_and_the_count_is_the_tables():
     """An agent that plays a masked-out action every fourth step (when one exists): each such step's
     info["illegal_action"] is True and the seat is asked again in the same state; every other step's is

@@ -9,7 +9,7 @@ from ..arguments import integer
 from ..errors import UsageError
 from ..game.agents import numbered_action
 from ..game.bot_loading import bot_names
-from ..game.observation import action_layout, observation_row
+from ..game.observation import action_layout, observation_row, reaches_the_cap
 from ..game.resumable import bots_from, rules_from
 from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
 
@@ -104,7 +104,9 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
     ``reset(options={"board": k})`` board ``k``: the game ``autodup play`` deals for that seed and board. Two
     agents evaluated on the same seeds and boards meet the same shops, which is the point of duplicate play.
     ``info`` holds ``board``, ``seed``, after a step ``illegal_action`` (whether the table refused the action: the
-    seat then decides again, in the same state) and, at the end, ``placement``.
+    seat then decides again, in the same state) and ``cap_hit`` (whether the action was the turn's
+    ``ACTION_CAP``-th, 64, after which the table ended the turn: the seat's next decision is in a later round),
+    and, at the end, ``placement``.
     """
 
     metadata = {"render_modes": []}
@@ -136,8 +138,9 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
         # The mask is the table's own legality (its predicates): an action it leaves out is refused and counted.
         illegal = not tables.observations.action_mask[0, index]
         self._answer[0] = self._answers[index]
+        cap_hit = bool(reaches_the_cap(tables.observations.me[0], self._answer[0]))
         tables.step(self._acting, self._answer)
-        info = {"seed": tables.seed, "board": int(tables.boards[0]), "illegal_action": illegal}
+        info = {"seed": tables.seed, "board": int(tables.boards[0]), "illegal_action": illegal, "cap_hit": cap_hit}
         placement = int(tables.placements[0, self.seat])
         if placement:
             info["placement"] = placement

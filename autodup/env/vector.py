@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..arguments import integer
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS, observation_row
+from ..game.observation import OBSERVATION_KEYS, observation_row, reaches_the_cap
 from .single import DEFAULT_OPPONENTS, LearningSeat
 from .spaces import action_space, observation_space, reward_of, tables_for
 
@@ -26,7 +26,8 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
     ``terminated``, and already the new game's first observation. ``reset(seed=s)`` starts table ``i`` on
     board ``i`` of tournament seed ``s``; the boards after go, in order, to the tables that finish. ``infos``
     holds ``board`` (int64 (num_envs,): each table's current board), ``illegal_action`` (bool (num_envs,): whether
-    each table refused its action, its seat then deciding again) and, for the tables that just finished,
+    each table refused its action, its seat then deciding again), ``cap_hit`` (bool (num_envs,): whether the action
+    was its turn's 64th, ``ACTION_CAP``, after which the table ended the turn) and, for the tables that just finished,
     ``placement``, and as Gymnasium's same-step vector environments give them, ``final_obs`` (object
     (num_envs,): the finished game's last observation, None elsewhere) and ``final_info`` (the finished game's
     info, as :class:`~autodup.env.AutodupEnv` gives it at the end, a dict of arrays), each key with its mask
@@ -71,13 +72,15 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
                              "actions")
         # The mask is the table's own legality: an action it leaves out is refused, and the table asks again.
         illegal = tables.observations.action_mask[np.arange(self.num_envs), actions] == 0
-        tables.step(self._acting, self._answers[actions])
+        answers = self._answers[actions]
+        cap_hit = reaches_the_cap(tables.observations.me, answers)
+        tables.step(self._acting, answers)
         placements = tables.placements[:, self.seat]
         terminated = placements > 0
         rewards = np.where(terminated, reward_of(self.reward_kind, placements, self.rules.players), 0.0)
         every = np.ones(self.num_envs, dtype=np.bool_)
         infos = {"placement": placements.copy(), "_placement": terminated.copy(),
-                 "illegal_action": illegal, "_illegal_action": every}
+                 "illegal_action": illegal, "_illegal_action": every, "cap_hit": cap_hit, "_cap_hit": every.copy()}
         finished = np.flatnonzero(terminated)
         if finished.size:
             # As Gymnasium's own same-step vector environments: each finished table's last observation and info
@@ -88,7 +91,7 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
                 infos["final_obs"][i] = observation_row(tables.observations, i)
                 final_info = self._add_info(final_info, {
                     "seed": tables.seed, "board": int(tables.boards[i]), "illegal_action": bool(illegal[i]),
-                    "placement": int(placements[i])}, i)
+                    "cap_hit": bool(cap_hit[i]), "placement": int(placements[i])}, i)
             infos["_final_obs"], infos["final_info"], infos["_final_info"] = terminated.copy(), final_info, \
                 terminated.copy()
             _, first = self.boards.next(count=finished.size)

@@ -30,6 +30,8 @@ import numpy as np
 from .actions import (
     ACTION_BUY,
     ACTION_BUY_XP,
+    ACTION_CAP,
+    ACTION_CODES,
     ACTION_END,
     ACTION_LOADED_ROLL,
     ACTION_LOCK,
@@ -39,6 +41,7 @@ from .actions import (
 )
 from .rules import game_inline
 from .view import (
+    VIEW_ACTIONS,
     VIEW_BUYABLE,
     VIEW_CAN_BUY_XP,
     VIEW_CAN_LOADED_ROLL,
@@ -48,7 +51,7 @@ from .view import (
 )
 
 __all__ = ["ActionLayout", "action_layout", "Observations", "new_observations", "OBSERVATION_KEYS",
-           "observation_row", "fill_action_mask", "observe_seat"]
+           "observation_row", "fill_action_mask", "observe_seat", "reaches_the_cap"]
 
 
 class ActionLayout(NamedTuple):
@@ -137,6 +140,27 @@ def new_observations(rules, tables: int) -> Observations:
 def observation_row(observations: Observations, row: int) -> dict:
     """Row ``row`` of ``observations`` as one agent's observation: a dict of copies, keyed as the fields."""
     return {key: array[row].copy() for key, array in zip(OBSERVATION_KEYS, observations)}
+
+
+def reaches_the_cap(me, answers) -> np.ndarray:
+    """Whether each answer is its turn's ``ACTION_CAP``-th action, after which the table ends the turn (and counts
+    a cap hit in the seat's ``cap_hits``), as :func:`autodup.game.turn.play_turn` decides it.
+
+    Parameters
+    ----------
+    me : int64 (..., VIEW_FIELDS)
+        The views the answers are given to (``Observations.me``): ``me[..., VIEW_ACTIONS]`` actions taken so far.
+    answers : int64 (...)
+        Encoded answers (:func:`~autodup.game.actions.encode_decision`), one per view.
+
+    Returns
+    -------
+    bool (...)
+        True where the view counts ``ACTION_CAP - 1`` actions and the answer is not to end the turn, which ends
+        it before the cap.
+    """
+    actions_taken = np.asarray(me)[..., VIEW_ACTIONS]
+    return (actions_taken == ACTION_CAP - 1) & ((np.asarray(answers) & (ACTION_CODES - 1)) != ACTION_END)
 
 
 @game_inline
