@@ -262,6 +262,34 @@ def test_info_says_when_the_action_cap_ended_the_turn_and_the_count_is_the_table
     assert (observations["me"][:, actions_taken] == 0).all()  # a later round's turn
 
 
+def test_pettingzoo_infos_say_refused_actions_and_cap_hits_as_gymnasium_does():
+    """The deciding agent's info, after its action: illegal_action when the table refused it (the agent decides
+    again), cap_hit at its turn's 64th action (the next agent then decides); False otherwise. AEC and Parallel."""
+    from autodup.game.actions import ACTION_CAP, ACTION_LOCK, encode_decisions
+
+    layout = autodup_env.AutodupEnv(config="tiny").layout  # every environment of a configuration numbers alike
+    lock = int(np.flatnonzero(layout.answers == encode_decisions([ACTION_LOCK], [0])[0])[0])
+    aec = autodup_env.raw_env(config="tiny")
+    aec.reset(seed=2)
+    first = aec.agent_selection
+    refused = int(np.flatnonzero(aec.observe(first)["action_mask"] == 0)[0])
+    aec.step(refused)
+    assert aec.agent_selection == first and aec.infos[first]["illegal_action"] and not aec.infos[first]["cap_hit"]
+    for step in range(ACTION_CAP - 1):  # the refused action was the turn's first
+        assert aec.agent_selection == first
+        aec.step(lock)
+        assert aec.infos[first]["cap_hit"] is (step == ACTION_CAP - 2) and not aec.infos[first]["illegal_action"]
+    assert aec.agent_selection != first
+
+    parallel = autodup_env.parallel_env(config="tiny")
+    observations, _ = parallel.reset(seed=2)
+    deciding = next(agent for agent, seen in observations.items() if seen["action_mask"].sum() > 1)
+    for step in range(ACTION_CAP):
+        _, _, _, _, infos = parallel.step({agent: lock if agent == deciding else 0 for agent in parallel.agents})
+        assert infos[deciding] == {"illegal_action": False, "cap_hit": step == ACTION_CAP - 1}
+        assert all(info == {} for agent, info in infos.items() if agent != deciding)
+
+
 def test_info_says_when_the_table_refused_an_action_and_the_count_is_the_tables():
     """An agent that plays a masked-out action every fourth step (when one exists): each such step's
     info["illegal_action"] is True and the seat is asked again in the same state; every other step's is

@@ -6,7 +6,9 @@ asks every live agent for an action at each step and applies the deciding seat's
 carry a *wait* mask, which allows only action 0, and their actions are ignored.
 
 Agents are ``"seat_0"`` ... ``"seat_7"``. An agent is terminated, with its reward (:mod:`autodup.env.spaces`),
-at the step where its placement becomes known: when it is knocked out, or when the game ends.
+at the step where its placement becomes known: when it is knocked out, or when the game ends. After each action,
+the deciding agent's info says, as the Gymnasium environments' do, ``illegal_action`` (the table refused it: the
+agent decides again) and ``cap_hit`` (it was the turn's 64th action, after which the table ended the turn).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS, observation_row
+from ..game.observation import OBSERVATION_KEYS, observation_row, reaches_the_cap
 from ..game.resumable import rules_from
 from .single import check_action
 from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
@@ -54,10 +56,17 @@ class _Table:
     def waiting(self) -> int:
         return int(self.tables.waiting[0])
 
-    def act(self, action) -> None:
-        self._answer[0] = self.tables.layout.answers[check_action(action, len(self.tables.layout.names))]
+    def act(self, action) -> dict:
+        """Apply the deciding seat's numbered ``action``; returns what its info says of it: ``illegal_action``
+        (refused by the table: the seat decides again) and ``cap_hit`` (its turn's 64th action, after which the
+        table ended the turn), as the Gymnasium environments say them."""
+        index = check_action(action, len(self.tables.layout.names))
+        self._answer[0] = self.tables.layout.answers[index]
+        said = {"illegal_action": not self.tables.observations.action_mask[0, index],
+                "cap_hit": bool(reaches_the_cap(self.tables.observations.me[0], self._answer[0]))}
         self.tables.step(self._acting, self._answer)
         self._desk_cache = None
+        return said
 
     def observe(self, seat: int) -> dict:
         """What ``seat`` sees: the table's observation if it decides now, else its last view with the wait mask."""
@@ -154,7 +163,8 @@ class AutodupAECEnv(_SeatsAsAgents, AECEnv):
             raise UsageError(f"{self.agent_selection} must decide: None is only for an agent that is done", "action")
         self._cumulative_rewards[self.agent_selection] = 0.0
         self._clear_rewards()
-        self._table.act(action)
+        acting = self.agent_selection
+        self.infos[acting] = dict(self.infos[acting], **self._table.act(action))
         for agent in self.agents:
             placement = self._table.placement(self.possible_agents.index(agent))
             if placement and not self.terminations[agent]:
@@ -196,13 +206,14 @@ class AutodupParallelEnv(_SeatsAsAgents, ParallelEnv):
         deciding = self.possible_agents[self._table.waiting]
         if deciding not in actions:
             raise UsageError(f"{deciding} must decide: give it an action (the others' are ignored)", "actions")
-        self._table.act(actions[deciding])
+        said = self._table.act(actions[deciding])
         rewards, terminations, infos = {}, {}, {}
         for agent in self.agents:
             placement = self._table.placement(self.possible_agents.index(agent))
             rewards[agent] = self._table.reward(placement) if placement else 0.0
             terminations[agent] = placement > 0
             infos[agent] = {"placement": placement} if placement else {}
+        infos[deciding].update(said)
         observations = self._observations()
         truncations = dict.fromkeys(self.agents, False)
         self.agents = [agent for agent in self.agents if not terminations[agent]]
