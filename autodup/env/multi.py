@@ -20,7 +20,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS, observation_row, reaches_the_cap
+from ..game.observation import OBSERVATION_KEYS, judge_answers, observation_row
 from ..game.resumable import rules_from
 from .single import check_action
 from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
@@ -62,11 +62,10 @@ class _Table:
         table ended the turn), as the Gymnasium environments say them."""
         index = check_action(action, len(self.tables.layout.names))
         self._answer[0] = self.tables.layout.answers[index]
-        said = {"illegal_action": not self.tables.observations.action_mask[0, index],
-                "cap_hit": bool(reaches_the_cap(self.tables.observations.me[0], self._answer[0]))}
+        illegal, cap_hit = judge_answers(self.tables.observations, index, self._answer)
         self.tables.step(self._acting, self._answer)
         self._desk_cache = None
-        return said
+        return {"illegal_action": bool(illegal[0]), "cap_hit": bool(cap_hit[0])}
 
     def observe(self, seat: int) -> dict:
         """What ``seat`` sees: the table's observation if it decides now, else its last view with the wait mask."""

@@ -9,7 +9,7 @@ from ..arguments import integer
 from ..errors import UsageError
 from ..game.agents import numbered_action
 from ..game.bot_loading import bot_names
-from ..game.observation import action_layout, observation_row, reaches_the_cap
+from ..game.observation import action_layout, judge_answers, observation_row
 from ..game.resumable import bots_from, rules_from
 from .spaces import BoardCounter, action_space, check_dealer, check_reward, observation_space, reward_of, tables_for
 
@@ -136,11 +136,11 @@ class AutodupEnv(LearningSeat, gymnasium.Env):
             raise UsageError("the episode is over: call reset()", "step")
         index = check_action(action, self._answers.shape[0])
         # The mask is the table's own legality (its predicates): an action it leaves out is refused and counted.
-        illegal = not tables.observations.action_mask[0, index]
         self._answer[0] = self._answers[index]
-        cap_hit = bool(reaches_the_cap(tables.observations.me[0], self._answer[0]))
+        illegal, cap_hit = judge_answers(tables.observations, index, self._answer)
         tables.step(self._acting, self._answer)
-        info = {"seed": tables.seed, "board": int(tables.boards[0]), "illegal_action": illegal, "cap_hit": cap_hit}
+        info = {"seed": tables.seed, "board": int(tables.boards[0]), "illegal_action": bool(illegal[0]),
+                "cap_hit": bool(cap_hit[0])}
         placement = int(tables.placements[0, self.seat])
         if placement:
             info["placement"] = placement

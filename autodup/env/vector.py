@@ -8,7 +8,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..arguments import integer
 from ..errors import UsageError
-from ..game.observation import OBSERVATION_KEYS, observation_row, reaches_the_cap
+from ..game.observation import OBSERVATION_KEYS, judge_answers, observation_row
 from .single import DEFAULT_OPPONENTS, LearningSeat
 from .spaces import action_space, observation_space, reward_of, tables_for
 
@@ -71,9 +71,8 @@ class AutodupVectorEnv(LearningSeat, VectorEnv):
             raise UsageError(f"a numbered action is out of range (allowed: 0 to {self._answers.shape[0] - 1})",
                              "actions")
         # The mask is the table's own legality: an action it leaves out is refused, and the table asks again.
-        illegal = tables.observations.action_mask[np.arange(self.num_envs), actions] == 0
         answers = self._answers[actions]
-        cap_hit = reaches_the_cap(tables.observations.me, answers)
+        illegal, cap_hit = judge_answers(tables.observations, actions, answers)
         tables.step(self._acting, answers)
         placements = tables.placements[:, self.seat]
         terminated = placements > 0

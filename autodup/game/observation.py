@@ -51,7 +51,7 @@ from .view import (
 )
 
 __all__ = ["ActionLayout", "action_layout", "Observations", "new_observations", "OBSERVATION_KEYS",
-           "observation_row", "fill_action_mask", "observe_seat", "reaches_the_cap"]
+           "observation_row", "fill_action_mask", "observe_seat", "reaches_the_cap", "judge_answers"]
 
 
 class ActionLayout(NamedTuple):
@@ -161,6 +161,22 @@ def reaches_the_cap(me, answers) -> np.ndarray:
     """
     actions_taken = np.asarray(me)[..., VIEW_ACTIONS]
     return (actions_taken == ACTION_CAP - 1) & ((np.asarray(answers) & (ACTION_CODES - 1)) != ACTION_END)
+
+
+def judge_answers(observations: Observations, actions, answers) -> tuple[np.ndarray, np.ndarray]:
+    """What the tables will make of their waiting seats' numbered ``actions`` (int64 (tables,), or one int for
+    one table) and their ``answers`` (int64 (tables,)), judged before they are applied, for the environments' info.
+
+    Returns
+    -------
+    refused : bool (tables,)
+        The action's mask entry is 0: the table refuses and counts it, and the seat decides again.
+    cap_hit : bool (tables,)
+        :func:`reaches_the_cap`: the table ends the turn after it.
+    """
+    chosen = np.reshape(actions, (-1, 1))
+    refused = np.take_along_axis(observations.action_mask, chosen, axis=1)[:, 0] == 0
+    return refused, reaches_the_cap(observations.me, answers)
 
 
 @game_inline

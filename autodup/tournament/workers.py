@@ -499,9 +499,8 @@ class Pool:
         worker.kill()
         place = self.describe(where) if where else "a game"
         raise WorkerFailure(f"{place} did not finish its game within {self.game_timeout:g} s (a decide or an "
-                            "agent's act that never returns?); raise the game timeout (--game-timeout, game_timeout) if games "
-                            "are meant to be that slow",
-                            "hang", where)
+                            "agent's act that never returns?); raise the game timeout (--game-timeout, game_timeout) "
+                            "if games are meant to be that slow", "hang", where)
 
     def _fail_crash(self, worker):
         where = worker.where()
