@@ -192,6 +192,21 @@ def hottest_instructions(data: Path, functions: list, name: str, top: int = 25) 
     return sorted(found, key=lambda item: -item[1])
 
 
+def named_apart(found: list) -> list:
+    """``found`` (busiest first, as :func:`hottest_instructions` gives it) with each name made unique.
+
+    Copies of one function (the board driver's, which runs, and other libraries') share a readable name; keyed by
+    it alone, the annotation kept the last and least busy copy. The busiest keeps the name, the others are
+    numbered after it: ``name (copy 2)``, ...
+    """
+    seen = Counter()
+    named = []
+    for name, share, hottest in found:
+        seen[name] += 1
+        named.append((name if seen[name] == 1 else f"{name} (copy {seen[name]})", share, hottest))
+    return named
+
+
 def profile(seconds: float, bot_name: str, annotate: str | None = None) -> dict:
     from autodup.game.boards import play_boards
     from autodup.game.bot_loading import load_bot, policy_tuple
@@ -231,7 +246,7 @@ def profile(seconds: float, bot_name: str, annotate: str | None = None) -> dict:
     if annotate:
         result["instructions"] = {name: {"share": share, "hottest": [
             {"share": s, "offset": offset, "instruction": text} for s, offset, text in hottest]}
-            for name, share, hottest in hottest_instructions(data, functions, annotate)}
+            for name, share, hottest in named_apart(hottest_instructions(data, functions, annotate))}
     return result
 
 

@@ -160,6 +160,19 @@ def test_checkout_comparison_meets_every_pair_of_workers_in_both_orders():
         assert all(plan[i][2] != plan[i + 1][2] for i in range(processes ** 2 - 1))  # the order alternates
 
 
+def test_game_profile_annotates_every_copy_of_a_function_under_its_own_name():
+    """The board driver's copy of a function and another library's share a readable name: both are annotated, the
+    busiest under the name (keyed by the name alone, the annotation showed the idle copy's few samples)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from profile_game import named_apart
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    found = [("draw", 14.9, ["hot"]), ("draw", 8.6, ["warm"]), ("shop", 1.0, []), ("draw", 0.2, ["idle"])]
+    assert named_apart(found) == [("draw", 14.9, ["hot"]), ("draw (copy 2)", 8.6, ["warm"]), ("shop", 1.0, []),
+                                  ("draw (copy 3)", 0.2, ["idle"])]
+
+
 def test_checkout_comparison_reads_each_checkouts_own_bots(tmp_path):
     """A copy whose greedy keeps less gold before rolling plays other games; its code is the same (no compile)."""
     changed = tmp_path / "changed"
