@@ -650,6 +650,36 @@ def test_a_chunk_whose_columns_were_changed_is_corrupted_and_played_again(finish
     assert (out / "summary.json").read_text() == summary
 
 
+@pytest.mark.parametrize("errors, read_says", [
+    ('{"greedy": ', "corrupted, cannot be read (JSONDecodeError)"),
+    ('{"greedy": 3}', "corrupted (its bots' first errors are not a mapping of bot to message)"),
+    ('["greedy"]', "corrupted (its bots' first errors are not a mapping of bot to message)"),
+], ids=["not JSON", "a message that is not text", "not a mapping"])
+def test_a_chunk_whose_first_errors_were_damaged_is_corrupted_and_played_again(finished_run, tmp_path, errors,
+                                                                                 read_says):
+    """A chunk's bots' first errors (its metadata, without a checksum) damaged: summary ended in "autodup: error:
+    Expecting value: line 1 column 12 (char 11)", naming neither the file nor the damage, and a resume left it."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    original = {p.name: p.read_bytes() for p in (out / "chunks").glob("chunk-*.parquet")}
+    summary = (out / "summary.json").read_text()
+    chunk = out / "chunks" / "chunk-000001.parquet"
+    table = pq.read_table(chunk)
+    metadata = {key.decode(): value.decode() for key, value in table.schema.metadata.items()}
+    pq.write_table(table.replace_schema_metadata({**metadata, "autodup_errors": errors}), chunk)
+    read = autodup("summary", str(out))
+    assert read.returncode == 2 and one_line(read) == (f"autodup: error: {chunk}: {read_says}; autodup run --resume "
+                                                       f"--out {out} plays it again"), read.stderr
+    resumed = autodup("run", "configs/tiny.yaml", "--bots", "greedy,econ,random", "--boards", str(2 * CHUNK_BOARDS),
+                      "--out", str(out), "--quiet", "--workers", "1", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{chunk}: {read_says}" in one_line(resumed) and "playing it again" in resumed.stderr
+    assert {p.name: p.read_bytes() for p in (out / "chunks").glob("chunk-*.parquet")} == original
+    assert (out / "summary.json").read_text() == summary
+
+
 def test_another_runs_chunk_with_other_columns_is_refused_and_kept_not_called_corrupted(finished_run, tmp_path):
     """A chunk copied in from a run with other columns (a corrected one) is another run's: the resume refuses it
     in one line and leaves the file, as for any foreign chunk, instead of deleting it as a damaged chunk of its own."""

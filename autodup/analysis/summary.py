@@ -218,7 +218,7 @@ def _chunk_totals(path, index: dict, slopes: np.ndarray, design: str, corrected:
     luck = luck_features(luck_matrix(table, len(bot)), columns["board"], columns["table"])
     adjusted = adjusted_placements(slopes, bot, columns["board"], columns["placement"].astype(np.float64), luck)
     totals = board_totals(columns, design, adjusted, columns.get("corrected_placement"))
-    return totals, json.loads(metadata.get("autodup_errors", "{}"))
+    return totals, json.loads(metadata["autodup_errors"])  # its shape checked by read_chunk_table
 
 
 def _pooled_bots(out) -> list:

@@ -129,7 +129,8 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
     Raises
     ------
     CorruptChunk
-        The file is damaged: it does not parse, or a checksum differs.
+        The file is damaged: it does not parse, a checksum differs, or its bots' first errors (``autodup_errors``,
+        which has no checksum) are not a mapping of bot to message.
     RunError
         The file cannot be opened (permissions, a folder in its place).
     """
@@ -148,8 +149,13 @@ def read_chunk_table(path: Path, columns=None) -> tuple:
             table = pq.ParquetFile(handle, pre_buffer=False).read(columns=columns, use_threads=False)
             metadata = {key.decode(): value.decode() for key, value in (table.schema.metadata or {}).items()}
             checksums = json.loads(metadata["autodup_checksums"])
+            first_errors = json.loads(metadata["autodup_errors"])
         except Exception as error:  # a damaged file fails in many ways; every one means the same
             raise _corrupted(path, f", cannot be read ({type(error).__name__})") from None
+    # The bots' first errors have no checksum, but their shape is checked here, where damage means a replay, rather
+    # than where a summary reads them (which ended in a line naming neither the file nor the damage).
+    if not isinstance(first_errors, dict) or not all(isinstance(message, str) for message in first_errors.values()):
+        raise _corrupted(path, " (its bots' first errors are not a mapping of bot to message)")
     # A column asked for that the file lacks is damage too (pyarrow skips a missing name); so is one the
     # checksums never listed, kept or not.
     missing = [name for name in (checksums if columns is None else columns) if name not in table.column_names]
