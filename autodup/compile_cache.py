@@ -328,11 +328,16 @@ def compile_lock(waiting=None):
 
 def compiled_signatures(function) -> list:
     """The argument types of each version of ``function`` (a jitted function of the package) in this version's
-    cache, as numba's index of its cache file lists them."""
+    cache that this process can load, as numba's index of its cache file lists them.
+
+    numba keys each version by the processor it was compiled for too (its target triple, CPU name and
+    features): a version compiled under another ``NUMBA_CPU_NAME``, or by another kind of machine sharing
+    the cache folder, is in the index but is compiled again here, so it is not counted."""
     cache = getattr(function, "_cache", None)
     if _folder() is None or cache is None or not hasattr(cache, "_cache_file"):
         return []
-    return [key[0] for key in cache._cache_file._load_index()]
+    this_processor = function.targetctx.codegen().magic_tuple()
+    return [key[0] for key in cache._cache_file._load_index() if key[1] == this_processor]
 
 
 def bot_module_name(path: Path) -> str:

@@ -428,6 +428,31 @@ def test_a_function_another_process_is_compiling_is_waited_for_and_a_dead_claim_
     assert float(waited) >= 2.0 if case == "live" else float(waited) < 2.0, waited
 
 
+_COUNT_VERSIONS = """
+import numpy as np
+from autodup.compile_cache import compiled_signatures
+from autodup.engine.rng import uniform_from_bits
+before = len(compiled_signatures(uniform_from_bits))
+uniform_from_bits(np.uint64(1))
+print(before, len(compiled_signatures(uniform_from_bits)), len(uniform_from_bits._cache._cache_file._load_index()))
+"""
+
+
+def test_a_version_compiled_for_another_processor_is_not_counted_as_compiled(tmp_path, monkeypatch):
+    """numba keys a cached version by the processor it was compiled for as well as by its argument types. A
+    version compiled under another ``NUMBA_CPU_NAME`` (or by another kind of machine sharing the cache folder) is
+    compiled again here, so :func:`compiled_signatures` (which tells whether the table is compiled, and so whether
+    a run announces a compile) counts only the versions this process loads. It counted every version: the
+    suite's test of the game's versions failed on a cache where the performance page's CPU-tuning probes had
+    compiled the game for four other processors."""
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    assert run_in(ROOT, tmp_path / "cache", _COUNT_VERSIONS) == ["0", "1", "1"]
+    monkeypatch.delenv("NUMBA_CPU_NAME")
+    # the generic version is in the index, but not this processor's: counted 0, then compiled beside it
+    assert run_in(ROOT, tmp_path / "cache", _COUNT_VERSIONS) == ["0", "1", "2"]
+    assert run_in(ROOT, tmp_path / "cache", _COUNT_VERSIONS) == ["1", "1", "2"]  # loaded, not compiled again
+
+
 _SHOP_DRAW = """
 import sys
 from autodup.engine.kernels import engine_draw_hierarchical

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autodup.compile_cache import compiled_signatures
 from autodup.engine.dealers import DEALERS, exact_dealers
 from autodup.engine.kernels import engine_draw_hierarchical
 from autodup.engine.rng import board_seed, event_seed, seat_seed
@@ -497,14 +498,14 @@ def test_a_table_played_from_python_shares_the_board_drivers_compiled_game():
     compile_storage(TINY)  # likewise, from the argument types alone
     for function in (advance, _end_round, new_game, new_table, new_desk, start_round, table_is_sound, store_table,
                      game_results, game_log, engine_draw_hierarchical):
-        versions = [key[0] for key in function._cache._cache_file._load_index()]  # numba's index of the cache
+        versions = compiled_signatures(function)  # numba's index of the cache, for this processor
         if function in (advance, start_round):  # one version per serving order (a race game is compiled apart)
             orders = [str(version[2]) for version in versions]
             expected = [["int64", "none"]] if function is start_round else [["none"], ["int64", "none"]]
             assert sorted(orders) in expected, (function.__name__, versions)
         else:
             assert len(versions) == 1, (function.__name__, versions)
-    shops = [key[0] for key in reroll_shop._cache._cache_file._load_index()]
+    shops = compiled_signatures(reroll_shop)
     assert [str(version[-1]) for version in shops] == ["bool"], shops
     # Seat, round and roll are typed, not literal.
     assert all(str(version[3]) == str(version[4]) == str(version[5]) == "int64" for version in shops), shops
