@@ -8,7 +8,8 @@ function of the package, and every bot's policy, is cached under::
 
     <cache root>/<code fingerprint>/autodup/         the package's kernels
     <cache root>/<code fingerprint>/bots/<module>/   a bot's policy; <module> names its file's content,
-                                                     and that of its own modules it imports
+                                                     that of its own modules it imports, and the values
+                                                     its code freezes as the file computed them
 
 The fingerprint is a hash of the source files compiled code can depend on
 (:func:`compiled_modules`: every module that uses numba, and what those import),
@@ -48,6 +49,7 @@ from __future__ import annotations
 import ast
 import atexit
 import contextlib
+import enum
 import functools
 import hashlib
 import os
@@ -59,6 +61,7 @@ import time
 import types
 from pathlib import Path
 
+import numpy as np
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
@@ -78,7 +81,8 @@ __all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
            "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
-           "modules_digest", "FingerprintCacheLocator", "install", "compile_lock", "release_claim"]
+           "modules_digest", "frozen_form", "load_time_values", "load_time_digest", "FingerprintCacheLocator",
+           "install", "compile_lock", "release_claim"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BOT_MODULE_PREFIX = "autodup_bot_"
@@ -359,6 +363,12 @@ def user_modules(namespace: dict) -> list:
 
     Compiled code inlines what it calls, so an edit of one of these files must recompile the bot.
     """
+    modules = _user_module_objects(namespace)
+    return [Path(modules[name].__file__).resolve() for name in sorted(modules)]
+
+
+def _user_module_objects(namespace: dict) -> dict:
+    """``{name: module}`` of :func:`user_modules`."""
     roots = tuple(root + os.sep for root in _installed_roots())
     found, seen, pending = {}, set(), [namespace]
     while pending:
@@ -375,9 +385,9 @@ def user_modules(namespace: dict) -> list:
             path = Path(file).resolve()
             if path.suffix != ".py" or str(path).startswith(roots) or module.__name__.startswith(BOT_MODULE_PREFIX):
                 continue
-            found[module.__name__] = path
+            found[module.__name__] = module
             pending.append(vars(module))
-    return [found[name] for name in sorted(found)]
+    return found
 
 
 def modules_digest(namespace: dict) -> str:
@@ -388,6 +398,61 @@ def modules_digest(namespace: dict) -> str:
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.stem.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+# Nesting followed into a global's tuples, lists and dicts; deeper values are told apart by their type alone.
+_FROZEN_DEPTH = 8
+
+
+def frozen_form(value, depth: int = 0) -> bytes | None:
+    """The bytes of what compiled code keeps of a global ``value``: numba freezes a global number, string, enum,
+    array or tuple into the code that reads it, when it compiles. None for what it links instead (a function, a
+    module, a class) or cannot use: those are code, which the bot's fingerprint covers."""
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__module__}.{type(value).__qualname__}.{value.name}={value.value!r}".encode()
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return f"{type(value).__name__}:{value!r}".encode()
+    if isinstance(value, np.generic):
+        return value.dtype.str.encode() + b":" + value.tobytes()
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            return None
+        return f"{value.dtype.str}{value.shape}:".encode() + np.ascontiguousarray(value).tobytes()
+    if isinstance(value, (tuple, list, dict)):
+        if depth >= _FROZEN_DEPTH:
+            return type(value).__name__.encode()
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        parts = ((frozen_form(key, depth + 1) or b"-") + b"=" + (frozen_form(item, depth + 1) or b"-")
+                 for key, item in items)
+        return type(value).__name__.encode() + b"(" + b",".join(parts) + b")"
+    return None
+
+
+def load_time_values(namespace: dict) -> dict:
+    """``{name: SHA-256}`` of each global of ``namespace`` (a bot module's) that compiled code would freeze
+    (:func:`frozen_form`), and of those of its own modules it imports (:func:`user_modules`, as
+    ``module.name``). Double-underscore names (``__file__``, ...) are the module's, not the bot's."""
+    spaces = [("", namespace)] + [(f"{name}.", vars(module)) for name, module in
+                                  sorted(_user_module_objects(namespace).items())]
+    values = {}
+    for prefix, space in spaces:
+        for name, value in list(space.items()):
+            form = None if name.startswith("__") else frozen_form(value)
+            if form is not None:
+                values[prefix + name] = hashlib.sha256(form).hexdigest()
+    return values
+
+
+def load_time_digest(namespace: dict) -> str:
+    """A hash of :func:`load_time_values`: what a bot's file computed when it loaded, compiled into its policy.
+
+    A bot's compiled code is cached under it as well as under the file's content, so a value the file reads
+    when it loads (a data file beside it, an environment variable) compiles the policy afresh when it changes,
+    instead of playing the value of the first compile."""
+    digest = hashlib.sha256()
+    for name, value in sorted(load_time_values(namespace).items()):
+        digest.update(f"{name}={value}\0".encode())
     return digest.hexdigest()[:16]
 
 
@@ -425,9 +490,12 @@ class FingerprintCacheLocator(_CacheLocator):
             if module.partition(".")[2] in SELF_STAMPED:
                 stamp = f"{CODE_FINGERPRINT}:{_fingerprint([Path(py_file).resolve()])}"
         elif module.startswith(BOT_MODULE_PREFIX):
-            # The bot's content is in its module name; the modules it imports are added here.
+            # The bot's content is in its module name; the modules it imports and the values its code freezes (as
+            # the file computed them when it loaded: this runs at the decorator, below every global it can read)
+            # are added here.
             imported = modules_digest(py_func.__globals__)
-            relative = Path("bots") / (f"{module}-{imported}" if imported else module)
+            values = load_time_digest(py_func.__globals__)
+            relative = Path("bots") / "-".join(part for part in (module, imported, values) if part)
         else:
             return None
         folder = _folder()

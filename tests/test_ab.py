@@ -91,9 +91,12 @@ def test_an_invalid_variant_gets_the_line_autodup_check_gives_the_same_file(tmp_
     ("shop.sizee=6", "shop.sizee: unknown key (allowed: empty_tier, reroll_price, size, units_leave_pool)"),
 ])
 def test_unknown_paths_are_one_line_config_errors(option, message):
+    base = load_config("set4")
     with pytest.raises(ConfigError) as raised:
-        edited(load_config("set4"), option)
+        edited(base, option)
     assert message in str(raised.value) and "\n" not in str(raised.value)
+    if option.startswith("shopp"):  # the top level is the whole file: no line (it named the first key's, line 6)
+        assert str(raised.value).startswith(f"{base.source}: shopp: "), str(raised.value)
 
 
 @pytest.mark.parametrize("option, says", [

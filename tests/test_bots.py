@@ -15,7 +15,8 @@ from autodup.engine.rng import board_seed, event_seed, seat_seed
 from autodup.game.actions import ACTION_BUY, ACTION_LOADED_ROLL, decode_decision, encode_decision, is_answer
 from autodup.game.boards import play_boards
 from autodup.game.bot_check import AS_WRITTEN, check_bot, rule_variants
-from autodup.game.bot_loading import bot_names, load_bot, load_bots, parse_parameter_options, policy_tuple, seating
+from autodup.game.bot_loading import (bot_names, load_bot, load_bots, parse_parameter_options, policy_tuple, seating,
+                                      values_changing_on_load)
 from autodup.game.config import load_config, parse_config
 from autodup.game.config_file import EMPTY_TIER_RULES
 from autodup.game.progress import new_progress
@@ -194,6 +195,18 @@ def test_a_bot_writing_into_the_arrays_it_is_handed_is_refused_in_one_line(array
 def test_the_bot_check_catches_a_bot_without_an_address_for_its_randomness():
     report = check_bot(load_bot(str(BAD / "unstable.py")), SET4_CONFIG, games=12)
     assert not report["deterministic"] and not report["clean"]
+
+
+def test_the_bot_check_catches_a_bot_whose_file_computes_other_values_each_time_it_loads():
+    """A threshold drawn from the clock when the file loads plays the same within a process (so the tables played
+    twice agree), but each worker, resume or machine loads another bot: the check loads the file a second time and
+    names the values that changed. Values from constants, or read from a file that stays put, load alike."""
+    bot = load_bot(str(BAD / "clock_seeded.py"))
+    report = check_bot(bot, SET4_CONFIG, games=2)
+    assert report["deterministic"] and report["changing_on_load"] == ["THRESHOLD"] and not report["clean"], report
+    assert load_bot(str(BAD / "clock_seeded.py")) is bot  # the check left the loaded bot as it was
+    for steady in ("greedy", str(BAD / "chaos.py")):
+        assert values_changing_on_load(load_bot(steady)) == []
 
 
 @pytest.mark.parametrize("file, message", [

@@ -125,6 +125,7 @@ def test_play_prints_every_seat_and_is_deterministic():
      "--out: README.md/run cannot be written to ("),
     (["luck", "fit", "configs/tiny.yaml", "--boards", "5", "--run-folder", "README.md/run"],
      "--run-folder: README.md/run cannot be written to ("),
+    (["summary"], "the following arguments are required: FOLDER"),  # not 'out', the argument's name in the code
     (["play", "tests/broken_configs/06_odds_do_not_sum_to_100.yaml"],
      "06_odds_do_not_sum_to_100.yaml:26: levels.3.odds: sums to 95 (allowed: percentages summing to 100)"),
 ])
@@ -236,6 +237,20 @@ def test_check_bot_exits_0_when_clean_and_1_when_not():
     with_variants = run("check-bot", "greedy", "--games", "4", "--variant-games", "1")
     assert with_variants.returncode == 0 and "rule set" in with_variants.stdout
     assert "no rule variant played" not in with_variants.stdout
+
+
+def test_check_bot_says_why_a_bot_is_not_deterministic():
+    """A bot that failed only the determinism check read 'NOT CLEAN' on rows of zeros, with no reason (found by a
+    new user's trial): the text says what differed and what to use instead, and the rule sets' table has a column
+    for it."""
+    unstable = run("check-bot", "tests/bots/unstable.py", "--games", "4", "--variant-games", "1")
+    assert unstable.returncode == 1 and "deterministic    False" in unstable.stdout
+    assert "uniform(me) and random_below(me, n)" in unstable.stdout and "same twice" in unstable.stdout
+    assert any(line.split()[-3:] == ["NO", "NOT", "CLEAN"] for line in unstable.stdout.splitlines()), unstable.stdout
+    clock = run("check-bot", "tests/bots/clock_seeded.py", "--games", "2")
+    assert clock.returncode == 1 and "changing on load THRESHOLD" in clock.stdout, clock.stdout
+    assert "each time it loads" in clock.stdout and "deterministic    True" in clock.stdout
+    assert "changing on load nothing" in run("check-bot", "greedy", "--games", "2").stdout
 
 
 def test_play_summarizes_failing_bots_in_one_line():

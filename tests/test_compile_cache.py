@@ -240,18 +240,23 @@ def test_a_bot_cache_is_found_by_content_from_any_folder_and_a_damaged_one_is_re
     def load(path):
         return run_in(ROOT, None, LOAD_BOT.replace("sys.argv[1]", repr(str(path))).replace("sys.argv[2]", repr(tiny)))
 
-    bot_folder = compile_cache.cache_folder() / "bots" / compile_cache.bot_module_name(paths[0])
+    module = compile_cache.bot_module_name(paths[0])
+    assert compile_cache.bot_module_name(paths[1]) == module
+    folders = []
     try:
         first, second = load(paths[0]), load(paths[1])
         assert first[0] == "0" and second[0] == "1"  # compiled once, then loaded from another folder's copy
         assert first[1:] == second[1:]
-        assert bot_folder.is_dir() and compile_cache.bot_module_name(paths[1]) == bot_folder.name
-        for cached in bot_folder.iterdir():  # damage every cached file of the bot
+        # One folder, named by the content and by the values its code freezes (the same from either path)
+        folders = list((compile_cache.cache_folder() / "bots").glob(f"{module}-*"))
+        assert len(folders) == 1, folders
+        for cached in folders[0].iterdir():  # damage every cached file of the bot
             cached.write_bytes(b"\x00garbage" * 10)
         third = load(paths[1])
         assert third[0] == "0" and third[1:] == first[1:]  # recompiled, same play
     finally:
-        shutil.rmtree(bot_folder, ignore_errors=True)
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 HELPED_BOT = """
@@ -290,6 +295,73 @@ def test_a_bot_recompiles_when_a_module_of_its_own_changes(tmp_path):
     assert rolls() > 0
     helpers.write_text(helpers.read_text().replace("RESERVE = 0", "RESERVE = 1000"))
     assert rolls() == 0  # not the cached policy of the first module
+
+
+THRESHOLD_BOT = """
+from pathlib import Path
+from autodup.bots import GOLD, REROLL_PRICE, end_turn, policy, reroll
+
+NAME = "threshold"
+DESCRIPTION = "Rolls above a threshold its file reads, when it loads, from a file beside it."
+PARAMETERS = {}
+THRESHOLD = int(Path(__file__).with_name("threshold.txt").read_text())
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    if me[GOLD] >= THRESHOLD + me[REROLL_PRICE]:
+        return reroll()
+    return end_turn()
+"""
+
+
+def test_a_bot_recompiles_when_a_value_its_file_computes_on_loading_changes(tmp_path):
+    """numba freezes a global's value into the code that reads it. A bot whose file reads its threshold from a file
+    beside it (or an environment variable, the clock) when it loads went on playing the threshold of its first
+    compile, cached under the file's unchanged text: the same command played another bot depending on the cache
+    (found by a new user's trial). Its cache is named by the values its code freezes too, so each value compiles
+    (once) and plays as written."""
+    bot = tmp_path / "threshold.py"
+    bot.write_text(THRESHOLD_BOT + f"# {tmp_path}\n")  # a content of its own: no earlier run's cache
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def rolls(threshold):
+        (tmp_path / "threshold.txt").write_text(f"{threshold}\n")
+        result = subprocess.run([sys.executable, "-m", "autodup", "play", str(ROOT / "configs" / "tiny.yaml"),
+                                 "--bots", str(bot), "--json"], capture_output=True, text=True, timeout=600,
+                                cwd=tmp_path, env=environment)
+        assert result.returncode == 0, result.stderr
+        return sum(seat["rolls"] for seat in json.loads(result.stdout)["seats"])
+
+    assert rolls(1000) == 0
+    assert rolls(0) > 0  # not the cached policy of the first threshold
+    assert rolls(1000) == 0
+    folders = list((compile_cache.cache_folder() / "bots").glob(compile_cache.bot_module_name(bot) + "-*"))
+    assert len(folders) == 2, folders  # one compile per value, kept side by side
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_values_a_bot_freezes_are_told_apart_by_type_and_content():
+    """What :func:`compile_cache.frozen_form` keeps of a global: numbers by type and value, arrays by dtype, shape and
+    content, containers by their items; code (a function, a module, a class) is not a value."""
+    import enum
+
+    import numpy as np
+
+    Colour = enum.Enum("Colour", "RED BLUE")
+    values = [1, 1.0, True, "1", b"1", None, (1,), [1], {1: 1}, np.int64(1), np.float64(1.0), np.array([1]),
+              np.array([1.0]), np.array([[1]]), np.array([2]), Colour.RED, Colour.BLUE, (1, (2, 3)), (1, (2, 4))]
+    forms = [compile_cache.frozen_form(value) for value in values]
+    assert None not in forms and len(set(forms)) == len(forms)
+    assert compile_cache.frozen_form(np.array([1, 2])[::-1]) == compile_cache.frozen_form(np.array([2, 1]))
+    for code in (len, np, Colour, lambda: 0, np.array([object()])):
+        assert compile_cache.frozen_form(code) is None
+    space = {"A": 1, "f": len, "__file__": "/somewhere/bot.py", "_B": np.arange(3)}
+    assert set(compile_cache.load_time_values(space)) == {"A", "_B"}
+    assert compile_cache.load_time_digest(space) == compile_cache.load_time_digest({**space, "__file__": "/else.py"})
+    assert compile_cache.load_time_digest(space) != compile_cache.load_time_digest({**space, "A": 2})
 
 
 def test_bot_module_names_follow_content_not_path(tmp_path):

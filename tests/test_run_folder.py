@@ -226,10 +226,13 @@ def test_reading_a_run_starts_no_thread_that_could_outlive_the_interpreter(moved
     ({"bots": [["greedy", "g.py", "c", {"depth": 2}], ["econ", "e.py", "b", {}]]},
      "the code of bot 'greedy' (g.py changed since the run started) differs"),
     ({"boards": 9}, "boards differ: 9 given, 50 in the run"),
-], ids=["one argument", "two arguments", "parameters", "order", "code", "a plural argument"])
+    ({"config_sha256": "b", "seed": 2},
+     "the configuration (the run's is the folder's config.yaml), seed differ: seed 2 given, 1 in the run"),
+], ids=["one argument", "two arguments", "parameters", "order", "code", "a plural argument", "the configuration"])
 def test_what_differs_from_a_recorded_run_is_said_with_its_verb_agreeing(given, says):
     """A refusal read "the parameters of bot 'greedy' differs"."""
     from autodup.tournament.storage import _differences
 
-    recorded = {"seed": 1, "boards": 50, "bots": [["greedy", "g.py", "a", {"depth": 2}], ["econ", "e.py", "b", {}]]}
+    recorded = {"seed": 1, "boards": 50, "config_sha256": "a",
+                "bots": [["greedy", "g.py", "a", {"depth": 2}], ["econ", "e.py", "b", {}]]}
     assert _differences(recorded, given) == says

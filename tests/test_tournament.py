@@ -408,7 +408,8 @@ def test_a_resume_with_another_configuration_is_refused_in_one_line_before_the_v
     for other in (["configs/tiny.yaml"], ["configs/set4.yaml", "--boards", "6"]):
         result = run(*other, "--resume", "--out", out, "--quiet")
         assert result.returncode == 2 and result.stdout == ""
-        said = "config_sha256 differs" if "tiny" in other[0] else "boards differ: 6 given, 5 in the run"
+        said = ("the configuration (the run's is the folder's config.yaml) differs" if "tiny" in other[0]
+                else "boards differ: 6 given, 5 in the run")
         assert result.stderr.strip().splitlines() == [
             f"autodup: error: --resume: {out} holds a run with other arguments or files ({said}); resume with the "
             "same ones or use another folder"]
@@ -423,7 +424,7 @@ def test_resume_refuses_edited_files_and_foreign_folders(tmp_path):
     args = [str(config), "--bots", f"{bot},random", "--boards", "5", "--out", out, "--quiet"]
     assert run(*args).returncode == 0
     for path, said in ((bot, f"(the code of bot 'mybot' ({bot} changed since the run started) differs)"),
-                       (config, "(config_sha256 differs)")):
+                       (config, "(the configuration (the run's is the folder's config.yaml) differs)")):
         original = path.read_text()
         path.write_text(original + "\n# edited\n")
         result = run(*args, "--resume")

@@ -56,12 +56,23 @@ def run(args) -> int:
         for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers", "unsound_steps", "deterministic",
                     "first_error"):
             print(f"  {key:<16} {report[key]}")
+        changing = report.get("changing_on_load") or []  # absent from a Python agent's report
+        print(f"  changing on load {', '.join(changing) or 'nothing'}")
+        if not report["deterministic"]:
+            print("  (the same tables played twice differed: draw random numbers with uniform(me) and "
+                  "random_below(me, n), which have an address in the seed tree, never with random, numpy.random or "
+                  "the clock; keep state between decisions in memory)")
+        if changing:
+            print("  (its file computes these otherwise each time it loads, so each worker, resume or machine plays "
+                  "another bot: compute them from constants, or from the view in decide)")
         variants = report.get("variants") or {}
         if len(variants) > 1:
-            print("  rule set                             tables  illegal  cap hits  errors  bad answers  verdict")
+            print("  rule set                             tables  illegal  cap hits  errors  bad answers  same twice  "
+                  "verdict")
             for label, counts in variants.items():
                 print(f"  {label:<36} {counts['games']:>6}  {counts['illegal_actions']:>7}  {counts['cap_hits']:>8}  "
                       f"{counts['bot_errors']:>6}  {counts['bad_answers']:>11}  "
+                      f"{'yes' if counts['deterministic'] else 'NO':>10}  "
                       f"{'clean' if counts['clean'] else 'NOT CLEAN'}")
         else:  # said, since a bot that restates a rule is caught only there
             print("  no rule variant played (--variant-games, by default one table per 20 of --games)")

@@ -6,7 +6,7 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("out", help="a run folder (what `autodup run` printed)")
+    parser.add_argument("out", metavar="FOLDER", help="a run folder (what `autodup run` printed)")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from .policy_compiling import ANSWERS_TEXT
-from .bot_loading import Bot, bot_errors_collected, load_bot, seating
+from .bot_loading import Bot, bot_errors_collected, load_bot, seating, values_changing_on_load
 
 __all__ = ["explain_silent_errors", "AS_WRITTEN", "rule_variants", "check_bot"]
 
@@ -119,8 +119,11 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
         (decisions that raised), ``bad_answers`` (decisions that returned
         something that is not an answer), ``first_error`` (its message,
         after the variant's label when a variant caused it; or None),
-        ``unsound_steps``, ``deterministic`` and ``clean`` (all zero and
-        deterministic). ``variants`` holds the same counts (and
+        ``unsound_steps``, ``deterministic``, ``changing_on_load`` (the
+        globals its file computes otherwise when it loads again:
+        :func:`~autodup.game.bot_loading.values_changing_on_load`) and
+        ``clean`` (all zero, deterministic, and nothing changing on load).
+        ``variants`` holds the same counts (and
         ``first_error``, ``clean``) per rule set: :data:`AS_WRITTEN` first,
         then each label of :func:`rule_variants`.
     """
@@ -182,6 +185,7 @@ def check_bot(bot: Bot, config, games: int = 120, seed: int = 2026, progress=Non
                                   for label, part in variants.items() if (error := part["first_error"]) is not None),
                                  None)
     report["deterministic"] = all(part["deterministic"] for part in variants.values())
-    report["clean"] = all(part["clean"] for part in variants.values())
+    report["changing_on_load"] = values_changing_on_load(bot)
+    report["clean"] = all(part["clean"] for part in variants.values()) and not report["changing_on_load"]
     report["variants"] = variants
     return report

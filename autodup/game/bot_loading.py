@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from numba.core.ccallback import CFunc
 
-from ..compile_cache import bot_module_name, modules_digest
+from ..compile_cache import bot_module_name, load_time_values, modules_digest
 from ..errors import BotError, ConfigError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
@@ -24,7 +24,8 @@ from .load_deadline import LoadTimedOut, NotLoadedInTime, file_load_deadline
 from .view import MAX_PARAMETERS, MAX_PLAYERS, POLICY_SIGNATURE
 
 __all__ = ["PARAMETERS_ARGUMENT", "override_error", "BotInfo", "Bot", "bot_names", "bot_file", "is_shipped_bot",
-           "constant_parameter_reads", "load_bot", "load_bots", "apply_overrides", "parse_parameter_options",
+           "constant_parameter_reads", "load_bot", "values_changing_on_load",
+           "load_bots", "apply_overrides", "parse_parameter_options",
            "load_parameter_file", "policy_tuple", "Lineup", "seating", "bot_errors_collected", "REQUIRED_IN_A_BOT_FILE"]
 
 # --------------------------------------------------------------------------
@@ -217,6 +218,42 @@ def load_bot(spec: str) -> Bot:
     bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults), fingerprint)
     _LOADED[path, module_name] = bot
     return bot
+
+
+def values_changing_on_load(bot: Bot) -> list:
+    """The globals of ``bot``'s file that compiled code freezes (numbers, strings, arrays, tuples:
+    :func:`autodup.compile_cache.load_time_values`) and that its file computes otherwise when it loads a second
+    time: from the clock, an unaddressed random number. Each worker of a run, a resume and another machine loads
+    the file anew, so such a bot is another bot in each of them. Sorted names; ``["(a second load failed: ...)"]``
+    when the file does not load again; ``[]`` for a Python agent, whose code is not compiled.
+
+    The file's top level runs again (its ``decide`` compiles only if its values changed): under the same deadline
+    as :func:`load_bot`, in a module of its own, so the bot already loaded is left as it is.
+    """
+    if bot.agent is not None:
+        return []
+    first = load_time_values(bot.policy.__wrapped__.__globals__)
+    module_name = bot_module_name(bot.path)
+    loaded = sys.modules.get(module_name)
+    try:
+        module_spec = importlib.util.spec_from_file_location(module_name, bot.path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module  # as when it loaded: a file may look itself up there
+        with file_load_deadline(bot.path):
+            module_spec.loader.exec_module(module)
+    except (NotLoadedInTime, LoadTimedOut):
+        raise
+    except (Exception, SystemExit, KeyboardInterrupt) as error:
+        if is_stop(error):
+            raise
+        return [f"(a second load failed: {named(error)})"]
+    finally:
+        if loaded is None:
+            sys.modules.pop(module_name, None)
+        else:
+            sys.modules[module_name] = loaded
+    second = load_time_values(vars(module))
+    return sorted(name for name in first.keys() | second.keys() if first.get(name) != second.get(name))
 
 
 def load_bots(specs, overrides: dict | None = None, origin: str = "bot parameters") -> list:

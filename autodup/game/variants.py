@@ -129,7 +129,8 @@ class _Edit:
         for depth, part in enumerate(setting.path):
             where = ".".join(setting.path[:depth]) or "the top level"
             here = ".".join(setting.path[:depth + 1])
-            line = node.start_mark.line + 1
+            # Where the field would be; the top level is the whole file, whose first key's line says nothing.
+            line = node.start_mark.line + 1 if depth else 0
             if isinstance(node, yaml.MappingNode):
                 keys = [key_node.value if isinstance(key_node, yaml.ScalarNode) else None for key_node, _ in node.value]
                 if part in keys:

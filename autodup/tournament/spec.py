@@ -327,15 +327,16 @@ def trace_boards(spec: RunSpec, boards: int, draws: int, progress: np.ndarray) -
 
 
 def probe_determinism(spec: RunSpec, progress: np.ndarray) -> dict:
-    """``{bot name: bool}``: whether each bot plays the same tables the same way twice (see ``check_bot``)."""
+    """``{bot name: bool}``: whether each bot plays the same tables the same way twice, and computes the same
+    values each time its file loads (see ``check_bot``)."""
     from ..game.bot_check import check_bot
 
     config, _, bots, _, _ = _prepared(spec, progress)
     deterministic = {}
     for index, bot in enumerate(bots):
         progress[PROGRESS_PROBE] = index + 1  # the probe's tables: see autodup.tournament.workers.table_of, RunSpec.describe
-        deterministic[bot.name] = check_bot(bot, config, games=PROBE_GAMES, progress=progress,
-                                            variant_games=0)["deterministic"]
+        report = check_bot(bot, config, games=PROBE_GAMES, progress=progress, variant_games=0)
+        deterministic[bot.name] = report["deterministic"] and not report["changing_on_load"]
     progress[PROGRESS_PROBE] = 0
     return deterministic
 

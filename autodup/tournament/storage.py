@@ -317,6 +317,13 @@ def _bots_difference(recorded: list, current: list) -> str:
 # The identity's fields a user gives as arguments: a refusal gives both values of those that differ.
 _ARGUMENT_FIELDS = ("boards", "dealer", "seed", "tables", "design", "events")
 _PLURAL_FIELDS = ("boards", "tables", "events", "chunk_boards")  # "boards differ", as "seed differs"
+# The others, said in the reader's terms rather than by the manifest's keys ("config_sha256 differs" said nothing).
+_FIELD_PHRASES = {"config_sha256": "the configuration (the run's is the folder's config.yaml)",
+                  "value_sha256": "the value file (the run's is the folder's value.json, if it used one)",
+                  "branch": "the branch of the seed tree", "stage_luck": "whether stage luck is kept",
+                  "chunk_boards": "the boards per chunk (the run was played by another version of autodup)",
+                  "format": "the results' format (the run was played by another version of autodup)",
+                  "code": "autodup's code (the run was played by another version)"}
 
 
 def _differences(recorded: dict, identity: dict) -> str:
@@ -324,7 +331,7 @@ def _differences(recorded: dict, identity: dict) -> str:
     ``seed differs: 2 given, 1 in the run``."""
     differing = sorted(key for key in identity if recorded.get(key) != identity[key])
     said = [_bots_difference(recorded.get("bots") or [], identity["bots"]) if key == "bots"
-            else (key, key in _PLURAL_FIELDS) for key in differing]
+            else (_FIELD_PHRASES.get(key, key), key in _PLURAL_FIELDS) for key in differing]
     plural = len(said) > 1 or any(is_plural for _, is_plural in said)
     said = [phrase for phrase, _ in said]
     values = [(key, identity[key], recorded.get(key)) for key in differing if key in _ARGUMENT_FIELDS]
