@@ -10,6 +10,7 @@ function of the package, and every bot's policy, is cached under::
     <cache root>/<code fingerprint>/bots/<module>/   a bot's policy; <module> names its file's content,
                                                      that of its own modules it imports, and the values
                                                      its code freezes as the file computed them
+                                                     (:mod:`autodup.bot_identity`)
 
 The fingerprint is a hash of the source files compiled code can depend on
 (:func:`compiled_modules`: every module that uses numba, and what those import),
@@ -49,22 +50,18 @@ from __future__ import annotations
 import ast
 import atexit
 import contextlib
-import enum
 import functools
 import hashlib
 import os
 import shutil
-import sys
-import sysconfig
 import tempfile
 import time
-import types
 from pathlib import Path
 
-import numpy as np
 from numba.core.caching import Cache, CacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
+from .bot_identity import BOT_MODULE_PREFIX, load_time_digest, modules_digest
 from .cache_sharing import (
     CLAIM_POLL_SECONDS,
     CLAIM_SECONDS,
@@ -80,12 +77,10 @@ __all__ = ["compiled_signatures", "is_fingerprinted", "PACKAGE_DIR", "BOT_MODULE
            "KEPT_CODE_FINGERPRINT_NOTES", "CLAIM_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_WRITING_SECONDS",
            "SELF_STAMPED", "is_package_module", "package_sources", "imported_modules", "compiled_modules",
            "code_fingerprint",
-           "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "bot_module_name", "user_modules",
-           "modules_digest", "frozen_form", "load_time_values", "load_time_digest", "FingerprintCacheLocator",
+           "CODE_FINGERPRINT", "SOURCE_FINGERPRINT", "cache_roots", "cache_folder", "FingerprintCacheLocator",
            "install", "compile_lock", "release_claim"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-BOT_MODULE_PREFIX = "autodup_bot_"
 KEPT_FINGERPRINTS = 8
 
 
@@ -342,118 +337,6 @@ def compiled_signatures(function) -> list:
         return []
     this_processor = function.targetctx.codegen().magic_tuple()
     return [key[0] for key in cache._cache_file._load_index() if key[1] == this_processor]
-
-
-def bot_module_name(path: Path) -> str:
-    """The module name a bot file is loaded under: its stem and a hash of its content (not of its path)."""
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-    stem = "".join(c if c.isalnum() else "_" for c in Path(path).stem)
-    return f"{BOT_MODULE_PREFIX}{stem}_{digest}"
-
-
-def _installed_roots() -> tuple:
-    paths = sysconfig.get_paths()
-    return tuple({str(Path(paths[key]).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                  if key in paths} | {str(PACKAGE_DIR)})
-
-
-def user_modules(namespace: dict) -> list:
-    """Source files of the modules a bot's code can reach through ``namespace`` (its globals), transitively,
-    that are neither the standard library, installed packages nor autodup: a bot's own helper modules.
-
-    Compiled code inlines what it calls, so an edit of one of these files must recompile the bot.
-    """
-    modules = _user_module_objects(namespace)
-    return [Path(modules[name].__file__).resolve() for name in sorted(modules)]
-
-
-def _user_module_objects(namespace: dict) -> dict:
-    """``{name: module}`` of :func:`user_modules`."""
-    roots = tuple(root + os.sep for root in _installed_roots())
-    found, seen, pending = {}, set(), [namespace]
-    while pending:
-        for value in list(pending.pop().values()):
-            if isinstance(value, types.ModuleType):
-                module = value
-            else:
-                inner = getattr(value, "py_func", value)  # a jitted function's Python function
-                module = sys.modules.get(getattr(inner, "__module__", None) or "")
-            file = getattr(module, "__file__", None)
-            if module is None or file is None or id(module) in seen:
-                continue
-            seen.add(id(module))
-            path = Path(file).resolve()
-            if path.suffix != ".py" or str(path).startswith(roots) or module.__name__.startswith(BOT_MODULE_PREFIX):
-                continue
-            found[module.__name__] = module
-            pending.append(vars(module))
-    return found
-
-
-def modules_digest(namespace: dict) -> str:
-    """A hash of the content of :func:`user_modules` (by module name, not path); '' when there are none."""
-    files = user_modules(namespace)
-    if not files:
-        return ""
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.stem.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-# Nesting followed into a global's tuples, lists and dicts; deeper values are told apart by their type alone.
-_FROZEN_DEPTH = 8
-
-
-def frozen_form(value, depth: int = 0) -> bytes | None:
-    """The bytes of what compiled code keeps of a global ``value``: numba freezes a global number, string, enum,
-    array or tuple into the code that reads it, when it compiles. None for what it links instead (a function, a
-    module, a class) or cannot use: those are code, which the bot's fingerprint covers."""
-    if isinstance(value, enum.Enum):
-        return f"{type(value).__module__}.{type(value).__qualname__}.{value.name}={value.value!r}".encode()
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-        return f"{type(value).__name__}:{value!r}".encode()
-    if isinstance(value, np.generic):
-        return value.dtype.str.encode() + b":" + value.tobytes()
-    if isinstance(value, np.ndarray):
-        if value.dtype.hasobject:
-            return None
-        return f"{value.dtype.str}{value.shape}:".encode() + np.ascontiguousarray(value).tobytes()
-    if isinstance(value, (tuple, list, dict)):
-        if depth >= _FROZEN_DEPTH:
-            return type(value).__name__.encode()
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        parts = ((frozen_form(key, depth + 1) or b"-") + b"=" + (frozen_form(item, depth + 1) or b"-")
-                 for key, item in items)
-        return type(value).__name__.encode() + b"(" + b",".join(parts) + b")"
-    return None
-
-
-def load_time_values(namespace: dict) -> dict:
-    """``{name: SHA-256}`` of each global of ``namespace`` (a bot module's) that compiled code would freeze
-    (:func:`frozen_form`), and of those of its own modules it imports (:func:`user_modules`, as
-    ``module.name``). Double-underscore names (``__file__``, ...) are the module's, not the bot's."""
-    spaces = [("", namespace)] + [(f"{name}.", vars(module)) for name, module in
-                                  sorted(_user_module_objects(namespace).items())]
-    values = {}
-    for prefix, space in spaces:
-        for name, value in list(space.items()):
-            form = None if name.startswith("__") else frozen_form(value)
-            if form is not None:
-                values[prefix + name] = hashlib.sha256(form).hexdigest()
-    return values
-
-
-def load_time_digest(namespace: dict) -> str:
-    """A hash of :func:`load_time_values`: what a bot's file computed when it loaded, compiled into its policy.
-
-    A bot's compiled code is cached under it as well as under the file's content, so a value the file reads
-    when it loads (a data file beside it, an environment variable) compiles the policy afresh when it changes,
-    instead of playing the value of the first compile."""
-    digest = hashlib.sha256()
-    for name, value in sorted(load_time_values(namespace).items()):
-        digest.update(f"{name}={value}\0".encode())
-    return digest.hexdigest()[:16]
 
 
 class FingerprintCacheLocator(_CacheLocator):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autodup import cache_sharing, compile_cache
+from autodup import bot_identity, cache_sharing, compile_cache
 
 from .python_runs import run_in
 
@@ -240,8 +240,8 @@ def test_a_bot_cache_is_found_by_content_from_any_folder_and_a_damaged_one_is_re
     def load(path):
         return run_in(ROOT, None, LOAD_BOT.replace("sys.argv[1]", repr(str(path))).replace("sys.argv[2]", repr(tiny)))
 
-    module = compile_cache.bot_module_name(paths[0])
-    assert compile_cache.bot_module_name(paths[1]) == module
+    module = bot_identity.bot_module_name(paths[0])
+    assert bot_identity.bot_module_name(paths[1]) == module
     folders = []
     try:
         first, second = load(paths[0]), load(paths[1])
@@ -337,14 +337,14 @@ def test_a_bot_recompiles_when_a_value_its_file_computes_on_loading_changes(tmp_
     assert rolls(1000) == 0
     assert rolls(0) > 0  # not the cached policy of the first threshold
     assert rolls(1000) == 0
-    folders = list((compile_cache.cache_folder() / "bots").glob(compile_cache.bot_module_name(bot) + "-*"))
+    folders = list((compile_cache.cache_folder() / "bots").glob(bot_identity.bot_module_name(bot) + "-*"))
     assert len(folders) == 2, folders  # one compile per value, kept side by side
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_values_a_bot_freezes_are_told_apart_by_type_and_content():
-    """What :func:`compile_cache.frozen_form` keeps of a global: numbers by type and value, arrays by dtype, shape and
+    """What :func:`bot_identity.frozen_form` keeps of a global: numbers by type and value, arrays by dtype, shape and
     content, containers by their items; code (a function, a module, a class) is not a value."""
     import enum
 
@@ -353,15 +353,15 @@ def test_the_values_a_bot_freezes_are_told_apart_by_type_and_content():
     Colour = enum.Enum("Colour", "RED BLUE")
     values = [1, 1.0, True, "1", b"1", None, (1,), [1], {1: 1}, np.int64(1), np.float64(1.0), np.array([1]),
               np.array([1.0]), np.array([[1]]), np.array([2]), Colour.RED, Colour.BLUE, (1, (2, 3)), (1, (2, 4))]
-    forms = [compile_cache.frozen_form(value) for value in values]
+    forms = [bot_identity.frozen_form(value) for value in values]
     assert None not in forms and len(set(forms)) == len(forms)
-    assert compile_cache.frozen_form(np.array([1, 2])[::-1]) == compile_cache.frozen_form(np.array([2, 1]))
+    assert bot_identity.frozen_form(np.array([1, 2])[::-1]) == bot_identity.frozen_form(np.array([2, 1]))
     for code in (len, np, Colour, lambda: 0, np.array([object()])):
-        assert compile_cache.frozen_form(code) is None
+        assert bot_identity.frozen_form(code) is None
     space = {"A": 1, "f": len, "__file__": "/somewhere/bot.py", "_B": np.arange(3)}
-    assert set(compile_cache.load_time_values(space)) == {"A", "_B"}
-    assert compile_cache.load_time_digest(space) == compile_cache.load_time_digest({**space, "__file__": "/else.py"})
-    assert compile_cache.load_time_digest(space) != compile_cache.load_time_digest({**space, "A": 2})
+    assert set(bot_identity.load_time_values(space)) == {"A", "_B"}
+    assert bot_identity.load_time_digest(space) == bot_identity.load_time_digest({**space, "__file__": "/else.py"})
+    assert bot_identity.load_time_digest(space) != bot_identity.load_time_digest({**space, "A": 2})
 
 
 def test_bot_module_names_follow_content_not_path(tmp_path):
@@ -369,9 +369,9 @@ def test_bot_module_names_follow_content_not_path(tmp_path):
     b.parent.mkdir()
     a.write_text("x = 1\n")
     b.write_text("x = 1\n")
-    assert compile_cache.bot_module_name(a) == compile_cache.bot_module_name(b)
+    assert bot_identity.bot_module_name(a) == bot_identity.bot_module_name(b)
     b.write_text("x = 2\n")
-    assert compile_cache.bot_module_name(a) != compile_cache.bot_module_name(b)
+    assert bot_identity.bot_module_name(a) != bot_identity.bot_module_name(b)
 
 
 @pytest.mark.slow

@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "autodup"
 # Lowest first. A module may import its own layer and those before it. The foundation modules are the
 # package's top-level files that every layer may use; the public API and the command line sit on top.
 LAYERS = (
-    ("foundation", ("errors", "arguments", "files", "cache_sharing", "compile_cache", "nonnegative_indices",
+    ("foundation", ("errors", "arguments", "files", "cache_sharing", "bot_identity", "compile_cache",
+                    "nonnegative_indices",
                     "field_loads",
                     "array_allocation", "inline_copies", "flag_comparisons", "deferred_code", "driver_linking",
                     "internal_kernels", "blas_check", "libm_binding", "shipped", "version")),

@@ -41,7 +41,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..compile_cache import bot_module_name, modules_digest
+from ..bot_identity import bot_module_name, modules_digest
 from ..engine.dealers import Dealer, dealer_named
 from ..engine.rng import LABEL_AGENT, derive_seed
 from ..errors import BotError, is_stop, named

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from numba.core.ccallback import CFunc
 
-from ..compile_cache import bot_module_name, load_time_values, modules_digest
+from ..bot_identity import bot_module_name, load_time_values, modules_digest
 from ..errors import BotError, ConfigError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
@@ -42,7 +42,7 @@ class BotInfo:
     name: str
     path: Path
     parameters: dict
-    fingerprint: str  # SHA-256 of the bot file and of its own modules it imports (see compile_cache.user_modules)
+    fingerprint: str  # SHA-256 of the bot file and of its own modules it imports (see bot_identity.user_modules)
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ def load_bot(spec: str) -> Bot:
 
 def values_changing_on_load(bot: Bot) -> list:
     """The globals of ``bot``'s file that compiled code freezes (numbers, strings, arrays, tuples:
-    :func:`autodup.compile_cache.load_time_values`) and that its file computes otherwise when it loads a second
+    :func:`autodup.bot_identity.load_time_values`) and that its file computes otherwise when it loads a second
     time: from the clock, an unaddressed random number. Each worker of a run, a resume and another machine loads
     the file anew, so such a bot is another bot in each of them. Sorted names; ``["(a second load failed: ...)"]``
     when the file does not load again; ``[]`` for a Python agent, whose code is not compiled.
