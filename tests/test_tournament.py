@@ -772,3 +772,55 @@ def test_a_cold_starts_two_workers_share_the_shipped_bots(monkeypatch):
     progress = new_progress()
     assert compile_table_in_worker(config_text, "events", specs, progress)
     assert calls == ["compile_table", "greedy", "random", "econ"] and progress[PROGRESS_LOADING] == 0
+
+
+_THRESHOLD_BOT = '''"""thrbot: rolls above a threshold its file reads, when it loads, from a file beside it."""
+from pathlib import Path
+from autodup.bots import GOLD, REROLL_PRICE, end_turn, policy, reroll
+
+NAME = "thrbot"
+DESCRIPTION = "Rolls above a threshold read from a file beside it when it loads."
+PARAMETERS = {}
+THRESHOLD = int(Path(__file__).with_name("threshold.txt").read_text())
+
+
+@policy
+def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
+           memory):
+    if me[GOLD] >= THRESHOLD + me[REROLL_PRICE]:
+        return reroll()
+    return end_turn()
+'''
+
+
+def test_a_value_a_bot_file_reads_on_loading_is_part_of_the_runs_identity(tmp_path):
+    """A bot whose file reads its threshold from a file beside it played 1000, then 0: the second run was told
+    'this run is finished already; its results are reused' and printed the first one's results (found by a new
+    user's trial). What a bot file computes when it loads is in the run's identity now: another value is another run
+    (its own default folder; the same --out, or a resume, is refused in one line)."""
+    bot = tmp_path / "thrbot.py"
+    bot.write_text(_THRESHOLD_BOT + f"# {tmp_path}\n")
+    args = ["configs/tiny.yaml", "--bots", f"{bot},greedy", "--boards", "4", "--quiet"]
+    (tmp_path / "threshold.txt").write_text("1000\n")
+    out = str(tmp_path / "run")
+    assert run(*args, "--out", out).returncode == 0
+    (tmp_path / "threshold.txt").write_text("0\n")
+    for again in ([], ["--resume"]):
+        result = run(*args, "--out", out, *again)
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "what the bot files computed when they loaded (a file they read, an environment variable) differs" \
+            in result.stderr, result.stderr
+    assert run(*args, "--out", str(tmp_path / "other")).returncode == 0  # another folder plays the new value
+    (tmp_path / "threshold.txt").write_text("1000\n")
+    assert run(*args, "--out", out, "--resume").returncode == 0  # its own value again: the same run
+
+
+def test_a_bot_whose_file_computes_other_values_in_each_process_stops_a_run_in_one_line(tmp_path):
+    """A threshold drawn from the clock when the file loads: each worker that loads it plays another bot, so the run
+    stops at the first one, in one line, and leaves no folder."""
+    out = tmp_path / "run"
+    result = run("configs/tiny.yaml", "--bots", "tests/bots/clock_seeded.py,greedy", "--boards", "4", "--quiet",
+                 "--out", str(out))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "bot 'clock_seeded' computed other values when its file loaded here than where the run started" \
+        in result.stderr and not out.exists()

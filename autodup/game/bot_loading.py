@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from numba.core.ccallback import CFunc
 
-from ..bot_identity import bot_module_name, load_time_values, modules_digest
+from ..bot_identity import bot_module_name, load_time_digest, load_time_values, modules_digest
 from ..errors import BotError, ConfigError, PolicyError, is_stop, named
 from ..files import special_file_kind
 from ..shipped import roster_folder
@@ -43,6 +43,7 @@ class BotInfo:
     path: Path
     parameters: dict
     fingerprint: str  # SHA-256 of the bot file and of its own modules it imports (see bot_identity.user_modules)
+    values: str = ""  # what its file computed on loading, as compiled code freezes it (bot_identity.load_time_digest)
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,10 @@ class Bot:
     # A Python agent (autodup.game.agents) played from outside the compiled table; its ``policy`` is a
     # placeholder that is never called. ``path`` is then the agent's spec (``module:Class`` or ``file.py:Class``).
     agent: object = field(default=None, repr=False, compare=False)
+    values: str = ""  # as BotInfo.values ("" for an agent, whose code is not compiled)
 
     def info(self) -> BotInfo:
-        return BotInfo(self.name, self.path, dict(self.parameters), self.fingerprint)
+        return BotInfo(self.name, self.path, dict(self.parameters), self.fingerprint, self.values)
 
     def with_parameters(self, overrides: dict, origin: str = PARAMETERS_ARGUMENT) -> "Bot":
         """A copy with some parameters changed; unknown names or non-numbers raise :class:`BotError` naming
@@ -76,7 +78,7 @@ class Bot:
                 raise override_error(origin, f"{self.name}.{key} must be a finite number, got {show_number(value)}")
             values[key] = number
         return Bot(self.name, self.description, self.defaults, self.policy, self.path, values, self.fingerprint,
-                   self.agent)
+                   self.agent, self.values)
 
     def parameter_vector(self) -> np.ndarray:
         """float64 (MAX_PARAMETERS,): the values in declaration order, zero-padded."""
@@ -215,7 +217,8 @@ def load_bot(spec: str) -> Bot:
                        f"({declared_names}); declare every parameter decide reads")
     defaults = {k: float(v) for k, v in defaults.items()}
     fingerprint = hashlib.sha256(path.read_bytes() + modules_digest(vars(module)).encode()).hexdigest()
-    bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults), fingerprint)
+    bot = Bot(name, description.strip(), defaults, decide, path, dict(defaults), fingerprint,
+              values=load_time_digest(vars(module)))
     _LOADED[path, module_name] = bot
     return bot
 

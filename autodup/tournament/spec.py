@@ -89,6 +89,10 @@ class RunSpec:
     # a bot file that moved since, or the run folder's copy of it, with the same fingerprint
     # (autodup.tournament.storage.as_recorded). Not part of the identity; () when every bot is at its path.
     bot_files: tuple = ()
+    # What each bot's file computed when it loaded, as its compiled code freezes it (Bot.values): a threshold read
+    # from a file beside it, an environment variable. Part of the identity: a bot file that reads another value is
+    # another bot, for a resume and for every worker. () in a spec read from a manifest written before it.
+    bot_values: tuple = ()
 
     def identity(self) -> dict:
         """What ``--resume`` compares: the same identity gives the same results (and the same bytes)."""
@@ -98,7 +102,8 @@ class RunSpec:
                 "boards": self.boards, "dealer": self.dealer, "seed": self.seed, "tables": self.tables,
                 "design": self.design, "events": self.events,
                 "value_sha256": self.value_sha256 or None, "branch": self.branch, "stage_luck": self.keep_stage_luck,
-                "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code}
+                "chunk_boards": CHUNK_BOARDS, "format": FORMAT_VERSION, "code": self.code,
+                "bot_values": list(self.bot_values)}
 
     def identity_hash(self) -> str:
         return identity_hash(self.identity())
@@ -168,6 +173,7 @@ def make_spec(config, bots, boards: int, dealer: str, seed: int, design: str = D
                    config_sha256=config_sha256(config.text),
                    bots=tuple((str(b.path), tuple(sorted(b.parameters.items()))) for b in bots),
                    bot_names=tuple(b.name for b in bots), bot_sha256=tuple(b.fingerprint for b in bots),
+                   bot_values=tuple(b.values for b in bots),
                    boards=boards, dealer=dealer, seed=seed, tables=len(bots), code=code_fingerprint(),
                    design=design, events=events, value_text=value.text if value else "",
                    value_sha256=value.sha256 if value else "", value_source=value.source if value else "",
@@ -281,6 +287,10 @@ def _prepared(spec: RunSpec, progress: np.ndarray):
             # Checked before the recorded parameters are set: another bot's file has other parameters.
             if bot.fingerprint != spec.bot_sha256[index]:
                 raise RunError(f"bot {bot.name!r} (its file or its own modules) changed since the run started")
+            if spec.bot_values and bot.values != spec.bot_values[index]:
+                raise RunError(f"bot {bot.name!r} computed other values when its file loaded here than where the run "
+                               "started (from a file it reads, an environment variable, the clock); `autodup "
+                               "check-bot` names values that change from one load to the next")
             bots.append(bot.with_parameters(dict(params)))
         progress[PROGRESS_LOADING] = 0
         _WORKER_STATE.clear()

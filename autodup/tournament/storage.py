@@ -323,7 +323,9 @@ _FIELD_PHRASES = {"config_sha256": "the configuration (the run's is the folder's
                   "branch": "the branch of the seed tree", "stage_luck": "whether stage luck is kept",
                   "chunk_boards": "the boards per chunk (the run was played by another version of autodup)",
                   "format": "the results' format (the run was played by another version of autodup)",
-                  "code": "autodup's code (the run was played by another version)"}
+                  "code": "autodup's code (the run was played by another version)",
+                  "bot_values": "what the bot files computed when they loaded (a file they read, an environment "
+                                "variable)"}
 
 
 def _differences(recorded: dict, identity: dict) -> str:
@@ -542,7 +544,8 @@ def spec_of_folder(out) -> RunSpec:
                    tables=int(identity["tables"]), code=identity["code"], design=identity["design"],
                    events=identity["events"], value_text=value_text, value_sha256=identity.get("value_sha256") or "",
                    value_source=str(Path(out) / VALUE_SNAPSHOT) if value_text else "",
-                   branch=identity.get("branch", "evaluation"), keep_stage_luck=bool(identity.get("stage_luck")))
+                   branch=identity.get("branch", "evaluation"), keep_stage_luck=bool(identity.get("stage_luck")),
+                   bot_values=tuple(identity.get("bot_values") or ()))
 
 
 def read_manifest(out) -> dict:
