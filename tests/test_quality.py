@@ -489,6 +489,17 @@ def test_the_default_report_opens_with_its_verdict_in_a_headless_browser(default
     assert "closest pair" in verdict and "median pair" in verdict and "games" in verdict
 
 
+def test_a_quality_run_of_one_board_measures_what_it_can(tmp_path):
+    """One board: no component of a run varies, and the correctness test ended in numpy's 'attempt to get argmin of
+    an empty sequence', all that `autodup quality --boards 1` printed, its folder left without quality.json (a
+    second new user's trial). Nothing is tested now, and every figure it cannot measure says why."""
+    out = tmp_path / "q"
+    result = autodup("quality", "tiny", "--boards", "1", "--no-ladder", "--dealers", "haystack", "--out", str(out),
+                     "--quiet")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "too few boards" in result.stdout and (out / "quality.json").is_file()
+
+
 def test_a_hung_bot_is_named_in_one_line_and_leaves_no_folder(tmp_path):
     result = autodup("quality", "tiny", "--bots", "greedy,tests/bots/hangs.py", "--boards", "30", "--dealers",
                      "haystack", "--out", str(tmp_path / "q"), "--quiet", "--game-timeout", "3")

@@ -212,6 +212,8 @@ def two_sample_test(a: RatioObservable, b: RatioObservable) -> dict:
     seen_enough = np.minimum(boards_a, boards_b) >= CONSTANT_BOARDS
     if np.any(~varies & (np.abs(d) > tolerance) & seen_enough):
         return {"test": "exact", "statistic": math.inf, "df": int(varies.sum()) or 1, "p_value": 0.0}
+    if not varies.any():  # one board a run, or every component constant over too few boards: nothing to test
+        return {"test": "none", "statistic": 0.0, "df": 0, "p_value": 1.0}
     se2 = (var_a + var_b)[varies]
     t_values = np.abs(d[varies]) / np.sqrt(se2)
     dof_a, dof_b = np.maximum(boards_a[varies] - 1, 1), np.maximum(boards_b[varies] - 1, 1)
