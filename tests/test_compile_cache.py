@@ -297,23 +297,6 @@ def test_a_bot_recompiles_when_a_module_of_its_own_changes(tmp_path):
     assert rolls() == 0  # not the cached policy of the first module
 
 
-THRESHOLD_BOT = """
-from pathlib import Path
-from autodup.bots import GOLD, REROLL_PRICE, end_turn, policy, reroll
-
-NAME = "threshold"
-DESCRIPTION = "Rolls above a threshold its file reads, when it loads, from a file beside it."
-PARAMETERS = {}
-THRESHOLD = int(Path(__file__).with_name("threshold.txt").read_text())
-
-
-@policy
-def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
-           memory):
-    if me[GOLD] >= THRESHOLD + me[REROLL_PRICE]:
-        return reroll()
-    return end_turn()
-"""
 
 
 def test_a_bot_recompiles_when_a_value_its_file_computes_on_loading_changes(tmp_path):
@@ -323,7 +306,8 @@ def test_a_bot_recompiles_when_a_value_its_file_computes_on_loading_changes(tmp_
     (found by a new user's trial). Its cache is named by the values its code freezes too, so each value compiles
     (once) and plays as written."""
     bot = tmp_path / "threshold.py"
-    bot.write_text(THRESHOLD_BOT + f"# {tmp_path}\n")  # a content of its own: no earlier run's cache
+    # a content of its own: no earlier run's cache
+    bot.write_text((ROOT / "tests" / "bots" / "reads_a_threshold.py").read_text() + f"# {tmp_path}\n")
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def rolls(threshold):

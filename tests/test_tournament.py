@@ -774,32 +774,13 @@ def test_a_cold_starts_two_workers_share_the_shipped_bots(monkeypatch):
     assert calls == ["compile_table", "greedy", "random", "econ"] and progress[PROGRESS_LOADING] == 0
 
 
-_THRESHOLD_BOT = '''"""thrbot: rolls above a threshold its file reads, when it loads, from a file beside it."""
-from pathlib import Path
-from autodup.bots import GOLD, REROLL_PRICE, end_turn, policy, reroll
-
-NAME = "thrbot"
-DESCRIPTION = "Rolls above a threshold read from a file beside it when it loads."
-PARAMETERS = {}
-THRESHOLD = int(Path(__file__).with_name("threshold.txt").read_text())
-
-
-@policy
-def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_traits, trait_breakpoints, params,
-           memory):
-    if me[GOLD] >= THRESHOLD + me[REROLL_PRICE]:
-        return reroll()
-    return end_turn()
-'''
-
-
 def test_a_value_a_bot_file_reads_on_loading_is_part_of_the_runs_identity(tmp_path):
     """A bot whose file reads its threshold from a file beside it played 1000, then 0: the second run was told
     'this run is finished already; its results are reused' and printed the first one's results (found by a new
     user's trial). What a bot file computes when it loads is in the run's identity now: another value is another run
     (its own default folder; the same --out, or a resume, is refused in one line)."""
     bot = tmp_path / "thrbot.py"
-    bot.write_text(_THRESHOLD_BOT + f"# {tmp_path}\n")
+    bot.write_text((ROOT / "tests" / "bots" / "reads_a_threshold.py").read_text() + f"# {tmp_path}\n")
     args = ["configs/tiny.yaml", "--bots", f"{bot},greedy", "--boards", "4", "--quiet"]
     (tmp_path / "threshold.txt").write_text("1000\n")
     out = str(tmp_path / "run")
