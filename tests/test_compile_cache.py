@@ -277,26 +277,29 @@ def decide(me, shop, unit_champion, unit_star, pool, champion_cost, champion_tra
 """
 
 
+def rolls_in_a_game(bot: Path, pythonpath: str) -> int:
+    """The rolls of a game of tiny with ``bot`` at every seat, played by ``autodup play`` in a process of its own
+    (from the bot's folder, with ``pythonpath``)."""
+    result = subprocess.run([sys.executable, "-m", "autodup", "play", str(ROOT / "configs" / "tiny.yaml"), "--bots",
+                             str(bot), "--json"], capture_output=True, text=True, timeout=600, cwd=bot.parent,
+                            env={**os.environ, "PYTHONPATH": pythonpath})
+    assert result.returncode == 0, result.stderr
+    return sum(seat["rolls"] for seat in json.loads(result.stdout)["seats"])
+
+
 def test_a_bot_recompiles_when_a_module_of_its_own_changes(tmp_path):
     """Compiled code inlines the helpers a bot imports from its own modules: an edit of one must recompile it."""
     (tmp_path / "helped.py").write_text(HELPED_BOT)
     helpers = tmp_path / "myhelpers.py"
-    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"}
 
     def rolls():
-        result = subprocess.run([sys.executable, "-m", "autodup", "play", str(ROOT / "configs" / "tiny.yaml"),
-                                 "--bots", str(tmp_path / "helped.py"), "--json"], capture_output=True, text=True,
-                                timeout=600, cwd=tmp_path, env=environment)
-        assert result.returncode == 0, result.stderr
-        return sum(seat["rolls"] for seat in json.loads(result.stdout)["seats"])
+        return rolls_in_a_game(tmp_path / "helped.py", f"{ROOT}{os.pathsep}{tmp_path}")
 
     helpers.write_text(f"# {tmp_path}\nfrom autodup.bots import helper\nRESERVE = 0\n\n\n@helper\n"
                        "def reserve(me):\n    return RESERVE\n")
     assert rolls() > 0
     helpers.write_text(helpers.read_text().replace("RESERVE = 0", "RESERVE = 1000"))
     assert rolls() == 0  # not the cached policy of the first module
-
-
 
 
 def test_a_bot_recompiles_when_a_value_its_file_computes_on_loading_changes(tmp_path):
@@ -308,15 +311,10 @@ def test_a_bot_recompiles_when_a_value_its_file_computes_on_loading_changes(tmp_
     bot = tmp_path / "threshold.py"
     # a content of its own: no earlier run's cache
     bot.write_text((ROOT / "tests" / "bots" / "reads_a_threshold.py").read_text() + f"# {tmp_path}\n")
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def rolls(threshold):
         (tmp_path / "threshold.txt").write_text(f"{threshold}\n")
-        result = subprocess.run([sys.executable, "-m", "autodup", "play", str(ROOT / "configs" / "tiny.yaml"),
-                                 "--bots", str(bot), "--json"], capture_output=True, text=True, timeout=600,
-                                cwd=tmp_path, env=environment)
-        assert result.returncode == 0, result.stderr
-        return sum(seat["rolls"] for seat in json.loads(result.stdout)["seats"])
+        return rolls_in_a_game(bot, str(ROOT))
 
     assert rolls(1000) == 0
     assert rolls(0) > 0  # not the cached policy of the first threshold

@@ -56,7 +56,7 @@ def run(args) -> int:
         for key in ("illegal_actions", "cap_hits", "bot_errors", "bad_answers", "unsound_steps", "deterministic",
                     "first_error"):
             print(f"  {key:<16} {report[key]}")
-        changing = report.get("changing_on_load") or []  # absent from a Python agent's report
+        changing = report["changing_on_load"]
         print(f"  changing on load {', '.join(changing) or 'nothing'}")
         if not report["deterministic"]:
             print("  (the same tables played twice differed: draw random numbers with uniform(me) and "

@@ -172,23 +172,7 @@ def load_bot(spec: str) -> Bot:
     # forked from this process, which start with what it loaded.
     if (path, module_name) in _LOADED:
         return _LOADED[path, module_name]
-    try:
-        module_spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module
-        with file_load_deadline(path):
-            module_spec.loader.exec_module(module)
-    except (NotLoadedInTime, LoadTimedOut):  # its time, or (a file that loads this one) its loader's, ran out
-        sys.modules.pop(module_name, None)
-        raise
-    except PolicyError as error:
-        sys.modules.pop(module_name, None)
-        raise BotError(f"{path}: {error}") from None
-    except (Exception, SystemExit, KeyboardInterrupt) as error:  # a bot file is user code: its failure in one line
-        sys.modules.pop(module_name, None)
-        if is_stop(error):
-            raise  # Ctrl-C while the file ran
-        raise BotError(f"{path}: cannot load: {named(error)}") from None
+    module = _run_bot_file(path, module_name)
     missing = [key for key in REQUIRED_IN_A_BOT_FILE if not hasattr(module, key)]
     if missing:
         raise BotError(f"{path}: defines no {' and no '.join(missing)} (allowed: a bot file defines NAME, a one-line "
@@ -223,15 +207,54 @@ def load_bot(spec: str) -> Bot:
     return bot
 
 
+def _run_bot_file(path: Path, module_name: str):
+    """Run the top level of the bot file ``path`` as the module ``module_name``, under the file's load deadline, and
+    return the module. It is in ``sys.modules`` while it runs (a file may look itself up there); a file that fails
+    leaves ``sys.modules`` as it was.
+
+    Raises
+    ------
+    BotError
+        The file raised, or its ``decide`` did not compile (one line). A deadline that ran out and Ctrl-C pass.
+    """
+    previous = sys.modules.get(module_name)
+    try:
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        with file_load_deadline(path):
+            module_spec.loader.exec_module(module)
+    except (NotLoadedInTime, LoadTimedOut):  # its time, or (a file that loads this one) its loader's, ran out
+        _put_back(module_name, previous)
+        raise
+    except PolicyError as error:
+        _put_back(module_name, previous)
+        raise BotError(f"{path}: {error}") from None
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # a bot file is user code: its failure in one line
+        _put_back(module_name, previous)
+        if is_stop(error):
+            raise  # Ctrl-C while the file ran
+        raise BotError(f"{path}: cannot load: {named(error)}") from None
+    return module
+
+
+def _put_back(module_name: str, module) -> None:
+    """``sys.modules[module_name]`` as it was: ``module``, or no entry for None."""
+    if module is None:
+        sys.modules.pop(module_name, None)
+    else:
+        sys.modules[module_name] = module
+
+
 def values_changing_on_load(bot: Bot) -> list:
     """The globals of ``bot``'s file that compiled code freezes (numbers, strings, arrays, tuples:
     :func:`autodup.bot_identity.load_time_values`) and that its file computes otherwise when it loads a second
     time: from the clock, an unaddressed random number. Each worker of a run, a resume and another machine loads
     the file anew, so such a bot is another bot in each of them. Sorted names; ``["(a second load failed: ...)"]``
-    when the file does not load again; ``[]`` for a Python agent, whose code is not compiled.
+    when the file does not load again (its one-line error); ``[]`` for a Python agent, whose code is not compiled.
 
-    The file's top level runs again (its ``decide`` compiles only if its values changed): under the same deadline
-    as :func:`load_bot`, in a module of its own, so the bot already loaded is left as it is.
+    The file's top level runs again (its ``decide`` compiles only if its values changed): as :func:`load_bot` runs
+    it (:func:`_run_bot_file`), in a module of its own, so the bot already loaded is left as it is.
     """
     if bot.agent is not None:
         return []
@@ -239,23 +262,11 @@ def values_changing_on_load(bot: Bot) -> list:
     module_name = bot_module_name(bot.path)
     loaded = sys.modules.get(module_name)
     try:
-        module_spec = importlib.util.spec_from_file_location(module_name, bot.path)
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module  # as when it loaded: a file may look itself up there
-        with file_load_deadline(bot.path):
-            module_spec.loader.exec_module(module)
-    except (NotLoadedInTime, LoadTimedOut):
-        raise
-    except (Exception, SystemExit, KeyboardInterrupt) as error:
-        if is_stop(error):
-            raise
-        return [f"(a second load failed: {named(error)})"]
+        second = load_time_values(vars(_run_bot_file(bot.path, module_name)))
+    except BotError as error:
+        return [f"(a second load failed: {error})"]
     finally:
-        if loaded is None:
-            sys.modules.pop(module_name, None)
-        else:
-            sys.modules[module_name] = loaded
-    second = load_time_values(vars(module))
+        _put_back(module_name, loaded)  # the second load only looks: the bot's own module stays registered
     return sorted(name for name in first.keys() | second.keys() if first.get(name) != second.get(name))
 
 
